@@ -13,7 +13,7 @@ type Record struct {
 	// "doi:10.1103/physrevb.85.115117", "arxiv:1111.2011", "pmid:123",
 	// "s2:abcd", "openalex:W123" or "title:<normalised title>|<year>".
 	Key        string   `json:"key"`
-	Source     string   `json:"source"`            // the source that found it first: arxiv, openalex, ...
+	Source     string   `json:"source"`             // the source that found it first: arxiv, openalex, ...
 	FoundBy    []string `json:"found_by,omitempty"` // every source that returned it
 	DOI        string   `json:"doi,omitempty"`      // lower-case, no https://doi.org/ prefix
 	ArxivID    string   `json:"arxiv_id,omitempty"` // without version suffix
