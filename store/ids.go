@@ -1,0 +1,35 @@
+package store
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
+	"time"
+)
+
+// idAlphabet is lowercase Crockford-style base32 (no i, l, o, u), so random
+// suffixes are unambiguous when a user types an ID.
+const idAlphabet = "0123456789abcdefghjkmnpqrstvwxyz"
+
+// NewID returns an 18-character ID: 12 hex digits of t's Unix milliseconds
+// followed by 6 random base32 characters. Because the time prefix is fixed
+// width, lexicographic order is creation order, so bbolt's key order lists
+// sessions chronologically without an index. IDs made in the same millisecond
+// order randomly among themselves. 48 bits of milliseconds last until year
+// 10889; times before 1970 clamp to zero.
+func NewID(t time.Time) string {
+	ms := t.UnixMilli()
+	if ms < 0 {
+		ms = 0
+	}
+	var buf [8]byte
+	binary.BigEndian.PutUint64(buf[:], uint64(ms))
+	out := make([]byte, 0, 18)
+	out = hex.AppendEncode(out, buf[2:])
+	var r [6]byte
+	_, _ = rand.Read(r[:]) // crypto/rand.Read never fails on supported platforms
+	for _, c := range r {
+		out = append(out, idAlphabet[c&31])
+	}
+	return string(out)
+}

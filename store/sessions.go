@@ -1,0 +1,288 @@
+package store
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"time"
+
+	"go.etcd.io/bbolt"
+)
+
+// Session statuses. A session is "running" only while the process holding
+// the lock works on it; MarkInterrupted turns leftovers from a crash into
+// "interrupted" so the UI can offer to resume them.
+const (
+	StatusRunning        = "running"
+	StatusAwaitingReview = "awaiting_review"
+	StatusCompleted      = "completed"
+	StatusFailed         = "failed"
+	StatusCancelled      = "cancelled"
+	StatusInterrupted    = "interrupted"
+)
+
+// Usage counts tokens spent by a session, for the cost line and budgets.
+type Usage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	EmbeddingTokens  int `json:"embedding_tokens"`
+}
+
+// Session is one research question and its outcome. It is stored as JSON so
+// the file stays inspectable and fields can be added without a migration.
+type Session struct {
+	ID         string          `json:"id"`
+	Question   string          `json:"question"`
+	Title      string          `json:"title"`
+	Status     string          `json:"status"`
+	CreatedAt  time.Time       `json:"created_at"`
+	UpdatedAt  time.Time       `json:"updated_at"`
+	Model      string          `json:"model"`
+	EmbedModel string          `json:"embed_model"`
+	Backend    string          `json:"backend"`
+	Options    json.RawMessage `json:"options"`
+	Usage      Usage           `json:"usage"`
+	CostUSD    float64         `json:"cost_usd"`
+	// Report is the final Markdown. It lives in its own bucket so that
+	// ListSessions never reads it; Session(id) fills it in.
+	Report string `json:"report,omitempty"`
+	Error  string `json:"error,omitempty"`
+	// Stage is the last pipeline stage reached, for resume and the list view.
+	Stage         string          `json:"stage,omitempty"`
+	Warnings      int             `json:"warnings,omitempty"`
+	PendingReview json.RawMessage `json:"pending_review,omitempty"`
+}
+
+// CreateSession stores a new session. It assigns ID (from CreatedAt) when
+// empty and sets CreatedAt/UpdatedAt when zero, writing them back into s. An
+// existing ID is an error rather than a silent overwrite.
+func (s *Store) CreateSession(sess *Session) error {
+	now := time.Now().UTC()
+	if sess.CreatedAt.IsZero() {
+		sess.CreatedAt = now
+	}
+	if sess.UpdatedAt.IsZero() {
+		sess.UpdatedAt = sess.CreatedAt
+	}
+	if sess.ID == "" {
+		sess.ID = NewID(sess.CreatedAt)
+	}
+	meta, err := encodeSession(sess)
+	if err != nil {
+		return err
+	}
+	id := []byte(sess.ID)
+	return s.db.Update(func(tx *bbolt.Tx) error {
+		b := tx.Bucket(bucketSessions)
+		if b.Get(id) != nil {
+			return fmt.Errorf("store: session %s already exists", sess.ID)
+		}
+		if err := b.Put(id, meta); err != nil {
+			return err
+		}
+		return putReport(tx, id, sess.Report)
+	})
+}
+
+// Session returns the session with its Report, or ErrNotFound.
+func (s *Store) Session(id string) (Session, error) {
+	var sess Session
+	err := s.db.View(func(tx *bbolt.Tx) error {
+		var err error
+		sess, err = getSession(tx, []byte(id), true)
+		return err
+	})
+	return sess, err
+}
+
+// UpdateSession reads the session, lets fn modify it and writes it back in one
+// transaction, so concurrent updaters (pipeline and UI) never lose each
+// other's fields. UpdatedAt is set to now; the ID cannot be changed. If fn
+// returns an error nothing is written and that error is returned.
+func (s *Store) UpdateSession(id string, fn func(*Session) error) (Session, error) {
+	var out Session
+	err := s.db.Update(func(tx *bbolt.Tx) error {
+		key := []byte(id)
+		sess, err := getSession(tx, key, true)
+		if err != nil {
+			return err
+		}
+		if err := fn(&sess); err != nil {
+			return err
+		}
+		sess.ID = id
+		sess.UpdatedAt = time.Now().UTC()
+		meta, err := encodeSession(&sess)
+		if err != nil {
+			return err
+		}
+		if err := tx.Bucket(bucketSessions).Put(key, meta); err != nil {
+			return err
+		}
+		if err := putReport(tx, key, sess.Report); err != nil {
+			return err
+		}
+		out = sess
+		return nil
+	})
+	return out, err
+}
+
+// ListSessions returns every session newest first (by CreatedAt, then ID),
+// without Report: the list view needs titles and statuses, and reports can be
+// tens of kilobytes each.
+func (s *Store) ListSessions() ([]Session, error) {
+	var out []Session
+	err := s.db.View(func(tx *bbolt.Tx) error {
+		b := tx.Bucket(bucketSessions)
+		c := b.Cursor()
+		// Keys are time-ordered IDs, so walking backwards is already (almost
+		// always) newest first and the sort below has little to do.
+		for k, v := c.Last(); k != nil; k, v = c.Prev() {
+			sess, err := decodeSession(v)
+			if err != nil {
+				return fmt.Errorf("store: session %s: %w", k, err)
+			}
+			out = append(out, sess)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if !out[i].CreatedAt.Equal(out[j].CreatedAt) {
+			return out[i].CreatedAt.After(out[j].CreatedAt)
+		}
+		return out[i].ID > out[j].ID
+	})
+	return out, nil
+}
+
+// DeleteSession removes the session, its report, events and checkpoints.
+// Sources, documents, chunks and embeddings stay: they are shared knowledge
+// that other sessions may cite. The session's own data is removed even when
+// the session record is already gone; ErrNotFound is returned in that case.
+func (s *Store) DeleteSession(id string) error {
+	key := []byte(id)
+	found := false
+	err := s.db.Update(func(tx *bbolt.Tx) error {
+		sb := tx.Bucket(bucketSessions)
+		found = sb.Get(key) != nil
+		if err := sb.Delete(key); err != nil {
+			return err
+		}
+		if err := tx.Bucket(bucketReports).Delete(key); err != nil {
+			return err
+		}
+		for _, name := range [][]byte{bucketEvents, bucketCheckpoints} {
+			parent := tx.Bucket(name)
+			if parent.Bucket(key) == nil {
+				continue
+			}
+			if err := parent.DeleteBucket(key); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err == nil && !found {
+		return ErrNotFound
+	}
+	return err
+}
+
+// MarkInterrupted turns every "running" session into "interrupted" and
+// returns how many it changed. Only the process holding the lock may call it,
+// at startup: any session still running then was left by a process that
+// crashed or was killed.
+func (s *Store) MarkInterrupted() (int, error) {
+	n := 0
+	err := s.db.Update(func(tx *bbolt.Tx) error {
+		n = 0
+		b := tx.Bucket(bucketSessions)
+		// Collect first: bbolt forbids modifying a bucket during ForEach.
+		var changed []Session
+		err := b.ForEach(func(k, v []byte) error {
+			sess, err := decodeSession(v)
+			if err != nil {
+				return fmt.Errorf("store: session %s: %w", k, err)
+			}
+			if sess.Status == StatusRunning {
+				changed = append(changed, sess)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		now := time.Now().UTC()
+		for i := range changed {
+			changed[i].Status = StatusInterrupted
+			changed[i].UpdatedAt = now
+			meta, err := encodeSession(&changed[i])
+			if err != nil {
+				return err
+			}
+			if err := b.Put([]byte(changed[i].ID), meta); err != nil {
+				return err
+			}
+		}
+		n = len(changed)
+		return nil
+	})
+	return n, err
+}
+
+// encodeSession marshals s without its Report.
+func encodeSession(s *Session) ([]byte, error) {
+	c := *s
+	c.Report = ""
+	data, err := json.Marshal(&c)
+	if err != nil {
+		return nil, fmt.Errorf("store: encode session: %w", err)
+	}
+	return data, nil
+}
+
+// decodeSession unmarshals a stored session. It copies out of the mmap (json
+// does) and maps a stored JSON null back to a nil RawMessage so round trips
+// compare equal.
+func decodeSession(v []byte) (Session, error) {
+	var sess Session
+	if err := json.Unmarshal(v, &sess); err != nil {
+		return Session{}, err
+	}
+	if string(sess.Options) == "null" {
+		sess.Options = nil
+	}
+	if string(sess.PendingReview) == "null" {
+		sess.PendingReview = nil
+	}
+	return sess, nil
+}
+
+// getSession loads one session, optionally with its report.
+func getSession(tx *bbolt.Tx, key []byte, withReport bool) (Session, error) {
+	v := tx.Bucket(bucketSessions).Get(key)
+	if v == nil {
+		return Session{}, fmt.Errorf("session %s: %w", key, ErrNotFound)
+	}
+	sess, err := decodeSession(v)
+	if err != nil {
+		return Session{}, fmt.Errorf("store: session %s: %w", key, err)
+	}
+	if withReport {
+		sess.Report = string(tx.Bucket(bucketReports).Get(key))
+	}
+	return sess, nil
+}
+
+// putReport stores the report, or deletes it when empty.
+func putReport(tx *bbolt.Tx, key []byte, report string) error {
+	b := tx.Bucket(bucketReports)
+	if report == "" {
+		return b.Delete(key)
+	}
+	return b.Put(key, []byte(report))
+}
