@@ -1,0 +1,381 @@
+package search
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// Version goes into the default User-Agent; main may overwrite it at start-up.
+var Version = "dev"
+
+// Defaults of ClientOptions.
+const (
+	DefaultTimeout       = 30 * time.Second
+	DefaultMaxBody       = 20 << 20
+	DefaultRetries       = 3
+	DefaultBaseBackoff   = time.Second
+	DefaultMaxRetryAfter = 60 * time.Second
+	DefaultHostLimit     = rate.Limit(5)
+	maxBackoff           = 30 * time.Second
+)
+
+// DefaultHostLimits are the per-host request rates used unless
+// ClientOptions.HostLimits overrides a host. Other hosts get DefaultHostLimit.
+func DefaultHostLimits() map[string]rate.Limit {
+	return map[string]rate.Limit{
+		"export.arxiv.org":        rate.Every(3 * time.Second),
+		"arxiv.org":               rate.Every(3 * time.Second),
+		"api.semanticscholar.org": 1,
+		"eutils.ncbi.nlm.nih.gov": 3,
+	}
+}
+
+// ClientOptions configure a Client. Zero values mean the defaults.
+type ClientOptions struct {
+	// UserAgent defaults to "researchtui/<Version> (+https://github.com/researchtui/researchtui)".
+	UserAgent string
+	// Timeout bounds one request attempt, body included (default 30 s).
+	Timeout time.Duration
+	// MaxBody caps a response body (default 20 MB); larger bodies fail with ErrBodyTooLarge.
+	MaxBody int64
+	// Retries is the number of retries after the first attempt (default 3; negative: none).
+	Retries int
+	// BaseBackoff is the first retry delay, doubled per retry, with jitter (default 1 s).
+	BaseBackoff time.Duration
+	// MaxRetryAfter is the longest Retry-After the client waits for (default 60 s);
+	// a longer one gives up at once (429: *RateLimitedError).
+	MaxRetryAfter time.Duration
+	// HostLimits override DefaultHostLimits per host ("host" or "host:port").
+	HostLimits map[string]rate.Limit
+	// Transport defaults to a clone of http.DefaultTransport.
+	Transport http.RoundTripper
+}
+
+// Client is the one HTTP client every source uses: per-host rate limits,
+// retries with backoff honouring Retry-After, per-request timeouts, body caps
+// and a clear User-Agent. It is safe for concurrent use.
+type Client struct {
+	opt ClientOptions
+	hc  *http.Client
+
+	mu       sync.Mutex
+	limits   map[string]rate.Limit
+	limiters map[string]*rate.Limiter
+}
+
+// Response is a fully read HTTP response.
+type Response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+	URL    string // final URL after redirects
+}
+
+// HTTPError is a non-2xx answer (after retries). Body holds the first 300
+// bytes of the answer, cleaned of control characters.
+type HTTPError struct {
+	URL    string
+	Status int
+	Body   string
+}
+
+func (e *HTTPError) Error() string {
+	msg := fmt.Sprintf("GET %s: HTTP %d %s", redactURL(e.URL), e.Status, http.StatusText(e.Status))
+	if e.Body != "" {
+		msg += ": " + e.Body
+	}
+	return msg
+}
+
+// RateLimitedError reports a 429 the client did not (or no longer) wait out.
+type RateLimitedError struct {
+	Host       string
+	RetryAfter time.Duration // 0 when the server did not say
+}
+
+func (e *RateLimitedError) Error() string {
+	if e.RetryAfter > 0 {
+		return fmt.Sprintf("%s: rate limited (HTTP 429), retry after %s", e.Host, e.RetryAfter.Round(time.Second))
+	}
+	return fmt.Sprintf("%s: rate limited (HTTP 429)", e.Host)
+}
+
+// ErrBodyTooLarge is returned (wrapped) when a body exceeds the size cap.
+var ErrBodyTooLarge = errors.New("response body too large")
+
+// NewClient builds a Client; zero options get the defaults.
+func NewClient(opt ClientOptions) *Client {
+	if opt.UserAgent == "" {
+		opt.UserAgent = "researchtui/" + Version + " (+https://github.com/researchtui/researchtui)"
+	}
+	if opt.Timeout <= 0 {
+		opt.Timeout = DefaultTimeout
+	}
+	if opt.MaxBody <= 0 {
+		opt.MaxBody = DefaultMaxBody
+	}
+	if opt.Retries == 0 {
+		opt.Retries = DefaultRetries
+	} else if opt.Retries < 0 {
+		opt.Retries = 0
+	}
+	if opt.BaseBackoff <= 0 {
+		opt.BaseBackoff = DefaultBaseBackoff
+	}
+	if opt.MaxRetryAfter <= 0 {
+		opt.MaxRetryAfter = DefaultMaxRetryAfter
+	}
+	if opt.Transport == nil {
+		opt.Transport = http.DefaultTransport.(*http.Transport).Clone()
+	}
+	limits := DefaultHostLimits()
+	for h, l := range opt.HostLimits {
+		limits[strings.ToLower(h)] = l
+	}
+	return &Client{
+		opt:      opt,
+		hc:       &http.Client{Transport: opt.Transport},
+		limits:   limits,
+		limiters: map[string]*rate.Limiter{},
+	}
+}
+
+// SetHostLimit sets the minimum spacing of requests to host ("host" or
+// "host:port"); every <= 0 removes the limit.
+func (c *Client) SetHostLimit(host string, every time.Duration) {
+	host = strings.ToLower(host)
+	l := rate.Inf
+	if every > 0 {
+		l = rate.Every(every)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.limits[host] = l
+	if lim, ok := c.limiters[host]; ok {
+		lim.SetLimit(l)
+	}
+}
+
+// UserAgent is the User-Agent the client sends.
+func (c *Client) UserAgent() string { return c.opt.UserAgent }
+
+// limiter returns the limiter of a request host, keyed by host:port so that
+// every test server gets its own; a limit set for the bare host name applies.
+func (c *Client) limiter(u *url.URL) *rate.Limiter {
+	key := strings.ToLower(u.Host)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if lim, ok := c.limiters[key]; ok {
+		return lim
+	}
+	l, ok := c.limits[key]
+	if !ok {
+		l, ok = c.limits[strings.ToLower(u.Hostname())]
+	}
+	if !ok {
+		l = DefaultHostLimit
+	}
+	lim := rate.NewLimiter(l, 1)
+	c.limiters[key] = lim
+	return lim
+}
+
+// Get fetches url with retries. A non-2xx answer after retries returns both
+// the *Response (so callers can parse error bodies) and an *HTTPError, or a
+// *RateLimitedError for 429.
+func (c *Client) Get(ctx context.Context, rawURL string, header http.Header) (*Response, error) {
+	return c.get(ctx, rawURL, header, getOptions{hc: c.hc, maxBody: c.opt.MaxBody, timeout: c.opt.Timeout})
+}
+
+type getOptions struct {
+	hc      *http.Client
+	maxBody int64
+	timeout time.Duration
+	// noRetry reports errors that must not be retried.
+	noRetry func(error) bool
+}
+
+func (c *Client) get(ctx context.Context, rawURL string, header http.Header, o getOptions) (*Response, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("bad URL %q: %w", rawURL, err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, fmt.Errorf("bad URL %q: only http and https are supported", rawURL)
+	}
+	lim := c.limiter(u)
+	for attempt := 0; ; attempt++ {
+		if err := lim.Wait(ctx); err != nil {
+			return nil, err
+		}
+		resp, err := c.once(ctx, u.String(), header, o)
+		last := attempt >= c.opt.Retries
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			if last || !retryable(err) || (o.noRetry != nil && o.noRetry(err)) {
+				return nil, err
+			}
+			if err := sleep(ctx, c.backoff(attempt)); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if resp.Status >= 200 && resp.Status < 300 {
+			return resp, nil
+		}
+		wait, hasWait := retryAfter(resp.Header.Get("Retry-After"), time.Now())
+		retryStatus := resp.Status == 429 || resp.Status == 502 || resp.Status == 503 || resp.Status == 504
+		if retryStatus && !last && (!hasWait || wait <= c.opt.MaxRetryAfter) {
+			if !hasWait {
+				wait = c.backoff(attempt)
+			}
+			if err := sleep(ctx, wait); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if resp.Status == 429 {
+			return resp, &RateLimitedError{Host: u.Host, RetryAfter: wait}
+		}
+		return resp, &HTTPError{URL: resp.URL, Status: resp.Status, Body: errorSnippet(resp.Body)}
+	}
+}
+
+func (c *Client) once(ctx context.Context, rawURL string, header http.Header, o getOptions) (*Response, error) {
+	ctx, cancel := context.WithTimeout(ctx, o.timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
+	if err != nil {
+		return nil, err
+	}
+	for k, vs := range header {
+		req.Header[k] = append([]string(nil), vs...)
+	}
+	if req.Header.Get("User-Agent") == "" {
+		req.Header.Set("User-Agent", c.opt.UserAgent)
+	}
+	resp, err := o.hc.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.ContentLength > o.maxBody {
+		return nil, fmt.Errorf("GET %s: %w (%d bytes, limit %d)", redactURL(rawURL), ErrBodyTooLarge, resp.ContentLength, o.maxBody)
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, o.maxBody+1))
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: reading body: %w", redactURL(rawURL), err)
+	}
+	if int64(len(body)) > o.maxBody {
+		return nil, fmt.Errorf("GET %s: %w (limit %d bytes)", redactURL(rawURL), ErrBodyTooLarge, o.maxBody)
+	}
+	return &Response{Status: resp.StatusCode, Header: resp.Header, Body: body, URL: resp.Request.URL.String()}, nil
+}
+
+// backoff is BaseBackoff·2^attempt with "equal jitter" (half fixed, half random).
+func (c *Client) backoff(attempt int) time.Duration {
+	d := c.opt.BaseBackoff << min(attempt, 16)
+	if d > maxBackoff || d <= 0 {
+		d = maxBackoff
+	}
+	half := d / 2
+	return half + rand.N(half+1)
+}
+
+// retryable reports transport errors worth another attempt: timeouts,
+// connection resets and refusals, and truncated answers.
+func retryable(err error) bool {
+	if errors.Is(err, ErrBodyTooLarge) || errors.Is(err, ErrBlockedAddress) {
+		return false
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return true
+	}
+	return errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) ||
+		errors.Is(err, syscall.EPIPE) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
+		errors.Is(err, context.DeadlineExceeded)
+}
+
+// retryAfter parses a Retry-After header: delta-seconds or an HTTP date.
+func retryAfter(v string, now time.Time) (time.Duration, bool) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, false
+	}
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if n < 0 {
+			n = 0
+		}
+		if n > 1<<31 {
+			n = 1 << 31
+		}
+		return time.Duration(n) * time.Second, true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		d := t.Sub(now)
+		if d < 0 {
+			d = 0
+		}
+		return d, true
+	}
+	return 0, false
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// errorSnippet is the first 300 bytes of an error body on one clean line.
+func errorSnippet(b []byte) string {
+	if len(b) > 300 {
+		b = b[:300]
+	}
+	return CleanLine(strings.ToValidUTF8(string(b), ""))
+}
+
+// redactURL drops query values that look like keys from URLs in messages.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	q := u.Query()
+	changed := false
+	for k := range q {
+		lk := strings.ToLower(k)
+		if strings.Contains(lk, "key") || strings.Contains(lk, "token") || lk == "mailto" || lk == "email" {
+			q.Set(k, "REDACTED")
+			changed = true
+		}
+	}
+	if changed {
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
+}
