@@ -61,15 +61,15 @@ type Store struct {
 // Bucket names. Top-level buckets are created by migration 1.
 var (
 	bucketMeta           = []byte("meta")
-	bucketSessions       = []byte("sessions")        // id -> Session JSON (without Report)
-	bucketReports        = []byte("reports")         // id -> report text, kept off the list path
-	bucketEvents         = []byte("events")          // id -> nested bucket: BE seq -> data
-	bucketCheckpoints    = []byte("checkpoints")     // id -> nested bucket: name -> data
-	bucketSources        = []byte("sources")         // key -> caller JSON
-	bucketDocuments      = []byte("documents")       // key -> full text
-	bucketChunks         = []byte("chunks")          // chunk id -> Chunk JSON
+	bucketSessions       = []byte("sessions")         // id -> Session JSON (without Report)
+	bucketReports        = []byte("reports")          // id -> report text, kept off the list path
+	bucketEvents         = []byte("events")           // id -> nested bucket: BE seq -> data
+	bucketCheckpoints    = []byte("checkpoints")      // id -> nested bucket: name -> data
+	bucketSources        = []byte("sources")          // key -> caller JSON
+	bucketDocuments      = []byte("documents")        // key -> full text
+	bucketChunks         = []byte("chunks")           // chunk id -> Chunk JSON
 	bucketChunksBySource = []byte("chunks_by_source") // source key -> nested bucket: BE seq -> chunk id
-	bucketEmbeddings     = []byte("embeddings")      // model -> nested bucket: hash -> LE float32 bytes
+	bucketEmbeddings     = []byte("embeddings")       // model -> nested bucket: hash -> LE float32 bytes
 
 	keySchemaVersion = []byte("schema_version")
 )
