@@ -1,0 +1,211 @@
+package search
+
+import (
+	"strconv"
+	"strings"
+	"unicode"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// NormalizeTitle folds a title for matching: accents removed, lower case,
+// punctuation dropped, whitespace collapsed.
+func NormalizeTitle(s string) string {
+	s = norm.NFKD.String(CleanLine(s))
+	var b strings.Builder
+	space := false
+	for _, r := range s {
+		switch {
+		case unicode.Is(unicode.Mn, r):
+			continue
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			if space && b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			space = false
+			b.WriteRune(unicode.ToLower(r))
+		default:
+			space = true
+		}
+	}
+	return b.String()
+}
+
+// AssignKey sets r.Key from the strongest identifier it has:
+// doi > arxiv > pmid > s2 > openalex > title|year. An arXiv DataCite DOI
+// (10.48550/arxiv.*) counts as the arXiv ID.
+func AssignKey(r *Record) {
+	ids := identifiers(r)
+	if len(ids) > 0 {
+		r.Key = ids[0]
+	} else {
+		r.Key = ""
+	}
+}
+
+// identifiers lists a record's match keys, strongest first.
+func identifiers(r *Record) []string {
+	var ids []string
+	doi := NormalizeDOI(r.DOI)
+	arxiv := r.ArxivID
+	if strings.HasPrefix(doi, "10.48550/arxiv.") {
+		if arxiv == "" {
+			arxiv = ArxivIDFromURL(doi)
+		}
+		doi = ""
+	}
+	if doi != "" {
+		ids = append(ids, "doi:"+doi)
+	}
+	if arxiv != "" {
+		ids = append(ids, "arxiv:"+strings.ToLower(arxiv))
+	}
+	if r.PMID != "" {
+		ids = append(ids, "pmid:"+r.PMID)
+	}
+	if r.S2ID != "" {
+		ids = append(ids, "s2:"+r.S2ID)
+	}
+	if r.OpenAlexID != "" {
+		ids = append(ids, "openalex:"+strings.ToUpper(r.OpenAlexID))
+	}
+	if t := NormalizeTitle(r.Title); t != "" {
+		y := ""
+		if r.Year > 0 {
+			y = strconv.Itoa(r.Year)
+		}
+		ids = append(ids, "title:"+t+"|"+y)
+	}
+	return ids
+}
+
+// Merge folds records of the same work (matched on DOI, arXiv ID, PMID, S2
+// ID, OpenAlex ID, then normalised title + year) into one, in first-seen
+// order. The merged record keeps the richest metadata: the longest abstract
+// and author list, empty fields filled from the others, the highest citation
+// count, a journal venue over "arXiv", a journal DOI over an arXiv DOI, and
+// the union of FoundBy. Keys are reassigned.
+func Merge(records []Record) []Record {
+	var groups []*Record
+	parent := []int{}
+	index := map[string]int{}
+	find := func(i int) int {
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
+		}
+		return i
+	}
+	for _, rec := range records {
+		rec := cloneRecord(rec)
+		ids := identifiers(&rec)
+		root := -1
+		var others []int
+		for _, id := range ids {
+			if g, ok := index[id]; ok {
+				g = find(g)
+				switch {
+				case root < 0:
+					root = g
+				case g < root:
+					others = append(others, root)
+					root = g
+				case g != root:
+					others = append(others, g)
+				}
+			}
+		}
+		if root < 0 {
+			groups = append(groups, &rec)
+			parent = append(parent, len(groups)-1)
+			root = len(groups) - 1
+		} else {
+			mergeInto(groups[root], &rec)
+			for _, o := range others {
+				if find(o) == root {
+					continue
+				}
+				mergeInto(groups[root], groups[o])
+				parent[o] = root
+				groups[o] = nil
+			}
+		}
+		for _, id := range identifiers(groups[root]) {
+			if _, ok := index[id]; !ok {
+				index[id] = root
+			}
+		}
+	}
+	out := make([]Record, 0, len(groups))
+	for _, g := range groups {
+		if g != nil {
+			AssignKey(g)
+			out = append(out, *g)
+		}
+	}
+	return out
+}
+
+func cloneRecord(r Record) Record {
+	r.Authors = append([]string(nil), r.Authors...)
+	r.FoundBy = append([]string(nil), r.FoundBy...)
+	if r.Source != "" && !contains(r.FoundBy, r.Source) {
+		r.FoundBy = append([]string{r.Source}, r.FoundBy...)
+	}
+	return r
+}
+
+func contains(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// mergeInto fills dst from src without losing anything dst already has.
+func mergeInto(dst, src *Record) {
+	for _, s := range src.FoundBy {
+		if !contains(dst.FoundBy, s) {
+			dst.FoundBy = append(dst.FoundBy, s)
+		}
+	}
+	if dst.Source == "" {
+		dst.Source = src.Source
+	}
+	dd, sd := NormalizeDOI(dst.DOI), NormalizeDOI(src.DOI)
+	if dd == "" || strings.HasPrefix(dd, "10.48550/arxiv.") && sd != "" && !strings.HasPrefix(sd, "10.48550/arxiv.") {
+		if sd != "" {
+			dst.DOI = sd
+		}
+	}
+	fill(&dst.ArxivID, src.ArxivID)
+	fill(&dst.PMID, src.PMID)
+	fill(&dst.S2ID, src.S2ID)
+	fill(&dst.OpenAlexID, src.OpenAlexID)
+	fill(&dst.Title, src.Title)
+	if len(src.Authors) > len(dst.Authors) {
+		dst.Authors = append([]string(nil), src.Authors...)
+	}
+	if dst.Year == 0 {
+		dst.Year = src.Year
+	}
+	if dst.Venue == "" || strings.EqualFold(dst.Venue, "arxiv") && src.Venue != "" && !strings.HasPrefix(strings.ToLower(src.Venue), "arxiv") {
+		dst.Venue = src.Venue
+	}
+	if len(src.Abstract) > len(dst.Abstract) {
+		dst.Abstract = src.Abstract
+	}
+	fill(&dst.URL, src.URL)
+	fill(&dst.PDFURL, src.PDFURL)
+	if src.Citations > dst.Citations {
+		dst.Citations = src.Citations
+	}
+}
+
+func fill(dst *string, src string) {
+	if *dst == "" {
+		*dst = src
+	}
+}
