@@ -1,0 +1,225 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.etcd.io/bbolt"
+)
+
+func openTemp(t testing.TB) (*Store, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "sub", "dir", "research.db")
+	s, err := Open(path, Options{})
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s, path
+}
+
+func TestOpenCloseReopenKeepsData(t *testing.T) {
+	s, path := openTemp(t)
+	if s.Path() != path {
+		t.Fatalf("Path = %q, want %q", s.Path(), path)
+	}
+	sess := &Session{Question: "why?", Status: StatusCompleted, Report: "# Answer"}
+	if err := s.CreateSession(sess); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PutSource("doi:1", []byte(`{"t":1}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s2, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	got, err := s2.Session(sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Question != "why?" || got.Report != "# Answer" {
+		t.Fatalf("reopened session = %+v", got)
+	}
+	if v, ok, err := s2.Source("doi:1"); err != nil || !ok || string(v) != `{"t":1}` {
+		t.Fatalf("Source = %q %v %v", v, ok, err)
+	}
+}
+
+func readVersion(t *testing.T, path string) string {
+	t.Helper()
+	db, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var v string
+	db.View(func(tx *bbolt.Tx) error {
+		v = string(tx.Bucket(bucketMeta).Get(keySchemaVersion))
+		return nil
+	})
+	return v
+}
+
+func setVersion(t *testing.T, path, v string) {
+	t.Helper()
+	db, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Update(func(tx *bbolt.Tx) error {
+		return tx.Bucket(bucketMeta).Put(keySchemaVersion, []byte(v))
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestMigrationsIdempotent(t *testing.T) {
+	s, path := openTemp(t)
+	if err := s.PutDocument("k", []byte("text")); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	want := fmt.Sprint(SchemaVersion())
+	for i := 0; i < 3; i++ {
+		s, err := Open(path, Options{})
+		if err != nil {
+			t.Fatalf("reopen %d: %v", i, err)
+		}
+		s.Close()
+		if v := readVersion(t, path); v != want {
+			t.Fatalf("schema_version = %q, want %q", v, want)
+		}
+	}
+	// Re-running every migration over existing buckets must keep the data.
+	setVersion(t, path, "0")
+	s, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, ok, _ := s.Document("k"); !ok || string(v) != "text" {
+		t.Fatalf("document lost after re-migration: %q %v", v, ok)
+	}
+	s.Close()
+	if v := readVersion(t, path); v != want {
+		t.Fatalf("schema_version = %q, want %q", v, want)
+	}
+	// A file from a newer build is refused, not downgraded.
+	setVersion(t, path, "999")
+	if _, err := Open(path, Options{}); err == nil || !strings.Contains(err.Error(), "newer") {
+		t.Fatalf("Open newer schema: err = %v", err)
+	}
+}
+
+const lockChildEnv = "STORE_TEST_LOCK_CHILD_PATH"
+
+// TestLockChildHelper is the child half of TestSecondProcessGetsErrLocked: it
+// only runs when re-executed with lockChildEnv set, because flock excludes
+// other processes, not other handles in this one.
+func TestLockChildHelper(t *testing.T) {
+	path := os.Getenv(lockChildEnv)
+	if path == "" {
+		t.Skip("helper for TestSecondProcessGetsErrLocked")
+	}
+	for _, ro := range []bool{false, true} {
+		start := time.Now()
+		s, err := Open(path, Options{ReadOnly: ro})
+		elapsed := time.Since(start)
+		if s != nil {
+			s.Close()
+		}
+		fmt.Printf("RESULT ro=%v locked=%v elapsed_ms=%d msg=%v\n", ro, errors.Is(err, ErrLocked), elapsed.Milliseconds(), err)
+	}
+}
+
+func TestSecondProcessGetsErrLocked(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns a child process")
+	}
+	_, path := openTemp(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestLockChildHelper$", "-test.v")
+	cmd.Env = append(os.Environ(), lockChildEnv+"="+path)
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	total := time.Since(start)
+	if err != nil {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+	var results int
+	for _, line := range strings.Split(string(out), "\n") {
+		if !strings.HasPrefix(line, "RESULT ") {
+			continue
+		}
+		results++
+		t.Log(line)
+		var ro, locked bool
+		var ms int64
+		if _, err := fmt.Sscanf(line, "RESULT ro=%t locked=%t elapsed_ms=%d", &ro, &locked, &ms); err != nil {
+			t.Fatalf("parse %q: %v", line, err)
+		}
+		if !locked {
+			t.Errorf("child open (ro=%v) did not fail with ErrLocked: %s", ro, line)
+		}
+		if ms >= 2000 {
+			t.Errorf("child open (ro=%v) took %d ms, want < 2000", ro, ms)
+		}
+		if !strings.Contains(line, "another researchtui is using "+path) {
+			t.Errorf("message lacks path: %s", line)
+		}
+	}
+	if results != 2 {
+		t.Fatalf("child printed %d results:\n%s", results, out)
+	}
+	t.Logf("child process total %v", total)
+}
+
+func TestReadOnlyOpen(t *testing.T) {
+	s, path := openTemp(t)
+	if err := s.PutSource("a", []byte("1")); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	ro, err := Open(path, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	if v, ok, err := ro.Source("a"); err != nil || !ok || string(v) != "1" {
+		t.Fatalf("Source = %q %v %v", v, ok, err)
+	}
+	if err := ro.PutSource("b", []byte("2")); err == nil {
+		t.Fatal("write to read-only store succeeded")
+	}
+}
+
+func TestNewIDSortable(t *testing.T) {
+	base := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	prev := ""
+	for i := 0; i < 1000; i++ {
+		id := NewID(base.Add(time.Duration(i) * time.Millisecond))
+		if len(id) != 18 {
+			t.Fatalf("len(%q) = %d", id, len(id))
+		}
+		if id <= prev {
+			t.Fatalf("%q not after %q", id, prev)
+		}
+		prev = id
+	}
+	if NewID(base) == NewID(base) {
+		t.Fatal("IDs in the same millisecond collided")
+	}
+}
