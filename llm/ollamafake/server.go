@@ -1,0 +1,301 @@
+// Package ollamafake is an in-process fake Ollama server for tests. It speaks
+// the real wire protocol (NDJSON streaming /api/chat, /api/embed, /api/show,
+// /api/tags, /api/version, HEAD /) with deterministic answers, token counts
+// and embeddings, and records every request.
+package ollamafake
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ollama/ollama/api"
+)
+
+// Model describes one installed model.
+type Model struct {
+	ContextLength int
+	Capabilities  []string // completion, embedding, thinking, ...
+	EmbedDim      int      // vector size for /api/embed; 0: cannot embed
+	Family        string   // details.family and the model_info key prefix
+}
+
+// Options configures a Server.
+type Options struct {
+	// Models maps installed names to models; nil installs DefaultModels().
+	// Names without a tag also answer to ":latest" and the other way round.
+	Models map[string]Model
+	// Responder answers chat calls; nil uses Echo.
+	Responder Responder
+	// TokenDelay is slept before each streamed chunk, to simulate generation.
+	TokenDelay time.Duration
+}
+
+// ChatCall is one /api/chat request as the Responder sees it.
+type ChatCall struct {
+	N        int // 1-based index of this chat call on the server
+	Model    string
+	Messages []api.Message
+	Format   json.RawMessage
+	Options  map[string]any
+	Think    bool // effective: true when asked, or unset on a thinking model
+	Stream   bool
+}
+
+// Reply is what the fake model answers.
+type Reply struct {
+	Content  string
+	Thinking string // sent in message.thinking (before content) when Think
+	// PromptTokens and CompletionTokens are reported as prompt_eval_count
+	// and eval_count; 0 computes them: prompt = total message chars/4 + 1,
+	// completion = number of streamed chunks.
+	PromptTokens     int
+	CompletionTokens int
+	// Status, when non-zero, answers with that HTTP status and
+	// {"error": Error} instead.
+	Status int
+	Error  string
+	// DropAfter > 0 aborts the connection after that many chunks, with no
+	// done chunk.
+	DropAfter int
+}
+
+// Responder decides the answer to a chat call. It may be called from
+// several goroutines at once.
+type Responder func(call ChatCall) Reply
+
+// Logged is one request the server received.
+type Logged struct {
+	Path  string
+	Model string
+	Body  []byte
+	Time  time.Time
+	Call  ChatCall // for /api/chat
+}
+
+// Totals are the token counts the server reported in completed responses.
+type Totals struct {
+	PromptTokens     int
+	CompletionTokens int
+	EmbeddingTokens  int
+}
+
+// Server is a running fake.
+type Server struct {
+	URL string
+
+	opt Options
+	ts  *httptest.Server
+
+	mu     sync.Mutex
+	chats  int
+	log    []Logged
+	totals Totals
+}
+
+// DefaultModels are installed when Options.Models is nil.
+func DefaultModels() map[string]Model {
+	return map[string]Model{
+		"qwen3:8b":         {ContextLength: 40960, Capabilities: []string{"completion", "tools", "thinking"}, Family: "qwen3"},
+		"nomic-embed-text": {ContextLength: 2048, Capabilities: []string{"embedding"}, EmbedDim: 768, Family: "nomic-bert"},
+	}
+}
+
+// New starts a fake server; Close it when done.
+func New(opt Options) *Server {
+	if opt.Models == nil {
+		opt.Models = DefaultModels()
+	}
+	if opt.Responder == nil {
+		opt.Responder = Echo
+	}
+	s := &Server{opt: opt}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /api/chat", s.chat)
+	mux.HandleFunc("POST /api/embed", s.embed)
+	mux.HandleFunc("POST /api/show", s.show)
+	mux.HandleFunc("GET /api/tags", s.tags)
+	mux.HandleFunc("GET /api/version", func(w http.ResponseWriter, r *http.Request) {
+		s.record(r, "", nil, nil)
+		writeJSON(w, http.StatusOK, map[string]string{"version": "0.17.4"})
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/" || (r.Method != http.MethodGet && r.Method != http.MethodHead) {
+			http.NotFound(w, r)
+			return
+		}
+		s.record(r, "", nil, nil)
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		if r.Method == http.MethodGet {
+			io.WriteString(w, "Ollama is running")
+		}
+	})
+	s.ts = httptest.NewServer(mux)
+	s.URL = s.ts.URL
+	return s
+}
+
+// Close shuts the server down.
+func (s *Server) Close() { s.ts.Close() }
+
+// Requests returns a copy of the request log, oldest first.
+func (s *Server) Requests() []Logged {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.log)
+}
+
+// Served returns the token counts reported in completed responses.
+func (s *Server) Served() Totals {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.totals
+}
+
+// ChatCalls returns the logged chat calls, oldest first.
+func (s *Server) ChatCalls() []ChatCall {
+	var out []ChatCall
+	for _, l := range s.Requests() {
+		if l.Path == "/api/chat" {
+			out = append(out, l.Call)
+		}
+	}
+	return out
+}
+
+func (s *Server) record(r *http.Request, model string, body []byte, call *ChatCall) {
+	l := Logged{Path: r.URL.Path, Model: model, Body: body, Time: time.Now()}
+	if call != nil {
+		l.Call = *call
+	}
+	s.mu.Lock()
+	s.log = append(s.log, l)
+	s.mu.Unlock()
+}
+
+func (s *Server) add(t Totals) {
+	s.mu.Lock()
+	s.totals.PromptTokens += t.PromptTokens
+	s.totals.CompletionTokens += t.CompletionTokens
+	s.totals.EmbeddingTokens += t.EmbeddingTokens
+	s.mu.Unlock()
+}
+
+// lookup finds a model, accepting names with or without ":latest".
+func (s *Server) lookup(name string) (Model, bool) {
+	if m, ok := s.opt.Models[name]; ok {
+		return m, true
+	}
+	alt := name + ":latest"
+	if base, ok := strings.CutSuffix(name, ":latest"); ok {
+		alt = base
+	}
+	m, ok := s.opt.Models[alt]
+	return m, ok
+}
+
+func (s *Server) show(w http.ResponseWriter, r *http.Request) {
+	var req api.ShowRequest
+	body, ok := readBody(w, r, &req)
+	if !ok {
+		return
+	}
+	name := req.Model
+	if name == "" {
+		name = req.Name
+	}
+	s.record(r, name, body, nil)
+	m, found := s.lookup(name)
+	if !found {
+		notFound(w, name)
+		return
+	}
+	resp := map[string]any{
+		"modelfile":  "# fake\nFROM " + name,
+		"parameters": "",
+		"template":   "{{ .Prompt }}",
+		"details": api.ModelDetails{
+			Format: "gguf", Family: m.Family, Families: []string{m.Family},
+			ParameterSize: "8B", QuantizationLevel: "Q4_K_M",
+		},
+		"model_info": map[string]any{
+			"general.architecture":             m.Family,
+			m.Family + ".context_length":       m.ContextLength,
+			m.Family + ".embedding_length":     max(m.EmbedDim, 4096),
+			"general.parameter_count":          8190735360,
+			"tokenizer.ggml.model":             "gpt2",
+			"general.basename":                 strings.Split(name, ":")[0],
+			m.Family + ".attention.head_count": 32,
+		},
+		"capabilities": m.Capabilities,
+		"modified_at":  time.Date(2025, 8, 1, 12, 0, 0, 0, time.UTC),
+	}
+	writeJSON(w, http.StatusOK, resp)
+}
+
+func (s *Server) tags(w http.ResponseWriter, r *http.Request) {
+	s.record(r, "", nil, nil)
+	names := make([]string, 0, len(s.opt.Models))
+	for n := range s.opt.Models {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	var resp api.ListResponse
+	for _, n := range names {
+		full := n
+		if !strings.Contains(n, ":") {
+			full += ":latest"
+		}
+		m := s.opt.Models[n]
+		resp.Models = append(resp.Models, api.ListModelResponse{
+			Name: full, Model: full, Size: 5_000_000_000,
+			Digest:     fmt.Sprintf("%064x", len(full)),
+			ModifiedAt: time.Date(2025, 8, 1, 12, 0, 0, 0, time.UTC),
+			Details:    api.ModelDetails{Format: "gguf", Family: m.Family, Families: []string{m.Family}},
+		})
+	}
+	if resp.Models == nil {
+		resp.Models = []api.ListModelResponse{}
+	}
+	writeJSON(w, http.StatusOK, resp)
+}
+
+// readBody reads and decodes a JSON body, answering 400 like Ollama on error.
+func readBody(w http.ResponseWriter, r *http.Request, v any) ([]byte, bool) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return nil, false
+	}
+	if len(body) == 0 {
+		writeError(w, http.StatusBadRequest, "missing request body")
+		return nil, false
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return body, false
+	}
+	return body, true
+}
+
+func notFound(w http.ResponseWriter, model string) {
+	writeError(w, http.StatusNotFound, fmt.Sprintf("model '%s' not found", model))
+}
+
+func writeError(w http.ResponseWriter, status int, msg string) {
+	writeJSON(w, status, map[string]string{"error": msg})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}
+
+func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
