@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -222,4 +223,81 @@ func TestNewIDSortable(t *testing.T) {
 	if NewID(base) == NewID(base) {
 		t.Fatal("IDs in the same millisecond collided")
 	}
+}
+
+const crashChildEnv = "STORE_TEST_CRASH_CHILD_PATH"
+
+// TestCrashChildHelper is the child half of TestKilledWriterLosesNothingAcked:
+// it appends event batches forever, printing ACK after each returns, until
+// the parent kills it.
+func TestCrashChildHelper(t *testing.T) {
+	path := os.Getenv(crashChildEnv)
+	if path == "" {
+		t.Skip("helper for TestKilledWriterLosesNothingAcked")
+	}
+	s, err := Open(path, Options{})
+	if err != nil {
+		fmt.Println("ERR", err)
+		return
+	}
+	for seq := int64(1); ; seq += 10 {
+		var evs []EventRecord
+		for i := int64(0); i < 10; i++ {
+			evs = append(evs, EventRecord{Seq: seq + i, Data: []byte(fmt.Sprint(seq + i))})
+		}
+		if err := s.AppendEvents("crash", evs); err != nil {
+			fmt.Println("ERR", err)
+			return
+		}
+		fmt.Printf("ACK %d\n", seq+9)
+	}
+}
+
+func TestKilledWriterLosesNothingAcked(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns a child process")
+	}
+	s, path := openTemp(t)
+	s.Close()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChildHelper$")
+	cmd.Env = append(os.Environ(), crashChildEnv+"="+path)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var acked int64
+	watchdog := time.AfterFunc(10*time.Second, func() { cmd.Process.Kill() })
+	defer watchdog.Stop()
+	sc := bufio.NewScanner(stdout)
+	for acked < 200 && sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "ERR") {
+			t.Fatal(line)
+		}
+		fmt.Sscanf(line, "ACK %d", &acked)
+	}
+	cmd.Process.Kill() // SIGKILL: no Close, no deferred cleanup
+	cmd.Wait()
+	if acked == 0 {
+		t.Fatal("child acknowledged nothing")
+	}
+	s2, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	last, err := s2.LastSeq("crash")
+	if err != nil || last < acked {
+		t.Fatalf("LastSeq after kill = %d (%v), but %d were acknowledged", last, err, acked)
+	}
+	evs, _ := s2.Events("crash")
+	for i, ev := range evs {
+		if ev.Seq != int64(i+1) {
+			t.Fatalf("gap at %d: seq %d", i, ev.Seq)
+		}
+	}
+	t.Logf("acknowledged %d, found %d after SIGKILL", acked, last)
 }
