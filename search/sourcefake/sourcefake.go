@@ -1,0 +1,169 @@
+// Package sourcefake is an in-process HTTP server that replays real
+// recorded arXiv and OpenAlex responses (see testdata/ATTRIBUTION.md) for
+// tests of any package. It is a normal (non-test) package so other packages'
+// tests can import it; nothing in the shipped binary should.
+//
+// Bodies are served byte-identical: links inside them still point at
+// arxiv.org, nature.com, ..., so full-text fetches of those links fail
+// offline and the pipeline falls back to the abstracts.
+package sourcefake
+
+import (
+	"embed"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+)
+
+//go:embed testdata
+var files embed.FS
+
+func body(name string) []byte {
+	b, err := files.ReadFile("testdata/" + name)
+	if err != nil {
+		panic("sourcefake: missing " + name)
+	}
+	return b
+}
+
+// Server is the fake. Point the sources at ArxivURL() and OpenAlexURL().
+type Server struct {
+	URL string
+
+	srv *httptest.Server
+
+	mu           sync.Mutex
+	requests     []string
+	arxivFail    int
+	openAlexFail int
+}
+
+// New starts a fake server; Close it when done.
+func New() *Server {
+	s := &Server{}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/arxiv/api/query", s.arxiv)
+	mux.HandleFunc("/openalex/works", s.openAlexList)
+	mux.HandleFunc("/openalex/works/", s.openAlexWork)
+	s.srv = httptest.NewServer(s.log(mux))
+	s.URL = s.srv.URL
+	return s
+}
+
+// ArxivURL is the base URL for search.NewArxiv (or RESEARCHTUI_ARXIV_URL).
+func (s *Server) ArxivURL() string { return s.URL + "/arxiv/api/query" }
+
+// OpenAlexURL is the base URL for search.NewOpenAlex (or RESEARCHTUI_OPENALEX_URL).
+func (s *Server) OpenAlexURL() string { return s.URL + "/openalex" }
+
+// Close stops the server.
+func (s *Server) Close() { s.srv.Close() }
+
+// Requests returns the request URIs served so far (path and query), in order.
+func (s *Server) Requests() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.requests...)
+}
+
+// FailArxiv makes arXiv answer every request with status (0 restores it).
+// 400 serves the real arXiv error feed; other statuses a short text body.
+func (s *Server) FailArxiv(status int) {
+	s.mu.Lock()
+	s.arxivFail = status
+	s.mu.Unlock()
+}
+
+// FailOpenAlex makes OpenAlex answer every request with status (0 restores
+// it). 404 serves OpenAlex's real HTML 404 page.
+func (s *Server) FailOpenAlex(status int) {
+	s.mu.Lock()
+	s.openAlexFail = status
+	s.mu.Unlock()
+}
+
+func (s *Server) log(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.requests = append(s.requests, r.URL.RequestURI())
+		s.mu.Unlock()
+		h.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) fail(which *int) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return *which
+}
+
+func (s *Server) arxiv(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/atom+xml; charset=UTF-8")
+	if st := s.fail(&s.arxivFail); st != 0 {
+		if st == http.StatusBadRequest {
+			w.WriteHeader(st)
+			w.Write(body("arxiv/id_list-abc-error-400.atom.xml"))
+			return
+		}
+		w.Header().Set("Content-Type", "text/plain")
+		w.WriteHeader(st)
+		w.Write([]byte(http.StatusText(st)))
+		return
+	}
+	q := strings.ToLower(r.URL.Query().Get("search_query") + " " + r.URL.Query().Get("id_list"))
+	switch {
+	case strings.Contains(q, "1111.2011"):
+		w.Write(body("arxiv/legacy-2016-id_list-1111.2011v2.atom.xml"))
+	case strings.Contains(q, "del_maestro"):
+		w.Write(body("arxiv/legacy-2016-search_query-au-del_maestro.atom.xml"))
+	case strings.Contains(q, "0000.0000") || strings.Contains(q, "noresults"):
+		w.Write(body("arxiv/id_list-0000.0000-empty.atom.xml"))
+	default:
+		w.Write(body("arxiv/query-all-testing-max10.atom.xml"))
+	}
+}
+
+func (s *Server) openAlexList(w http.ResponseWriter, r *http.Request) {
+	if s.openAlexFailed(w) {
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	q := strings.ToLower(r.URL.Query().Get("search") + " " + r.URL.Query().Get("filter"))
+	if strings.Contains(q, "paperqa") {
+		w.Write(body("openalex/works-filter-title.search-paperqa.json"))
+		return
+	}
+	w.Write(body("openalex/works-filter-title.search-augmenting-llms-chemistry-tools.json"))
+}
+
+func (s *Server) openAlexWork(w http.ResponseWriter, r *http.Request) {
+	if s.openAlexFailed(w) {
+		return
+	}
+	if strings.Contains(strings.ToLower(r.URL.Path), "pnas.1414271111") {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(body("openalex/work-doi-10.1073-pnas.1414271111.json"))
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(http.StatusNotFound)
+	w.Write(body("openalex/error-404-work-not-found.html"))
+}
+
+func (s *Server) openAlexFailed(w http.ResponseWriter) bool {
+	st := s.fail(&s.openAlexFail)
+	if st == 0 {
+		return false
+	}
+	if st == http.StatusNotFound {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.WriteHeader(st)
+		w.Write(body("openalex/error-404-work-not-found.html"))
+		return true
+	}
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(st)
+	w.Write([]byte(http.StatusText(st)))
+	return true
+}
