@@ -214,7 +214,7 @@ func splitWords(s string) []string {
 	prevSpace := true
 	for i, r := range s {
 		sp := unicode.IsSpace(r)
-		if !sp && prevSpace && i > start && strings.TrimSpace(s[start:i]) != "" {
+		if sp && !prevSpace {
 			out = append(out, s[start:i])
 			start = i
 		}
