@@ -1,0 +1,267 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/researchtui/researchtui/llm"
+	"github.com/researchtui/researchtui/search"
+	"github.com/researchtui/researchtui/store"
+)
+
+// Engine starts and resumes runs. One Engine serves a process; its fields
+// are set once before the first Start.
+type Engine struct {
+	Store *store.Store
+	LLM   llm.Backend
+	// Sources are the sources that can be searched, by name (arxiv, ...).
+	Sources map[string]search.Source
+	// Fetcher reads full text; nil means runs use abstracts only.
+	Fetcher *search.Fetcher
+	// Workers bounds parallel work inside a stage (searches, reads,
+	// analyses). 0 means 3.
+	Workers int
+	// Now is the clock (tests pin it); nil means time.Now.
+	Now func() time.Time
+
+	indexMu sync.Mutex
+	indexes map[string]*store.Index // per embedding model, shared by runs
+}
+
+// ErrNoPendingReview is returned by Decide when nothing waits for a decision.
+var ErrNoPendingReview = errors.New("no review is waiting for a decision")
+
+// Run is one running research session. Read Events until it is closed, then
+// Wait for the outcome.
+type Run struct {
+	id     string
+	em     *emitter
+	cancel context.CancelFunc
+	done   chan struct{}
+
+	mu       sync.Mutex
+	pending  *ReviewRequest
+	decision chan Decision
+
+	session store.Session
+	err     error
+}
+
+// ID is the session ID.
+func (r *Run) ID() string { return r.id }
+
+// Events is the run's event channel; it is closed when the run ends.
+func (r *Run) Events() <-chan Event { return r.em.out }
+
+// Cancel stops the run; what finished stays checkpointed.
+func (r *Run) Cancel() { r.cancel() }
+
+// Done is closed when the run has ended and its session is saved.
+func (r *Run) Done() <-chan struct{} { return r.done }
+
+// Wait blocks until the run ends and returns its stored session and the
+// error that ended it, if any (context.Canceled for a cancelled run).
+func (r *Run) Wait() (store.Session, error) {
+	<-r.done
+	return r.session, r.err
+}
+
+// Pending is the review waiting for a decision, or nil.
+func (r *Run) Pending() *ReviewRequest {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.pending
+}
+
+// Decide answers the pending review. The first decision wins; a decision
+// when none is pending is ErrNoPendingReview.
+func (r *Run) Decide(d Decision) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.pending == nil {
+		return ErrNoPendingReview
+	}
+	select {
+	case r.decision <- d:
+		r.pending = nil
+		return nil
+	default:
+		return ErrNoPendingReview
+	}
+}
+
+func (e *Engine) now() time.Time {
+	if e.Now != nil {
+		return e.Now()
+	}
+	return time.Now()
+}
+
+func (e *Engine) workers() int {
+	if e.Workers > 0 {
+		return e.Workers
+	}
+	return 3
+}
+
+// Start checks the options, stores a new session and starts the run in the
+// background. Errors wrapping ErrBadInput are the caller's to fix.
+func (e *Engine) Start(ctx context.Context, opt Options) (*Run, error) {
+	if err := opt.Normalize(); err != nil {
+		return nil, err
+	}
+	if e.LLM != nil && opt.Backend == "" {
+		opt.Backend = e.LLM.Name()
+	}
+	raw, err := json.Marshal(opt)
+	if err != nil {
+		return nil, err
+	}
+	sess := &store.Session{
+		Question:   opt.Question,
+		Title:      shortTitle(opt.Question),
+		Status:     store.StatusRunning,
+		CreatedAt:  e.now(),
+		Model:      opt.Model,
+		EmbedModel: opt.EmbedModel,
+		Backend:    opt.Backend,
+		Options:    raw,
+	}
+	if err := e.Store.CreateSession(sess); err != nil {
+		return nil, fmt.Errorf("saving the new session: %w", err)
+	}
+	return e.launch(ctx, *sess, opt, nil, 0)
+}
+
+// Resume continues an interrupted, cancelled, failed or awaiting-review
+// session from its last checkpoint. A non-nil decision answers a pending
+// review at once.
+func (e *Engine) Resume(ctx context.Context, id string, decision *Decision) (*Run, error) {
+	sess, err := e.Store.Session(id)
+	if err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, fmt.Errorf("%w: no session %q (see `researchtui sessions list`)", ErrBadInput, id)
+		}
+		return nil, err
+	}
+	if sess.Status == store.StatusCompleted {
+		return nil, fmt.Errorf("%w: session %s is already completed", ErrBadInput, id)
+	}
+	var opt Options
+	if err := json.Unmarshal(sess.Options, &opt); err != nil {
+		return nil, fmt.Errorf("session %s has unreadable options: %w", id, err)
+	}
+	if err := opt.Normalize(); err != nil {
+		return nil, err
+	}
+	lastSeq, err := e.Store.LastSeq(id)
+	if err != nil {
+		return nil, err
+	}
+	sess, err = e.Store.UpdateSession(id, func(s *store.Session) error {
+		s.Status = store.StatusRunning
+		s.Error = ""
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return e.launch(ctx, sess, opt, decision, lastSeq)
+}
+
+func (e *Engine) launch(parent context.Context, sess store.Session, opt Options, decision *Decision, lastSeq int64) (*Run, error) {
+	ctx, cancel := context.WithCancel(parent)
+	r := &Run{
+		id:       sess.ID,
+		cancel:   cancel,
+		done:     make(chan struct{}),
+		decision: make(chan Decision, 1),
+	}
+	r.em = newEmitter(sess.ID, lastSeq, e.now, func(evs []Event) error {
+		return e.persistEvents(sess.ID, evs)
+	})
+	o := &orchestrator{
+		engine:   e,
+		run:      r,
+		opt:      opt,
+		plan:     opt.depth(),
+		session:  sess,
+		decision: decision,
+		usage:    usageFromStore(sess.Usage),
+		started:  time.Now(),
+	}
+	if opt.MaxSteps > 0 {
+		o.plan.MaxSteps = opt.MaxSteps
+	}
+	go func() {
+		defer cancel()
+		s, err := o.execute(ctx)
+		r.session, r.err = s, err
+		r.em.close()
+		close(r.done)
+	}()
+	return r, nil
+}
+
+func (e *Engine) persistEvents(id string, evs []Event) error {
+	raw, err := encodeEvents(evs)
+	if err != nil {
+		return err
+	}
+	recs := make([]store.EventRecord, len(evs))
+	for i := range evs {
+		recs[i] = store.EventRecord{Seq: evs[i].Seq, Data: raw[i]}
+	}
+	return e.Store.AppendEvents(id, recs)
+}
+
+// index returns the shared in-memory vector index for an embedding model,
+// built from the stored embeddings the first time it is asked for.
+func (e *Engine) index(model string) (*store.Index, error) {
+	e.indexMu.Lock()
+	defer e.indexMu.Unlock()
+	if e.indexes == nil {
+		e.indexes = map[string]*store.Index{}
+	}
+	if ix, ok := e.indexes[model]; ok {
+		return ix, nil
+	}
+	ix, err := e.Store.BuildIndex(model)
+	if err != nil {
+		return nil, err
+	}
+	e.indexes[model] = ix
+	return ix, nil
+}
+
+// Events reads a session's persisted event log (its trace).
+func (e *Engine) Events(id string) ([]Event, error) {
+	recs, err := e.Store.Events(id)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Event, 0, len(recs))
+	for _, rec := range recs {
+		var ev Event
+		if json.Unmarshal(rec.Data, &ev) == nil {
+			out = append(out, ev)
+		}
+	}
+	return out, nil
+}
+
+func shortTitle(q string) string {
+	r := []rune(q)
+	if len(r) <= 80 {
+		return q
+	}
+	return string(r[:79]) + "…"
+}
+
+func usageFromStore(u store.Usage) UsageTotals {
+	return UsageTotals{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, EmbeddingTokens: u.EmbeddingTokens}
+}

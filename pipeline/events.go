@@ -1,0 +1,142 @@
+package pipeline
+
+import "time"
+
+// Stage names one step of the pipeline.
+type Stage string
+
+const (
+	StagePlan     Stage = "plan"
+	StageResearch Stage = "research"
+	StageRead     Stage = "read"
+	StageIndex    Stage = "index"
+	StageRetrieve Stage = "retrieve"
+	StageAnalyse  Stage = "analyse"
+	StageWrite    Stage = "write"
+	StageReview   Stage = "review"
+	StageFinalise Stage = "finalise"
+)
+
+// Stages lists every stage in the order a run goes through them.
+var Stages = []Stage{StagePlan, StageResearch, StageRead, StageIndex, StageRetrieve, StageAnalyse, StageWrite, StageReview, StageFinalise}
+
+// EventType is the kind of an Event; the values are the NDJSON "type" field.
+type EventType string
+
+const (
+	RunStarted      EventType = "run_started"
+	StageStarted    EventType = "stage_started"
+	StageFinished   EventType = "stage_finished"
+	AgentStarted    EventType = "agent_started"
+	AgentFinished   EventType = "agent_finished"
+	TokenDelta      EventType = "token_delta"
+	SourceFound     EventType = "source_found"
+	DocumentRead    EventType = "document_read"
+	ChunksIndexed   EventType = "chunks_indexed"
+	AnalysisDone    EventType = "analysis_done"
+	DraftReady      EventType = "draft_ready"
+	ReviewRequested EventType = "review_requested"
+	ReviewDecided   EventType = "review_decided"
+	UsageUpdated    EventType = "usage_updated"
+	Warning         EventType = "warning"
+	ReportReady     EventType = "report_ready"
+	RunFinished     EventType = "run_finished"
+	RunFailed       EventType = "run_failed"
+	RunCancelled    EventType = "run_cancelled"
+	// RunSuspended: the run stopped while a review decision was pending; the
+	// session waits as awaiting_review and a later resume asks again.
+	RunSuspended EventType = "run_suspended"
+)
+
+// Event is one thing that happened in a run. It is flat on purpose: one
+// JSON object per line for headless consumers, one persisted record per
+// lifecycle event, and one message type for the TUI. Fields that don't apply
+// to a type are empty and omitted.
+type Event struct {
+	Type      EventType `json:"type"`
+	SessionID string    `json:"session_id"`
+	Seq       int64     `json:"seq"`
+	Time      time.Time `json:"time"`
+	Stage     Stage     `json:"stage,omitempty"`
+	Agent     string    `json:"agent,omitempty"`
+
+	Message  string         `json:"message,omitempty"`  // human-readable line (warnings, failures, stage summaries)
+	Text     string         `json:"text,omitempty"`     // streamed answer text (TokenDelta), draft or report Markdown
+	Thinking string         `json:"thinking,omitempty"` // streamed thinking text, shown apart, never parsed
+	Source   *SourceRef     `json:"source,omitempty"`
+	Count    int            `json:"count,omitempty"` // chunks indexed, sources found, ...
+	Usage    *UsageTotals   `json:"usage,omitempty"` // run totals (UsageUpdated) or one agent's (AgentFinished)
+	Review   *ReviewRequest `json:"review,omitempty"`
+	Decision *Decision      `json:"decision,omitempty"`
+	Status   string         `json:"status,omitempty"` // session status after RunFinished/Failed/Cancelled/Suspended
+	Elapsed  time.Duration  `json:"elapsed_ns,omitempty"`
+}
+
+// SourceRef is enough about a source to show it as it arrives.
+type SourceRef struct {
+	Key    string `json:"key"`
+	Title  string `json:"title"`
+	Source string `json:"source"` // arxiv, openalex, ...
+	Year   int    `json:"year,omitempty"`
+	URL    string `json:"url,omitempty"`
+	// FullText is true when DocumentRead got the full text, false when it
+	// fell back to the abstract.
+	FullText bool `json:"full_text,omitempty"`
+}
+
+// UsageTotals are token counts and cost.
+type UsageTotals struct {
+	PromptTokens     int     `json:"prompt_tokens"`
+	CompletionTokens int     `json:"completion_tokens"`
+	EmbeddingTokens  int     `json:"embedding_tokens"`
+	CostUSD          float64 `json:"cost_usd"`
+	TokensPerSecond  float64 `json:"tokens_per_second,omitempty"`
+}
+
+// ReviewRequest is the reviewer's verdict on a draft, put to the human gate.
+type ReviewRequest struct {
+	Round    int               `json:"round"`
+	Approved bool              `json:"approved"`
+	Summary  string            `json:"summary"`
+	Requests []RevisionRequest `json:"requests"`
+}
+
+// Revision request kinds.
+const (
+	KindMissingEvidence  = "missing_evidence"
+	KindUnsupportedClaim = "unsupported_claim"
+	KindStructure        = "structure"
+	KindClarity          = "clarity"
+)
+
+// RevisionRequest is one thing the reviewer wants changed.
+type RevisionRequest struct {
+	ID      string `json:"id"`
+	Kind    string `json:"kind"`
+	Section string `json:"section"`
+	Text    string `json:"text"`
+}
+
+// Decision answers a ReviewRequest. Approve with the accepted request IDs
+// (and an optional note to the writer) revises; Approve=false finalises the
+// draft as it is.
+type Decision struct {
+	Approve  bool     `json:"approve"`
+	Accepted []string `json:"accepted,omitempty"`
+	Note     string   `json:"note,omitempty"`
+}
+
+// lifecycle reports whether an event must be delivered and persisted; token
+// deltas and usage ticks may be coalesced or dropped.
+func (t EventType) lifecycle() bool {
+	return t != TokenDelta && t != UsageUpdated
+}
+
+// Terminal reports whether the event ends a run.
+func (t EventType) Terminal() bool {
+	switch t {
+	case RunFinished, RunFailed, RunCancelled, RunSuspended:
+		return true
+	}
+	return false
+}

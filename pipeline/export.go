@@ -1,0 +1,121 @@
+package pipeline
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"html"
+	"strings"
+	"unicode"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/extension"
+)
+
+// ExportFormats are the formats ExportReport writes.
+var ExportFormats = []string{"md", "html", "json", "bibtex"}
+
+// ExportReport renders a report as Markdown, a standalone HTML page, JSON
+// (the report with its sources, metrics and reviews) or BibTeX (the cited
+// sources).
+func ExportReport(rep Report, format string) ([]byte, error) {
+	switch strings.ToLower(format) {
+	case "md", "markdown":
+		return []byte(rep.Markdown), nil
+	case "json":
+		return json.MarshalIndent(rep, "", "  ")
+	case "html":
+		return exportHTML(rep)
+	case "bibtex", "bib":
+		return []byte(BibTeX(rep.Sources)), nil
+	}
+	return nil, fmt.Errorf("%w: unknown export format %q (use %s)", ErrBadInput, format, strings.Join(ExportFormats, ", "))
+}
+
+func exportHTML(rep Report) ([]byte, error) {
+	// Raw HTML in the Markdown stays escaped (goldmark's default): model
+	// output must not inject markup into the page.
+	md := goldmark.New(goldmark.WithExtensions(extension.GFM))
+	var body bytes.Buffer
+	if err := md.Convert([]byte(rep.Markdown), &body); err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>%s</title>
+<meta name="generator" content="researchtui">
+<style>body{max-width:46rem;margin:2rem auto;padding:0 1rem;font:16px/1.6 system-ui,sans-serif;color:#222}h1,h2{line-height:1.25}blockquote{color:#555;border-left:3px solid #ccc;margin-left:0;padding-left:1rem}</style>
+</head><body>
+`, html.EscapeString(rep.Title))
+	b.Write(body.Bytes())
+	b.WriteString("</body></html>\n")
+	return b.Bytes(), nil
+}
+
+// BibTeX writes one entry per cited source.
+func BibTeX(sources []CitedSource) string {
+	var b strings.Builder
+	used := map[string]int{}
+	for _, s := range sources {
+		kind := "misc"
+		if s.Venue != "" && !strings.EqualFold(s.Venue, "arxiv") {
+			kind = "article"
+		}
+		key := bibKey(s)
+		used[key]++
+		if used[key] > 1 {
+			key += string(rune('a' + used[key] - 1))
+		}
+		fmt.Fprintf(&b, "@%s{%s,\n", kind, key)
+		field := func(name, v string) {
+			if v != "" {
+				fmt.Fprintf(&b, "  %s = {%s},\n", name, bibEscape(v))
+			}
+		}
+		field("title", s.Title)
+		field("author", strings.Join(s.Authors, " and "))
+		if s.Year > 0 {
+			field("year", fmt.Sprint(s.Year))
+		}
+		if kind == "article" {
+			field("journal", s.Venue)
+		}
+		field("doi", s.DOI)
+		if s.ArxivID != "" {
+			field("eprint", s.ArxivID)
+			field("archivePrefix", "arXiv")
+		}
+		field("url", firstNonEmpty(s.URL, s.PDFURL))
+		b.WriteString("}\n\n")
+	}
+	return b.String()
+}
+
+func bibKey(s CitedSource) string {
+	family := "anon"
+	if len(s.Authors) > 0 {
+		f := strings.Fields(s.Authors[0])
+		if len(f) > 0 {
+			family = f[len(f)-1]
+		}
+	}
+	word := "work"
+	for _, w := range contentWords(s.Title) {
+		word = w
+		break
+	}
+	key := strings.Map(func(r rune) rune {
+		if r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
+			return unicode.ToLower(r)
+		}
+		return -1
+	}, family+fmt.Sprint(s.Year)+word)
+	if key == "" {
+		key = fmt.Sprintf("ref%d", s.N)
+	}
+	return key
+}
+
+func bibEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, "{", `\{`, "}", `\}`, "%", `\%`, "&", `\&`, "#", `\#`, "_", `\_`, "$", `\$`).Replace(s)
+}

@@ -1,0 +1,166 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/researchtui/researchtui/search"
+	"github.com/researchtui/researchtui/store"
+)
+
+// stageFinalise turns the last draft into the report: the model's own
+// reference list removed, every [n] resolved (unresolvable ones dropped and
+// reported) and renumbered by first use, the References section written by
+// code from source metadata, metrics computed, everything persisted.
+func (o *orchestrator) stageFinalise(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	start := o.stageStart(StageFinalise, "checking citations and writing the references")
+	draft := stripReferences(o.lastDraft())
+	supported, cited, _ := o.grounding(draft)
+	check := checkCitations(draft, len(o.st.Analyses))
+	if check.removed > 0 {
+		o.warn(StageFinalise, "", "%d citations pointed to sources that were not retrieved and were removed", check.removed)
+	}
+	if len(check.order) == 0 && len(o.st.Analyses) > 0 {
+		o.warn(StageFinalise, "", "the report cites no sources; its claims could not be checked")
+	}
+	rep := Report{
+		SessionID: o.session.ID,
+		Title:     o.st.Plan.Title,
+		Question:  o.opt.Question,
+		Reviews:   o.st.Reviews,
+		Decisions: o.st.Decisions,
+	}
+	var refs strings.Builder
+	for i, old := range check.order {
+		an := o.st.Analyses[old-1]
+		rec, _ := o.loadSource(an.SourceKey)
+		cs := citedSource(i+1, rec, an)
+		rep.Sources = append(rep.Sources, cs)
+		fmt.Fprintf(&refs, "[%d] %s\n\n", cs.N, cs.Reference)
+	}
+	md := strings.TrimSpace(check.text)
+	if refs.Len() > 0 {
+		md += "\n\n## References\n\n" + strings.TrimSpace(refs.String()) + "\n"
+	}
+	rep.Markdown = md
+	rep.Metrics = CitationMetrics{Citations: check.markers, DistinctSources: len(check.order), Removed: check.removed}
+	if cited > 0 {
+		rep.Metrics.SupportedRatio = float64(supported) / float64(cited)
+	}
+	rep.Warnings = o.warnings
+	if err := o.checkpoint(checkpointReport, rep); err != nil {
+		return err
+	}
+	if _, err := o.engine.Store.UpdateSession(o.session.ID, func(s *store.Session) error {
+		s.Report = md
+		if rep.Title != "" {
+			s.Title = shortTitle(rep.Title)
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	o.emit(Event{Type: ReportReady, Stage: StageFinalise, Text: md, Count: len(rep.Sources),
+		Message: fmt.Sprintf("%d citations of %d sources, %.0f%% of cited sentences supported", rep.Metrics.Citations, rep.Metrics.DistinctSources, 100*rep.Metrics.SupportedRatio)})
+	return o.stageDone(StageFinalise, start, "report ready")
+}
+
+func citedSource(n int, r search.Record, an Analysis) CitedSource {
+	cs := CitedSource{
+		N: n, Key: r.Key, Title: r.Title, Authors: r.Authors, Year: r.Year, Venue: r.Venue,
+		DOI: r.DOI, ArxivID: r.ArxivID, URL: r.URL, PDFURL: r.PDFURL, Source: r.Source,
+	}
+	if len(an.Quotes) > 0 {
+		cs.Quote = an.Quotes[0].Text
+	}
+	cs.Reference = APA(r)
+	return cs
+}
+
+// APA formats a reference in APA 7 style from source metadata.
+func APA(r search.Record) string {
+	var b strings.Builder
+	if a := apaAuthors(r.Authors); a != "" {
+		b.WriteString(a + " ")
+	}
+	fmt.Fprintf(&b, "(%s). ", yearOrND(r.Year))
+	title := strings.TrimSpace(r.Title)
+	if title == "" {
+		title = "Untitled"
+	}
+	b.WriteString(title)
+	if !strings.HasSuffix(title, ".") && !strings.HasSuffix(title, "?") && !strings.HasSuffix(title, "!") {
+		b.WriteString(".")
+	}
+	if r.Venue != "" {
+		fmt.Fprintf(&b, " *%s*.", r.Venue)
+	}
+	switch {
+	case r.DOI != "":
+		fmt.Fprintf(&b, " https://doi.org/%s", r.DOI)
+	case r.ArxivID != "":
+		fmt.Fprintf(&b, " https://arxiv.org/abs/%s", r.ArxivID)
+	case r.URL != "":
+		b.WriteString(" " + r.URL)
+	}
+	return b.String()
+}
+
+// apaAuthors writes "Family, G. I., Family, G., & Family, G."; more than 20
+// authors are cut to the first 19, an ellipsis and the last.
+func apaAuthors(names []string) string {
+	var fs []string
+	for _, n := range names {
+		if f := apaName(n); f != "" {
+			fs = append(fs, f)
+		}
+	}
+	switch {
+	case len(fs) == 0:
+		return ""
+	case len(fs) == 1:
+		return fs[0]
+	case len(fs) > 20:
+		return strings.Join(fs[:19], ", ") + ", . . . " + fs[len(fs)-1]
+	}
+	return strings.Join(fs[:len(fs)-1], ", ") + ", & " + fs[len(fs)-1]
+}
+
+// apaName turns "Adrian Del Maestro" or "Del Maestro, Adrian" into
+// "Del Maestro, A." (particles of the family name kept when written with a
+// comma; otherwise the last word is the family name).
+func apaName(n string) string {
+	n = strings.Join(strings.Fields(n), " ")
+	if n == "" {
+		return ""
+	}
+	var family, given string
+	if f, g, ok := strings.Cut(n, ","); ok {
+		family, given = strings.TrimSpace(f), strings.TrimSpace(g)
+	} else {
+		parts := strings.Fields(n)
+		family = parts[len(parts)-1]
+		given = strings.Join(parts[:len(parts)-1], " ")
+	}
+	var initials []string
+	for _, g := range strings.Fields(given) {
+		var parts []string
+		for _, h := range strings.Split(g, "-") {
+			r := []rune(strings.Trim(h, "."))
+			if len(r) > 0 {
+				parts = append(parts, string(r[0])+".")
+			}
+		}
+		if len(parts) > 0 {
+			initials = append(initials, strings.Join(parts, "-"))
+		}
+	}
+	if len(initials) == 0 {
+		return family
+	}
+	return family + ", " + strings.Join(initials, " ")
+}

@@ -1,0 +1,269 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/researchtui/researchtui/search"
+	"github.com/researchtui/researchtui/store"
+)
+
+// foundSet is the research stage's output: every distinct source found, in
+// the order found, and which sub-questions each one serves.
+type foundSet struct {
+	Records []search.Record     `json:"records"`
+	BySubQ  map[string][]string `json:"by_subq"`
+}
+
+func (f *foundSet) record(key string) (search.Record, bool) {
+	for _, r := range f.Records {
+		if r.Key == key {
+			return r, true
+		}
+	}
+	return search.Record{}, false
+}
+
+// readResult is a per-source checkpoint of the read stage.
+type readResult struct {
+	FullText bool `json:"full_text"`
+	Chunks   int  `json:"chunks"`
+}
+
+// stageGather runs research, read and index as one flow: a source is read as
+// soon as it is found and its chunks are embedded as soon as they are read,
+// so slow searches and downloads overlap model work.
+func (o *orchestrator) stageGather(ctx context.Context) error {
+	var found foundSet
+	haveResearch, err := o.loadCheckpoint("research", &found)
+	if err != nil {
+		return err
+	}
+	var indexed struct{ Chunks int }
+	if ok, err := o.loadCheckpoint("index", &indexed); err != nil {
+		return err
+	} else if ok && haveResearch {
+		o.st.Found = &found
+		o.stageSkipped(StageResearch, fmt.Sprintf("%d sources", len(found.Records)))
+		o.stageSkipped(StageRead, fmt.Sprintf("%d sources", len(found.Records)))
+		o.stageSkipped(StageIndex, fmt.Sprintf("%d chunks", indexed.Chunks))
+		return nil
+	}
+
+	readCh := make(chan search.Record, 256)
+	indexCh := make(chan []store.Chunk, 256)
+	g, gctx := errgroup.WithContext(ctx)
+
+	startResearch := o.stageStart(StageResearch, fmt.Sprintf("searching %v", o.st.Plan.Sources))
+	startRead := o.stageStart(StageRead, "reading sources as they are found")
+	startIndex := o.stageStart(StageIndex, "embedding chunks as they are read")
+
+	g.Go(func() error {
+		defer close(readCh)
+		if haveResearch {
+			for _, r := range found.Records {
+				select {
+				case readCh <- r:
+				case <-gctx.Done():
+					return gctx.Err()
+				}
+			}
+			o.emit(Event{Type: StageFinished, Stage: StageResearch, Message: "restored from checkpoint", Count: len(found.Records)})
+			return nil
+		}
+		f, err := o.research(gctx, func(r search.Record) {
+			select {
+			case readCh <- r:
+			case <-gctx.Done():
+			}
+		})
+		if err != nil {
+			return err
+		}
+		found = *f
+		if err := o.checkpoint("research", found); err != nil {
+			return err
+		}
+		msg := fmt.Sprintf("%d sources", len(found.Records))
+		o.emit(Event{Type: StageFinished, Stage: StageResearch, Message: msg, Count: len(found.Records), Elapsed: time.Since(startResearch)})
+		return nil
+	})
+
+	var readers sync.WaitGroup
+	var readCount, fullCount int
+	var countMu sync.Mutex
+	for i := 0; i < o.engine.workers()+1; i++ {
+		readers.Add(1)
+		g.Go(func() error {
+			defer readers.Done()
+			for rec := range readCh {
+				chunks, full, err := o.readSource(gctx, rec)
+				if err != nil {
+					return err
+				}
+				countMu.Lock()
+				readCount++
+				if full {
+					fullCount++
+				}
+				countMu.Unlock()
+				if len(chunks) > 0 {
+					select {
+					case indexCh <- chunks:
+					case <-gctx.Done():
+						return gctx.Err()
+					}
+				}
+			}
+			return nil
+		})
+	}
+	g.Go(func() error {
+		readers.Wait()
+		close(indexCh)
+		if gctx.Err() == nil {
+			o.emit(Event{Type: StageFinished, Stage: StageRead, Count: readCount,
+				Message: fmt.Sprintf("%d read, %d with full text", readCount, fullCount), Elapsed: time.Since(startRead)})
+		}
+		return nil
+	})
+
+	var total int
+	g.Go(func() error {
+		n, err := o.indexFlow(gctx, indexCh)
+		total = n
+		return err
+	})
+
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	if len(found.Records) == 0 {
+		return fmt.Errorf("no sources were found for this question with %v; check `researchtui doctor` and try other --sources or wording", o.st.Plan.Sources)
+	}
+	o.st.Found = &found
+	if err := o.checkpoint("index", map[string]int{"Chunks": total}); err != nil {
+		return err
+	}
+	return o.stageDone(StageIndex, startIndex, fmt.Sprintf("%d chunks embedded", total))
+}
+
+// readSource turns one found source into stored chunks, from its full text
+// when it can be fetched, else from its abstract. Already-read sources
+// (a resumed run, or a source shared with a past session) are not re-read.
+func (o *orchestrator) readSource(ctx context.Context, rec search.Record) ([]store.Chunk, bool, error) {
+	var rr readResult
+	if ok, err := o.loadCheckpoint("read/"+rec.Key, &rr); err != nil {
+		return nil, false, err
+	} else if ok {
+		chunks, err := o.engine.Store.Chunks(rec.Key)
+		return chunks, rr.FullText, err
+	}
+	a := &agentCall{o: o, stage: StageRead, name: "reader"}
+	pages, full, why := o.fetchText(ctx, rec)
+	if ctx.Err() != nil {
+		return nil, false, ctx.Err()
+	}
+	var chunks []store.Chunk
+	opt := search.ChunkOptions{TargetTokens: 500, OverlapTokens: 50}
+	var parts []search.Chunk
+	if full {
+		parts = search.ChunkPages(pages, opt)
+	} else {
+		parts = search.ChunkText(abstractText(rec), opt)
+	}
+	for i, p := range parts {
+		chunks = append(chunks, store.Chunk{ID: store.ChunkID(rec.Key, i), SourceKey: rec.Key, Seq: i, Text: p.Text, Page: p.Page, Start: p.Start, End: p.End})
+	}
+	if err := o.engine.Store.PutChunks(rec.Key, chunks); err != nil {
+		return nil, false, err
+	}
+	if full {
+		doc, _ := json.Marshal(pages)
+		if err := o.engine.Store.PutDocument(rec.Key, doc); err != nil {
+			return nil, false, err
+		}
+	}
+	chunks, err := o.engine.Store.Chunks(rec.Key) // with hashes filled in
+	if err != nil {
+		return nil, false, err
+	}
+	msg := fmt.Sprintf("%d chunks from the full text", len(chunks))
+	if !full {
+		msg = fmt.Sprintf("abstract only (%s)", why)
+	}
+	ref := sourceRef(rec)
+	ref.FullText = full
+	o.emit(Event{Type: DocumentRead, Stage: StageRead, Agent: a.name, Source: &ref, Count: len(chunks), Message: msg})
+	if err := o.checkpoint("read/"+rec.Key, readResult{FullText: full, Chunks: len(chunks)}); err != nil {
+		return nil, false, err
+	}
+	return chunks, full, nil
+}
+
+// fetchText downloads a source's full text. It returns the pages, whether
+// full text was found, and if not, why (for the person, not an error).
+func (o *orchestrator) fetchText(ctx context.Context, rec search.Record) ([]string, bool, string) {
+	f := o.engine.Fetcher
+	if f == nil {
+		return nil, false, "full-text fetching is off"
+	}
+	var urls []string
+	if rec.PDFURL != "" {
+		urls = append(urls, rec.PDFURL)
+	}
+	if rec.URL != "" && rec.Source == "web" {
+		urls = append(urls, rec.URL)
+	}
+	if len(urls) == 0 {
+		return nil, false, "no open-access link"
+	}
+	var lastErr error
+	for _, u := range urls {
+		doc, err := f.Fetch(ctx, u)
+		if err != nil {
+			lastErr = err
+			continue
+		}
+		pages := doc.Pages
+		if len(pages) == 0 && doc.Text != "" {
+			pages = []string{doc.Text}
+		}
+		if len(pages) > 0 {
+			return pages, true, ""
+		}
+	}
+	return nil, false, shortErr(lastErr)
+}
+
+func abstractText(r search.Record) string {
+	if r.Abstract == "" {
+		return r.Title + "."
+	}
+	return r.Title + ". " + r.Abstract
+}
+
+func shortErr(err error) string {
+	if err == nil {
+		return "no text"
+	}
+	return truncateRunes(oneLine(err.Error()), 120)
+}
+
+func sourceRef(r search.Record) SourceRef {
+	return SourceRef{Key: r.Key, Title: r.Title, Source: r.Source, Year: r.Year, URL: firstNonEmpty(r.URL, r.PDFURL)}
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}

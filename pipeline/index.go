@@ -1,0 +1,224 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/researchtui/researchtui/search"
+	"github.com/researchtui/researchtui/store"
+)
+
+// embedBatch is how many chunks go to the embedding model per call.
+const embedBatch = 32
+
+// embedIdle is how long the indexer waits for more chunks before it embeds
+// a partial batch, so the first sources become searchable quickly.
+const embedIdle = 150 * time.Millisecond
+
+func (o *orchestrator) saveSource(r search.Record) error {
+	raw, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	return o.engine.Store.PutSource(r.Key, raw)
+}
+
+func (o *orchestrator) loadSource(key string) (search.Record, bool) {
+	if o.st.Found != nil {
+		if r, ok := o.st.Found.record(key); ok {
+			return r, true
+		}
+	}
+	raw, ok, err := o.engine.Store.Source(key)
+	if err != nil || !ok {
+		return search.Record{}, false
+	}
+	var r search.Record
+	if json.Unmarshal(raw, &r) != nil {
+		return search.Record{}, false
+	}
+	return r, true
+}
+
+// embed embeds texts with the run's embedding model, recording usage.
+func (o *orchestrator) embed(ctx context.Context, a *agentCall, texts []string) ([][]float32, error) {
+	vecs, u, err := o.engine.LLM.Embed(ctx, o.opt.EmbedModel, texts)
+	a.record(u)
+	if err == nil && len(vecs) != len(texts) {
+		err = fmt.Errorf("the embedding model returned %d vectors for %d texts", len(vecs), len(texts))
+	}
+	return vecs, err
+}
+
+// indexFlow embeds chunks as they arrive, in batches, skipping any whose
+// content was embedded before with this model (the cache is keyed by model
+// and content hash), and adds them to the shared vector index.
+func (o *orchestrator) indexFlow(ctx context.Context, in <-chan []store.Chunk) (int, error) {
+	ix, err := o.engine.index(o.opt.EmbedModel)
+	if err != nil {
+		return 0, err
+	}
+	a := o.startAgent(StageIndex, "indexer", "embedding chunks with "+o.opt.EmbedModel)
+	var pending []store.Chunk
+	total, embedded := 0, 0
+	failures := 0
+	flush := func() error {
+		if len(pending) == 0 {
+			return nil
+		}
+		batch := pending
+		pending = nil
+		n, err := o.indexChunks(ctx, a, ix, batch)
+		embedded += n
+		total += len(batch)
+		if err != nil {
+			if fatal(ctx, err) {
+				return err
+			}
+			failures++
+			a.warn("embedding %d chunks failed: %s; they are kept and searched by keyword", len(batch), shortErr(err))
+		}
+		o.emit(Event{Type: ChunksIndexed, Stage: StageIndex, Agent: a.name, Count: len(batch)})
+		return nil
+	}
+	timer := time.NewTimer(embedIdle)
+	defer timer.Stop()
+	for {
+		select {
+		case chunks, ok := <-in:
+			if !ok {
+				if err := flush(); err != nil {
+					return total, err
+				}
+				a.finish(fmt.Sprintf("%d chunks, %d newly embedded", total, embedded))
+				return total, nil
+			}
+			pending = append(pending, chunks...)
+			for len(pending) >= embedBatch {
+				rest := append([]store.Chunk(nil), pending[embedBatch:]...)
+				pending = pending[:embedBatch]
+				if err := flush(); err != nil {
+					return total, err
+				}
+				pending = rest
+			}
+			timer.Reset(embedIdle)
+		case <-timer.C:
+			if err := flush(); err != nil {
+				return total, err
+			}
+		case <-ctx.Done():
+			return total, ctx.Err()
+		}
+	}
+}
+
+// indexChunks embeds the chunks not yet cached and adds all of them to the
+// index. It returns how many were newly embedded.
+func (o *orchestrator) indexChunks(ctx context.Context, a *agentCall, ix *store.Index, chunks []store.Chunk) (int, error) {
+	model := o.opt.EmbedModel
+	hashes := make([]string, len(chunks))
+	for i, c := range chunks {
+		hashes[i] = c.Hash
+	}
+	missing, err := o.engine.Store.MissingEmbeddings(model, hashes)
+	if err != nil {
+		return 0, err
+	}
+	need := map[string]bool{}
+	for _, h := range missing {
+		need[h] = true
+	}
+	var texts []string
+	var todo []store.Chunk
+	for _, c := range chunks {
+		if need[c.Hash] {
+			need[c.Hash] = false
+			texts = append(texts, c.Text)
+			todo = append(todo, c)
+		}
+	}
+	if len(texts) > 0 {
+		vecs, err := o.embed(ctx, a, texts)
+		if err != nil {
+			return 0, err
+		}
+		items := map[string][]float32{}
+		for i, c := range todo {
+			items[c.Hash] = vecs[i]
+		}
+		if err := o.engine.Store.PutEmbeddings(model, items); err != nil {
+			return 0, err
+		}
+	}
+	for _, c := range chunks {
+		vec, ok, err := o.engine.Store.Embedding(model, c.Hash)
+		if err != nil {
+			return 0, err
+		}
+		if !ok {
+			continue
+		}
+		if err := ix.Add(c.ID, vec); err != nil {
+			return len(texts), fmt.Errorf("index %s: %w (was the embedding model changed? vectors of different models are never mixed)", c.ID, err)
+		}
+	}
+	return len(texts), nil
+}
+
+// localKnowledge looks in what past sessions and the local corpus already
+// read: for each sub-question, the stored sources whose chunks match it
+// closely. An empty knowledge base costs nothing.
+func (o *orchestrator) localKnowledge(ctx context.Context) map[string][]search.Record {
+	out := map[string][]search.Record{}
+	ix, err := o.engine.index(o.opt.EmbedModel)
+	if err != nil || ix.Len() == 0 {
+		return out
+	}
+	a := o.startAgent(StageResearch, "librarian", "looking in the local knowledge base first")
+	var qs []string
+	for _, sq := range o.st.Plan.SubQuestions {
+		qs = append(qs, sq.Question)
+	}
+	vecs, err := o.embed(ctx, a, qs)
+	if err != nil {
+		a.finish("skipped: " + shortErr(err))
+		return out
+	}
+	o.subqVecs = vecs
+	total := 0
+	for i, sq := range o.st.Plan.SubQuestions {
+		hits, err := ix.Search(vecs[i], 40)
+		if err != nil {
+			continue
+		}
+		seen := map[string]bool{}
+		for _, h := range hits {
+			if h.Score < localEnough {
+				break
+			}
+			key := sourceKeyOf(h.ID)
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			if r, ok := o.loadSource(key); ok {
+				out[sq.ID] = append(out[sq.ID], r)
+			}
+		}
+		total += len(out[sq.ID])
+	}
+	a.finish(fmt.Sprintf("%d known sources match", total))
+	return out
+}
+
+// sourceKeyOf is the source key part of a chunk ID (key#seq).
+func sourceKeyOf(chunkID string) string {
+	if i := strings.LastIndexByte(chunkID, '#'); i >= 0 {
+		return chunkID[:i]
+	}
+	return chunkID
+}

@@ -1,0 +1,153 @@
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// Depth presets.
+const (
+	DepthQuick    = "quick"
+	DepthStandard = "standard"
+	DepthDeep     = "deep"
+)
+
+// Review modes for runs with no person at the keyboard.
+const (
+	ReviewApprove = "approve"
+	ReviewReject  = "reject"
+	ReviewAsk     = "ask"
+)
+
+// KnownSources are the names --sources accepts, in the default order.
+var KnownSources = []string{"arxiv", "openalex", "pubmed", "semanticscholar", "crossref", "web", "local"}
+
+// MaxQuestionBytes bounds a question: long enough for a paragraph of context,
+// short enough that it can't crowd out the evidence in a model's context.
+const MaxQuestionBytes = 4000
+
+// ErrBadInput marks errors in what the person asked for (exit code 2).
+var ErrBadInput = errors.New("bad input")
+
+// Options are what a run was asked to do. They are stored with the session
+// so a resume runs with the same settings.
+type Options struct {
+	Question     string   `json:"question"`
+	Model        string   `json:"model"`
+	EmbedModel   string   `json:"embed_model"`
+	Backend      string   `json:"backend,omitempty"`
+	Sources      []string `json:"sources"`
+	Depth        string   `json:"depth"`
+	MaxRevisions int      `json:"max_revisions"`
+	BudgetTokens int      `json:"budget_tokens,omitempty"` // 0: unlimited
+	// MaxSteps bounds the number of model calls in a run (0: by depth).
+	MaxSteps int `json:"max_steps,omitempty"`
+}
+
+// depthPlan is what a depth means in numbers.
+type depthPlan struct {
+	SubQuestions   int // at most
+	ResultsPerCall int // per source and query
+	ReadPerSubQ    int // sources read per sub-question
+	AnalyseMax     int // sources analysed per run
+	Review         bool
+	Concise        bool
+	MaxSteps       int
+}
+
+func (o Options) depth() depthPlan {
+	switch o.Depth {
+	case DepthQuick:
+		return depthPlan{SubQuestions: 2, ResultsPerCall: 5, ReadPerSubQ: 3, AnalyseMax: 5, Concise: true, MaxSteps: 30}
+	case DepthDeep:
+		return depthPlan{SubQuestions: 6, ResultsPerCall: 15, ReadPerSubQ: 8, AnalyseMax: 24, Review: true, MaxSteps: 200}
+	default:
+		return depthPlan{SubQuestions: 4, ResultsPerCall: 8, ReadPerSubQ: 5, AnalyseMax: 12, Review: true, MaxSteps: 100}
+	}
+}
+
+// Normalize fills defaults and checks the options, returning an error
+// wrapping ErrBadInput that says what to change.
+func (o *Options) Normalize() error {
+	o.Question = normalizeQuestion(o.Question)
+	if o.Question == "" {
+		return fmt.Errorf("%w: the question is empty; ask something, e.g. researchtui run \"how do transformers handle long context?\"", ErrBadInput)
+	}
+	if len(o.Question) > MaxQuestionBytes {
+		return fmt.Errorf("%w: the question is %d bytes; keep it under %d (put background material in a document and add it with `researchtui corpus add`)", ErrBadInput, len(o.Question), MaxQuestionBytes)
+	}
+	if o.Depth == "" {
+		o.Depth = DepthStandard
+	}
+	switch o.Depth {
+	case DepthQuick, DepthStandard, DepthDeep:
+	default:
+		return fmt.Errorf("%w: unknown depth %q (use quick, standard or deep)", ErrBadInput, o.Depth)
+	}
+	if o.MaxRevisions < 0 {
+		return fmt.Errorf("%w: --max-revisions must be 0 or more", ErrBadInput)
+	}
+	if o.BudgetTokens < 0 {
+		return fmt.Errorf("%w: --budget-tokens must be 0 or more", ErrBadInput)
+	}
+	if len(o.Sources) == 0 {
+		o.Sources = []string{"arxiv", "openalex"}
+	}
+	seen := map[string]bool{}
+	var srcs []string
+	for _, s := range o.Sources {
+		s = strings.ToLower(strings.TrimSpace(s))
+		if s == "" || seen[s] {
+			continue
+		}
+		if !isKnownSource(s) {
+			return fmt.Errorf("%w: unknown source %q (known: %s)", ErrBadInput, s, strings.Join(KnownSources, ","))
+		}
+		seen[s] = true
+		srcs = append(srcs, s)
+	}
+	o.Sources = srcs
+	if o.Model == "" {
+		return fmt.Errorf("%w: no model set", ErrBadInput)
+	}
+	if o.EmbedModel == "" {
+		return fmt.Errorf("%w: no embedding model set", ErrBadInput)
+	}
+	return nil
+}
+
+func isKnownSource(s string) bool {
+	for _, k := range KnownSources {
+		if k == s {
+			return true
+		}
+	}
+	return false
+}
+
+// normalizeQuestion trims, drops control characters and invalid UTF-8, and
+// collapses runs of whitespace.
+func normalizeQuestion(q string) string {
+	if !utf8.ValidString(q) {
+		q = strings.ToValidUTF8(q, "")
+	}
+	var b strings.Builder
+	space := false
+	for _, r := range q {
+		switch {
+		case r == '\n' || r == '\t' || r == ' ' || r == '\r':
+			space = true
+			continue
+		case r < 0x20 || (r >= 0x7f && r < 0xa0):
+			continue
+		}
+		if space && b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		space = false
+		b.WriteRune(r)
+	}
+	return b.String()
+}

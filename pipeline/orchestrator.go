@@ -1,0 +1,191 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/researchtui/researchtui/llm"
+	"github.com/researchtui/researchtui/store"
+)
+
+// orchestrator runs one session through the stages. It is an explicit state
+// machine: each stage loads its checkpoint if a previous attempt finished
+// it, otherwise does its work and checkpoints the result. Only the
+// orchestrator decides that a run failed; agents degrade and warn.
+type orchestrator struct {
+	engine   *Engine
+	run      *Run
+	opt      Options
+	plan     depthPlan
+	session  store.Session
+	decision *Decision // a decision given to Resume for a pending review
+	usage    UsageTotals
+	started  time.Time
+	meter    *meter
+	warnings []string
+
+	st       runState
+	subqVecs [][]float32 // sub-question embeddings, when already computed
+}
+
+// runState is everything the stages produce; each field is checkpointed.
+type runState struct {
+	Plan      *Plan
+	Found     *foundSet
+	Contexts  map[string][]ContextChunk // sub-question ID → retrieved chunks
+	Analyses  []Analysis                // in citation order
+	Drafts    []string
+	Reviews   []ReviewRequest
+	Decisions []Decision
+}
+
+func (o *orchestrator) emit(ev Event) Event { return o.run.em.emit(ev) }
+
+func (o *orchestrator) warn(stage Stage, agent, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	o.warnings = append(o.warnings, msg)
+	o.emit(Event{Type: Warning, Stage: stage, Agent: agent, Message: msg})
+}
+
+// execute runs the session to its end and returns the stored session.
+func (o *orchestrator) execute(ctx context.Context) (store.Session, error) {
+	o.meter = &meter{model: o.opt.Model, usage: o.usage, maxSteps: o.plan.MaxSteps, budget: o.opt.BudgetTokens}
+	o.emit(Event{Type: RunStarted, Message: o.opt.Question})
+	err := o.stages(ctx)
+	return o.conclude(ctx, err)
+}
+
+func (o *orchestrator) stages(ctx context.Context) error {
+	if err := o.stagePlan(ctx); err != nil {
+		return err
+	}
+	if err := o.stageGather(ctx); err != nil {
+		return err
+	}
+	if err := o.stageRetrieve(ctx); err != nil {
+		return err
+	}
+	if err := o.stageAnalyse(ctx); err != nil {
+		return err
+	}
+	if err := o.stageWriteAndReview(ctx); err != nil {
+		return err
+	}
+	return o.stageFinalise(ctx)
+}
+
+// errSuspended ends a run that stopped while waiting for a review decision.
+var errSuspended = errors.New("waiting for a review decision")
+
+// conclude records how the run ended, in the store and as the last event.
+func (o *orchestrator) conclude(ctx context.Context, runErr error) (store.Session, error) {
+	tot := o.meter.totals()
+	status, evType, msg := store.StatusCompleted, RunFinished, "report ready"
+	switch {
+	case runErr == nil:
+	case errors.Is(runErr, errSuspended):
+		status, evType, msg = store.StatusAwaitingReview, RunSuspended, "waiting for a review decision; resume the session to decide"
+	case ctx.Err() != nil:
+		status, evType, msg = store.StatusCancelled, RunCancelled, "cancelled; finished stages are kept and `resume` continues from them"
+	default:
+		status, evType, msg = store.StatusFailed, RunFailed, runErr.Error()
+	}
+	sess, err := o.engine.Store.UpdateSession(o.session.ID, func(s *store.Session) error {
+		s.Status = status
+		s.Usage = store.Usage{PromptTokens: tot.PromptTokens, CompletionTokens: tot.CompletionTokens, EmbeddingTokens: tot.EmbeddingTokens}
+		s.CostUSD = tot.CostUSD
+		s.Warnings += len(o.warnings)
+		if status == store.StatusFailed {
+			s.Error = msg
+		}
+		if status != store.StatusAwaitingReview {
+			s.PendingReview = nil
+		}
+		return nil
+	})
+	o.emit(Event{Type: evType, Status: status, Message: msg, Usage: &tot, Elapsed: time.Since(o.started)})
+	o.run.em.flush()
+	if err != nil {
+		return sess, err
+	}
+	if evType == RunCancelled {
+		return sess, context.Canceled
+	}
+	if errors.Is(runErr, errSuspended) {
+		return sess, nil
+	}
+	return sess, runErr
+}
+
+// checkpoint saves a stage's (or a unit's) output and the run's usage so
+// far, so a resume neither repeats the work nor loses its cost.
+func (o *orchestrator) checkpoint(name string, v any) error {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	if err := o.engine.Store.PutCheckpoint(o.session.ID, name, raw); err != nil {
+		return fmt.Errorf("saving checkpoint %s: %w", name, err)
+	}
+	return o.saveProgress("")
+}
+
+// saveProgress stores usage and the last stage reached.
+func (o *orchestrator) saveProgress(stage Stage) error {
+	tot := o.meter.totals()
+	_, err := o.engine.Store.UpdateSession(o.session.ID, func(s *store.Session) error {
+		s.Usage = store.Usage{PromptTokens: tot.PromptTokens, CompletionTokens: tot.CompletionTokens, EmbeddingTokens: tot.EmbeddingTokens}
+		s.CostUSD = tot.CostUSD
+		if stage != "" {
+			s.Stage = string(stage)
+		}
+		return nil
+	})
+	o.run.em.flush()
+	return err
+}
+
+// loadCheckpoint reads a checkpoint into v; ok is false when there is none.
+func (o *orchestrator) loadCheckpoint(name string, v any) (bool, error) {
+	raw, ok, err := o.engine.Store.Checkpoint(o.session.ID, name)
+	if err != nil || !ok {
+		return false, err
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		// A damaged checkpoint is redone, not trusted.
+		o.warn("", "", "checkpoint %s was unreadable and is redone: %v", name, err)
+		return false, nil
+	}
+	return true, nil
+}
+
+func (o *orchestrator) stageStart(s Stage, msg string) time.Time {
+	o.emit(Event{Type: StageStarted, Stage: s, Message: msg})
+	return time.Now()
+}
+
+func (o *orchestrator) stageDone(s Stage, start time.Time, msg string) error {
+	o.emit(Event{Type: StageFinished, Stage: s, Message: msg, Elapsed: time.Since(start)})
+	return o.saveProgress(s)
+}
+
+// stageSkipped reports a stage restored from its checkpoint.
+func (o *orchestrator) stageSkipped(s Stage, msg string) {
+	o.emit(Event{Type: StageStarted, Stage: s, Message: "restored from checkpoint"})
+	o.emit(Event{Type: StageFinished, Stage: s, Message: msg})
+}
+
+// budgetWarn tells the person once that optional work is being skipped.
+func (o *orchestrator) budgetWarn(stage Stage, err error) {
+	if errors.Is(err, errBudget) && o.meter.firstBudgetWarning() {
+		o.warn(stage, "", "%v: skipping optional work and writing the report with what was found", err)
+	}
+}
+
+// usageOf converts llm usage to the event form.
+func usageOf(u llm.Usage) UsageTotals {
+	return UsageTotals{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, EmbeddingTokens: u.EmbeddingTokens}
+}

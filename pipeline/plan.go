@@ -1,0 +1,226 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/researchtui/researchtui/llm"
+	"github.com/researchtui/researchtui/store"
+)
+
+// Plan is the planner's output: what to look for, where, and how.
+type Plan struct {
+	Title         string        `json:"title"`
+	Intent        string        `json:"intent"` // biomedical, cs_physics, materials, general
+	CanonicalTerm string        `json:"canonical_term"`
+	SubQuestions  []SubQuestion `json:"sub_questions"`
+	Sources       []string      `json:"sources"` // chosen by intent from those allowed
+	Degraded      bool          `json:"degraded,omitempty"`
+}
+
+// SubQuestion is one part of the question, with tiered queries that widen
+// from strict to broad when a source returns too little.
+type SubQuestion struct {
+	ID       string  `json:"id"`
+	Question string  `json:"question"`
+	Queries  Queries `json:"queries"`
+}
+
+// Queries are one sub-question's search strings, narrowest first.
+type Queries struct {
+	Strict   string `json:"strict"`
+	Moderate string `json:"moderate"`
+	Broad    string `json:"broad"`
+}
+
+func (q Queries) tiers() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, s := range []string{q.Strict, q.Moderate, q.Broad} {
+		s = strings.TrimSpace(s)
+		if s != "" && !seen[strings.ToLower(s)] {
+			seen[strings.ToLower(s)] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+const planSchema = `{
+  "type": "object",
+  "properties": {
+    "title": {"type": "string"},
+    "intent": {"type": "string", "enum": ["biomedical", "cs_physics", "materials", "general"]},
+    "canonical_term": {"type": "string"},
+    "sub_questions": {
+      "type": "array", "minItems": 1, "maxItems": 6,
+      "items": {
+        "type": "object",
+        "properties": {
+          "question": {"type": "string"},
+          "queries": {
+            "type": "object",
+            "properties": {"strict": {"type": "string"}, "moderate": {"type": "string"}, "broad": {"type": "string"}},
+            "required": ["strict", "moderate", "broad"]
+          }
+        },
+        "required": ["question", "queries"]
+      }
+    }
+  },
+  "required": ["title", "intent", "canonical_term", "sub_questions"]
+}`
+
+const plannerSystem = `You are the planning agent of a research assistant that searches scholarly databases (arXiv, OpenAlex, PubMed, Semantic Scholar, Crossref) and the web.
+Given a research question, answer with JSON only:
+- "title": a short report title (at most 12 words).
+- "intent": the domain: "biomedical", "cs_physics", "materials" or "general".
+- "canonical_term": the 1-3 word technical term at the heart of the question, as papers would write it.
+- "sub_questions": %d to %d focused sub-questions that together answer the question. For each, "queries" with three search strings for a scholarly search engine: "strict" (precise technical phrase, 3-6 words), "moderate" (key terms, 2-4 words), "broad" (1-2 general terms). No boolean operators, no quotes.`
+
+func (o *orchestrator) stagePlan(ctx context.Context) error {
+	var p Plan
+	if ok, err := o.loadCheckpoint("plan", &p); err != nil {
+		return err
+	} else if ok {
+		o.st.Plan = &p
+		o.stageSkipped(StagePlan, fmt.Sprintf("%d sub-questions", len(p.SubQuestions)))
+		return nil
+	}
+	start := o.stageStart(StagePlan, "planning the research")
+	a := o.startAgent(StagePlan, "planner", "splitting the question into sub-questions")
+	minQ := 2
+	if o.plan.SubQuestions < minQ {
+		minQ = o.plan.SubQuestions
+	}
+	req := llm.ChatRequest{
+		Messages: []llm.Message{
+			{Role: "system", Content: fmt.Sprintf(plannerSystem, minQ, o.plan.SubQuestions)},
+			{Role: "user", Content: "Research question: " + o.opt.Question},
+		},
+		Schema:      json.RawMessage(planSchema),
+		Temperature: ptr(0.2),
+	}
+	fallback := func() Plan { return fallbackPlan(o.opt.Question) }
+	p, info, err := structured(ctx, a, req, validatePlan, fallback)
+	if fatal(ctx, err) {
+		a.finish("failed")
+		return err
+	}
+	o.budgetWarn(StagePlan, err)
+	p.Degraded = info.Fallback
+	if info.Fallback {
+		a.warn("the planner's answer was unusable; searching for the question as asked")
+	}
+	o.finishPlan(&p)
+	a.finish(fmt.Sprintf("%d sub-questions, %s", len(p.SubQuestions), strings.Join(p.Sources, ", ")))
+	o.st.Plan = &p
+	if err := o.checkpoint("plan", p); err != nil {
+		return err
+	}
+	_, err = o.engine.Store.UpdateSession(o.session.ID, func(s *store.Session) error {
+		if p.Title != "" {
+			s.Title = shortTitle(p.Title)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return o.stageDone(StagePlan, start, fmt.Sprintf("%d sub-questions", len(p.SubQuestions)))
+}
+
+func validatePlan(p *Plan) error {
+	if len(p.SubQuestions) == 0 {
+		return fmt.Errorf("sub_questions is empty")
+	}
+	for i, sq := range p.SubQuestions {
+		if strings.TrimSpace(sq.Question) == "" {
+			return fmt.Errorf("sub_questions[%d].question is empty", i)
+		}
+		if len(sq.Queries.tiers()) == 0 {
+			return fmt.Errorf("sub_questions[%d].queries are all empty", i)
+		}
+	}
+	return nil
+}
+
+// finishPlan cleans the model's plan: bounds, IDs, sane queries and the
+// sources chosen by intent.
+func (o *orchestrator) finishPlan(p *Plan) {
+	p.Title = oneLine(p.Title)
+	if p.Title == "" {
+		p.Title = shortTitle(o.opt.Question)
+	}
+	if len(p.SubQuestions) > o.plan.SubQuestions {
+		p.SubQuestions = p.SubQuestions[:o.plan.SubQuestions]
+	}
+	for i := range p.SubQuestions {
+		sq := &p.SubQuestions[i]
+		sq.ID = fmt.Sprintf("q%d", i+1)
+		sq.Question = oneLine(sq.Question)
+		sq.Queries.Strict = cleanQuery(sq.Queries.Strict)
+		sq.Queries.Moderate = cleanQuery(sq.Queries.Moderate)
+		sq.Queries.Broad = cleanQuery(sq.Queries.Broad)
+		if len(sq.Queries.tiers()) == 0 {
+			sq.Queries.Moderate = keywords(sq.Question, 5)
+		}
+	}
+	p.CanonicalTerm = cleanQuery(p.CanonicalTerm)
+	p.Sources = o.chooseSources(p.Intent)
+}
+
+// routes orders sources by how well they serve an intent.
+var routes = map[string][]string{
+	"biomedical": {"pubmed", "semanticscholar", "openalex", "crossref", "local", "arxiv", "web"},
+	"cs_physics": {"arxiv", "semanticscholar", "openalex", "local", "crossref", "web"},
+	"materials":  {"arxiv", "openalex", "semanticscholar", "crossref", "local", "web"},
+	"general":    {"web", "openalex", "semanticscholar", "crossref", "local", "arxiv", "pubmed"},
+}
+
+// chooseSources keeps the sources the person allowed and this process can
+// search, ordered by the intent's route.
+func (o *orchestrator) chooseSources(intent string) []string {
+	allowed := map[string]bool{}
+	for _, s := range o.opt.Sources {
+		if _, ok := o.engine.Sources[s]; ok {
+			allowed[s] = true
+		}
+	}
+	route, ok := routes[intent]
+	if !ok {
+		route = routes["general"]
+	}
+	var out []string
+	for _, s := range route {
+		if allowed[s] {
+			out = append(out, s)
+			delete(allowed, s)
+		}
+	}
+	for _, s := range o.opt.Sources { // allowed but not on the route
+		if allowed[s] {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// fallbackPlan is the degraded plan: the question itself, searched by its
+// keywords.
+func fallbackPlan(q string) Plan {
+	kw := keywords(q, 6)
+	return Plan{
+		Title:         shortTitle(q),
+		Intent:        "general",
+		CanonicalTerm: keywords(q, 2),
+		SubQuestions: []SubQuestion{{
+			Question: q,
+			Queries:  Queries{Strict: kw, Moderate: keywords(q, 3), Broad: keywords(q, 2)},
+		}},
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,69 @@
+package pipeline
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/researchtui/researchtui/store"
+)
+
+// CitedSource is one entry of a report's reference list: the source behind
+// [N], with the metadata the References line was built from and the quote
+// that supports the claims citing it.
+type CitedSource struct {
+	N         int      `json:"n"`
+	Key       string   `json:"key"`
+	Title     string   `json:"title"`
+	Authors   []string `json:"authors,omitempty"`
+	Year      int      `json:"year,omitempty"`
+	Venue     string   `json:"venue,omitempty"`
+	DOI       string   `json:"doi,omitempty"`
+	ArxivID   string   `json:"arxiv_id,omitempty"`
+	URL       string   `json:"url,omitempty"`
+	PDFURL    string   `json:"pdf_url,omitempty"`
+	Source    string   `json:"source"`
+	Quote     string   `json:"quote,omitempty"`
+	Reference string   `json:"reference"` // the APA line as printed
+}
+
+// CitationMetrics summarise how well a report is grounded.
+type CitationMetrics struct {
+	Citations       int     `json:"citations"`        // [n] markers in the final report
+	DistinctSources int     `json:"distinct_sources"` // sources cited at least once
+	Removed         int     `json:"removed"`          // markers that resolved to nothing and were dropped
+	SupportedRatio  float64 `json:"supported_ratio"`  // cited sentences whose words appear in the cited source
+}
+
+// Report is a finished (or drafted) report with everything needed to show,
+// check and export it.
+type Report struct {
+	SessionID string          `json:"session_id"`
+	Title     string          `json:"title"`
+	Question  string          `json:"question"`
+	Markdown  string          `json:"markdown"`
+	Sources   []CitedSource   `json:"sources"`
+	Metrics   CitationMetrics `json:"metrics"`
+	Reviews   []ReviewRequest `json:"reviews,omitempty"`
+	Decisions []Decision      `json:"decisions,omitempty"`
+	Warnings  []string        `json:"warnings,omitempty"`
+}
+
+// checkpointReport is the checkpoint name the finalise stage writes.
+const checkpointReport = "report"
+
+// LoadReport reads a session's final report from the store. It needs no
+// model backend, so finished sessions can be read offline.
+func LoadReport(st *store.Store, id string) (Report, error) {
+	raw, ok, err := st.Checkpoint(id, checkpointReport)
+	if err != nil {
+		return Report{}, err
+	}
+	if !ok {
+		return Report{}, fmt.Errorf("session %s has no report yet", id)
+	}
+	var rep Report
+	if err := json.Unmarshal(raw, &rep); err != nil {
+		return Report{}, fmt.Errorf("session %s: unreadable report: %w", id, err)
+	}
+	return rep, nil
+}

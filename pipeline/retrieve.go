@@ -1,0 +1,193 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/researchtui/researchtui/search"
+	"github.com/researchtui/researchtui/store"
+)
+
+// ContextChunk is one piece of evidence retrieved for a sub-question.
+type ContextChunk struct {
+	ID        string  `json:"id"`
+	SourceKey string  `json:"source_key"`
+	Text      string  `json:"text"`
+	Page      int     `json:"page,omitempty"`
+	Score     float32 `json:"score"`
+}
+
+// Retrieval settings (DESIGN §5.5).
+const (
+	retrieveTopK       = 8
+	retrieveMinScore   = 0.2
+	retrieveMaxTokens  = 3000 // per sub-question
+	retrieveCandidates = retrieveTopK * 4
+)
+
+func (o *orchestrator) stageRetrieve(ctx context.Context) error {
+	var contexts map[string][]ContextChunk
+	if ok, err := o.loadCheckpoint("retrieve", &contexts); err != nil {
+		return err
+	} else if ok {
+		o.st.Contexts = contexts
+		o.stageSkipped(StageRetrieve, fmt.Sprintf("%d sub-questions", len(contexts)))
+		return nil
+	}
+	start := o.stageStart(StageRetrieve, "finding the evidence for each sub-question")
+	a := o.startAgent(StageRetrieve, "retriever", "vector search over the indexed chunks")
+	contexts = map[string][]ContextChunk{}
+	vecs := o.subqVecs
+	if len(vecs) != len(o.st.Plan.SubQuestions) {
+		var qs []string
+		for _, sq := range o.st.Plan.SubQuestions {
+			qs = append(qs, sq.Question)
+		}
+		var err error
+		vecs, err = o.embed(ctx, a, qs)
+		if fatal(ctx, err) {
+			return err
+		}
+		if err != nil {
+			a.warn("embedding the sub-questions failed (%s); using the sources' first chunks instead", shortErr(err))
+			vecs = nil
+		}
+	}
+	ix, err := o.engine.index(o.opt.EmbedModel)
+	if err != nil {
+		return err
+	}
+	inRun := map[string]bool{}
+	for _, r := range o.st.Found.Records {
+		inRun[r.Key] = true
+	}
+	total := 0
+	for i, sq := range o.st.Plan.SubQuestions {
+		var got []ContextChunk
+		if vecs != nil {
+			got = o.retrieveFor(ix, vecs[i], inRun)
+		}
+		if len(got) == 0 {
+			got = o.rawChunks(o.st.Found.BySubQ[sq.ID])
+		}
+		contexts[sq.ID] = got
+		total += len(got)
+	}
+	a.finish(fmt.Sprintf("%d chunks for %d sub-questions", total, len(contexts)))
+	o.st.Contexts = contexts
+	if err := o.checkpoint("retrieve", contexts); err != nil {
+		return err
+	}
+	return o.stageDone(StageRetrieve, start, fmt.Sprintf("%d chunks", total))
+}
+
+// retrieveFor is one sub-question's retrieval: top-k above a threshold,
+// neighbour expansion, keyword gating on the canonical term, dedup, and a
+// cap on context size.
+func (o *orchestrator) retrieveFor(ix *store.Index, vec []float32, inRun map[string]bool) []ContextChunk {
+	hits, err := ix.Search(vec, retrieveCandidates)
+	if err != nil {
+		return nil
+	}
+	var top []ContextChunk
+	for _, h := range hits {
+		if h.Score < retrieveMinScore || len(top) == retrieveTopK {
+			break
+		}
+		key := sourceKeyOf(h.ID)
+		if !inRun[key] {
+			continue
+		}
+		c, ok, err := o.engine.Store.Chunk(h.ID)
+		if err != nil || !ok {
+			continue
+		}
+		top = append(top, ContextChunk{ID: c.ID, SourceKey: key, Text: c.Text, Page: c.Page, Score: h.Score})
+	}
+	top = gateByTerm(top, o.st.Plan.CanonicalTerm)
+	// Neighbour expansion: the chunk after a hit often finishes its thought.
+	seen := map[string]bool{}
+	var out []ContextChunk
+	for _, c := range top {
+		seen[c.ID] = true
+	}
+	for _, c := range top {
+		out = append(out, c)
+		if seq, ok := chunkSeq(c.ID); ok {
+			nid := store.ChunkID(c.SourceKey, seq+1)
+			if !seen[nid] {
+				if n, ok, err := o.engine.Store.Chunk(nid); err == nil && ok {
+					seen[nid] = true
+					out = append(out, ContextChunk{ID: n.ID, SourceKey: c.SourceKey, Text: n.Text, Page: n.Page, Score: c.Score * 0.9})
+				}
+			}
+		}
+	}
+	return capTokens(out, retrieveMaxTokens)
+}
+
+// gateByTerm keeps chunks that mention the canonical term, unless that
+// would leave nothing.
+func gateByTerm(cs []ContextChunk, term string) []ContextChunk {
+	tw := contentWords(term)
+	if len(tw) == 0 {
+		return cs
+	}
+	var kept []ContextChunk
+	for _, c := range cs {
+		lw := strings.ToLower(c.Text)
+		for _, w := range tw {
+			if strings.Contains(lw, w) {
+				kept = append(kept, c)
+				break
+			}
+		}
+	}
+	if len(kept) == 0 {
+		return cs
+	}
+	return kept
+}
+
+// capTokens keeps the best chunks that fit in the token budget.
+func capTokens(cs []ContextChunk, budget int) []ContextChunk {
+	sort.SliceStable(cs, func(i, j int) bool { return cs[i].Score > cs[j].Score })
+	var out []ContextChunk
+	used := 0
+	for _, c := range cs {
+		t := search.EstimateTokens(c.Text)
+		if used+t > budget && len(out) > 0 {
+			continue
+		}
+		used += t
+		out = append(out, c)
+	}
+	return out
+}
+
+// rawChunks is the fallback when filtering left nothing: the first chunks
+// of the sub-question's sources.
+func (o *orchestrator) rawChunks(keys []string) []ContextChunk {
+	var out []ContextChunk
+	for _, k := range keys {
+		cs, err := o.engine.Store.Chunks(k)
+		if err != nil || len(cs) == 0 {
+			continue
+		}
+		c := cs[0]
+		out = append(out, ContextChunk{ID: c.ID, SourceKey: k, Text: c.Text, Page: c.Page})
+	}
+	return capTokens(out, retrieveMaxTokens)
+}
+
+func chunkSeq(id string) (int, bool) {
+	i := strings.LastIndexByte(id, '#')
+	if i < 0 {
+		return 0, false
+	}
+	var n int
+	_, err := fmt.Sscanf(id[i+1:], "%d", &n)
+	return n, err == nil
+}

@@ -1,0 +1,198 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/researchtui/researchtui/llm"
+	"github.com/researchtui/researchtui/store"
+)
+
+const reviewSchema = `{
+  "type": "object",
+  "properties": {
+    "approved": {"type": "boolean"},
+    "summary": {"type": "string"},
+    "requests": {"type": "array", "maxItems": 6, "items": {"type": "object",
+      "properties": {
+        "kind": {"type": "string", "enum": ["missing_evidence", "unsupported_claim", "structure", "clarity"]},
+        "section": {"type": "string"},
+        "text": {"type": "string"}
+      },
+      "required": ["kind", "section", "text"]}}
+  },
+  "required": ["approved", "summary", "requests"]
+}`
+
+const reviewerSystem = `You are the reviewer agent of a research assistant. Criticise the draft report against the question, the sub-questions and the numbered sources. Check: every sub-question is covered; every cited claim is supported by the cited source; contradictions between sources are reported; the structure is clear. Answer with JSON only: "approved" (true when the draft is good enough to publish), "summary" (one or two sentences), "requests" (at most 6 concrete revision requests, each with "kind": missing_evidence | unsupported_claim | structure | clarity, the target "section", and the "text" of what to change). An approved draft has no requests.`
+
+// review asks the reviewer about a draft, with the problems code can find
+// on its own (uncovered sub-questions, weakly supported citations) spelled
+// out so a small model doesn't have to find them.
+func (o *orchestrator) review(ctx context.Context, round int, draft string) (ReviewRequest, error) {
+	a := o.startAgent(StageReview, fmt.Sprintf("reviewer (round %d)", round), "checking coverage, grounding and structure")
+	var user strings.Builder
+	fmt.Fprintf(&user, "Question: %s\nSub-questions:\n%s\nSources:\n%s\nDraft:\n<<<\n%s\n>>>\n", o.opt.Question, o.subQuestionList(), o.sourcesBrief(), draft)
+	if issues := o.draftIssues(draft); len(issues) > 0 {
+		user.WriteString("\nAutomatic checks found:\n")
+		for _, s := range issues {
+			fmt.Fprintf(&user, "- %s\n", s)
+		}
+	}
+	req := llm.ChatRequest{
+		Messages:    []llm.Message{{Role: "system", Content: reviewerSystem}, {Role: "user", Content: user.String()}},
+		Schema:      json.RawMessage(reviewSchema),
+		Temperature: ptr(0.1),
+	}
+	type verdict struct {
+		Approved bool              `json:"approved"`
+		Summary  string            `json:"summary"`
+		Requests []RevisionRequest `json:"requests"`
+	}
+	validate := func(v *verdict) error {
+		for i, r := range v.Requests {
+			if strings.TrimSpace(r.Text) == "" {
+				return fmt.Errorf("requests[%d].text is empty", i)
+			}
+		}
+		return nil
+	}
+	fallback := func() verdict {
+		return verdict{Approved: true, Summary: "The reviewer's answer was unusable; the draft is accepted as it is."}
+	}
+	v, info, err := structured(ctx, a, req, validate, fallback)
+	if fatal(ctx, err) {
+		a.finish("failed")
+		return ReviewRequest{}, err
+	}
+	o.budgetWarn(StageReview, err)
+	if info.Fallback {
+		a.warn("the reviewer's answer was unusable; the draft is accepted without review")
+	}
+	rv := ReviewRequest{Round: round, Approved: v.Approved || len(v.Requests) == 0, Summary: oneLine(v.Summary)}
+	if !rv.Approved {
+		for i, r := range v.Requests {
+			kind := r.Kind
+			switch kind {
+			case KindMissingEvidence, KindUnsupportedClaim, KindStructure, KindClarity:
+			default:
+				kind = KindClarity
+			}
+			rv.Requests = append(rv.Requests, RevisionRequest{
+				ID: fmt.Sprintf("r%d.%d", round, i+1), Kind: kind,
+				Section: oneLine(r.Section), Text: oneLine(r.Text),
+			})
+		}
+	}
+	verdictText := "approved"
+	if !rv.Approved {
+		verdictText = fmt.Sprintf("%d revision requests", len(rv.Requests))
+	}
+	a.finish(verdictText)
+	return rv, nil
+}
+
+// draftIssues are problems found by code: sub-questions with no section,
+// citations that resolve to nothing, cited sentences the source doesn't
+// seem to support.
+func (o *orchestrator) draftIssues(draft string) []string {
+	var out []string
+	var headings []string
+	for _, line := range strings.Split(draft, "\n") {
+		if strings.HasPrefix(line, "## ") {
+			headings = append(headings, line[3:])
+		}
+	}
+	for _, sq := range o.st.Plan.SubQuestions {
+		covered := false
+		for _, h := range headings {
+			if overlap(sq.Question, wordSet(h)) >= 0.5 {
+				covered = true
+				break
+			}
+		}
+		if !covered && !o.plan.Concise {
+			out = append(out, fmt.Sprintf("no section covers the sub-question %q", sq.Question))
+		}
+	}
+	checked := checkCitations(draft, len(o.st.Analyses))
+	if checked.removed > 0 {
+		out = append(out, fmt.Sprintf("%d citations point to source numbers that do not exist", checked.removed))
+	}
+	unsupported := o.unsupportedSentences(draft)
+	for i, s := range unsupported {
+		if i == 5 {
+			break
+		}
+		out = append(out, fmt.Sprintf("weakly supported by its citation: %q", truncateRunes(s, 200)))
+	}
+	return out
+}
+
+// gate puts a review to the person (or to the headless policy) and waits.
+// The pending review is saved first, so quitting leaves the session
+// awaiting review and a resume asks again.
+func (o *orchestrator) gate(ctx context.Context, rv ReviewRequest) (Decision, error) {
+	if o.decision != nil {
+		d := *o.decision
+		o.decision = nil
+		return d, nil
+	}
+	raw, err := json.Marshal(rv)
+	if err != nil {
+		return Decision{}, err
+	}
+	if _, err := o.engine.Store.UpdateSession(o.session.ID, func(s *store.Session) error {
+		s.Status = store.StatusAwaitingReview
+		s.PendingReview = raw
+		return nil
+	}); err != nil {
+		return Decision{}, err
+	}
+	r := o.run
+	r.mu.Lock()
+	r.pending = &rv
+	r.mu.Unlock()
+	o.emit(Event{Type: ReviewRequested, Stage: StageReview, Agent: "reviewer", Review: &rv, Message: rv.Summary})
+	o.run.em.flush()
+	select {
+	case d := <-r.decision:
+		if _, err := o.engine.Store.UpdateSession(o.session.ID, func(s *store.Session) error {
+			s.Status = store.StatusRunning
+			s.PendingReview = nil
+			return nil
+		}); err != nil {
+			return Decision{}, err
+		}
+		return d, nil
+	case <-ctx.Done():
+		r.mu.Lock()
+		r.pending = nil
+		r.mu.Unlock()
+		return Decision{}, errSuspended
+	}
+}
+
+// acceptedRequests are the requests a decision accepts: all of them when
+// it names none.
+func acceptedRequests(rv ReviewRequest, d Decision) []RevisionRequest {
+	if !d.Approve {
+		return nil
+	}
+	if len(d.Accepted) == 0 {
+		return rv.Requests
+	}
+	ok := map[string]bool{}
+	for _, id := range d.Accepted {
+		ok[id] = true
+	}
+	var out []RevisionRequest
+	for _, r := range rv.Requests {
+		if ok[r.ID] {
+			out = append(out, r)
+		}
+	}
+	return out
+}

@@ -1,0 +1,216 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/researchtui/researchtui/search"
+)
+
+// evidenceRound is the checkpoint of the targeted research done for a
+// round's accepted missing-evidence requests.
+type evidenceRound struct {
+	Records  []search.Record `json:"records"`
+	Analyses []Analysis      `json:"analyses"`
+}
+
+// stageWriteAndReview drafts the report, then loops: review, human gate,
+// targeted research, revision; bounded by --max-revisions and the budgets.
+// Every step is checkpointed by round, so a resume walks the finished
+// rounds from the store and continues where it stopped.
+func (o *orchestrator) stageWriteAndReview(ctx context.Context) error {
+	start := o.stageStart(StageWrite, "writing the report")
+	var draft string
+	if ok, err := o.loadCheckpoint("write/0", &draft); err != nil {
+		return err
+	} else if !ok {
+		if draft, err = o.write(ctx, 0, "", nil, ""); err != nil {
+			return err
+		}
+		if err := o.checkpoint("write/0", draft); err != nil {
+			return err
+		}
+	}
+	o.st.Drafts = append(o.st.Drafts, draft)
+	o.emit(Event{Type: DraftReady, Stage: StageWrite, Text: draft, Count: 0})
+	if err := o.stageDone(StageWrite, start, "draft ready"); err != nil {
+		return err
+	}
+	if !o.plan.Review {
+		return nil
+	}
+	reviewStart := o.stageStart(StageReview, "reviewing the draft")
+	for round := 1; ; round++ {
+		var rv ReviewRequest
+		if ok, err := o.loadCheckpoint(fmt.Sprintf("review/%d", round), &rv); err != nil {
+			return err
+		} else if !ok {
+			if o.meter.exhausted() {
+				o.budgetWarn(StageReview, fmt.Errorf("%w", errBudget))
+				break
+			}
+			if rv, err = o.review(ctx, round, draft); err != nil {
+				return err
+			}
+			if err := o.checkpoint(fmt.Sprintf("review/%d", round), rv); err != nil {
+				return err
+			}
+		}
+		o.st.Reviews = append(o.st.Reviews, rv)
+		if rv.Approved {
+			break
+		}
+		if round > o.opt.MaxRevisions {
+			o.warn(StageReview, "", "the reviewer still asks for changes after %d revisions (--max-revisions); finalising the last draft", o.opt.MaxRevisions)
+			break
+		}
+		var d Decision
+		if ok, err := o.loadCheckpoint(fmt.Sprintf("decision/%d", round), &d); err != nil {
+			return err
+		} else if !ok {
+			if d, err = o.gate(ctx, rv); err != nil {
+				return err
+			}
+			if err := o.checkpoint(fmt.Sprintf("decision/%d", round), d); err != nil {
+				return err
+			}
+			o.emit(Event{Type: ReviewDecided, Stage: StageReview, Decision: &d, Message: decisionText(rv, d)})
+		}
+		o.st.Decisions = append(o.st.Decisions, d)
+		accepted := acceptedRequests(rv, d)
+		if !d.Approve || (len(accepted) == 0 && d.Note == "") {
+			break
+		}
+		if err := o.gatherEvidence(ctx, round, accepted); err != nil {
+			return err
+		}
+		name := fmt.Sprintf("write/%d", round)
+		if ok, err := o.loadCheckpoint(name, &draft); err != nil {
+			return err
+		} else if !ok {
+			if draft, err = o.write(ctx, round, draft, accepted, d.Note); err != nil {
+				return err
+			}
+			if err := o.checkpoint(name, draft); err != nil {
+				return err
+			}
+		}
+		o.st.Drafts = append(o.st.Drafts, draft)
+		o.emit(Event{Type: DraftReady, Stage: StageWrite, Text: draft, Count: round})
+	}
+	return o.stageDone(StageReview, reviewStart, fmt.Sprintf("%d review rounds", len(o.st.Reviews)))
+}
+
+func decisionText(rv ReviewRequest, d Decision) string {
+	if !d.Approve {
+		return "revisions rejected; the draft is finalised as it is"
+	}
+	return fmt.Sprintf("%d of %d revision requests accepted", len(acceptedRequests(rv, d)), len(rv.Requests))
+}
+
+// gatherEvidence does the targeted research that accepted missing-evidence
+// requests call for: search, read, index and analyse new sources, which
+// then get the next citation numbers. Failures only warn: the writer can
+// still revise with what there is.
+func (o *orchestrator) gatherEvidence(ctx context.Context, round int, accepted []RevisionRequest) error {
+	name := fmt.Sprintf("evidence/%d", round)
+	var ev evidenceRound
+	if ok, err := o.loadCheckpoint(name, &ev); err != nil {
+		return err
+	} else if ok {
+		o.applyEvidence(ev)
+		return nil
+	}
+	var asks []RevisionRequest
+	for _, r := range accepted {
+		if r.Kind == KindMissingEvidence {
+			asks = append(asks, r)
+		}
+	}
+	if len(asks) == 0 || o.meter.exhausted() {
+		return nil
+	}
+	a := o.startAgent(StageResearch, fmt.Sprintf("researcher (revision %d)", round), "looking for the missing evidence")
+	known := map[string]bool{}
+	reg := newRegistry()
+	for _, r := range o.st.Found.Records {
+		reg.add(r)
+		known[r.Key] = true
+	}
+	for _, ask := range asks {
+		q := keywords(ask.Text, 6)
+		sq := SubQuestion{ID: "rev", Question: ask.Text, Queries: Queries{Strict: q, Moderate: keywords(ask.Text, 3)}}
+		recs := o.searchSources(ctx, sq, func(src string, err error) { a.warn("%s failed: %s", src, shortErr(err)) })
+		added := 0
+		for _, r := range recs {
+			if added == 2 {
+				break
+			}
+			key, isNew := reg.add(r)
+			if !isNew || known[key] {
+				continue
+			}
+			r.Key, known[key] = key, true
+			added++
+			if err := o.saveSource(r); err != nil {
+				return err
+			}
+			ref := sourceRef(r)
+			o.emit(Event{Type: SourceFound, Stage: StageResearch, Agent: a.name, Source: &ref})
+			chunks, _, err := o.readSource(ctx, r)
+			if err != nil {
+				return err
+			}
+			ix, err := o.engine.index(o.opt.EmbedModel)
+			if err != nil {
+				return err
+			}
+			if _, err := o.indexChunks(ctx, a, ix, chunks); err != nil {
+				if fatal(ctx, err) {
+					return err
+				}
+				a.warn("embedding the new source failed: %s", shortErr(err))
+			}
+			var cs []ContextChunk
+			for i, c := range chunks {
+				if i == 4 {
+					break
+				}
+				cs = append(cs, ContextChunk{ID: c.ID, SourceKey: key, Text: c.Text, Page: c.Page})
+			}
+			analyst := o.startAgent(StageAnalyse, "analyst (revision)", truncateRunes(r.Title, 70))
+			an, _, err := o.analyseOne(ctx, analyst, r, cs)
+			if err != nil {
+				analyst.finish("failed")
+				return err
+			}
+			analyst.finish(fmt.Sprintf("confidence %.2f", an.Confidence))
+			an.SourceKey = key
+			ev.Records = append(ev.Records, r)
+			ev.Analyses = append(ev.Analyses, an)
+		}
+	}
+	a.finish(fmt.Sprintf("%d new sources", len(ev.Records)))
+	if len(ev.Records) == 0 {
+		a.warn("no new sources were found for the missing evidence; the writer revises with the sources it has")
+	}
+	o.applyEvidence(ev)
+	return o.checkpoint(name, ev)
+}
+
+func (o *orchestrator) applyEvidence(ev evidenceRound) {
+	o.st.Found.Records = append(o.st.Found.Records, ev.Records...)
+	o.st.Analyses = append(o.st.Analyses, ev.Analyses...)
+}
+
+func isBudget(err error) bool { return errors.Is(err, errBudget) }
+
+// lastDraft is the draft that will be finalised.
+func (o *orchestrator) lastDraft() string {
+	if len(o.st.Drafts) == 0 {
+		return ""
+	}
+	return strings.TrimSpace(o.st.Drafts[len(o.st.Drafts)-1])
+}

@@ -1,0 +1,104 @@
+package pipeline
+
+import (
+	"strings"
+	"unicode"
+)
+
+// stopwords are dropped from keyword queries.
+var stopwords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`a an the and or of in on for to with by from at as is are was were be been being
+	what which who whom whose how why when where do does did can could should would will may might must
+	this that these those it its their there than then about into over under between among vs versus
+	i we you they he she me my our your his her them us not no yes also such any all some more most
+	use used using effect effects role impact recent current state art review`) {
+		stopwords[w] = true
+	}
+}
+
+// words splits text into lower-case alphanumeric words.
+func words(s string) []string {
+	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-'
+	})
+}
+
+// contentWords are the words that carry meaning: no stopwords, no
+// one-letter words.
+func contentWords(s string) []string {
+	var out []string
+	for _, w := range words(s) {
+		w = strings.Trim(w, "-")
+		if len(w) > 1 && !stopwords[w] {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// keywords returns up to n distinct content words of s, in order.
+func keywords(s string, n int) string {
+	seen := map[string]bool{}
+	var out []string
+	for _, w := range contentWords(s) {
+		if !seen[w] {
+			seen[w] = true
+			out = append(out, w)
+			if len(out) == n {
+				break
+			}
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// oneLine collapses whitespace and drops control characters.
+func oneLine(s string) string {
+	return normalizeQuestion(s)
+}
+
+// cleanQuery makes a model-written query safe to send: one line, no
+// boolean syntax or quotes, bounded length.
+func cleanQuery(s string) string {
+	s = oneLine(s)
+	s = strings.NewReplacer(`"`, " ", "'", " ", "(", " ", ")", " ", " AND ", " ", " OR ", " ", " NOT ", " ").Replace(s)
+	f := strings.Fields(s)
+	if len(f) > 10 {
+		f = f[:10]
+	}
+	return strings.Join(f, " ")
+}
+
+// truncateRunes cuts s to at most n runes, marking the cut.
+func truncateRunes(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// overlap is the fraction of a's content words that appear in b's.
+func overlap(a string, bWords map[string]bool) float64 {
+	aw := contentWords(a)
+	if len(aw) == 0 {
+		return 0
+	}
+	hit := 0
+	for _, w := range aw {
+		if bWords[w] {
+			hit++
+		}
+	}
+	return float64(hit) / float64(len(aw))
+}
+
+func wordSet(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range contentWords(s) {
+		m[w] = true
+	}
+	return m
+}

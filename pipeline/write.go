@@ -1,0 +1,170 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/researchtui/researchtui/llm"
+)
+
+const writerSystem = `You are the writing agent of a research assistant. Write a research report in Markdown from the numbered sources you are given, and nothing else.
+Structure:
+# <title>
+## Executive summary
+## <one section per sub-question, titled with the sub-question>
+## Consensus
+## Contradictions
+## Research gaps
+Rules: support every factual sentence with citations of the form [n] using ONLY the source numbers given (e.g. [2] or [1, 3]); never invent sources, numbers, authors or results; say plainly when the sources do not answer something. Do NOT write a references or bibliography section: it is added automatically.`
+
+const conciseSystem = `You are the writing agent of a research assistant. Answer the question in 80 to 150 words of Markdown, starting with a "# <title>" line, from the numbered sources you are given. Support every factual sentence with citations [n] using ONLY the given source numbers. Do not write a references section: it is added automatically.`
+
+// sourcesBrief is the numbered evidence the writer and reviewer see: [n] is
+// the position in o.st.Analyses, which is what finalise resolves.
+func (o *orchestrator) sourcesBrief() string {
+	var b strings.Builder
+	for i, an := range o.st.Analyses {
+		rec, _ := o.loadSource(an.SourceKey)
+		fmt.Fprintf(&b, "[%d] %s (%s)", i+1, rec.Title, yearOrND(rec.Year))
+		if rec.Venue != "" {
+			fmt.Fprintf(&b, ", %s", rec.Venue)
+		}
+		b.WriteString("\n")
+		for _, f := range an.KeyFindings {
+			fmt.Fprintf(&b, "  - finding: %s\n", f)
+		}
+		for _, q := range an.Quotes {
+			fmt.Fprintf(&b, "  - quote: \"%s\"\n", truncateRunes(q.Text, 400))
+		}
+		if an.Limitations != "" {
+			fmt.Fprintf(&b, "  - limitations: %s\n", oneLine(an.Limitations))
+		}
+	}
+	return b.String()
+}
+
+func (o *orchestrator) subQuestionList() string {
+	var b strings.Builder
+	for _, sq := range o.st.Plan.SubQuestions {
+		fmt.Fprintf(&b, "- %s\n", sq.Question)
+	}
+	return b.String()
+}
+
+// write produces a draft: the first one (round 0) or a revision that
+// carries out the accepted requests. A writer that fails twice is replaced
+// by a draft assembled from the analyses, so a run always has a report.
+func (o *orchestrator) write(ctx context.Context, round int, prior string, accepted []RevisionRequest, note string) (string, error) {
+	name := "writer"
+	what := "writing the report"
+	if round > 0 {
+		name, what = fmt.Sprintf("writer (revision %d)", round), "revising the report"
+	}
+	a := o.startAgent(StageWrite, name, what)
+	var user strings.Builder
+	fmt.Fprintf(&user, "Question: %s\nTitle: %s\nSub-questions:\n%s\nSources:\n%s", o.opt.Question, o.st.Plan.Title, o.subQuestionList(), o.sourcesBrief())
+	system := writerSystem
+	if o.plan.Concise {
+		system = conciseSystem
+	}
+	if round > 0 {
+		fmt.Fprintf(&user, "\nYour previous draft:\n<<<\n%s\n>>>\n\nRevise it, carrying out these requests and keeping everything else that is good:\n", prior)
+		for _, r := range accepted {
+			fmt.Fprintf(&user, "- [%s] section %q: %s\n", r.Kind, r.Section, r.Text)
+		}
+		if note != "" {
+			fmt.Fprintf(&user, "Note from the person reading: %s\n", note)
+		}
+		user.WriteString("Return the whole revised report.")
+	}
+	req := llm.ChatRequest{
+		Messages:    []llm.Message{{Role: "system", Content: system}, {Role: "user", Content: user.String()}},
+		Temperature: ptr(0.3),
+	}
+	var lastErr error
+	for attempt := 0; attempt < 2; attempt++ {
+		resp, err := a.chat(ctx, req)
+		if fatal(ctx, err) {
+			a.finish("failed")
+			return "", err
+		}
+		if err == nil && len(strings.TrimSpace(resp.Content)) > 0 {
+			text := stripThink(resp.Content)
+			a.finish(fmt.Sprintf("%d words", len(strings.Fields(text))))
+			return text, nil
+		}
+		if err == nil {
+			err = fmt.Errorf("the model wrote an empty answer")
+		}
+		lastErr = err
+		o.budgetWarn(StageWrite, err)
+		if ctx.Err() != nil || isBudget(err) {
+			break
+		}
+	}
+	a.warn("the writer failed (%s); the report is assembled from the analyses instead", shortErr(lastErr))
+	a.finish("assembled from analyses")
+	if round > 0 && prior != "" {
+		return prior, nil
+	}
+	return o.assembledDraft(), nil
+}
+
+// assembledDraft is a report built without a model: each sub-question with
+// the findings of the sources retrieved for it, cited.
+func (o *orchestrator) assembledDraft() string {
+	num := map[string]int{}
+	for i, an := range o.st.Analyses {
+		num[an.SourceKey] = i + 1
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n\n## Executive summary\n\nThis report was assembled from the source analyses because the writing model was unavailable. It lists what each source found for each sub-question.\n\n", o.st.Plan.Title)
+	for _, sq := range o.st.Plan.SubQuestions {
+		fmt.Fprintf(&b, "## %s\n\n", sq.Question)
+		wrote := false
+		seen := map[string]bool{}
+		for _, c := range o.st.Contexts[sq.ID] {
+			n, ok := num[c.SourceKey]
+			if !ok || seen[c.SourceKey] {
+				continue
+			}
+			seen[c.SourceKey] = true
+			an := o.st.Analyses[n-1]
+			for _, f := range an.KeyFindings {
+				fmt.Fprintf(&b, "- %s [%d]\n", strings.TrimSpace(f), n)
+				wrote = true
+			}
+		}
+		if !wrote {
+			b.WriteString("The sources found do not address this sub-question.\n")
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("## Research gaps\n\nNot assessed: the writing model was unavailable.\n")
+	return b.String()
+}
+
+// stripThink removes <think> blocks some models put in their answer text.
+func stripThink(s string) string {
+	for {
+		i := strings.Index(s, "<think>")
+		if i < 0 {
+			break
+		}
+		j := strings.Index(s[i:], "</think>")
+		if j < 0 {
+			s = s[:i]
+			break
+		}
+		s = s[:i] + s[i+j+len("</think>"):]
+	}
+	s = strings.TrimSpace(s)
+	// A report wrapped in a ```markdown fence is unwrapped.
+	if strings.HasPrefix(s, "```") {
+		if nl := strings.IndexByte(s, '\n'); nl > 0 {
+			s = strings.TrimSuffix(strings.TrimSpace(s[nl+1:]), "```")
+		}
+	}
+	return strings.TrimSpace(s)
+}
