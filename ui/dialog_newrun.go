@@ -1,0 +1,219 @@
+package ui
+
+import (
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/themes"
+)
+
+// Fields of the new-research form, in tab order.
+const (
+	fieldQuestion = iota
+	fieldModel
+	fieldDepth
+	fieldSources
+	fieldCount
+)
+
+var depths = []string{pipeline.DepthQuick, pipeline.DepthStandard, pipeline.DepthDeep}
+
+// newRunDialog is the new-research form: the question plus the options a
+// run is started with (model, depth, sources), prefilled from the config.
+type newRunDialog struct {
+	base     pipeline.Options
+	question lineInput
+	model    lineInput
+	depth    int
+	sources  map[string]bool
+	srcCur   int
+	focus    int
+	err      string
+}
+
+func newNewRunDialog(st *themes.Styles, defaults pipeline.Options, initial string) (*newRunDialog, tea.Cmd) {
+	d := &newRunDialog{base: defaults, sources: map[string]bool{}}
+	d.question = newInput(st, "what do you want to know?", 60)
+	d.question.limit = pipeline.MaxQuestionBytes
+	d.question.SetValue(initial)
+	d.question.CursorEnd()
+	d.model = newInput(st, "qwen3:8b", 30)
+	d.model.SetValue(defaults.Model)
+	d.depth = 1
+	for i, v := range depths {
+		if v == defaults.Depth {
+			d.depth = i
+		}
+	}
+	srcs := defaults.Sources
+	if len(srcs) == 0 {
+		srcs = []string{"arxiv", "openalex"}
+	}
+	for _, s := range srcs {
+		d.sources[s] = true
+	}
+	return d, d.question.Focus()
+}
+
+func (d *newRunDialog) setFocus(f int) tea.Cmd {
+	d.focus = (f + fieldCount) % fieldCount
+	d.question.Blur()
+	d.model.Blur()
+	switch d.focus {
+	case fieldQuestion:
+		return d.question.Focus()
+	case fieldModel:
+		return d.model.Focus()
+	}
+	return nil
+}
+
+func (d *newRunDialog) options() pipeline.Options {
+	opt := d.base
+	opt.Question = strings.TrimSpace(d.question.Value())
+	if m := strings.TrimSpace(d.model.Value()); m != "" {
+		opt.Model = m
+	}
+	opt.Depth = depths[d.depth]
+	opt.Sources = nil
+	for _, s := range pipeline.KnownSources {
+		if d.sources[s] {
+			opt.Sources = append(opt.Sources, s)
+		}
+	}
+	return opt
+}
+
+func (d *newRunDialog) handle(msg tea.KeyPressMsg, _ time.Time) (action, bool, tea.Cmd) {
+	switch msg.String() {
+	case "esc":
+		return nil, false, nil
+	case "enter":
+		opt := d.options()
+		if opt.Question == "" {
+			d.err = "type a question first"
+			return nil, true, d.setFocus(fieldQuestion)
+		}
+		if len(opt.Sources) == 0 {
+			d.err = "choose at least one source"
+			return nil, true, d.setFocus(fieldSources)
+		}
+		return actStart{opt: opt}, false, nil
+	case "tab", "down":
+		return nil, true, d.setFocus(d.focus + 1)
+	case "shift+tab", "up":
+		return nil, true, d.setFocus(d.focus - 1)
+	}
+	var cmd tea.Cmd
+	switch d.focus {
+	case fieldQuestion:
+		d.question.Update(msg)
+		d.err = ""
+	case fieldModel:
+		d.model.Update(msg)
+	case fieldDepth:
+		switch msg.String() {
+		case "left", "h":
+			d.depth = (d.depth + len(depths) - 1) % len(depths)
+		case "right", "l", "space":
+			d.depth = (d.depth + 1) % len(depths)
+		}
+	case fieldSources:
+		n := len(pipeline.KnownSources)
+		switch msg.String() {
+		case "left", "h":
+			d.srcCur = (d.srcCur + n - 1) % n
+		case "right", "l":
+			d.srcCur = (d.srcCur + 1) % n
+		case "space", "x":
+			s := pipeline.KnownSources[d.srcCur]
+			d.sources[s] = !d.sources[s]
+			d.err = ""
+		}
+	}
+	return nil, true, cmd
+}
+
+func (d *newRunDialog) paste(s string) tea.Cmd {
+	switch d.focus {
+	case fieldQuestion:
+		d.question.SetValue(d.question.Value() + sanitizeLine(s))
+		d.question.CursorEnd()
+	case fieldModel:
+		d.model.SetValue(d.model.Value() + sanitizeLine(s))
+	}
+	return nil
+}
+
+func (d *newRunDialog) view(st *themes.Styles, w, _ int) string {
+	dw := dialogWidth(w, 90)
+	inner := dw - st.Dialog.GetHorizontalFrameSize()
+	d.question.SetWidth(max(inner-12, 10))
+	d.model.SetWidth(max(inner-12, 10))
+	label := func(f int, s string) string {
+		if d.focus == f {
+			return st.Cursor.Render(padRight("▸ "+s, 11))
+		}
+		return st.Muted.Render(padRight("  "+s, 11))
+	}
+	var lines []string
+	lines = append(lines, label(fieldQuestion, "Question")+" "+d.question.View())
+	lines = append(lines, label(fieldModel, "Model")+" "+d.model.View())
+	var dp []string
+	for i, v := range depths {
+		if i == d.depth {
+			dp = append(dp, st.Selected.Render(" "+v+" "))
+		} else {
+			dp = append(dp, st.Muted.Render(" "+v+" "))
+		}
+	}
+	lines = append(lines, label(fieldDepth, "Depth")+" "+strings.Join(dp, ""))
+	var row []string
+	rowW := 0
+	first := true
+	for i, s := range pipeline.KnownSources {
+		box := "[ ]"
+		if d.sources[s] {
+			box = "[x]"
+		}
+		item := box + " " + s
+		style := st.Text
+		if d.focus == fieldSources && i == d.srcCur {
+			style = st.Selected
+		}
+		if rowW+len(item)+2 > inner-12 && rowW > 0 {
+			prefix := label(fieldSources, "Sources")
+			if !first {
+				prefix = strings.Repeat(" ", 11)
+			}
+			lines = append(lines, prefix+" "+strings.Join(row, "  "))
+			row, rowW, first = nil, 0, false
+		}
+		row = append(row, style.Render(item))
+		rowW += len(item) + 2
+	}
+	prefix := label(fieldSources, "Sources")
+	if !first {
+		prefix = strings.Repeat(" ", 11)
+	}
+	lines = append(lines, prefix+" "+strings.Join(row, "  "))
+	if d.err != "" {
+		lines = append(lines, "", st.Error.Render(d.err))
+	}
+	hm := help.New()
+	hm.Styles = help.Styles{ShortKey: st.HelpKey, ShortDesc: st.HelpDesc, ShortSeparator: st.HelpSep, Ellipsis: st.HelpSep}
+	hm.SetWidth(inner)
+	return dialogBox(st, dw, "New research", strings.Join(lines, "\n"), hm.ShortHelpView(d.keyMap().ShortHelp()))
+}
+
+func (d *newRunDialog) keyMap() help.KeyMap {
+	return formKeyMap{short: []key.Binding{
+		kb([]string{"enter"}, "enter", "start"), keyTabFwd,
+		kb([]string{"left", "right"}, "←/→", "choose"), kb([]string{"space"}, "space", "toggle source"), keyEsc,
+	}}
+}

@@ -1,0 +1,186 @@
+package ui
+
+import (
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/themes"
+)
+
+// dialog is a modal overlay. Like crush's dialogs it returns an action
+// value instead of doing anything: the root decides what an action means,
+// so dialogs stay testable with a key and an assertion.
+type dialog interface {
+	// handle processes a key at time now; keep=false closes the dialog.
+	handle(msg tea.KeyPressMsg, now time.Time) (a action, keep bool, cmd tea.Cmd)
+	paste(s string) tea.Cmd
+	view(st *themes.Styles, w, h int) string
+	keyMap() help.KeyMap
+}
+
+// action is what a dialog asks the root to do.
+type action interface{}
+
+type (
+	actDecide struct {
+		id string
+		d  pipeline.Decision
+	}
+	actLater     struct{ id string }
+	actStart     struct{ opt pipeline.Options }
+	actDelete    struct{ id string }
+	actCancelRun struct{ id string }
+	actExport    struct{ format string }
+	actOpenURL   struct{ url string }
+)
+
+// dialogBox draws a dialog frame of width w with a title, a body and a
+// footer of key hints.
+func dialogBox(st *themes.Styles, w int, title, body, footer string) string {
+	inner := w - st.Dialog.GetHorizontalFrameSize()
+	if inner < 10 {
+		inner = 10
+	}
+	parts := []string{st.Title.Render(trunc(title, inner)), ""}
+	parts = append(parts, body)
+	if footer != "" {
+		parts = append(parts, "", footer)
+	}
+	return st.Dialog.Width(w).Render(strings.Join(parts, "\n"))
+}
+
+// dialogWidth is the width dialogs use on a screen of width w.
+func dialogWidth(w, want int) int {
+	if w-4 < want {
+		return max(w-4, 20)
+	}
+	return want
+}
+
+// confirmDialog asks a yes/no question; yes carries out onYes.
+type confirmDialog struct {
+	title, text string
+	onYes       action
+}
+
+func (d *confirmDialog) handle(msg tea.KeyPressMsg, _ time.Time) (action, bool, tea.Cmd) {
+	switch {
+	case key.Matches(msg, keyYes):
+		return d.onYes, false, nil
+	case key.Matches(msg, keyNo), msg.String() == "q":
+		return nil, false, nil
+	}
+	return nil, true, nil
+}
+
+func (d *confirmDialog) paste(string) tea.Cmd { return nil }
+
+func (d *confirmDialog) view(st *themes.Styles, w, _ int) string {
+	dw := dialogWidth(w, 56)
+	body := st.Text.Render(wrapText(d.text, dw-4))
+	return dialogBox(st, dw, d.title, body, st.HelpKey.Render("y")+st.HelpDesc.Render(" yes  ")+st.HelpKey.Render("n/esc")+st.HelpDesc.Render(" no"))
+}
+
+func (d *confirmDialog) keyMap() help.KeyMap { return formKeyMap{short: []key.Binding{keyYes, keyNo}} }
+
+// exportDialog picks an export format.
+type exportDialog struct{}
+
+var exportChoices = []struct{ key, format, label string }{
+	{"m", "md", "Markdown"}, {"h", "html", "HTML"}, {"j", "json", "JSON"}, {"b", "bibtex", "BibTeX"},
+}
+
+func (d *exportDialog) handle(msg tea.KeyPressMsg, _ time.Time) (action, bool, tea.Cmd) {
+	for _, c := range exportChoices {
+		if msg.String() == c.key {
+			return actExport{format: c.format}, false, nil
+		}
+	}
+	if msg.String() == "esc" || msg.String() == "q" {
+		return nil, false, nil
+	}
+	return nil, true, nil
+}
+
+func (d *exportDialog) paste(string) tea.Cmd { return nil }
+
+func (d *exportDialog) view(st *themes.Styles, w, _ int) string {
+	var b strings.Builder
+	for _, c := range exportChoices {
+		b.WriteString(st.HelpKey.Render(c.key) + "  " + st.Text.Render(c.label) + "\n")
+	}
+	return dialogBox(st, dialogWidth(w, 40), "Export report", strings.TrimRight(b.String(), "\n"), st.HelpDesc.Render("esc cancel"))
+}
+
+func (d *exportDialog) keyMap() help.KeyMap {
+	return formKeyMap{short: []key.Binding{kb([]string{"m", "h", "j", "b"}, "m/h/j/b", "format"), keyEsc}}
+}
+
+// sourceDialog shows one cited source in full.
+type sourceDialog struct{ src pipeline.CitedSource }
+
+func (d *sourceDialog) handle(msg tea.KeyPressMsg, _ time.Time) (action, bool, tea.Cmd) {
+	switch msg.String() {
+	case "o":
+		if u := sourceURL(d.src); u != "" {
+			return actOpenURL{url: u}, true, nil
+		}
+	case "esc", "enter", "q":
+		return nil, false, nil
+	}
+	return nil, true, nil
+}
+
+func (d *sourceDialog) paste(string) tea.Cmd { return nil }
+
+func (d *sourceDialog) view(st *themes.Styles, w, h int) string {
+	dw := dialogWidth(w, 84)
+	body := strings.Join(sourceLines(st, d.src, dw-4, true), "\n")
+	lines := strings.Split(body, "\n")
+	if len(lines) > h-8 && h > 10 {
+		lines = append(lines[:h-9], st.Subtle.Render("…"))
+	}
+	return dialogBox(st, dw, "Source ["+itoa(d.src.N)+"]", strings.Join(lines, "\n"),
+		st.HelpKey.Render("o")+st.HelpDesc.Render(" open URL  ")+st.HelpKey.Render("esc")+st.HelpDesc.Render(" close"))
+}
+
+func (d *sourceDialog) keyMap() help.KeyMap {
+	return formKeyMap{short: []key.Binding{pKeys.Open, keyEsc}}
+}
+
+// overlay draws a dialog centred over the base view.
+func overlay(base, top string, w, h int) string {
+	tw, th := lipgloss.Width(top), lipgloss.Height(top)
+	x, y := max((w-tw)/2, 0), max((h-th)/2, 0)
+	c := lipgloss.NewCanvas(w, h)
+	c.Compose(lipgloss.NewCompositor(lipgloss.NewLayer(base), lipgloss.NewLayer(top).X(x).Y(y).Z(1)))
+	return c.Render()
+}
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	neg := n < 0
+	if neg {
+		n = -n
+	}
+	var b [20]byte
+	i := len(b)
+	for n > 0 {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+	}
+	if neg {
+		i--
+		b[i] = '-'
+	}
+	return string(b[i:])
+}

@@ -1,0 +1,440 @@
+package ui
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/themes"
+)
+
+type screen int
+
+const (
+	screenSessions screen = iota
+	screenRun
+	screenReport
+)
+
+// options are test seams: a fixed clock and colour choice make goldens
+// deterministic.
+type options struct {
+	now     func() time.Time
+	noColor bool
+	darkBG  *bool // nil: ask the terminal
+}
+
+// Model is the root and only tea.Model. Screens and dialogs are plain
+// structs it owns and calls; it routes keys (dialog first, then the help
+// overlay, then the screen), owns layout, and turns dialog actions into Cmds.
+type Model struct {
+	ctx  context.Context
+	svc  services
+	cfg  Config
+	now  func() time.Time
+	opts options
+
+	width, height int
+	themeName     string // what is shown: a palette name
+	configured    string // what config asked for ("auto" allowed)
+	darkBG        bool
+	noColor       bool
+	st            *themes.Styles
+	help          help.Model
+	showHelp      bool
+
+	screen   screen
+	sessions sessionsModel
+	runs     map[string]*runState
+	active   string // the run shown on the run screen
+	report   reportModel
+	dialog   dialog
+	md       *mdRenderer
+
+	notice    string // one-line feedback (exported to…, errors)
+	noticeErr bool
+	tickGen   int
+	ticking   bool
+	startedQ  bool // the Config.Question was started
+	quitting  bool
+}
+
+func newModel(ctx context.Context, cfg Config, svc services, o options) *Model {
+	if o.now == nil {
+		o.now = time.Now
+	}
+	m := &Model{
+		ctx: ctx, svc: svc, cfg: cfg, now: o.now, opts: o,
+		configured: cfg.Theme, noColor: o.noColor, darkBG: true,
+		runs:  map[string]*runState{},
+		md:    newMDRenderer(),
+		help:  help.New(),
+		width: 80, height: 24,
+	}
+	if o.darkBG != nil {
+		m.darkBG = *o.darkBG
+	}
+	m.applyTheme(themes.Resolve(cfg.Theme, m.darkBG).Name)
+	m.sessions = newSessionsModel()
+	m.sessions.loading = true
+	return m
+}
+
+// applyTheme rebuilds every style from the palette; rendered reports are
+// keyed by theme, so the report re-renders in the new colours.
+func (m *Model) applyTheme(name string) {
+	p, ok := themes.Lookup(name)
+	if !ok {
+		p = themes.Resolve(name, m.darkBG)
+	}
+	m.themeName = p.Name
+	m.st = themes.Build(p, m.noColor)
+	m.help.Styles = help.Styles{
+		Ellipsis: m.st.HelpSep, ShortKey: m.st.HelpKey, ShortDesc: m.st.HelpDesc, ShortSeparator: m.st.HelpSep,
+		FullKey: m.st.HelpKey, FullDesc: m.st.HelpDesc, FullSeparator: m.st.HelpSep,
+	}
+}
+
+func (m *Model) themeKey() string {
+	if m.noColor {
+		return m.themeName + "/nocolor"
+	}
+	return m.themeName
+}
+
+// Init loads the session list and, if asked, starts the question at once.
+func (m *Model) Init() tea.Cmd {
+	cmds := []tea.Cmd{loadSessionsCmd(m.svc)}
+	if m.opts.darkBG == nil && (m.configured == "" || strings.EqualFold(m.configured, themes.Auto)) {
+		cmds = append(cmds, tea.RequestBackgroundColor)
+	}
+	if q := strings.TrimSpace(m.cfg.Question); q != "" && !m.startedQ {
+		m.startedQ = true
+		opt := m.cfg.Defaults
+		opt.Question = q
+		cmds = append(cmds, startRunCmd(m.ctx, m.svc, opt))
+	}
+	return tea.Batch(cmds...)
+}
+
+// liveHandles are the runs still going, for shutdown.
+func (m *Model) liveHandles() []runHandle {
+	var out []runHandle
+	for _, rs := range m.runs {
+		if rs.h != nil && !rs.closed {
+			out = append(out, rs.h)
+		}
+	}
+	return out
+}
+
+func (m *Model) setNotice(s string, isErr bool) {
+	m.notice, m.noticeErr = sanitizeLine(s), isErr
+}
+
+// Update routes one message. Async results are handled first (they may
+// arrive on any screen), then keys go to the open dialog, the help overlay
+// or the current screen.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		return m, m.relayout()
+	case tea.BackgroundColorMsg:
+		m.darkBG = msg.IsDark()
+		if m.configured == "" || strings.EqualFold(m.configured, themes.Auto) {
+			m.applyTheme(themes.Resolve(themes.Auto, m.darkBG).Name)
+			return m, m.relayout()
+		}
+		return m, nil
+	case sessionsLoadedMsg:
+		m.sessions.loading = false
+		if msg.err != nil {
+			m.setNotice("reading sessions: "+msg.err.Error(), true)
+			return m, nil
+		}
+		m.sessions.setSessions(msg.sessions)
+		return m, nil
+	case runStartedMsg:
+		return m, m.onRunStarted(msg)
+	case runEventsMsg:
+		return m, m.onRunEvents(msg)
+	case reportLoadedMsg:
+		return m, m.onReportLoaded(msg)
+	case reportRenderedMsg:
+		m.report.onRendered(msg)
+		return m, nil
+	case deletedMsg:
+		if msg.err != nil {
+			m.setNotice("delete failed: "+msg.err.Error(), true)
+		} else {
+			m.setNotice("session deleted", false)
+		}
+		return m, loadSessionsCmd(m.svc)
+	case decidedMsg:
+		if msg.err != nil {
+			m.setNotice("review decision: "+msg.err.Error(), true)
+		}
+		return m, nil
+	case exportedMsg:
+		if msg.err != nil {
+			m.setNotice("export failed: "+msg.err.Error(), true)
+		} else {
+			m.setNotice("exported to "+msg.path, false)
+		}
+		return m, nil
+	case openedMsg:
+		if msg.err != nil {
+			m.setNotice("could not open the browser: "+msg.err.Error(), true)
+		}
+		return m, nil
+	case tickMsg:
+		if msg.gen != m.tickGen {
+			return m, nil
+		}
+		if rs := m.runs[m.active]; m.screen == screenRun && rs != nil && rs.live() {
+			return m, tickCmd(m.tickGen)
+		}
+		m.ticking = false
+		return m, nil
+	case tea.KeyPressMsg:
+		return m, m.onKey(msg)
+	case tea.PasteMsg:
+		if m.dialog != nil {
+			return m, m.dialog.paste(msg.Content)
+		}
+		if m.screen == screenSessions {
+			return m, m.sessions.paste(m, msg.Content)
+		}
+	}
+	return m, nil
+}
+
+func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
+	if msg.String() == "ctrl+c" {
+		return m.quit()
+	}
+	if m.dialog != nil {
+		act, keep, cmd := m.dialog.handle(msg, m.now())
+		if !keep {
+			m.dialog = nil
+		}
+		return tea.Batch(cmd, m.do(act))
+	}
+	if m.showHelp {
+		switch msg.String() {
+		case "?", "esc", "q":
+			m.showHelp = false
+		}
+		return nil
+	}
+	if !m.textFocused() {
+		switch msg.String() {
+		case "?":
+			m.showHelp = true
+			return nil
+		case "T":
+			m.applyTheme(themes.Next(m.themeName))
+			m.configured = m.themeName
+			m.setNotice("theme: "+m.themeName, false)
+			return m.relayout()
+		}
+	}
+	switch m.screen {
+	case screenRun:
+		return m.runKey(msg)
+	case screenReport:
+		return m.reportKey(msg)
+	default:
+		return m.sessionsKey(msg)
+	}
+}
+
+// textFocused reports whether a text input has the keys (then q, ? and T
+// are text, not commands).
+func (m *Model) textFocused() bool {
+	switch m.screen {
+	case screenSessions:
+		return m.sessions.filtering
+	case screenReport:
+		return m.report.finding
+	}
+	return false
+}
+
+func (m *Model) quit() tea.Cmd {
+	m.quitting = true
+	return tea.Quit
+}
+
+// startTicking keeps elapsed times moving while a live run is shown.
+func (m *Model) startTicking() tea.Cmd {
+	if m.ticking {
+		return nil
+	}
+	m.ticking = true
+	m.tickGen++
+	return tickCmd(m.tickGen)
+}
+
+// onRunStarted registers a new or resumed run and arms its bridge.
+func (m *Model) onRunStarted(msg runStartedMsg) tea.Cmd {
+	if msg.err != nil {
+		m.setNotice("could not start: "+msg.err.Error(), true)
+		return nil
+	}
+	id := msg.h.ID()
+	title, model := msg.opt.Question, msg.opt.Model
+	if msg.resumed {
+		title, model = msg.sess.Title, msg.sess.Model
+		if title == "" {
+			title = msg.sess.Question
+		}
+	}
+	rs := newRunState(id, title, model, msg.h, m.now())
+	if msg.resumed {
+		rs.usage.PromptTokens = msg.sess.Usage.PromptTokens
+		rs.usage.CompletionTokens = msg.sess.Usage.CompletionTokens
+		rs.usage.EmbeddingTokens = msg.sess.Usage.EmbeddingTokens
+		rs.usage.CostUSD = msg.sess.CostUSD
+	}
+	m.runs[id] = rs
+	m.active = id
+	m.screen = screenRun
+	m.dialog = nil
+	m.notice = ""
+	return tea.Batch(waitEvents(id, msg.h.Events()), loadSessionsCmd(m.svc), m.startTicking())
+}
+
+// onRunEvents folds a batch of events into its run and re-arms the bridge.
+// Consecutive token deltas of one agent are merged first, so a flood of
+// tiny deltas costs one string append, not thousands.
+func (m *Model) onRunEvents(msg runEventsMsg) tea.Cmd {
+	rs := m.runs[msg.id]
+	if rs == nil {
+		return nil
+	}
+	var cmds []tea.Cmd
+	evs := mergeDeltas(msg.events)
+	statusChanged := false
+	for _, ev := range evs {
+		before := rs.status
+		rs.apply(ev)
+		if rs.status != before {
+			statusChanged = true
+		}
+		if ev.Type == pipeline.ReviewRequested && rs.review != nil && m.screen == screenRun && m.active == rs.id {
+			m.openReview(rs)
+		}
+		if ev.Type == pipeline.ReviewRequested && rs.review != nil && !(m.screen == screenRun && m.active == rs.id) {
+			m.setNotice("“"+trunc(rs.title, 40)+"” waits for your review — open it to decide", false)
+		}
+	}
+	if msg.closed {
+		rs.closed = true
+		if rs.ended.IsZero() {
+			rs.ended = m.now()
+		}
+		if _, ok := m.dialog.(*reviewDialog); ok && m.active == rs.id {
+			m.dialog = nil
+		}
+		statusChanged = true
+		if rs.status == "completed" && m.screen == screenRun && m.active == rs.id {
+			cmds = append(cmds, loadReportCmd(m.svc, rs.id))
+		}
+	} else {
+		cmds = append(cmds, waitEvents(msg.id, rs.h.Events()))
+	}
+	if statusChanged {
+		cmds = append(cmds, loadSessionsCmd(m.svc))
+	}
+	return tea.Batch(cmds...)
+}
+
+// mergeDeltas joins adjacent token deltas of the same agent.
+func mergeDeltas(evs []pipeline.Event) []pipeline.Event {
+	if len(evs) < 2 {
+		return evs
+	}
+	out := evs[:0:0]
+	var text, think strings.Builder
+	flush := func(i int) {
+		last := &out[len(out)-1]
+		last.Text, last.Thinking = text.String(), think.String()
+	}
+	open := false
+	for i, ev := range evs {
+		if ev.Type == pipeline.TokenDelta && open && out[len(out)-1].Agent == ev.Agent {
+			text.WriteString(ev.Text)
+			think.WriteString(ev.Thinking)
+			out[len(out)-1].Seq, out[len(out)-1].Time = ev.Seq, ev.Time
+			continue
+		}
+		if open {
+			flush(i)
+			open = false
+		}
+		out = append(out, ev)
+		if ev.Type == pipeline.TokenDelta {
+			text.Reset()
+			think.Reset()
+			text.WriteString(ev.Text)
+			think.WriteString(ev.Thinking)
+			open = true
+		}
+	}
+	if open {
+		flush(len(evs))
+	}
+	return out
+}
+
+func (m *Model) openReview(rs *runState) {
+	if rs.review == nil || rs.h == nil {
+		return
+	}
+	m.dialog = newReviewDialog(rs.id, *rs.review, m.now(), m.st)
+}
+
+// do turns a dialog's action into Cmds.
+func (m *Model) do(a action) tea.Cmd {
+	switch a := a.(type) {
+	case nil:
+		return nil
+	case actDecide:
+		rs := m.runs[a.id]
+		if rs == nil || rs.h == nil {
+			m.setNotice("that run is no longer live; resume it from the sessions list", true)
+			return nil
+		}
+		rs.review = nil
+		if a.d.Approve {
+			m.setNotice("revising with the accepted requests…", false)
+		} else {
+			m.setNotice("finalising the draft…", false)
+		}
+		return decideCmd(rs.h, a.d)
+	case actLater:
+		m.setNotice("review left for later — the session waits as awaiting review", false)
+		return nil
+	case actStart:
+		return startRunCmd(m.ctx, m.svc, a.opt)
+	case actDelete:
+		return deleteCmd(m.svc, a.id)
+	case actCancelRun:
+		if rs := m.runs[a.id]; rs != nil && rs.h != nil {
+			m.setNotice("cancelling — finished stages are kept", false)
+			return cancelCmd(rs.h)
+		}
+	case actExport:
+		m.setNotice("exporting "+a.format+"…", false)
+		return exportCmd(m.svc, m.cfg.DataDir, m.report.rep, a.format)
+	case actOpenURL:
+		return openURLCmd(m.svc, a.url)
+	}
+	return nil
+}

@@ -1,0 +1,315 @@
+package ui
+
+import (
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/researchtui/researchtui/pipeline"
+)
+
+// maxStreamBytes bounds the streamed text kept per run: only the tail is
+// ever on screen, and a bounded buffer keeps every frame O(screen), not
+// O(run).
+const maxStreamBytes = 16 << 10
+
+// maxWarnings bounds the warnings kept for display.
+const maxWarnings = 50
+
+// phase of a stage or agent row in the run tree.
+type phase int
+
+const (
+	phasePending phase = iota
+	phaseRunning
+	phaseDone
+	phaseFailed
+)
+
+type stageRow struct {
+	stage    pipeline.Stage
+	phase    phase
+	started  time.Time
+	elapsed  time.Duration
+	message  string
+	agents   []*agentRow
+	attended bool // the stage was reached in this run (or a resumed one)
+}
+
+type agentRow struct {
+	name     string
+	stage    pipeline.Stage
+	phase    phase
+	started  time.Time
+	elapsed  time.Duration
+	chars    int // streamed characters, for a token estimate while running
+	tokens   int // completion tokens, exact once finished
+	tps      float64
+	exactTok bool
+}
+
+// runState is everything the run screen shows about one run. It is built
+// only from events (apply), so the same code shows a live run, a run that
+// went on in the background, and a replayed event log.
+type runState struct {
+	id       string
+	title    string
+	model    string
+	h        runHandle
+	stages   []*stageRow
+	byStage  map[pipeline.Stage]*stageRow
+	agents   map[string]*agentRow
+	sources  map[string]int // found, per source type
+	recent   []string       // latest source titles, sanitized
+	docs     int
+	fullText int
+	chunks   int
+	analyses int
+
+	writer   string // the agent whose stream is shown
+	text     string // its streamed answer, tail-capped, sanitized
+	thinking string // its streamed thinking, tail-capped, sanitized
+
+	usage    pipeline.UsageTotals
+	warnings []string
+	status   string // store status values
+	errMsg   string
+	review   *pipeline.ReviewRequest // pending, or nil
+	started  time.Time
+	ended    time.Time
+	closed   bool // the event channel closed
+	lastSeq  int64
+}
+
+func newRunState(id, title, model string, h runHandle, now time.Time) *runState {
+	rs := &runState{
+		id: id, title: sanitizeLine(title), model: sanitizeLine(model), h: h,
+		byStage: map[pipeline.Stage]*stageRow{},
+		agents:  map[string]*agentRow{},
+		sources: map[string]int{},
+		status:  "running",
+		started: now,
+	}
+	for _, st := range pipeline.Stages {
+		row := &stageRow{stage: st}
+		rs.stages = append(rs.stages, row)
+		rs.byStage[st] = row
+	}
+	return rs
+}
+
+func (rs *runState) stage(s pipeline.Stage) *stageRow {
+	if s == "" {
+		return nil
+	}
+	row, ok := rs.byStage[s]
+	if !ok { // a stage this UI doesn't know yet: show it anyway, at the end
+		row = &stageRow{stage: s}
+		rs.byStage[s] = row
+		rs.stages = append(rs.stages, row)
+	}
+	return row
+}
+
+func (rs *runState) agent(ev pipeline.Event) *agentRow {
+	name := sanitizeLine(ev.Agent)
+	if name == "" {
+		return nil
+	}
+	a, ok := rs.agents[name]
+	if !ok {
+		a = &agentRow{name: name, stage: ev.Stage}
+		rs.agents[name] = a
+		if st := rs.stage(ev.Stage); st != nil {
+			st.agents = append(st.agents, a)
+		}
+	}
+	return a
+}
+
+// apply folds one event into the state. It does no IO and allocates little
+// for token deltas, which arrive by the thousand.
+func (rs *runState) apply(ev pipeline.Event) {
+	if ev.Seq > rs.lastSeq {
+		rs.lastSeq = ev.Seq
+	}
+	switch ev.Type {
+	case pipeline.TokenDelta:
+		a := rs.agent(ev)
+		if a != nil {
+			a.chars += len(ev.Text) + len(ev.Thinking)
+			if a.phase == phasePending {
+				a.phase, a.started = phaseRunning, ev.Time
+			}
+		}
+		name := sanitizeLine(ev.Agent)
+		if name != rs.writer {
+			rs.writer, rs.text, rs.thinking = name, "", ""
+		}
+		if ev.Thinking != "" {
+			rs.thinking = capTail(rs.thinking+sanitize(ev.Thinking), maxStreamBytes)
+		}
+		if ev.Text != "" {
+			rs.text = capTail(rs.text+sanitize(ev.Text), maxStreamBytes)
+		}
+	case pipeline.RunStarted:
+		rs.started = ev.Time
+		rs.status = "running"
+	case pipeline.StageStarted:
+		if st := rs.stage(ev.Stage); st != nil {
+			st.phase, st.started, st.attended = phaseRunning, ev.Time, true
+		}
+	case pipeline.StageFinished:
+		if st := rs.stage(ev.Stage); st != nil {
+			st.phase, st.attended = phaseDone, true
+			st.elapsed = ev.Elapsed
+			if st.elapsed == 0 && !st.started.IsZero() {
+				st.elapsed = ev.Time.Sub(st.started)
+			}
+			st.message = sanitizeLine(ev.Message)
+		}
+	case pipeline.AgentStarted:
+		if a := rs.agent(ev); a != nil {
+			a.phase, a.started = phaseRunning, ev.Time
+		}
+	case pipeline.AgentFinished:
+		if a := rs.agent(ev); a != nil {
+			a.phase = phaseDone
+			if ev.Status == "failed" {
+				a.phase = phaseFailed
+			}
+			a.elapsed = ev.Elapsed
+			if a.elapsed == 0 && !a.started.IsZero() {
+				a.elapsed = ev.Time.Sub(a.started)
+			}
+			if ev.Usage != nil {
+				a.tokens, a.exactTok = ev.Usage.CompletionTokens, true
+				a.tps = ev.Usage.TokensPerSecond
+			}
+		}
+	case pipeline.SourceFound:
+		if ev.Source != nil {
+			kind := sanitizeLine(ev.Source.Source)
+			if kind == "" {
+				kind = "other"
+			}
+			n := ev.Count
+			if n <= 0 {
+				n = 1
+			}
+			rs.sources[kind] += n
+			if t := sanitizeLine(ev.Source.Title); t != "" {
+				rs.recent = append(rs.recent, t)
+				if len(rs.recent) > 20 {
+					rs.recent = rs.recent[len(rs.recent)-20:]
+				}
+			}
+		}
+	case pipeline.DocumentRead:
+		rs.docs++
+		if ev.Source != nil && ev.Source.FullText {
+			rs.fullText++
+		}
+	case pipeline.ChunksIndexed:
+		rs.chunks += ev.Count
+	case pipeline.AnalysisDone:
+		rs.analyses++
+	case pipeline.ReviewRequested:
+		if ev.Review != nil && !ev.Review.Approved {
+			r := *ev.Review
+			rs.review = &r
+			rs.status = "awaiting_review"
+		}
+	case pipeline.ReviewDecided:
+		rs.review = nil
+		rs.status = "running"
+	case pipeline.UsageUpdated:
+		if ev.Usage != nil {
+			rs.usage = *ev.Usage
+		}
+	case pipeline.Warning:
+		rs.warnings = append(rs.warnings, sanitizeLine(ev.Message))
+		if len(rs.warnings) > maxWarnings {
+			rs.warnings = rs.warnings[len(rs.warnings)-maxWarnings:]
+		}
+	case pipeline.RunFinished:
+		rs.finish(ev, "completed")
+	case pipeline.RunFailed:
+		rs.errMsg = sanitizeLine(ev.Message)
+		rs.finish(ev, "failed")
+	case pipeline.RunCancelled:
+		rs.finish(ev, "cancelled")
+	case pipeline.RunSuspended:
+		rs.finish(ev, "awaiting_review")
+	}
+	if ev.Type != pipeline.TokenDelta && ev.Usage != nil && ev.Type != pipeline.AgentFinished {
+		rs.usage = *ev.Usage
+	}
+}
+
+func (rs *runState) finish(ev pipeline.Event, status string) {
+	if ev.Status != "" {
+		status = ev.Status
+	}
+	rs.status = status
+	rs.ended = ev.Time
+	if status != "awaiting_review" {
+		rs.review = nil
+	}
+	for _, st := range rs.stages {
+		if st.phase == phaseRunning {
+			st.phase = phaseFailed
+			if status == "completed" {
+				st.phase = phaseDone
+			}
+		}
+		for _, a := range st.agents {
+			if a.phase == phaseRunning {
+				a.phase = st.phase
+			}
+		}
+	}
+}
+
+// live reports whether the run is still going (not ended, channel open).
+func (rs *runState) live() bool { return !rs.closed && rs.ended.IsZero() }
+
+// elapsed is the run's wall time so far.
+func (rs *runState) elapsed(now time.Time) time.Duration {
+	if !rs.ended.IsZero() {
+		return rs.ended.Sub(rs.started)
+	}
+	return now.Sub(rs.started)
+}
+
+// sourceKinds returns the source types found, most first.
+func (rs *runState) sourceKinds() []string {
+	kinds := make([]string, 0, len(rs.sources))
+	for k := range rs.sources {
+		kinds = append(kinds, k)
+	}
+	sort.Slice(kinds, func(i, j int) bool {
+		if rs.sources[kinds[i]] != rs.sources[kinds[j]] {
+			return rs.sources[kinds[i]] > rs.sources[kinds[j]]
+		}
+		return kinds[i] < kinds[j]
+	})
+	return kinds
+}
+
+func capTail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	s = s[len(s)-n:]
+	// Don't start in the middle of a UTF-8 sequence or a line.
+	if i := strings.IndexByte(s, '\n'); i >= 0 && i < 256 {
+		return s[i+1:]
+	}
+	for i := 0; i < len(s) && i < 4; i++ {
+		if s[i]&0xc0 != 0x80 {
+			return s[i:]
+		}
+	}
+	return s
+}

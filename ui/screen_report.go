@@ -1,0 +1,461 @@
+package ui
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/viewport"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/themes"
+)
+
+const (
+	paneReport = iota
+	paneSources
+)
+
+// reportModel is the report screen: the rendered report in a viewport and
+// the cited sources beside it (or behind tab on narrow screens).
+type reportModel struct {
+	id, title string
+	rep       pipeline.Report // sanitized once, when loaded
+	loaded    bool
+	err       string
+
+	vp          viewport.Model
+	want        renderKey // the rendering the layout needs
+	have        renderKey // the rendering in the viewport
+	plain       []string  // the rendering without ANSI, for find
+	focus       int
+	srcCursor   int
+	srcOffset   int
+	finding     bool
+	find        lineInput
+	query       string
+	matches     []int
+	matchIdx    int
+	paneW       int
+	paneH       int
+	sourcesW    int
+	sourcesOnly bool // narrow screen showing the sources pane
+}
+
+func newReportModel(id, title string) reportModel {
+	vp := viewport.New()
+	vp.KeyMap = viewport.KeyMap{} // keys are routed by the root
+	return reportModel{id: id, title: sanitizeLine(title), vp: vp}
+}
+
+// sanitizeReport cleans every untrusted field once, at load, so drawing
+// never has to.
+func sanitizeReport(rep pipeline.Report) pipeline.Report {
+	rep.Title = sanitizeLine(rep.Title)
+	rep.Question = sanitizeLine(rep.Question)
+	rep.Markdown = sanitize(rep.Markdown)
+	srcs := make([]pipeline.CitedSource, len(rep.Sources))
+	for i, s := range rep.Sources {
+		s.Title = sanitizeLine(s.Title)
+		for j := range s.Authors {
+			s.Authors = append(s.Authors[:0:0], s.Authors...)
+			s.Authors[j] = sanitizeLine(s.Authors[j])
+		}
+		s.Venue = sanitizeLine(s.Venue)
+		s.DOI = sanitizeLine(s.DOI)
+		s.ArxivID = sanitizeLine(s.ArxivID)
+		s.URL = sanitizeLine(s.URL)
+		s.PDFURL = sanitizeLine(s.PDFURL)
+		s.Source = sanitizeLine(s.Source)
+		s.Quote = sanitizeLine(s.Quote)
+		s.Reference = sanitizeLine(s.Reference)
+		srcs[i] = s
+	}
+	rep.Sources = srcs
+	return rep
+}
+
+func (m *Model) onReportLoaded(msg reportLoadedMsg) tea.Cmd {
+	if msg.id != m.report.id {
+		return nil
+	}
+	if msg.err != nil {
+		m.report.err = sanitizeLine(msg.err.Error())
+		return nil
+	}
+	m.report.rep = sanitizeReport(msg.rep)
+	m.report.loaded = true
+	if m.report.rep.Title != "" {
+		m.report.title = m.report.rep.Title
+	}
+	return m.relayout()
+}
+
+func (r *reportModel) onRendered(msg reportRenderedMsg) {
+	if msg.key != r.want {
+		return // a stale rendering (resized or themed since)
+	}
+	if msg.err != nil {
+		r.err = "rendering the report: " + sanitizeLine(msg.err.Error())
+		return
+	}
+	r.setRendered(msg.key, msg.out)
+}
+
+func (r *reportModel) setRendered(k renderKey, out string) {
+	r.have = k
+	off := r.vp.YOffset()
+	r.vp.SetContent(out)
+	r.vp.SetYOffset(off)
+	r.plain = strings.Split(ansi.Strip(out), "\n")
+	r.recomputeMatches()
+}
+
+// layoutReport sizes the panes and asks for a rendering at the new width;
+// a cached rendering is used at once, anything else renders in a Cmd.
+func (m *Model) layoutReport(w, h int) tea.Cmd {
+	r := &m.report
+	paneH := h - 2 // header, find/match line
+	if w >= 110 {
+		r.sourcesW = w * 36 / 100
+		r.paneW = w - r.sourcesW - 1
+	} else {
+		r.sourcesW, r.paneW = w, w
+	}
+	r.paneH = max(paneH, 1)
+	r.vp.SetWidth(r.paneW)
+	r.vp.SetHeight(r.paneH)
+	if !r.loaded {
+		return nil
+	}
+	r.want = renderKey{id: r.id, width: max(r.paneW-2, 20), theme: m.themeKey()}
+	if r.have == r.want {
+		return nil
+	}
+	if out, ok := m.md.cached(r.want); ok {
+		r.setRendered(r.want, out)
+		return nil
+	}
+	return renderCmd(m.md, r.want, r.rep.Markdown, m.st.Markdown)
+}
+
+func (r *reportModel) recomputeMatches() {
+	r.matches = r.matches[:0]
+	q := strings.ToLower(strings.TrimSpace(r.query))
+	if q == "" {
+		return
+	}
+	for i, l := range r.plain {
+		if strings.Contains(strings.ToLower(l), q) {
+			r.matches = append(r.matches, i)
+		}
+	}
+	if r.matchIdx >= len(r.matches) {
+		r.matchIdx = 0
+	}
+}
+
+func (r *reportModel) jumpToMatch() {
+	if len(r.matches) == 0 {
+		return
+	}
+	r.vp.SetYOffset(max(r.matches[r.matchIdx]-2, 0))
+}
+
+// reportKey handles keys on the report screen.
+func (m *Model) reportKey(msg tea.KeyPressMsg) tea.Cmd {
+	r := &m.report
+	if r.finding {
+		switch msg.String() {
+		case "esc":
+			r.finding = false
+		case "enter":
+			r.finding = false
+			r.query = r.find.Value()
+			r.matchIdx = 0
+			r.recomputeMatches()
+			r.jumpToMatch()
+			r.focus = paneReport
+			r.sourcesOnly = false
+		default:
+			r.find.Update(msg)
+		}
+		return nil
+	}
+	switch {
+	case key.Matches(msg, gKeys.Quit):
+		return m.quit()
+	case key.Matches(msg, pKeys.Back):
+		if r.query != "" {
+			r.query, r.matches = "", nil
+			return nil
+		}
+		m.screen = screenSessions
+		return loadSessionsCmd(m.svc)
+	case key.Matches(msg, pKeys.Tab):
+		r.focus = 1 - r.focus
+		r.sourcesOnly = m.width < 110 && r.focus == paneSources
+	case key.Matches(msg, pKeys.Find):
+		r.finding = true
+		r.find = newInput(m.st, "find in report", 40)
+		r.find.SetValue(r.query)
+		return r.find.Focus()
+	case key.Matches(msg, pKeys.Export):
+		if r.loaded {
+			m.dialog = &exportDialog{}
+		}
+	case key.Matches(msg, pKeys.Next):
+		if len(r.matches) > 0 {
+			r.matchIdx = (r.matchIdx + 1) % len(r.matches)
+			r.jumpToMatch()
+		}
+	case key.Matches(msg, pKeys.Prev):
+		if len(r.matches) > 0 {
+			r.matchIdx = (r.matchIdx + len(r.matches) - 1) % len(r.matches)
+			r.jumpToMatch()
+		}
+	case key.Matches(msg, pKeys.Open):
+		if s := r.selectedSource(); s != nil {
+			if u := sourceURL(*s); u != "" {
+				return openURLCmd(m.svc, u)
+			}
+			m.setNotice("this source has no web address", true)
+		}
+	case r.focus == paneSources:
+		return m.sourcesPaneKey(msg)
+	default:
+		switch {
+		case key.Matches(msg, nav.Up):
+			r.vp.ScrollUp(1)
+		case key.Matches(msg, nav.Down):
+			r.vp.ScrollDown(1)
+		case key.Matches(msg, nav.Top):
+			r.vp.GotoTop()
+		case key.Matches(msg, nav.Bottom):
+			r.vp.GotoBottom()
+		case key.Matches(msg, nav.PageUp):
+			r.vp.PageUp()
+		case key.Matches(msg, nav.PageDown):
+			r.vp.PageDown()
+		case key.Matches(msg, pKeys.Detail):
+			r.focus = paneSources
+			r.sourcesOnly = m.width < 110
+		}
+	}
+	return nil
+}
+
+func (m *Model) sourcesPaneKey(msg tea.KeyPressMsg) tea.Cmd {
+	r := &m.report
+	n := len(r.rep.Sources)
+	switch {
+	case key.Matches(msg, nav.Up):
+		r.srcCursor = max(r.srcCursor-1, 0)
+	case key.Matches(msg, nav.Down):
+		r.srcCursor = min(r.srcCursor+1, max(n-1, 0))
+	case key.Matches(msg, nav.Top):
+		r.srcCursor = 0
+	case key.Matches(msg, nav.Bottom):
+		r.srcCursor = max(n-1, 0)
+	case key.Matches(msg, pKeys.Detail):
+		if s := r.selectedSource(); s != nil {
+			m.dialog = &sourceDialog{src: *s}
+		}
+	}
+	return nil
+}
+
+func (r *reportModel) selectedSource() *pipeline.CitedSource {
+	if r.srcCursor < 0 || r.srcCursor >= len(r.rep.Sources) {
+		return nil
+	}
+	return &r.rep.Sources[r.srcCursor]
+}
+
+// sourceURL is the address to open for a source: its URL, else its DOI,
+// else its arXiv page. Only http(s) addresses are ever handed to the opener.
+func sourceURL(s pipeline.CitedSource) string {
+	cand := s.URL
+	switch {
+	case cand != "":
+	case s.DOI != "":
+		cand = "https://doi.org/" + s.DOI
+	case s.ArxivID != "":
+		cand = "https://arxiv.org/abs/" + s.ArxivID
+	case s.PDFURL != "":
+		cand = s.PDFURL
+	}
+	u, err := url.Parse(cand)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return ""
+	}
+	return u.String()
+}
+
+// sourceLines draws one source: number and title, authors/year/venue,
+// address, and the supporting quote.
+func sourceLines(st *themes.Styles, s pipeline.CitedSource, w int, full bool) []string {
+	var out []string
+	num := fmt.Sprintf("[%d] ", s.N)
+	title := s.Title
+	if title == "" {
+		title = "(untitled)"
+	}
+	for i, l := range strings.Split(wrapText(title, max(w-len(num), 10)), "\n") {
+		if i == 0 {
+			out = append(out, st.Accent.Render(num)+st.Text.Bold(true).Render(l))
+		} else {
+			out = append(out, strings.Repeat(" ", len(num))+st.Text.Bold(true).Render(l))
+		}
+	}
+	var meta []string
+	if len(s.Authors) > 0 {
+		a := strings.Join(s.Authors, ", ")
+		if !full && len(s.Authors) > 3 {
+			a = strings.Join(s.Authors[:3], ", ") + " et al."
+		}
+		meta = append(meta, a)
+	}
+	if s.Year > 0 {
+		meta = append(meta, fmt.Sprint(s.Year))
+	}
+	if s.Venue != "" {
+		meta = append(meta, s.Venue)
+	}
+	pad := strings.Repeat(" ", len(num))
+	if len(meta) > 0 {
+		for _, l := range strings.Split(wrapText(strings.Join(meta, " · "), max(w-len(num), 10)), "\n") {
+			out = append(out, pad+st.Muted.Render(l))
+		}
+	}
+	if s.DOI != "" {
+		out = append(out, pad+st.Link.Render(trunc("doi:"+s.DOI, w-len(num))))
+	}
+	if s.URL != "" && (full || s.DOI == "") {
+		out = append(out, pad+st.Link.Render(trunc(s.URL, w-len(num))))
+	}
+	if full && s.Source != "" {
+		out = append(out, pad+st.Subtle.Render("via "+s.Source))
+	}
+	if s.Quote != "" {
+		q := "“" + s.Quote + "”"
+		ql := strings.Split(wrapText(q, max(w-len(num)-2, 10)), "\n")
+		if !full && len(ql) > 3 {
+			ql = append(ql[:3], "…")
+		}
+		for _, l := range ql {
+			out = append(out, pad+st.Thinking.Render("│ "+l))
+		}
+	}
+	if full && s.Reference != "" {
+		out = append(out, "", st.Muted.Render("Reference"))
+		for _, l := range strings.Split(wrapText(s.Reference, w), "\n") {
+			out = append(out, st.Text.Render(l))
+		}
+	}
+	return out
+}
+
+// viewReport draws the report screen.
+func (m *Model) viewReport(w, h int) string {
+	st := m.st
+	r := &m.report
+	info := ""
+	if r.loaded {
+		info = fmt.Sprintf("%d sources · %d citations", len(r.rep.Sources), r.rep.Metrics.Citations)
+	}
+	head := st.Title.Render(trunc(r.title, max(w-len(info)-2, 10)))
+	header := head + strings.Repeat(" ", max(w-ansi.StringWidth(head)-len(info), 1)) + st.Muted.Render(info)
+
+	var body string
+	switch {
+	case r.err != "":
+		body = fitLines([]string{"", st.Error.Render(trunc(r.err, w)), st.Muted.Render("esc goes back; R on the sessions screen resumes unfinished sessions")}, w, r.paneH)
+	case !r.loaded:
+		body = fitLines([]string{"", st.Muted.Render("loading the report…")}, w, r.paneH)
+	default:
+		report := m.reportPane(r.paneW, r.paneH)
+		switch {
+		case w >= 110:
+			sep := strings.TrimRight(strings.Repeat(st.Subtle.Render("│")+"\n", r.paneH), "\n")
+			body = joinColumns(report, sep, m.sourcesPane(r.sourcesW, r.paneH))
+		case r.sourcesOnly:
+			body = m.sourcesPane(w, r.paneH)
+		default:
+			body = report
+		}
+	}
+	var foot string
+	switch {
+	case r.finding:
+		foot = st.Accent.Render("find: ") + r.find.View()
+	case r.query != "" && len(r.matches) == 0:
+		foot = st.Warning.Render(fmt.Sprintf("no match for “%s”", sanitizeLine(r.query)))
+	case r.query != "":
+		foot = st.Muted.Render(fmt.Sprintf("“%s” match %d/%d · n next · N previous · esc clears", sanitizeLine(r.query), r.matchIdx+1, len(r.matches)))
+	case r.loaded:
+		pane := "report"
+		if r.focus == paneSources {
+			pane = "sources"
+		}
+		foot = st.Subtle.Render(fmt.Sprintf("%3.0f%% · focus: %s · tab switches", r.vp.ScrollPercent()*100, pane))
+	}
+	return header + "\n" + body + "\n" + padRight(foot, w)
+}
+
+func (m *Model) reportPane(w, h int) string {
+	r := &m.report
+	if r.have != r.want || r.have.width == 0 {
+		return fitLines([]string{"", m.st.Muted.Render("rendering…")}, w, h)
+	}
+	lines := strings.Split(r.vp.View(), "\n")
+	return fitLines(lines, w, h)
+}
+
+func (m *Model) sourcesPane(w, h int) string {
+	st := m.st
+	r := &m.report
+	title := fmt.Sprintf("Sources (%d)", len(r.rep.Sources))
+	hs := st.Muted
+	if r.focus == paneSources {
+		hs = st.Heading
+	}
+	lines := []string{hs.Render(title)}
+	if len(r.rep.Sources) == 0 {
+		lines = append(lines, st.Subtle.Render("no cited sources"))
+		return fitLines(lines, w, h)
+	}
+	// Blocks per source; scroll by whole blocks to keep the cursor in view.
+	blocks := make([][]string, len(r.rep.Sources))
+	for i, s := range r.rep.Sources {
+		b := sourceLines(st, s, w-2, false)
+		for j := range b {
+			if i == r.srcCursor && r.focus == paneSources && j == 0 {
+				b[j] = st.Cursor.Render("▸ ") + b[j]
+			} else {
+				b[j] = "  " + b[j]
+			}
+		}
+		blocks[i] = append(b, "")
+	}
+	if r.srcCursor < r.srcOffset {
+		r.srcOffset = r.srcCursor
+	}
+	for {
+		used := 0
+		for i := r.srcOffset; i <= r.srcCursor && i < len(blocks); i++ {
+			used += len(blocks[i])
+		}
+		if used <= h-1 || r.srcOffset >= r.srcCursor {
+			break
+		}
+		r.srcOffset++
+	}
+	for i := r.srcOffset; i < len(blocks) && len(lines) < h; i++ {
+		lines = append(lines, blocks[i]...)
+	}
+	return fitLines(lines, w, h)
+}

@@ -1,0 +1,227 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// runKey handles keys on the run screen.
+func (m *Model) runKey(msg tea.KeyPressMsg) tea.Cmd {
+	rs := m.runs[m.active]
+	switch {
+	case key.Matches(msg, gKeys.Quit):
+		return m.quit()
+	case key.Matches(msg, rKeys.Back):
+		m.screen = screenSessions
+		return loadSessionsCmd(m.svc)
+	case key.Matches(msg, rKeys.Cancel):
+		if rs != nil && rs.live() {
+			m.dialog = &confirmDialog{title: "Cancel this run?", text: "The run stops now. Finished stages stay saved, and R on the sessions screen resumes it later.", onYes: actCancelRun{id: rs.id}}
+		}
+	case key.Matches(msg, rKeys.Review):
+		if rs != nil && rs.review != nil {
+			m.openReview(rs)
+		}
+	case key.Matches(msg, rKeys.Report):
+		if rs != nil && rs.status == "completed" {
+			m.report = newReportModel(rs.id, rs.title)
+			m.screen = screenReport
+			return loadReportCmd(m.svc, rs.id)
+		}
+	}
+	return nil
+}
+
+var phaseIcon = map[phase]string{phasePending: "○", phaseRunning: "●", phaseDone: "✓", phaseFailed: "✗"}
+
+func (m *Model) icon(p phase) string {
+	st := m.st
+	switch p {
+	case phaseRunning:
+		return st.IconRunning.Render(phaseIcon[p])
+	case phaseDone:
+		return st.IconDone.Render(phaseIcon[p])
+	case phaseFailed:
+		return st.IconFailed.Render(phaseIcon[p])
+	}
+	return st.IconPending.Render(phaseIcon[p])
+}
+
+// viewRun draws the live run: the stage/agent tree and source counts on the
+// left, the writing agent's stream on the right, warnings and the usage bar
+// below.
+func (m *Model) viewRun(w, h int) string {
+	st := m.st
+	rs := m.runs[m.active]
+	if rs == nil {
+		return fitLines([]string{st.Muted.Render("No run selected.")}, w, h)
+	}
+	now := m.now()
+	badge := st.Badge(rs.status).Render(statusLabel(rs.status))
+	head := st.Title.Render(trunc(rs.title, max(w-ansi.StringWidth(badge)-2, 10)))
+	header := head + strings.Repeat(" ", max(w-ansi.StringWidth(head)-ansi.StringWidth(badge), 1)) + badge
+
+	bodyH := h - 3 // header, warnings, status bar
+	leftW := clamp(w*45/100, 34, 52)
+	rightW := w - leftW - 1
+	left := m.runTree(rs, leftW, bodyH, now)
+	right := m.runStream(rs, rightW, bodyH)
+	sep := strings.TrimRight(strings.Repeat(st.Subtle.Render("│")+"\n", bodyH), "\n")
+
+	var warn string
+	switch n := len(rs.warnings); {
+	case rs.errMsg != "":
+		warn = st.Error.Render(trunc("✗ "+rs.errMsg, w))
+	case rs.review != nil:
+		warn = st.Warning.Render(trunc("◆ the reviewer asks for revisions — v to decide", w))
+	case n > 0:
+		warn = st.Subtle.Render(trunc(fmt.Sprintf("⚠ %d warning(s) · %s", n, rs.warnings[n-1]), w))
+	case rs.status == "completed":
+		warn = st.Success.Render("✓ report ready — enter to read it")
+	}
+	return header + "\n" + joinColumns(left, sep, right) + "\n" + padRight(warn, w) + "\n" + m.runStatusBar(rs, w, now)
+}
+
+// runTree lists stages with their agents, then what was found.
+func (m *Model) runTree(rs *runState, w, h int, now time.Time) string {
+	st := m.st
+	var lines []string
+	for _, sr := range rs.stages {
+		el := ""
+		switch {
+		case sr.phase == phaseRunning && !sr.started.IsZero():
+			el = fmtDuration(now.Sub(sr.started))
+		case sr.phase == phaseDone || sr.phase == phaseFailed:
+			el = fmtDuration(sr.elapsed)
+		}
+		name := string(sr.stage)
+		nameStyle := st.Text
+		if sr.phase == phasePending {
+			nameStyle = st.Subtle
+		} else if sr.phase == phaseRunning {
+			nameStyle = st.Heading
+		}
+		line := m.icon(sr.phase) + " " + nameStyle.Render(padRight(name, w-10)) + st.Muted.Render(fmt.Sprintf("%7s", el))
+		lines = append(lines, line)
+		for _, a := range sr.agents {
+			lines = append(lines, m.agentLine(a, w, now))
+		}
+	}
+	lines = append(lines, "")
+	lines = append(lines, st.Heading.Render("Sources"))
+	kinds := rs.sourceKinds()
+	if len(kinds) == 0 {
+		lines = append(lines, st.Subtle.Render("  none yet"))
+	} else {
+		var parts []string
+		for _, k := range kinds {
+			parts = append(parts, fmt.Sprintf("%s %d", k, rs.sources[k]))
+		}
+		for _, l := range strings.Split(wrapText(strings.Join(parts, " · "), w-2), "\n") {
+			lines = append(lines, "  "+st.Text.Render(l))
+		}
+	}
+	lines = append(lines, "  "+st.Muted.Render(fmt.Sprintf("read %d (%d full text) · chunks %d · analysed %d", rs.docs, rs.fullText, rs.chunks, rs.analyses)))
+	for i := len(rs.recent) - 1; i >= 0 && len(lines) < h; i-- {
+		lines = append(lines, "  "+st.Subtle.Render(trunc("· "+rs.recent[i], w-2)))
+	}
+	if len(lines) > h { // keep the running part in view
+		first := 0
+		for i, sr := range rs.stages {
+			if sr.phase == phaseRunning {
+				first = i
+				break
+			}
+		}
+		if first > 0 {
+			lines = lines[min(first, len(lines)-h):]
+		}
+	}
+	return fitLines(lines, w, h)
+}
+
+// agentLine is one agent: icon, name, elapsed, tokens, tokens/s. While an
+// agent streams, tokens are estimated from characters (~4 per token) and
+// marked with ~; the exact count arrives when it finishes.
+func (m *Model) agentLine(a *agentRow, w int, now time.Time) string {
+	st := m.st
+	el := a.elapsed
+	if a.phase == phaseRunning && !a.started.IsZero() {
+		el = now.Sub(a.started)
+	}
+	tok := a.tokens
+	mark := ""
+	if !a.exactTok {
+		tok, mark = a.chars/4, "~"
+	}
+	tps := a.tps
+	if tps == 0 && el > 0 && tok > 0 {
+		tps = float64(tok) / el.Seconds()
+	}
+	stats := fmt.Sprintf("%6s %6s", fmtDuration(el), mark+fmtTokens(tok))
+	if w >= 44 {
+		stats += fmt.Sprintf(" %5.0f/s", tps)
+	}
+	nameW := w - 4 - len(stats) - 1
+	return "  " + m.icon(a.phase) + " " + st.Text.Render(padRight(a.name, nameW)) + " " + st.Muted.Render(stats)
+}
+
+// runStream shows the streamed text of the agent that is writing: its
+// thinking dimmed in a box of its own above, the answer below.
+func (m *Model) runStream(rs *runState, w, h int) string {
+	st := m.st
+	title := "Output"
+	if rs.writer != "" {
+		title += " · " + rs.writer
+	}
+	lines := []string{st.Heading.Render(trunc(title, w))}
+	avail := h - 1
+	if rs.thinking != "" {
+		thinkH := max(avail/3, 2)
+		tl := lastLines(wrapText(tailForWidth(rs.thinking, w, thinkH), w-2), thinkH-1)
+		lines = append(lines, st.Subtle.Render("thinking"))
+		for _, l := range tl {
+			lines = append(lines, st.Thinking.Render("│ "+l))
+		}
+		avail = h - len(lines)
+	}
+	if rs.text == "" && rs.thinking == "" {
+		lines = append(lines, st.Subtle.Render("waiting for a model to write…"))
+	} else if rs.text != "" {
+		for _, l := range lastLines(wrapText(tailForWidth(rs.text, w, avail), w), avail) {
+			lines = append(lines, st.Text.Render(l))
+		}
+	}
+	return fitLines(lines, w, h)
+}
+
+// tailForWidth cuts the text to what can possibly show in h lines of w
+// cells, so wrapping costs O(screen) however long the stream is.
+func tailForWidth(s string, w, h int) string {
+	limit := (w + 1) * (h + 2) * 2
+	if len(s) <= limit {
+		return s
+	}
+	return capTail(s, limit)
+}
+
+// runStatusBar: prompt and completion tokens, cost, elapsed time, model.
+func (m *Model) runStatusBar(rs *runState, w int, now time.Time) string {
+	st := m.st
+	u := rs.usage
+	item := func(k, v string) string { return st.StatusKey.Render(k) + st.StatusItem.Render(" "+v+"  ") }
+	bar := item("prompt", fmtTokens(u.PromptTokens)) + item("completion", fmtTokens(u.CompletionTokens))
+	if w >= 100 {
+		bar += item("embed", fmtTokens(u.EmbeddingTokens))
+	}
+	bar += st.StatusKey.Render("cost") + st.Cost.Inherit(st.StatusItem).Render(" "+fmtCost(u.CostUSD)+"  ")
+	bar += item("elapsed", fmtDuration(rs.elapsed(now)))
+	bar += item("model", rs.model)
+	bar = " " + bar
+	return st.StatusBar.Render(padRight(bar, w))
+}

@@ -1,0 +1,148 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/store"
+)
+
+// runHandle is what the UI needs of a running session. *pipeline.Run has
+// exactly these methods; tests substitute scripted runs fed with synthetic
+// events, so every screen can be tested without a backend.
+type runHandle interface {
+	ID() string
+	Events() <-chan pipeline.Event
+	Decide(pipeline.Decision) error
+	Pending() *pipeline.ReviewRequest
+	Cancel()
+	Done() <-chan struct{}
+}
+
+// services is every piece of IO the UI performs. Only Cmds call it, never
+// Update, so a slow disk or backend can't freeze a frame.
+type services interface {
+	ListSessions() ([]store.Session, error)
+	Session(id string) (store.Session, error)
+	DeleteSession(id string) error
+	LoadReport(id string) (pipeline.Report, error)
+	Start(ctx context.Context, opt pipeline.Options) (runHandle, error)
+	Resume(ctx context.Context, id string, d *pipeline.Decision) (runHandle, error)
+	Export(rep pipeline.Report, format string) ([]byte, error)
+	OpenURL(url string) error
+}
+
+// errNoBackend is what starting or resuming says when there is no engine.
+var errNoBackend = errors.New("no model backend: start Ollama (`ollama serve`) and restart researchtui")
+
+// liveServices is services over the real engine and store.
+type liveServices struct {
+	eng *pipeline.Engine
+	st  *store.Store
+}
+
+func (l liveServices) ListSessions() ([]store.Session, error) {
+	if l.st == nil {
+		return nil, nil
+	}
+	return l.st.ListSessions()
+}
+
+func (l liveServices) Session(id string) (store.Session, error) { return l.st.Session(id) }
+func (l liveServices) DeleteSession(id string) error            { return l.st.DeleteSession(id) }
+func (l liveServices) LoadReport(id string) (pipeline.Report, error) {
+	return pipeline.LoadReport(l.st, id)
+}
+
+func (l liveServices) Start(ctx context.Context, opt pipeline.Options) (runHandle, error) {
+	if l.eng == nil {
+		return nil, errNoBackend
+	}
+	r, err := l.eng.Start(ctx, opt)
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func (l liveServices) Resume(ctx context.Context, id string, d *pipeline.Decision) (runHandle, error) {
+	if l.eng == nil {
+		return nil, errNoBackend
+	}
+	r, err := l.eng.Resume(ctx, id, d)
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func (l liveServices) Export(rep pipeline.Report, format string) ([]byte, error) {
+	return exportReport(rep, format)
+}
+
+// OpenURL hands a URL to the desktop's opener. The URL comes from source
+// metadata, so it is passed as one argument, never through a shell.
+func (l liveServices) OpenURL(url string) error {
+	var cmd *exec.Cmd
+	switch runtime.GOOS {
+	case "darwin":
+		cmd = exec.Command("open", url)
+	case "windows":
+		cmd = exec.Command("rundll32", "url.dll,FileProtocolHandler", url)
+	default:
+		cmd = exec.Command("xdg-open", url)
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	go func() { _ = cmd.Wait() }()
+	return nil
+}
+
+// exportExt maps an export format to its file extension.
+var exportExt = map[string]string{"md": "md", "html": "html", "json": "json", "bibtex": "bib"}
+
+// writeExport writes an exported report under dir/exports and returns the
+// path. The file name comes from the session ID (never from the title, which
+// is untrusted text).
+func writeExport(dir, id, format string, data []byte) (string, error) {
+	ext, ok := exportExt[format]
+	if !ok {
+		return "", fmt.Errorf("unknown export format %q", format)
+	}
+	if dir == "" {
+		dir = "."
+	}
+	out := filepath.Join(dir, "exports")
+	if err := os.MkdirAll(out, 0o700); err != nil {
+		return "", err
+	}
+	path := filepath.Join(out, filepath.Base(id)+"."+ext)
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		return "", err
+	}
+	return path, nil
+}
+
+// shutdownRuns cancels live runs and waits (bounded) until each has saved
+// its session, so a quit with a review open leaves it awaiting review.
+func shutdownRuns(runs []runHandle, timeout time.Duration) {
+	deadline := time.After(timeout)
+	for _, r := range runs {
+		r.Cancel()
+	}
+	for _, r := range runs {
+		select {
+		case <-r.Done():
+		case <-deadline:
+			return
+		}
+	}
+}

@@ -1,0 +1,56 @@
+// Package ui is researchtui's terminal interface (Bubble Tea v2): one root
+// model that routes keys by screen and focus, the screens (sessions, run,
+// report) and dialogs (review, new research, confirm, export, source, help)
+// each in their own file, and the bridge from the pipeline's event channel.
+//
+// Rules the code keeps (see README.md): no IO in Update — store reads,
+// glamour rendering, exports and run control happen in Cmds; Cmds never
+// touch the model; every untrusted string is sanitized before it is drawn;
+// token deltas are batched so a flood costs one frame, not thousands.
+package ui
+
+import (
+	"context"
+	"os"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/store"
+)
+
+// Config is what main.go hands the UI.
+type Config struct {
+	Engine     *pipeline.Engine
+	Store      *store.Store
+	Defaults   pipeline.Options // model, embed model, sources, depth for new runs
+	BackendErr error            // non-nil: show a banner with the fix; browsing keeps working
+	Theme      string           // "auto", "dark", "light", ... from config
+	Question   string           // non-empty: start this research at once
+	DataDir    string           // where exports are written by default
+}
+
+// Run shows the TUI until the person quits or ctx is cancelled. Live runs
+// are cancelled on the way out and given a moment to save, so a run stopped
+// at the review gate stays awaiting review.
+func Run(ctx context.Context, cfg Config) error {
+	svc := liveServices{eng: cfg.Engine, st: cfg.Store}
+	if cfg.Engine == nil {
+		svc.eng = nil
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	m := newModel(runCtx, cfg, svc, options{noColor: os.Getenv("NO_COLOR") != ""})
+	p := tea.NewProgram(m, tea.WithContext(ctx))
+	final, err := p.Run()
+	if fm, ok := final.(*Model); ok && fm != nil {
+		shutdownRuns(fm.liveHandles(), 5*time.Second)
+	} else {
+		shutdownRuns(m.liveHandles(), 5*time.Second)
+	}
+	if err == tea.ErrProgramKilled && ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return err
+}
