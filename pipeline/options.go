@@ -3,8 +3,8 @@ package pipeline
 import (
 	"errors"
 	"fmt"
+	"github.com/researchtui/researchtui/search"
 	"strings"
-	"unicode/utf8"
 )
 
 // Depth presets.
@@ -127,27 +127,9 @@ func isKnownSource(s string) bool {
 	return false
 }
 
-// normalizeQuestion trims, drops control characters and invalid UTF-8, and
-// collapses runs of whitespace.
+// normalizeQuestion strips terminal control sequences and invalid UTF-8
+// and collapses whitespace, so a pasted escape sequence can neither reach
+// a terminal nor count as a question.
 func normalizeQuestion(q string) string {
-	if !utf8.ValidString(q) {
-		q = strings.ToValidUTF8(q, "")
-	}
-	var b strings.Builder
-	space := false
-	for _, r := range q {
-		switch {
-		case r == '\n' || r == '\t' || r == ' ' || r == '\r':
-			space = true
-			continue
-		case r < 0x20 || (r >= 0x7f && r < 0xa0):
-			continue
-		}
-		if space && b.Len() > 0 {
-			b.WriteByte(' ')
-		}
-		space = false
-		b.WriteRune(r)
-	}
-	return b.String()
+	return search.CleanLine(q)
 }

@@ -1,0 +1,234 @@
+// Package pipelinetest provides a scripted "research model" for tests of
+// the pipeline, the command line and the TUI: a responder for the fake
+// Ollama server (llm/ollamafake) that answers each agent the way a
+// competent model would, from what is actually in its prompt, plus fault
+// injection. It is a normal package so tests of other packages can import
+// it; nothing in the shipped binary does.
+package pipelinetest
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/researchtui/researchtui/llm/ollamafake"
+)
+
+// Agent kinds, recognised from the system prompt.
+const (
+	Planner  = "planner"
+	Analyst  = "analyst"
+	Writer   = "writer"
+	Reviewer = "reviewer"
+	Other    = "other"
+)
+
+// KindOf says which agent a chat call comes from.
+func KindOf(call ollamafake.ChatCall) string {
+	sys := ""
+	if len(call.Messages) > 0 && call.Messages[0].Role == "system" {
+		sys = call.Messages[0].Content
+	}
+	switch {
+	case strings.Contains(sys, "planning agent"):
+		return Planner
+	case strings.Contains(sys, "analyst agent"):
+		return Analyst
+	case strings.Contains(sys, "writing agent"):
+		return Writer
+	case strings.Contains(sys, "reviewer agent"):
+		return Reviewer
+	}
+	return Other
+}
+
+// Fault replaces the n-th call of an agent kind (1-based) with a bad answer.
+type Fault struct {
+	Kind  string // Planner, Analyst, Writer, Reviewer
+	Nth   int
+	Reply ollamafake.Reply // e.g. broken JSON content, Status 500, DropAfter 2
+}
+
+// Script is a scripted research model.
+type Script struct {
+	// RevisionRounds is how many review rounds ask for revisions before the
+	// reviewer approves (1: the first round asks, the second approves).
+	RevisionRounds int
+	// SubQuestions the planner writes (default 2).
+	SubQuestions int
+	// BogusCitation makes the writer also cite a source number that does
+	// not exist, which finalise must remove.
+	BogusCitation bool
+	Faults        []Fault
+
+	mu     sync.Mutex
+	counts map[string]int
+}
+
+// Calls is how many calls an agent kind has received.
+func (s *Script) Calls(kind string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.counts[kind]
+}
+
+// Responder is the ollamafake responder for this script.
+func (s *Script) Responder() ollamafake.Responder {
+	return func(call ollamafake.ChatCall) ollamafake.Reply {
+		kind := KindOf(call)
+		s.mu.Lock()
+		if s.counts == nil {
+			s.counts = map[string]int{}
+		}
+		s.counts[kind]++
+		n := s.counts[kind]
+		s.mu.Unlock()
+		for _, f := range s.Faults {
+			if f.Kind == kind && f.Nth == n {
+				return f.Reply
+			}
+		}
+		user := lastUser(call)
+		switch kind {
+		case Planner:
+			return ollamafake.Reply{Content: s.plan(user)}
+		case Analyst:
+			return ollamafake.Reply{Content: analysis(user)}
+		case Writer:
+			return ollamafake.Reply{Content: s.report(user), Thinking: "Let me organise the sources by sub-question."}
+		case Reviewer:
+			return ollamafake.Reply{Content: s.review(n)}
+		}
+		return ollamafake.Echo(call)
+	}
+}
+
+func lastUser(call ollamafake.ChatCall) string {
+	for i := len(call.Messages) - 1; i >= 0; i-- {
+		if call.Messages[i].Role == "user" {
+			return call.Messages[i].Content
+		}
+	}
+	return ""
+}
+
+func (s *Script) plan(user string) string {
+	n := s.SubQuestions
+	if n == 0 {
+		n = 2
+	}
+	subs := []map[string]any{}
+	topics := []struct{ q, strict, moderate, broad string }{
+		{"Which software testing techniques are studied in these papers?", "software testing techniques", "software testing", "testing"},
+		{"How are large language models augmented with tools for chemistry?", "language models chemistry tools", "llm chemistry", "chemistry"},
+		{"What evaluation methods are used to measure the results?", "evaluation methods results", "evaluation", "testing"},
+		{"What limitations do the authors report?", "reported limitations", "limitations", "testing"},
+	}
+	for i := 0; i < n && i < len(topics); i++ {
+		t := topics[i]
+		subs = append(subs, map[string]any{"question": t.q, "queries": map[string]string{"strict": t.strict, "moderate": t.moderate, "broad": t.broad}})
+	}
+	b, _ := json.Marshal(map[string]any{
+		"title": "Testing and Tool-Augmented Language Models", "intent": "cs_physics",
+		"canonical_term": "testing", "sub_questions": subs,
+	})
+	return string(b)
+}
+
+var excerpt = regexp.MustCompile(`(?m)^\[([^\]]+#\d+)\] (.+)$`)
+
+// analysis quotes the first excerpt verbatim, as a good analyst would.
+func analysis(user string) string {
+	m := excerpt.FindStringSubmatch(user)
+	quote, id := "", ""
+	if m != nil {
+		id = m[1]
+		w := strings.Fields(m[2])
+		if len(w) > 12 {
+			w = w[:12]
+		}
+		quote = strings.Join(w, " ")
+	}
+	b, _ := json.Marshal(map[string]any{
+		"methodology":  "An empirical study reported in the excerpts.",
+		"key_findings": []string{quote},
+		"limitations":  "Only the abstract was available.",
+		"relevance":    "It addresses the question directly.",
+		"confidence":   0.8,
+		"quotes":       []map[string]string{{"chunk_id": id, "text": quote}},
+	})
+	return string(b)
+}
+
+var sourceLine = regexp.MustCompile(`(?m)^\[(\d+)\] (.+)$`)
+var findingLine = regexp.MustCompile(`(?m)^  - finding: (.+)$`)
+
+// report writes a report with one section per sub-question, citing each
+// source for its own finding, so every citation is grounded.
+func (s *Script) report(user string) string {
+	subs := subQuestions(user)
+	srcs := sourceLine.FindAllStringSubmatch(user, -1)
+	var findings []string
+	blocks := sourceLine.Split(user, -1)
+	for i := range srcs {
+		f := findingLine.FindStringSubmatch(blocks[i+1])
+		if f != nil {
+			findings = append(findings, f[1])
+		} else {
+			findings = append(findings, "This source is relevant")
+		}
+	}
+	var b strings.Builder
+	revised := strings.Contains(user, "Your previous draft")
+	b.WriteString("# Testing and Tool-Augmented Language Models\n\n## Executive summary\n\n")
+	if revised {
+		b.WriteString("This revised report answers every sub-question from the retrieved sources. ")
+	}
+	fmt.Fprintf(&b, "The %d sources agree on the main points.\n\n", len(srcs))
+	for i, q := range subs {
+		fmt.Fprintf(&b, "## %s\n\n", q)
+		for j := range findings {
+			if j%len(subs) == i%len(subs) || len(findings) < len(subs) {
+				fmt.Fprintf(&b, "%s [%d].\n", strings.TrimSuffix(findings[j], "."), j+1)
+			}
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("## Consensus\n\nThe sources broadly agree [1].\n\n## Contradictions\n\nNone were found.\n\n## Research gaps\n\nLarger studies are needed.")
+	if s.BogusCitation {
+		b.WriteString(" A claim with no source [42].")
+	}
+	b.WriteString("\n\n## References\n\n1. A reference the model invented, which must not survive.\n")
+	return b.String()
+}
+
+func subQuestions(user string) []string {
+	_, rest, ok := strings.Cut(user, "Sub-questions:\n")
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, line := range strings.Split(rest, "\n") {
+		if !strings.HasPrefix(line, "- ") {
+			break
+		}
+		out = append(out, strings.TrimPrefix(line, "- "))
+	}
+	return out
+}
+
+func (s *Script) review(n int) string {
+	if n <= s.RevisionRounds {
+		b, _ := json.Marshal(map[string]any{
+			"approved": false, "summary": "The executive summary should say how complete the evidence is.",
+			"requests": []map[string]string{
+				{"kind": "clarity", "section": "Executive summary", "text": "State how well the sources answer each sub-question."},
+				{"kind": "structure", "section": "Research gaps", "text": "Tie the gaps to the sub-questions."},
+			},
+		})
+		return string(b)
+	}
+	return `{"approved": true, "summary": "The report is well grounded.", "requests": []}`
+}
