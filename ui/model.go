@@ -344,7 +344,7 @@ func (m *Model) onRunEvents(msg runEventsMsg) tea.Cmd {
 		}
 		statusChanged = true
 		if rs.status == "completed" && m.screen == screenRun && m.active == rs.id {
-			cmds = append(cmds, loadReportCmd(m.svc, rs.id))
+			cmds = append(cmds, m.openReport(rs.id, rs.title))
 		}
 	} else {
 		cmds = append(cmds, waitEvents(msg.id, rs.h.Events()))

@@ -78,6 +78,13 @@ func sanitizeReport(rep pipeline.Report) pipeline.Report {
 	return rep
 }
 
+// openReport switches to the report screen and loads the report.
+func (m *Model) openReport(id, title string) tea.Cmd {
+	m.report = newReportModel(id, title)
+	m.screen = screenReport
+	return tea.Batch(loadReportCmd(m.svc, id), m.relayout())
+}
+
 func (m *Model) onReportLoaded(msg reportLoadedMsg) tea.Cmd {
 	if msg.id != m.report.id {
 		return nil

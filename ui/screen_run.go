@@ -29,9 +29,7 @@ func (m *Model) runKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 	case key.Matches(msg, rKeys.Report):
 		if rs != nil && rs.status == "completed" {
-			m.report = newReportModel(rs.id, rs.title)
-			m.screen = screenReport
-			return loadReportCmd(m.svc, rs.id)
+			return m.openReport(rs.id, rs.title)
 		}
 	}
 	return nil
@@ -186,7 +184,7 @@ func (m *Model) runStream(rs *runState, w, h int) string {
 		tl := lastLines(wrapText(tailForWidth(rs.thinking, w, thinkH), w-2), thinkH-1)
 		lines = append(lines, st.Subtle.Render("thinking"))
 		for _, l := range tl {
-			lines = append(lines, st.Thinking.Render("│ "+l))
+			lines = append(lines, st.Thinking.Render("┊ "+l))
 		}
 		avail = h - len(lines)
 	}

@@ -196,9 +196,7 @@ func (m *Model) openSession() tea.Cmd {
 	if r.s.Status == store.StatusAwaitingReview {
 		return m.resumeSelected()
 	}
-	m.report = newReportModel(r.s.ID, r.title)
-	m.screen = screenReport
-	return loadReportCmd(m.svc, r.s.ID)
+	return m.openReport(r.s.ID, r.title)
 }
 
 // resumeSelected resumes an interrupted, failed, cancelled or awaiting-review
@@ -313,7 +311,7 @@ func (m *Model) sessionLine(r *sessionRow, w int, sel bool) string {
 	if w >= 90 {
 		meta = fmt.Sprintf(" %-12s", trunc(r.model, 12)) + meta + fmt.Sprintf(" %7s", fmtCost(r.s.CostUSD))
 	}
-	titleW := w - 2 - 17 - len(meta) - 1
+	titleW := w - 2 - 17 - 1 - 1 - len(meta)
 	marker := "  "
 	title := padRight(r.title, max(titleW, 4))
 	if sel {
@@ -381,7 +379,7 @@ func actionHint(status string) string {
 	case store.StatusInterrupted, store.StatusFailed, store.StatusCancelled:
 		return "R: resume from the last checkpoint · enter: read what exists"
 	case store.StatusRunning:
-		return "enter: watch it live"
+		return "running — in this window it shows live; elsewhere it belongs to another process"
 	}
 	return ""
 }

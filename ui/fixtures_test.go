@@ -1,0 +1,253 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/store"
+)
+
+// testNow is the fixed clock of every golden.
+var testNow = time.Date(2026, 11, 22, 15, 30, 0, 0, time.UTC)
+
+// clock is a settable clock for grace-period tests.
+type clock struct{ t time.Time }
+
+func (c *clock) now() time.Time          { return c.t }
+func (c *clock) advance(d time.Duration) { c.t = c.t.Add(d) }
+
+// fakeRun is a scripted run: tests push events into ch.
+type fakeRun struct {
+	id        string
+	ch        chan pipeline.Event
+	done      chan struct{}
+	mu        sync.Mutex
+	decisions []pipeline.Decision
+	cancelled bool
+	pending   *pipeline.ReviewRequest
+}
+
+func newFakeRun(id string) *fakeRun {
+	return &fakeRun{id: id, ch: make(chan pipeline.Event, 1024), done: make(chan struct{})}
+}
+
+func (r *fakeRun) ID() string                    { return r.id }
+func (r *fakeRun) Events() <-chan pipeline.Event { return r.ch }
+func (r *fakeRun) Done() <-chan struct{}         { return r.done }
+func (r *fakeRun) Pending() *pipeline.ReviewRequest {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.pending
+}
+func (r *fakeRun) Decide(d pipeline.Decision) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.decisions = append(r.decisions, d)
+	return nil
+}
+func (r *fakeRun) Cancel() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.cancelled {
+		r.cancelled = true
+	}
+}
+
+// fakeServices is an in-memory store and engine.
+type fakeServices struct {
+	mu       sync.Mutex
+	sessions []store.Session
+	reports  map[string]pipeline.Report
+	runs     []*fakeRun
+	started  []pipeline.Options
+	resumed  []string
+	deleted  []string
+	opened   []string
+	exported []string
+	startErr error
+}
+
+func (f *fakeServices) ListSessions() ([]store.Session, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]store.Session(nil), f.sessions...), nil
+}
+func (f *fakeServices) Session(id string) (store.Session, error) {
+	for _, s := range f.sessions {
+		if s.ID == id {
+			return s, nil
+		}
+	}
+	return store.Session{}, store.ErrNotFound
+}
+func (f *fakeServices) DeleteSession(id string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.deleted = append(f.deleted, id)
+	for i, s := range f.sessions {
+		if s.ID == id {
+			f.sessions = append(f.sessions[:i], f.sessions[i+1:]...)
+			return nil
+		}
+	}
+	return store.ErrNotFound
+}
+func (f *fakeServices) LoadReport(id string) (pipeline.Report, error) {
+	if r, ok := f.reports[id]; ok {
+		return r, nil
+	}
+	return pipeline.Report{}, fmt.Errorf("session %s has no report yet", id)
+}
+func (f *fakeServices) Start(ctx context.Context, opt pipeline.Options) (runHandle, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.startErr != nil {
+		return nil, f.startErr
+	}
+	f.started = append(f.started, opt)
+	r := newFakeRun(fmt.Sprintf("run%d", len(f.runs)+1))
+	f.runs = append(f.runs, r)
+	return r, nil
+}
+func (f *fakeServices) Resume(ctx context.Context, id string, d *pipeline.Decision) (runHandle, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.resumed = append(f.resumed, id)
+	r := newFakeRun(id)
+	f.runs = append(f.runs, r)
+	return r, nil
+}
+func (f *fakeServices) Export(rep pipeline.Report, format string) ([]byte, error) {
+	f.exported = append(f.exported, format)
+	return pipeline.ExportReport(rep, format)
+}
+func (f *fakeServices) OpenURL(u string) error { f.opened = append(f.opened, u); return nil }
+
+// fixtureSessions is a fixed set covering every status.
+func fixtureSessions() []store.Session {
+	mk := func(id, title, status string, ago time.Duration, p, c int, cost float64) store.Session {
+		return store.Session{ID: id, Question: title + "?", Title: title, Status: status, CreatedAt: testNow.Add(-ago),
+			Model: "qwen3:8b", EmbedModel: "nomic-embed-text", Usage: store.Usage{PromptTokens: p, CompletionTokens: c, EmbeddingTokens: p / 2}, CostUSD: cost}
+	}
+	s := []store.Session{
+		mk("s6", "How do transformers handle long context", store.StatusRunning, 10*time.Minute, 12000, 3400, 0),
+		mk("s5", "CRISPR off-target effects in primary T cells", store.StatusAwaitingReview, 2*time.Hour, 48000, 9100, 0),
+		mk("s4", "Perovskite solar cell stability under humidity", store.StatusCompleted, 26*time.Hour, 150000, 21000, 0.42),
+		mk("s3", "Evidence for intermittent fasting and longevity", store.StatusFailed, 40*24*time.Hour, 3000, 200, 0),
+		mk("s2", "Sparse attention kernels on consumer GPUs", store.StatusInterrupted, 60*24*time.Hour, 22000, 1500, 0),
+		mk("s1", "Graph neural networks for molecule property prediction", store.StatusCompleted, 400*24*time.Hour, 99000, 15000, 0),
+	}
+	s[1].Stage = "review"
+	s[3].Error = "ollama: model \"qwen3:8b\" not found"
+	s[4].Stage = "read"
+	return s
+}
+
+func fixtureReport() pipeline.Report {
+	return pipeline.Report{
+		SessionID: "s4",
+		Title:     "Perovskite solar cell stability under humidity",
+		Question:  "Perovskite solar cell stability under humidity?",
+		Markdown: "# Perovskite stability under humidity\n\n## Executive summary\n\nMoisture degrades methylammonium lead iodide within hours [1]. " +
+			"Encapsulation and 2D/3D heterostructures extend lifetimes to over 1,000 hours [2].\n\n" +
+			"## Mechanisms\n\nWater forms hydrate phases that decompose to PbI2 [1][3].\n\n- hydration\n- ion migration\n\n## References\n\n1. Smith (2021)\n2. Li (2022)\n3. Kim (2020)\n",
+		Sources: []pipeline.CitedSource{
+			{N: 1, Key: "doi:10.1/a", Title: "Moisture-induced degradation of MAPbI3", Authors: []string{"J. Smith", "A. Jones"}, Year: 2021, Venue: "Nature Energy", DOI: "10.1038/nenergy.2021.1", Source: "openalex", Quote: "films degraded within 6 hours at 80% RH"},
+			{N: 2, Key: "arxiv:2201.00001", Title: "2D/3D heterostructures for stable perovskites", Authors: []string{"W. Li", "B. Chen", "C. Wang", "D. Zhao"}, Year: 2022, Venue: "arXiv", URL: "https://arxiv.org/abs/2201.00001", Source: "arxiv", Quote: "T80 lifetime exceeded 1,000 h"},
+			{N: 3, Key: "doi:10.1/c", Title: "Hydrate phases in hybrid perovskites", Authors: []string{"H. Kim"}, Year: 2020, Venue: "JACS", DOI: "10.1021/jacs.0c00001", Source: "crossref"},
+		},
+		Metrics: pipeline.CitationMetrics{Citations: 4, DistinctSources: 3, SupportedRatio: 1},
+	}
+}
+
+// newTestModel builds a root model over fake services with a fixed clock
+// and size, with the session list already loaded.
+func newTestModel(t testing.TB, w, h int, theme string, noColor bool) (*Model, *fakeServices) {
+	t.Helper()
+	svc := &fakeServices{sessions: fixtureSessions(), reports: map[string]pipeline.Report{"s4": fixtureReport(), "s1": fixtureReport()}}
+	dark := true
+	m := newModel(context.Background(), Config{Theme: theme, DataDir: t.TempDir(), Defaults: pipeline.Options{Model: "qwen3:8b", EmbedModel: "nomic-embed-text", Depth: "standard", Sources: []string{"arxiv", "openalex"}}},
+		svc, options{now: func() time.Time { return testNow }, noColor: noColor, darkBG: &dark})
+	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	m.Update(sessionsLoadedMsg{sessions: fixtureSessions()})
+	return m, svc
+}
+
+// exec runs a Cmd and feeds its message (and those of batches) back into
+// the model, like the Bubble Tea loop does, skipping ticks and bridge
+// waits that would block.
+func run(t testing.TB, m *Model, cmd tea.Cmd) {
+	t.Helper()
+	for _, msg := range runCmd(cmd) {
+		_, next := m.Update(msg)
+		run(t, m, next)
+	}
+}
+
+func runCmd(cmd tea.Cmd) []tea.Msg {
+	if cmd == nil {
+		return nil
+	}
+	done := make(chan tea.Msg, 1)
+	go func() { done <- cmd() }()
+	var msg tea.Msg
+	select {
+	case msg = <-done:
+	case <-time.After(50 * time.Millisecond):
+		return nil // a blocking Cmd (bridge waiting for events, tick)
+	}
+	switch msg := msg.(type) {
+	case tea.BatchMsg:
+		var out []tea.Msg
+		for _, c := range msg {
+			out = append(out, runCmd(c)...)
+		}
+		return out
+	case tickMsg, nil:
+		return nil
+	}
+	return []tea.Msg{msg}
+}
+
+func kp(s string) tea.KeyPressMsg {
+	switch s {
+	case "enter":
+		return tea.KeyPressMsg{Code: tea.KeyEnter}
+	case "esc":
+		return tea.KeyPressMsg{Code: tea.KeyEscape}
+	case "tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab}
+	case "space":
+		return tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
+	case "up":
+		return tea.KeyPressMsg{Code: tea.KeyUp}
+	case "down":
+		return tea.KeyPressMsg{Code: tea.KeyDown}
+	case "backspace":
+		return tea.KeyPressMsg{Code: tea.KeyBackspace}
+	case "ctrl+c":
+		return tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
+	}
+	r := []rune(s)
+	return tea.KeyPressMsg{Code: r[0], Text: s}
+}
+
+// press sends keys and runs the resulting Cmds.
+func press(t testing.TB, m *Model, keys ...string) {
+	t.Helper()
+	for _, k := range keys {
+		_, cmd := m.Update(kp(k))
+		run(t, m, cmd)
+	}
+}
+
+var errBackend = errors.New(`dial tcp 127.0.0.1:11434: connect: connection refused`)
+
+func tea_ws(w, h int) tea.WindowSizeMsg { return tea.WindowSizeMsg{Width: w, Height: h} }
