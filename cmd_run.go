@@ -1,0 +1,250 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/researchtui/researchtui/pipeline"
+)
+
+// runFlags are the flags of run and resume (DESIGN §3).
+type runFlags struct {
+	model, embedModel, backend, sources, depth, review, out string
+	maxRevisions, budgetTokens                              int
+	json                                                    bool
+}
+
+func (f *runFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.model, "model", "", "chat model (default qwen3:8b, or RESEARCHTUI_MODEL)")
+	fl.StringVar(&f.embedModel, "embed-model", "", "embedding model (default nomic-embed-text, or RESEARCHTUI_EMBED_MODEL)")
+	fl.StringVar(&f.backend, "backend", "", "model backend: ollama|openai")
+	fl.StringVar(&f.sources, "sources", "", "comma-separated sources: arxiv,openalex,pubmed,semanticscholar,crossref,web,local")
+	fl.StringVar(&f.depth, "depth", "", "quick|standard|deep")
+	fl.StringVar(&f.review, "review", pipeline.ReviewApprove, "what to do with reviewer requests: approve|reject|ask")
+	fl.IntVar(&f.maxRevisions, "max-revisions", -1, "revision rounds at most (default 2)")
+	fl.IntVar(&f.budgetTokens, "budget-tokens", 0, "stop optional work after this many tokens (0: no limit)")
+	fl.StringVar(&f.out, "out", "", "write the report to FILE (default: stdout)")
+	fl.BoolVar(&f.json, "json", false, "print progress as NDJSON events on stdout")
+}
+
+// apply puts flags over config values (flags > env > config > defaults).
+func (f *runFlags) apply(cfg *Config) {
+	if f.model != "" {
+		cfg.Model = f.model
+	}
+	if f.embedModel != "" {
+		cfg.EmbedModel = f.embedModel
+	}
+	if f.backend != "" {
+		cfg.Backend = f.backend
+	}
+	if f.sources != "" {
+		cfg.Sources = strings.Split(f.sources, ",")
+	}
+	if f.depth != "" {
+		cfg.Depth = f.depth
+	}
+	if f.maxRevisions >= 0 {
+		cfg.MaxRevisions = &f.maxRevisions
+	}
+	if f.budgetTokens > 0 {
+		cfg.BudgetTokens = f.budgetTokens
+	}
+}
+
+func (f *runFlags) validate() error {
+	switch f.review {
+	case pipeline.ReviewApprove, pipeline.ReviewReject, pipeline.ReviewAsk:
+	default:
+		return fmt.Errorf("%w: --review must be approve, reject or ask", errUsage)
+	}
+	return nil
+}
+
+func runCommand() *cobra.Command {
+	f := &runFlags{}
+	cmd := &cobra.Command{
+		Use:   "run [flags] QUESTION",
+		Short: "Research a question headless; exits 0 when a report was produced",
+		Example: `  researchtui run "what limits the context length of transformers?"
+  researchtui run --json --depth quick --out report.md "CRISPR off-target detection methods"`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := f.validate(); err != nil {
+				return err
+			}
+			cfg, err := loadConfig()
+			if err != nil {
+				return err
+			}
+			f.apply(cfg)
+			opt := cfg.defaultOptions()
+			opt.Question = joinArgs(args)
+			if err := opt.Normalize(); err != nil { // bad input fails before anything is opened
+				return err
+			}
+			a, err := openApp(cfg)
+			if err != nil {
+				return err
+			}
+			defer a.Close()
+			if err := checkBackend(cmd.Context(), a.backend, opt.Model, opt.EmbedModel); err != nil {
+				return err
+			}
+			r, err := a.engine.Start(cmd.Context(), opt)
+			if err != nil {
+				return err
+			}
+			warnUnavailable(cmd, f, r.ID(), unavailableSources(opt.Sources, a.engine.Sources))
+			return headless(cmd, a, r, f)
+		},
+	}
+	f.register(cmd)
+	return cmd
+}
+
+func resumeCommand() *cobra.Command {
+	f := &runFlags{}
+	cmd := &cobra.Command{
+		Use:   "resume [flags] ID",
+		Short: "Resume an interrupted or awaiting-review session headless",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := f.validate(); err != nil {
+				return err
+			}
+			cfg, err := loadConfig()
+			if err != nil {
+				return err
+			}
+			f.apply(cfg)
+			a, err := openApp(cfg)
+			if err != nil {
+				return err
+			}
+			defer a.Close()
+			sess, err := a.store.Session(args[0])
+			if err != nil {
+				return fmt.Errorf("%w: no session %q (see `researchtui sessions list`)", errUsage, args[0])
+			}
+			if err := checkBackend(cmd.Context(), a.backend, sess.Model, sess.EmbedModel); err != nil {
+				return err
+			}
+			r, err := a.engine.Resume(cmd.Context(), args[0], nil)
+			if err != nil {
+				return err
+			}
+			return headless(cmd, a, r, f)
+		},
+	}
+	f.register(cmd)
+	return cmd
+}
+
+func warnUnavailable(cmd *cobra.Command, f *runFlags, id string, names []string) {
+	if len(names) == 0 || f.json {
+		return
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "note: %s not available in this build; searching the others\n", strings.Join(names, ", "))
+}
+
+// headless consumes a run's events: NDJSON on stdout with --json, short
+// progress lines on stderr otherwise; reviewer requests are decided by the
+// --review policy. The report goes to --out or stdout.
+func headless(cmd *cobra.Command, a *app, r *pipeline.Run, f *runFlags) error {
+	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	enc := json.NewEncoder(stdout)
+	p := &progress{w: stderr}
+	var report string
+	for ev := range r.Events() {
+		if f.json {
+			if err := enc.Encode(ev); err != nil {
+				return err
+			}
+		} else {
+			p.show(ev)
+		}
+		switch ev.Type {
+		case pipeline.ReviewRequested:
+			d, err := decide(cmd.Context(), f.review, ev.Review, cmd.InOrStdin(), stderr)
+			if err != nil {
+				r.Cancel()
+				continue
+			}
+			_ = r.Decide(d) // ErrNoPendingReview only if the run ended meanwhile
+		case pipeline.ReportReady:
+			report = ev.Text
+		}
+	}
+	sess, err := r.Wait()
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return fmt.Errorf("%w: session %s cancelled; `researchtui resume %s` continues it", context.Canceled, sess.ID, sess.ID)
+		}
+		return &exitError{exitFailed, fmt.Errorf("session %s failed: %w", sess.ID, err)}
+	}
+	if sess.Status != "completed" {
+		fmt.Fprintf(stderr, "session %s is %s; `researchtui resume %s` continues it\n", sess.ID, strings.ReplaceAll(sess.Status, "_", " "), sess.ID)
+		return &exitError{exitFailed, fmt.Errorf("no report was produced")}
+	}
+	if f.out != "" {
+		if err := os.WriteFile(f.out, []byte(report), 0o644); err != nil {
+			return err
+		}
+		if !f.json {
+			fmt.Fprintf(stderr, "report written to %s\n", f.out)
+		}
+	} else if !f.json {
+		fmt.Fprint(stdout, report)
+	}
+	if !f.json {
+		fmt.Fprintf(stderr, "session %s: %d prompt + %d completion tokens, %d embedding tokens\n",
+			sess.ID, sess.Usage.PromptTokens, sess.Usage.CompletionTokens, sess.Usage.EmbeddingTokens)
+	}
+	return nil
+}
+
+// decide applies the --review policy; "ask" reads the answer from the terminal.
+func decide(ctx context.Context, policy string, rv *pipeline.ReviewRequest, in io.Reader, out io.Writer) (pipeline.Decision, error) {
+	switch policy {
+	case pipeline.ReviewReject:
+		return pipeline.Decision{Approve: false}, nil
+	case pipeline.ReviewApprove:
+		return pipeline.Decision{Approve: true}, nil
+	}
+	fmt.Fprintf(out, "\nThe reviewer asks for %d revisions (round %d): %s\n", len(rv.Requests), rv.Round, rv.Summary)
+	for i, q := range rv.Requests {
+		fmt.Fprintf(out, "  %d. [%s] %s: %s\n", i+1, q.Kind, q.Section, q.Text)
+	}
+	fmt.Fprint(out, "Accept all (a), reject and finalise (r), or list the numbers to accept (e.g. 1 3): ")
+	line, err := bufio.NewReader(in).ReadString('\n')
+	if err != nil && line == "" {
+		return pipeline.Decision{}, fmt.Errorf("no answer on stdin: %w", err)
+	}
+	line = strings.TrimSpace(strings.ToLower(line))
+	switch line {
+	case "a", "accept", "y", "yes", "":
+		return pipeline.Decision{Approve: true}, nil
+	case "r", "reject", "n", "no":
+		return pipeline.Decision{Approve: false}, nil
+	}
+	var ids []string
+	for _, f := range strings.Fields(strings.ReplaceAll(line, ",", " ")) {
+		var n int
+		if _, err := fmt.Sscanf(f, "%d", &n); err == nil && n >= 1 && n <= len(rv.Requests) {
+			ids = append(ids, rv.Requests[n-1].ID)
+		}
+	}
+	if len(ids) == 0 {
+		return pipeline.Decision{Approve: false}, nil
+	}
+	return pipeline.Decision{Approve: true, Accepted: ids}, nil
+}

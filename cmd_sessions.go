@@ -1,0 +1,207 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/store"
+)
+
+func sessionsCommand() *cobra.Command {
+	c := &cobra.Command{Use: "sessions", Short: "List, show, export and delete past sessions (offline)"}
+	c.AddCommand(sessionsList(), sessionsShow(), sessionsExport(), sessionsDelete())
+	return c
+}
+
+// withStore runs fn with the store open; no backend is needed.
+func withStore(fn func(st *store.Store) error) error {
+	cfg, err := loadConfig()
+	if err != nil {
+		return err
+	}
+	st, err := openStore(cfg)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	return fn(st)
+}
+
+// sessionJSON is the list form of a session (DESIGN §3).
+type sessionJSON struct {
+	ID        string      `json:"id"`
+	Question  string      `json:"question"`
+	Title     string      `json:"title"`
+	Status    string      `json:"status"`
+	CreatedAt time.Time   `json:"created_at"`
+	UpdatedAt time.Time   `json:"updated_at"`
+	Model     string      `json:"model"`
+	Stage     string      `json:"stage,omitempty"`
+	Usage     store.Usage `json:"usage"`
+	CostUSD   float64     `json:"cost_usd"`
+	Warnings  int         `json:"warnings,omitempty"`
+	Error     string      `json:"error,omitempty"`
+}
+
+func toJSON(s store.Session) sessionJSON {
+	return sessionJSON{ID: s.ID, Question: s.Question, Title: s.Title, Status: s.Status, CreatedAt: s.CreatedAt,
+		UpdatedAt: s.UpdatedAt, Model: s.Model, Stage: s.Stage, Usage: s.Usage, CostUSD: s.CostUSD, Warnings: s.Warnings, Error: s.Error}
+}
+
+func sessionsList() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "One line (or JSON object) per session, newest first",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return withStore(func(st *store.Store) error {
+				all, err := st.ListSessions()
+				if err != nil {
+					return err
+				}
+				out := cmd.OutOrStdout()
+				enc := json.NewEncoder(out)
+				for _, s := range all {
+					if asJSON {
+						if err := enc.Encode(toJSON(s)); err != nil {
+							return err
+						}
+						continue
+					}
+					fmt.Fprintf(out, "%s  %-15s  %s  %7d tok  %s\n", s.ID, s.Status, s.CreatedAt.Local().Format("2006-01-02 15:04"),
+						s.Usage.PromptTokens+s.Usage.CompletionTokens, sanitize(truncate(s.Title, 70)))
+				}
+				if len(all) == 0 && !asJSON {
+					fmt.Fprintln(cmd.ErrOrStderr(), "no sessions yet; start one with `researchtui run \"QUESTION\"` or `researchtui`")
+				}
+				return nil
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "one JSON object per line")
+	return cmd
+}
+
+// sessionDetail is `sessions show --json`: the session with its sources,
+// citations, reviews and report.
+type sessionDetail struct {
+	sessionJSON
+	Report  string                    `json:"report,omitempty"`
+	Sources []pipeline.CitedSource    `json:"sources"`
+	Metrics *pipeline.CitationMetrics `json:"citations,omitempty"`
+	Reviews []pipeline.ReviewRequest  `json:"reviews,omitempty"`
+	Pending json.RawMessage           `json:"pending_review,omitempty"`
+}
+
+func sessionsShow() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "show ID",
+		Short: "Show a session: question, status, usage, sources, report",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return withStore(func(st *store.Store) error {
+				s, err := st.Session(args[0])
+				if err != nil {
+					return notFound(args[0], err)
+				}
+				d := sessionDetail{sessionJSON: toJSON(s), Report: s.Report, Pending: s.PendingReview, Sources: []pipeline.CitedSource{}}
+				if rep, err := pipeline.LoadReport(st, s.ID); err == nil {
+					d.Sources, d.Metrics, d.Reviews = rep.Sources, &rep.Metrics, rep.Reviews
+				}
+				out := cmd.OutOrStdout()
+				if asJSON {
+					enc := json.NewEncoder(out)
+					enc.SetIndent("", "  ")
+					return enc.Encode(d)
+				}
+				fmt.Fprintf(out, "%s\n%s\n\nquestion  %s\nstatus    %s\ncreated   %s\nmodel     %s\ntokens    %d prompt, %d completion, %d embedding\n",
+					sanitize(s.Title), strings.Repeat("=", len([]rune(sanitize(s.Title)))), sanitize(s.Question), s.Status,
+					s.CreatedAt.Local().Format(time.RFC1123), s.Model, s.Usage.PromptTokens, s.Usage.CompletionTokens, s.Usage.EmbeddingTokens)
+				if s.Error != "" {
+					fmt.Fprintf(out, "error     %s\n", sanitize(s.Error))
+				}
+				if len(d.Sources) > 0 {
+					fmt.Fprintf(out, "\nsources\n")
+					for _, c := range d.Sources {
+						fmt.Fprintf(out, "  [%d] %s\n", c.N, sanitize(c.Reference))
+					}
+				}
+				if s.Report != "" {
+					fmt.Fprintf(out, "\n%s\n", sanitize(s.Report))
+				}
+				return nil
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "JSON with sources, citations, reviews and report")
+	return cmd
+}
+
+func sessionsExport() *cobra.Command {
+	var format, out string
+	cmd := &cobra.Command{
+		Use:   "export ID --format md|html|json|bibtex [--out FILE]",
+		Short: "Export a session's report",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return withStore(func(st *store.Store) error {
+				if _, err := st.Session(args[0]); err != nil {
+					return notFound(args[0], err)
+				}
+				rep, err := pipeline.LoadReport(st, args[0])
+				if err != nil {
+					return &exitError{exitFailed, err}
+				}
+				data, err := pipeline.ExportReport(rep, format)
+				if err != nil {
+					return err
+				}
+				if out == "" {
+					_, err = cmd.OutOrStdout().Write(data)
+					return err
+				}
+				if err := os.WriteFile(out, data, 0o644); err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", out)
+				return nil
+			})
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "md", "md|html|json|bibtex")
+	cmd.Flags().StringVar(&out, "out", "", "write to FILE instead of stdout")
+	return cmd
+}
+
+func sessionsDelete() *cobra.Command {
+	return &cobra.Command{
+		Use:   "delete ID",
+		Short: "Delete a session (what it read stays in the shared knowledge base)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return withStore(func(st *store.Store) error {
+				if err := st.DeleteSession(args[0]); err != nil {
+					return notFound(args[0], err)
+				}
+				fmt.Fprintf(cmd.ErrOrStderr(), "deleted %s\n", args[0])
+				return nil
+			})
+		},
+	}
+}
+
+func notFound(id string, err error) error {
+	if errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("%w: no session %q (see `researchtui sessions list`)", errUsage, id)
+	}
+	return err
+}

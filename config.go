@@ -1,0 +1,105 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/pelletier/go-toml/v2"
+)
+
+// Config is the config file, merged with the environment. Flags win over
+// both (applied in commands).
+type Config struct {
+	Model        string   `toml:"model"`
+	EmbedModel   string   `toml:"embed_model"`
+	Backend      string   `toml:"backend"`
+	Sources      []string `toml:"sources"`
+	Depth        string   `toml:"depth"`
+	MaxRevisions *int     `toml:"max_revisions"`
+	BudgetTokens int      `toml:"budget_tokens"`
+	Theme        string   `toml:"theme"`
+	OllamaHost   string   `toml:"ollama_host"`
+	ContactEmail string   `toml:"contact_email"`
+	// FullText turns full-text downloads (PDF, HTML) on or off; on by default.
+	FullText *bool `toml:"full_text"`
+
+	configPath string
+	dataDir    string
+}
+
+const (
+	defaultModel      = "qwen3:8b"
+	defaultEmbedModel = "nomic-embed-text"
+)
+
+func configPath() string {
+	if p := os.Getenv("RESEARCHTUI_CONFIG"); p != "" {
+		return p
+	}
+	return filepath.Join(xdg("XDG_CONFIG_HOME", ".config"), "researchtui", "config.toml")
+}
+
+func dataDir() string {
+	if p := os.Getenv("RESEARCHTUI_DATA_DIR"); p != "" {
+		return p
+	}
+	return filepath.Join(xdg("XDG_DATA_HOME", filepath.Join(".local", "share")), "researchtui")
+}
+
+func xdg(env, fallback string) string {
+	if v := os.Getenv(env); v != "" {
+		return v
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return filepath.Join(os.TempDir(), fallback)
+	}
+	return filepath.Join(home, fallback)
+}
+
+// loadConfig reads the config file (a missing file is fine) and applies the
+// environment over it, then defaults.
+func loadConfig() (*Config, error) {
+	c := &Config{configPath: configPath(), dataDir: dataDir()}
+	raw, err := os.ReadFile(c.configPath)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return nil, err
+	default:
+		if err := toml.Unmarshal(raw, c); err != nil {
+			return nil, fmt.Errorf("%w: config file %s: %v", errUsage, c.configPath, err)
+		}
+	}
+	envStr(&c.Model, "RESEARCHTUI_MODEL")
+	envStr(&c.EmbedModel, "RESEARCHTUI_EMBED_MODEL")
+	envStr(&c.ContactEmail, "RESEARCHTUI_CONTACT_EMAIL")
+	envStr(&c.OllamaHost, "OLLAMA_HOST")
+	if c.Model == "" {
+		c.Model = defaultModel
+	}
+	if c.EmbedModel == "" {
+		c.EmbedModel = defaultEmbedModel
+	}
+	if c.Backend == "" {
+		c.Backend = "ollama"
+	}
+	if c.Theme == "" {
+		c.Theme = "auto"
+	}
+	return c, nil
+}
+
+func envStr(dst *string, name string) {
+	if v := strings.TrimSpace(os.Getenv(name)); v != "" {
+		*dst = v
+	}
+}
+
+func (c *Config) dbPath() string   { return filepath.Join(c.dataDir, "researchtui.db") }
+func (c *Config) logDir() string   { return filepath.Join(c.dataDir, "logs") }
+func (c *Config) cacheDir() string { return filepath.Join(c.dataDir, "cache") }
