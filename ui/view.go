@@ -19,7 +19,7 @@ func (m *Model) bannerLines() []string {
 		return nil
 	}
 	msg := "⚠ The model backend is unreachable: " + sanitizeLine(m.cfg.BackendErr.Error())
-	fix := "Start it with `ollama serve` (or set OLLAMA_HOST), then restart. Stored sessions can still be browsed."
+	fix := "Fix: run `ollama serve` (or set OLLAMA_HOST) and restart · browsing works offline"
 	return []string{m.st.Banner.Render(padRight(msg, m.width-2)), m.st.Warning.Render(trunc(fix, m.width))}
 }
 

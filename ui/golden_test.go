@@ -1,0 +1,167 @@
+package ui
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+
+	"github.com/researchtui/researchtui/themes"
+)
+
+// screens builds each screen and dialog from fixed data; the goldens are
+// View() at a fixed size with a fixed clock. `go test ./ui/ -update`
+// regenerates them.
+var screens = []struct {
+	name  string
+	setup func(t *testing.T, m *Model, svc *fakeServices, c *clock)
+}{
+	{"sessions", func(t *testing.T, m *Model, svc *fakeServices, c *clock) {}},
+	{"sessions_filter", func(t *testing.T, m *Model, svc *fakeServices, c *clock) {
+		press(t, m, "/", "c", "o", "m")
+	}},
+	{"sessions_empty", func(t *testing.T, m *Model, svc *fakeServices, c *clock) {
+		m.Update(sessionsLoadedMsg{})
+	}},
+	{"sessions_banner", func(t *testing.T, m *Model, svc *fakeServices, c *clock) {
+		m.cfg.BackendErr = errBackend
+		run(t, m, m.relayout())
+	}},
+	{"confirm_delete", func(t *testing.T, m *Model, svc *fakeServices, c *clock) {
+		press(t, m, "G", "d")
+	}},
+	{"new_research", func(t *testing.T, m *Model, svc *fakeServices, c *clock) {
+		press(t, m, "H", "o", "w")
+	}},
+	{"help_sessions", func(t *testing.T, m *Model, svc *fakeServices, c *clock) {
+		press(t, m, "?")
+	}},
+	{"run", func(t *testing.T, m *Model, svc *fakeServices, c *clock) {
+		startScripted(t, m, svc, c, false)
+	}},
+	{"review", func(t *testing.T, m *Model, svc *fakeServices, c *clock) {
+		startScripted(t, m, svc, c, true)
+	}},
+	{"report", func(t *testing.T, m *Model, svc *fakeServices, c *clock) {
+		press(t, m, "down", "down", "enter")
+	}},
+	{"report_sources", func(t *testing.T, m *Model, svc *fakeServices, c *clock) {
+		press(t, m, "down", "down", "enter", "tab", "down")
+	}},
+	{"source_detail", func(t *testing.T, m *Model, svc *fakeServices, c *clock) {
+		press(t, m, "down", "down", "enter", "tab", "down", "enter")
+	}},
+	{"report_find", func(t *testing.T, m *Model, svc *fakeServices, c *clock) {
+		press(t, m, "down", "down", "enter", "/", "P", "b", "I", "enter")
+	}},
+	{"export", func(t *testing.T, m *Model, svc *fakeServices, c *clock) {
+		press(t, m, "down", "down", "enter", "e")
+	}},
+}
+
+// startScripted starts a run by keypress and feeds it the scripted events
+// up to (and, with review, including) the review request.
+func startScripted(t *testing.T, m *Model, svc *fakeServices, c *clock, review bool) *fakeRun {
+	t.Helper()
+	press(t, m, "n")
+	for _, r := range "Perovskite stability" {
+		press(t, m, string(r))
+	}
+	press(t, m, "enter")
+	if len(svc.runs) == 0 {
+		t.Fatal("no run started")
+	}
+	r := svc.runs[len(svc.runs)-1]
+	evs := scriptToReview(r.id)
+	if !review {
+		evs = evs[:len(evs)-1]
+	}
+	feedRun(t, m, r, evs...)
+	return r
+}
+
+func TestGoldenScreens(t *testing.T) {
+	for _, sz := range [][2]int{{80, 24}, {120, 40}} {
+		for _, sc := range screens {
+			t.Run(fmt.Sprintf("%s_%dx%d", sc.name, sz[0], sz[1]), func(t *testing.T) {
+				m, svc := newTestModel(t, sz[0], sz[1], "dark", false)
+				c := &clock{t: testNow}
+				m.now = c.now
+				sc.setup(t, m, svc, c)
+				out := ansi.Strip(m.render())
+				checkFrame(t, out, sz[0], sz[1])
+				golden.RequireEqual(t, out)
+			})
+		}
+	}
+}
+
+// TestGoldenThemes keeps one coloured golden per theme (and NO_COLOR), so a
+// palette change is a reviewed diff.
+func TestGoldenThemes(t *testing.T) {
+	names := append(themes.Names(), "nocolor")
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			theme, noColor := name, false
+			if name == "nocolor" {
+				theme, noColor = "dark", true
+			}
+			m, svc := newTestModel(t, 80, 24, theme, noColor)
+			c := &clock{t: testNow}
+			m.now = c.now
+			startScripted(t, m, svc, c, false)
+			golden.RequireEqualEscape(t, []byte(m.render()), true)
+		})
+	}
+}
+
+// checkFrame asserts the layout contract: never wider or taller than the
+// terminal.
+func checkFrame(t *testing.T, out string, w, h int) {
+	t.Helper()
+	lines := splitLines(out)
+	if len(lines) > h {
+		t.Errorf("view has %d lines, terminal has %d", len(lines), h)
+	}
+	for i, l := range lines {
+		if n := ansi.StringWidth(l); n > w {
+			t.Errorf("line %d is %d cells wide (terminal %d): %q", i, n, w, l)
+		}
+	}
+}
+
+func splitLines(s string) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\n' {
+			out = append(out, s[start:i])
+			start = i + 1
+		}
+	}
+	return append(out, s[start:])
+}
+
+// TestResizeSurvives drives a session through many sizes, down to the
+// minimum, checking every frame fits.
+func TestResizeSurvives(t *testing.T) {
+	m, svc := newTestModel(t, 80, 24, "dark", false)
+	c := &clock{t: testNow}
+	m.now = c.now
+	startScripted(t, m, svc, c, true)
+	sizes := [][2]int{{80, 24}, {200, 60}, {81, 25}, {100, 30}, {40, 10}, {30, 5}, {120, 40}, {80, 24}}
+	for _, screen := range []func(){
+		func() {},
+		func() { c.advance(time.Second); press(t, m, "esc", "esc") },
+		func() { press(t, m, "down", "down", "enter") },
+	} {
+		screen()
+		for _, sz := range sizes {
+			_, cmd := m.Update(tea_ws(sz[0], sz[1]))
+			run(t, m, cmd)
+			checkFrame(t, ansi.Strip(m.render()), sz[0], sz[1])
+		}
+	}
+}
