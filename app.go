@@ -1,10 +1,8 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -45,48 +43,6 @@ func openStore(cfg *Config) (*store.Store, error) {
 		return nil, err
 	}
 	return st, nil
-}
-
-// newBackend builds the model backend named in the config.
-func newBackend(cfg *Config) (llm.Backend, error) {
-	switch cfg.Backend {
-	case "ollama":
-		return llm.NewOllama(cfg.OllamaHost, llm.OllamaOptions{})
-	case "openai":
-		return nil, fmt.Errorf("%w: the openai backend is not available in this build yet; use --backend ollama", errUsage)
-	}
-	return nil, fmt.Errorf("%w: unknown backend %q (use ollama or openai)", errUsage, cfg.Backend)
-}
-
-// checkBackend makes sure the server answers and both models are present,
-// so a run fails at once with the fix rather than minutes in.
-func checkBackend(ctx context.Context, b llm.Backend, models ...string) error {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	if err := b.Ping(ctx); err != nil {
-		return err
-	}
-	for _, m := range models {
-		if _, err := b.Show(ctx, m); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// newSources builds the searchable sources, with base URLs from the
-// environment (for mirrors, proxies and tests).
-func newSources(cfg *Config) (map[string]search.Source, *search.Fetcher) {
-	client := search.NewClient(search.ClientOptions{UserAgent: "researchtui/" + version + " (+https://github.com/researchtui/researchtui)"})
-	srcs := map[string]search.Source{
-		"arxiv":    search.NewArxiv(client, os.Getenv("RESEARCHTUI_ARXIV_URL")),
-		"openalex": search.NewOpenAlex(client, os.Getenv("RESEARCHTUI_OPENALEX_URL"), cfg.ContactEmail),
-	}
-	if cfg.FullText != nil && !*cfg.FullText {
-		return srcs, nil
-	}
-	fetcher := search.NewFetcher(client, search.FetchOptions{AllowPrivate: os.Getenv("RESEARCHTUI_ALLOW_PRIVATE_FETCH") == "1"})
-	return srcs, fetcher
 }
 
 // openApp opens everything a run needs.

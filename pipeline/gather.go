@@ -165,6 +165,18 @@ func (o *orchestrator) readSource(ctx context.Context, rec search.Record) ([]sto
 		return chunks, rr.FullText, err
 	}
 	a := &agentCall{o: o, stage: StageRead, name: "reader"}
+	if rec.Source == "local" {
+		// Local documents were read and chunked by `corpus add`.
+		if chunks, err := o.engine.Store.Chunks(rec.Key); err != nil || len(chunks) > 0 {
+			if err == nil {
+				ref := sourceRef(rec)
+				ref.FullText = true
+				o.emit(Event{Type: DocumentRead, Stage: StageRead, Agent: a.name, Source: &ref, Count: len(chunks), Message: fmt.Sprintf("%d chunks from the local corpus", len(chunks))})
+				err = o.checkpoint("read/"+rec.Key, readResult{FullText: true, Chunks: len(chunks)})
+			}
+			return chunks, true, err
+		}
+	}
 	pages, full, why := o.fetchText(ctx, rec)
 	if ctx.Err() != nil {
 		return nil, false, ctx.Err()
