@@ -1,0 +1,416 @@
+package ui
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/store"
+)
+
+func selectedID(m *Model) string {
+	if r := m.sessions.selected(); r != nil {
+		return r.s.ID
+	}
+	return ""
+}
+
+func TestSessionsKeys(t *testing.T) {
+	m, svc := newTestModel(t, 80, 24, "dark", false)
+	if got := selectedID(m); got != "s6" {
+		t.Fatalf("newest first: selected %q, want s6", got)
+	}
+	press(t, m, "j", "j")
+	if got := selectedID(m); got != "s4" {
+		t.Errorf("j j: %q, want s4", got)
+	}
+	press(t, m, "k")
+	if got := selectedID(m); got != "s5" {
+		t.Errorf("k: %q, want s5", got)
+	}
+	press(t, m, "G")
+	if got := selectedID(m); got != "s1" {
+		t.Errorf("G: %q", got)
+	}
+	press(t, m, "g")
+	if got := selectedID(m); got != "s6" {
+		t.Errorf("g: %q", got)
+	}
+
+	// / filters; q is text while filtering; esc clears.
+	press(t, m, "/", "p", "e", "r", "o", "q")
+	if len(m.sessions.view) != 0 || m.quitting {
+		t.Errorf("filter peroq: %d rows, quitting=%v", len(m.sessions.view), m.quitting)
+	}
+	press(t, m, "backspace")
+	if len(m.sessions.view) != 1 || selectedID(m) != "s4" {
+		t.Errorf("filter pero: %d rows, sel %q", len(m.sessions.view), selectedID(m))
+	}
+	press(t, m, "enter") // keep the filter, leave the input
+	if m.sessions.filtering || m.sessions.query != "pero" {
+		t.Errorf("enter keeps the filter: filtering=%v query=%q", m.sessions.filtering, m.sessions.query)
+	}
+	press(t, m, "esc")
+	if m.sessions.query != "" || len(m.sessions.view) != 6 {
+		t.Errorf("esc clears the filter")
+	}
+
+	// ? toggles help.
+	press(t, m, "?")
+	if !m.showHelp {
+		t.Error("? opens help")
+	}
+	press(t, m, "?")
+	if m.showHelp {
+		t.Error("? closes help")
+	}
+
+	// T cycles the theme.
+	before := m.themeName
+	press(t, m, "T")
+	if m.themeName == before {
+		t.Error("T cycles the theme")
+	}
+
+	// d asks, n keeps, d y deletes.
+	press(t, m, "G", "d")
+	if _, ok := m.dialog.(*confirmDialog); !ok {
+		t.Fatalf("d opens a confirmation, got %T", m.dialog)
+	}
+	press(t, m, "n")
+	if m.dialog != nil || len(svc.deleted) != 0 {
+		t.Fatalf("n keeps the session")
+	}
+	press(t, m, "d", "y")
+	if !reflect.DeepEqual(svc.deleted, []string{"s1"}) {
+		t.Fatalf("deleted %v", svc.deleted)
+	}
+	if len(m.sessions.rows) != 5 {
+		t.Errorf("list reloads after delete: %d rows", len(m.sessions.rows))
+	}
+
+	// enter on a completed session opens its report.
+	press(t, m, "g", "j", "j", "enter")
+	if m.screen != screenReport || m.report.id != "s4" || !m.report.loaded {
+		t.Fatalf("enter opens the report: screen %v id %q loaded %v", m.screen, m.report.id, m.report.loaded)
+	}
+	press(t, m, "esc")
+	if m.screen != screenSessions {
+		t.Fatal("esc returns to the list")
+	}
+
+	// R resumes an interrupted session; enter on awaiting review resumes.
+	press(t, m, "G", "R")
+	if !reflect.DeepEqual(svc.resumed, []string{"s2"}) || m.screen != screenRun || m.active != "s2" {
+		t.Fatalf("R: resumed %v screen %v", svc.resumed, m.screen)
+	}
+	press(t, m, "esc", "g", "j", "enter")
+	if !reflect.DeepEqual(svc.resumed, []string{"s2", "s5"}) {
+		t.Fatalf("enter on awaiting review resumes: %v", svc.resumed)
+	}
+	press(t, m, "esc")
+
+	// n opens the form; typing alone does too, with the key typed.
+	press(t, m, "n")
+	if _, ok := m.dialog.(*newRunDialog); !ok {
+		t.Fatalf("n: %T", m.dialog)
+	}
+	press(t, m, "esc", "W", "h", "y")
+	d, ok := m.dialog.(*newRunDialog)
+	if !ok || d.question.Value() != "Why" {
+		t.Fatalf("typing starts a question: %T %q", m.dialog, d.question.Value())
+	}
+	press(t, m, "esc", "q")
+	if !m.quitting {
+		t.Error("q quits")
+	}
+}
+
+func TestNewResearchForm(t *testing.T) {
+	m, svc := newTestModel(t, 80, 24, "dark", false)
+	press(t, m, "n", "enter")
+	d := m.dialog.(*newRunDialog)
+	if d.err == "" || len(svc.started) != 0 {
+		t.Fatal("an empty question is refused")
+	}
+	for _, r := range "Is coffee healthy" {
+		press(t, m, string(r))
+	}
+	press(t, m, "tab", "ctrl+c")
+	if !m.quitting {
+		t.Fatal("ctrl+c quits even from a form")
+	}
+	m, svc = newTestModel(t, 80, 24, "dark", false)
+	press(t, m, "n", "I", "s", "space", "i", "t")
+	press(t, m, "tab") // model
+	press(t, m, "tab", "l") // depth: standard -> deep
+	press(t, m, "tab", "space", "l", "l", "space") // sources: arxiv off, pubmed on
+	press(t, m, "enter")
+	if len(svc.started) != 1 {
+		t.Fatalf("started %d", len(svc.started))
+	}
+	got := svc.started[0]
+	if got.Question != "Is it" || got.Depth != "deep" || !reflect.DeepEqual(got.Sources, []string{"openalex", "pubmed"}) || got.Model != "qwen3:8b" {
+		t.Errorf("options %+v", got)
+	}
+	if m.screen != screenRun {
+		t.Error("starting shows the run screen")
+	}
+}
+
+func TestRunKeys(t *testing.T) {
+	m, svc := newTestModel(t, 80, 24, "dark", false)
+	c := &clock{t: testNow}
+	m.now = c.now
+	r := startScripted(t, m, svc, c, false)
+
+	// esc goes back, the run goes on, enter comes back live.
+	press(t, m, "esc")
+	if m.screen != screenSessions {
+		t.Fatal("esc: back to sessions")
+	}
+	feedRun(t, m, r, pipeline.Event{Type: pipeline.Warning, Message: "late warning", Seq: 999})
+	rs := m.runs[r.id]
+	if got := rs.warnings[len(rs.warnings)-1]; got != "late warning" {
+		t.Fatalf("events keep arriving in the background: %q", got)
+	}
+	m.Update(sessionsLoadedMsg{sessions: append([]store.Session{{ID: r.id, Title: "Perovskite stability", Status: "running", CreatedAt: testNow}}, fixtureSessions()...)})
+	press(t, m, "g", "enter")
+	if m.screen != screenRun || m.active != r.id {
+		t.Fatal("enter on the live session shows it again")
+	}
+	if !strings.Contains(ansi.Strip(m.render()), "late warning") {
+		t.Error("the run screen shows what arrived in the background")
+	}
+
+	// c asks; n keeps going; c y cancels.
+	press(t, m, "c")
+	if _, ok := m.dialog.(*confirmDialog); !ok {
+		t.Fatalf("c asks first: %T", m.dialog)
+	}
+	press(t, m, "n")
+	if r.cancelled {
+		t.Fatal("n must not cancel")
+	}
+	press(t, m, "c", "y")
+	if !r.cancelled {
+		t.Fatal("c y cancels")
+	}
+
+	// The review arrives: the dialog opens.
+	evs := scriptToReview(r.id)
+	feedRun(t, m, r, evs[len(evs)-1])
+	if _, ok := m.dialog.(*reviewDialog); !ok {
+		t.Fatalf("ReviewRequested opens the dialog: %T", m.dialog)
+	}
+	c.advance(time.Second)
+	press(t, m, "esc")
+	if m.dialog != nil || m.runs[r.id].review == nil {
+		t.Fatal("esc leaves the review pending")
+	}
+	press(t, m, "v")
+	if _, ok := m.dialog.(*reviewDialog); !ok {
+		t.Fatal("v reopens the review")
+	}
+	c.advance(time.Second)
+	press(t, m, "a")
+
+	// The run finishes: the report opens by itself.
+	feedRun(t, m, r, scriptFinish(r.id, 100)...)
+	_, cmd := m.Update(runEventsMsg{id: r.id, closed: true})
+	run(t, m, cmd)
+	if m.screen != screenReport {
+		t.Fatalf("a finished run opens its report, screen %v", m.screen)
+	}
+}
+
+func TestReviewDialogKeys(t *testing.T) {
+	c := &clock{t: testNow}
+	req := scriptToReview("x")[len(scriptToReview("x"))-1].Review
+	m, _ := newTestModel(t, 80, 24, "dark", false)
+	d := newReviewDialog("x", *req, c.now(), m.st)
+	send := func(k string) action {
+		a, keep, _ := d.handle(kp(k), c.now())
+		if !keep && a == nil {
+			t.Fatalf("%s closed the dialog without an action", k)
+		}
+		return a
+	}
+
+	// Grace: keys in the first 400 ms are ignored, and a burst extends it.
+	if a := send("a"); a != nil {
+		t.Fatal("a during the grace period must not decide")
+	}
+	c.advance(300 * time.Millisecond)
+	if a := send("r"); a != nil {
+		t.Fatal("r during the grace period must not decide")
+	}
+	c.advance(300 * time.Millisecond) // 600 ms after opening, 300 after the last key
+	if a := send("a"); a != nil {
+		t.Fatal("a burst of keys extends the quiet period")
+	}
+	c.advance(500 * time.Millisecond)
+
+	// space toggles the request under the cursor; j moves.
+	send("j")
+	send("space")
+	send("e")
+	for _, r := range "cite 2023 data" {
+		send(string(r))
+	}
+	send("enter")
+	a := send("a")
+	dec, ok := a.(actDecide)
+	if !ok {
+		t.Fatalf("a: %T", a)
+	}
+	want := pipeline.Decision{Approve: true, Accepted: []string{"r1", "r3"}, Note: "cite 2023 data"}
+	if !reflect.DeepEqual(dec.d, want) {
+		t.Errorf("decision %+v, want %+v", dec.d, want)
+	}
+
+	d = newReviewDialog("x", *req, testNow, m.st)
+	c.t = testNow.Add(time.Second)
+	if a, _ := send("r").(actDecide); a.d.Approve {
+		t.Error("r rejects all and finalises")
+	}
+	d = newReviewDialog("x", *req, testNow, m.st)
+	if a, keep, _ := d.handle(kp("esc"), c.now()); keep || !reflect.DeepEqual(a, actLater{id: "x"}) {
+		t.Error("esc decides later")
+	}
+	// Untoggling everything and accepting is finalising.
+	d = newReviewDialog("x", *req, testNow, m.st)
+	send("space")
+	send("j")
+	send("space")
+	send("j")
+	send("space")
+	if a, _ := send("a").(actDecide); a.d.Approve {
+		t.Error("accepting nothing finalises")
+	}
+}
+
+func TestReportKeys(t *testing.T) {
+	m, svc := newTestModel(t, 80, 10, "dark", false)
+	press(t, m, "j", "j", "enter")
+	r := &m.report
+	if !r.loaded || r.vp.TotalLineCount() == 0 {
+		t.Fatal("report rendered")
+	}
+	press(t, m, "j", "j")
+	if r.vp.YOffset() != 2 {
+		t.Errorf("j scrolls: %d", r.vp.YOffset())
+	}
+	press(t, m, "G")
+	if !r.vp.AtBottom() {
+		t.Error("G: bottom")
+	}
+	press(t, m, "g")
+	if r.vp.YOffset() != 0 {
+		t.Error("g: top")
+	}
+	press(t, m, "pgdown")
+	if r.vp.YOffset() == 0 {
+		t.Error("page down")
+	}
+	press(t, m, "/", "K", "i", "m", "enter")
+	if len(r.matches) == 0 || r.query != "Kim" {
+		t.Fatalf("find: %v", r.matches)
+	}
+	first := r.vp.YOffset()
+	press(t, m, "n")
+	_ = first
+	press(t, m, "esc")
+	if r.query != "" {
+		t.Error("esc clears the find first")
+	}
+
+	press(t, m, "tab")
+	if r.focus != paneSources {
+		t.Fatal("tab: sources pane")
+	}
+	press(t, m, "j", "o")
+	if !reflect.DeepEqual(svc.opened, []string{"https://arxiv.org/abs/2201.00001"}) {
+		t.Errorf("o opens the URL: %v", svc.opened)
+	}
+	press(t, m, "k", "o")
+	if svc.opened[len(svc.opened)-1] != "https://doi.org/10.1038/nenergy.2021.1" {
+		t.Errorf("o without URL opens the DOI: %v", svc.opened)
+	}
+	press(t, m, "enter")
+	if _, ok := m.dialog.(*sourceDialog); !ok {
+		t.Fatalf("enter shows the source: %T", m.dialog)
+	}
+	press(t, m, "esc", "tab")
+	if r.focus != paneReport {
+		t.Error("tab back to the report")
+	}
+
+	// e exports to DataDir/exports.
+	press(t, m, "e", "m")
+	path := filepath.Join(m.cfg.DataDir, "exports", "s4.md")
+	data, err := os.ReadFile(path)
+	if err != nil || !strings.Contains(string(data), "Perovskite") {
+		t.Fatalf("export: %v", err)
+	}
+	if !strings.Contains(m.notice, path) {
+		t.Errorf("notice says where: %q", m.notice)
+	}
+	press(t, m, "e", "h")
+	if _, err := os.Stat(filepath.Join(m.cfg.DataDir, "exports", "s4.html")); err != nil {
+		t.Error("html export")
+	}
+	press(t, m, "e", "j")
+	if _, err := os.Stat(filepath.Join(m.cfg.DataDir, "exports", "s4.json")); err != nil {
+		t.Error("json export")
+	}
+	press(t, m, "esc")
+	if m.screen != screenSessions {
+		t.Error("esc back")
+	}
+}
+
+func TestThemeFollowsBackground(t *testing.T) {
+	m := newModel(t.Context(), Config{Theme: "auto"}, &fakeServices{}, options{now: func() time.Time { return testNow }})
+	if cmd := m.Init(); cmd == nil {
+		t.Fatal("Init loads sessions")
+	}
+	m.Update(tea.BackgroundColorMsg{Color: lightColor{}})
+	if m.themeName != "light" {
+		t.Errorf("a light background picks light, got %s", m.themeName)
+	}
+	m2 := newModel(t.Context(), Config{Theme: "nord"}, &fakeServices{}, options{now: func() time.Time { return testNow }})
+	m2.Update(tea.BackgroundColorMsg{Color: lightColor{}})
+	if m2.themeName != "nord" {
+		t.Errorf("a configured theme is kept, got %s", m2.themeName)
+	}
+}
+
+type lightColor struct{}
+
+func (lightColor) RGBA() (r, g, b, a uint32) { return 0xffff, 0xffff, 0xffff, 0xffff }
+
+func TestBackendDownStillBrowses(t *testing.T) {
+	m, svc := newTestModel(t, 80, 24, "dark", false)
+	m.cfg.BackendErr = errBackend
+	svc.startErr = errNoBackend
+	out := ansi.Strip(m.render())
+	if !strings.Contains(out, "unreachable") || !strings.Contains(out, "ollama serve") {
+		t.Errorf("banner with the fix:\n%s", out)
+	}
+	press(t, m, "G", "k", "R")
+	if len(svc.resumed) != 0 || !m.noticeErr {
+		t.Error("resume without a backend explains instead of failing")
+	}
+	press(t, m, "g", "j", "j", "enter")
+	if !m.report.loaded {
+		t.Error("reports open without a backend")
+	}
+}
