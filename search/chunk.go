@@ -41,11 +41,11 @@ func (o ChunkOptions) withDefaults() ChunkOptions {
 }
 
 // EstimateTokens estimates the tokens of s as words × 1.3 (rounded up), or
-// runes / 4 when that is larger (long unbroken strings, CJK text).
+// runes / 6 when that is larger (long unbroken strings, CJK text).
 func EstimateTokens(s string) int {
 	words := len(strings.Fields(s))
 	est := int(math.Ceil(float64(words) * 1.3))
-	if r := utf8.RuneCountInString(s) / 4; r > est {
+	if r := utf8.RuneCountInString(s) / 6; r > est {
 		est = r
 	}
 	return est

@@ -1,0 +1,41 @@
+package sourcefake_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/researchtui/researchtui/search"
+	"github.com/researchtui/researchtui/search/sourcefake"
+)
+
+func TestFakeServesRecordedResponses(t *testing.T) {
+	s := sourcefake.New()
+	defer s.Close()
+	c := search.NewClient(search.ClientOptions{BaseBackoff: time.Millisecond})
+	ctx := context.Background()
+	recs, err := search.NewArxiv(c, s.ArxivURL()).Search(ctx, "testing", 10)
+	if err != nil || len(recs) != 10 {
+		t.Fatalf("arxiv: %v %d", err, len(recs))
+	}
+	recs, err = search.NewArxiv(c, s.ArxivURL()).Search(ctx, "au:del_maestro", 10)
+	if err != nil || len(recs) != 10 || !strings.Contains(strings.Join(recs[0].Authors, ","), "Maestro") {
+		t.Fatalf("legacy: %v %+v", err, recs)
+	}
+	recs, err = search.NewOpenAlex(c, s.OpenAlexURL(), "").Search(ctx, "chemistry tools", 10)
+	if err != nil || len(recs) != 2 {
+		t.Fatalf("openalex: %v %d", err, len(recs))
+	}
+	s.FailArxiv(400)
+	if _, err := search.NewArxiv(c, s.ArxivURL()).Search(ctx, "x", 1); err == nil {
+		t.Error("FailArxiv(400) ignored")
+	}
+	s.FailOpenAlex(404)
+	if _, err := search.NewOpenAlex(c, s.OpenAlexURL(), "").Search(ctx, "x", 1); err == nil {
+		t.Error("FailOpenAlex(404) ignored")
+	}
+	if n := len(s.Requests()); n != 5 {
+		t.Errorf("%d requests logged: %v", n, s.Requests())
+	}
+}
