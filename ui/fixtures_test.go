@@ -245,6 +245,17 @@ func press(t testing.TB, m *Model, keys ...string) {
 	for _, k := range keys {
 		_, cmd := m.Update(kp(k))
 		run(t, m, cmd)
+		settle(m)
+	}
+}
+
+// settle completes a pending report rendering synchronously: run drops
+// Cmds that take over 50 ms, and glamour can, under -race.
+func settle(m *Model) {
+	r := &m.report
+	if r.loaded && r.want.width > 0 && r.have != r.want {
+		out, err := m.md.render(r.want, r.rep.Markdown, m.st.Markdown)
+		m.Update(reportRenderedMsg{key: r.want, out: out, err: err})
 	}
 }
 

@@ -71,12 +71,23 @@ func statusLabel(s string) string {
 	return s
 }
 
+// width is ansi.StringWidth with a fast path for plain ASCII, which is most
+// of what the run screen draws every frame.
+func width(s string) int {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 0x80 || c < 0x20 {
+			return ansi.StringWidth(s)
+		}
+	}
+	return len(s)
+}
+
 // trunc cuts styled or plain text to w cells with an ellipsis.
 func trunc(s string, w int) string {
 	if w <= 0 {
 		return ""
 	}
-	if ansi.StringWidth(s) <= w {
+	if width(s) <= w {
 		return s
 	}
 	return ansi.Truncate(s, w, "…")
@@ -84,9 +95,16 @@ func trunc(s string, w int) string {
 
 // padRight pads s with spaces to exactly w cells (truncating if longer).
 func padRight(s string, w int) string {
-	s = trunc(s, w)
-	if n := w - ansi.StringWidth(s); n > 0 {
-		s += strings.Repeat(" ", n)
+	if w <= 0 {
+		return ""
+	}
+	n := width(s)
+	if n > w {
+		s = ansi.Truncate(s, w, "…")
+		n = ansi.StringWidth(s)
+	}
+	if n < w {
+		s += strings.Repeat(" ", w-n)
 	}
 	return s
 }

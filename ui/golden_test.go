@@ -63,7 +63,7 @@ var screens = []struct {
 
 // startScripted starts a run by keypress and feeds it the scripted events
 // up to (and, with review, including) the review request.
-func startScripted(t *testing.T, m *Model, svc *fakeServices, c *clock, review bool) *fakeRun {
+func startScripted(t testing.TB, m *Model, svc *fakeServices, c *clock, review bool) *fakeRun {
 	t.Helper()
 	press(t, m, "n")
 	for _, r := range "Perovskite stability" {
@@ -161,6 +161,7 @@ func TestResizeSurvives(t *testing.T) {
 		for _, sz := range sizes {
 			_, cmd := m.Update(tea_ws(sz[0], sz[1]))
 			run(t, m, cmd)
+			settle(m)
 			checkFrame(t, ansi.Strip(m.render()), sz[0], sz[1])
 		}
 	}

@@ -149,8 +149,8 @@ func TestNewResearchForm(t *testing.T) {
 	}
 	m, svc = newTestModel(t, 80, 24, "dark", false)
 	press(t, m, "n", "I", "s", "space", "i", "t")
-	press(t, m, "tab") // model
-	press(t, m, "tab", "l") // depth: standard -> deep
+	press(t, m, "tab")                             // model
+	press(t, m, "tab", "l")                        // depth: standard -> deep
 	press(t, m, "tab", "space", "l", "l", "space") // sources: arxiv off, pubmed on
 	press(t, m, "enter")
 	if len(svc.started) != 1 {

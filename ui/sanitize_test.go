@@ -20,16 +20,16 @@ func hostile(s string) bool {
 
 func TestSanitize(t *testing.T) {
 	cases := map[string]string{
-		"plain":                          "plain",
-		"Evil \x1b]0;pwned\x07 title":    "Evil  title",
-		"clear \x1b[2J screen":           "clear  screen",
+		"plain":                           "plain",
+		"Evil \x1b]0;pwned\x07 title":     "Evil  title",
+		"clear \x1b[2J screen":            "clear  screen",
 		"osc8 \x1b]8;;http://x\x1b\\link": "osc8 link",
-		"bell\x07 and nul\x00":           "bell and nul",
-		"c1 \u009b31m csi":               "c1 31m csi",
-		"rtl \u202eevil":                 "rtl evil",
-		"tab\tstop":                      "tab    stop",
-		"bad utf8 \xff!":                 "bad utf8 \uFFFD!",
-		"multi\nline":                    "multi\nline",
+		"bell\x07 and nul\x00":            "bell and nul",
+		"c1 \u009b31m csi":                "c1 31m csi",
+		"rtl \u202eevil":                  "rtl evil",
+		"tab\tstop":                       "tab    stop",
+		"bad utf8 \xff!":                  "bad utf8 \uFFFD!",
+		"multi\nline":                     "multi\nline",
 	}
 	for in, want := range cases {
 		if got := sanitize(in); got != want {

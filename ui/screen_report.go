@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
@@ -27,7 +26,7 @@ type reportModel struct {
 	loaded    bool
 	err       string
 
-	vp          viewport.Model
+	vp          scroller
 	want        renderKey // the rendering the layout needs
 	have        renderKey // the rendering in the viewport
 	plain       []string  // the rendering without ANSI, for find
@@ -46,9 +45,7 @@ type reportModel struct {
 }
 
 func newReportModel(id, title string) reportModel {
-	vp := viewport.New()
-	vp.KeyMap = viewport.KeyMap{} // keys are routed by the root
-	return reportModel{id: id, title: sanitizeLine(title), vp: vp}
+	return reportModel{id: id, title: sanitizeLine(title)}
 }
 
 // sanitizeReport cleans every untrusted field once, at load, so drawing
@@ -117,7 +114,7 @@ func (r *reportModel) setRendered(k renderKey, out string) {
 	off := r.vp.YOffset()
 	r.vp.SetContent(out)
 	r.vp.SetYOffset(off)
-	r.plain = strings.Split(ansi.Strip(out), "\n")
+	r.plain = nil // stripped lazily: only find needs it
 	r.recomputeMatches()
 }
 
@@ -133,7 +130,6 @@ func (m *Model) layoutReport(w, h int) tea.Cmd {
 		r.sourcesW, r.paneW = w, w
 	}
 	r.paneH = max(paneH, 1)
-	r.vp.SetWidth(r.paneW)
 	r.vp.SetHeight(r.paneH)
 	if !r.loaded {
 		return nil
@@ -154,6 +150,12 @@ func (r *reportModel) recomputeMatches() {
 	q := strings.ToLower(strings.TrimSpace(r.query))
 	if q == "" {
 		return
+	}
+	if r.plain == nil {
+		r.plain = make([]string, len(r.vp.lines))
+		for i, l := range r.vp.lines {
+			r.plain[i] = ansi.Strip(l)
+		}
 	}
 	for i, l := range r.plain {
 		if strings.Contains(strings.ToLower(l), q) {
@@ -418,8 +420,7 @@ func (m *Model) reportPane(w, h int) string {
 	if r.have != r.want || r.have.width == 0 {
 		return fitLines([]string{"", m.st.Muted.Render("rendering…")}, w, h)
 	}
-	lines := strings.Split(r.vp.View(), "\n")
-	return fitLines(lines, w, h)
+	return fitLines(r.vp.visible(), w, h)
 }
 
 func (m *Model) sourcesPane(w, h int) string {

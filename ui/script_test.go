@@ -13,7 +13,9 @@ const evilTitle = "Evil page \x1b]0;pwned\x07 title \x1b[2J done"
 
 // scriptToReview is a run from start to the review gate, with fixed times.
 func scriptToReview(id string) []pipeline.Event {
-	at := func(s float64) time.Time { return testNow.Add(-2 * time.Minute).Add(time.Duration(s * float64(time.Second))) }
+	at := func(s float64) time.Time {
+		return testNow.Add(-2 * time.Minute).Add(time.Duration(s * float64(time.Second)))
+	}
 	u := func(p, c int) *pipeline.UsageTotals {
 		return &pipeline.UsageTotals{PromptTokens: p, CompletionTokens: c, EmbeddingTokens: 900}
 	}
