@@ -95,7 +95,7 @@ func (o *orchestrator) conclude(ctx context.Context, runErr error) (store.Sessio
 	}
 	sess, err := o.engine.Store.UpdateSession(o.session.ID, func(s *store.Session) error {
 		s.Status = status
-		s.Usage = store.Usage{PromptTokens: tot.PromptTokens, CompletionTokens: tot.CompletionTokens, EmbeddingTokens: tot.EmbeddingTokens}
+		s.Usage = storeUsage(tot)
 		s.CostUSD = tot.CostUSD
 		s.Warnings += len(o.warnings)
 		if status == store.StatusFailed {
@@ -120,24 +120,32 @@ func (o *orchestrator) conclude(ctx context.Context, runErr error) (store.Sessio
 	return sess, runErr
 }
 
-// checkpoint saves a stage's (or a unit's) output and the run's usage so
-// far, so a resume neither repeats the work nor loses its cost.
+// checkpoint saves a stage's (or a unit's) output together with the run's
+// usage so far, in one transaction, so a resume neither repeats the work nor
+// loses its cost.
 func (o *orchestrator) checkpoint(name string, v any) error {
 	raw, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	if err := o.engine.Store.PutCheckpoint(o.session.ID, name, raw); err != nil {
+	tot := o.meter.totals()
+	_, err = o.engine.Store.CheckpointAndUpdate(o.session.ID, name, raw, func(s *store.Session) error {
+		s.Usage = storeUsage(tot)
+		s.CostUSD = tot.CostUSD
+		return nil
+	})
+	if err != nil {
 		return fmt.Errorf("saving checkpoint %s: %w", name, err)
 	}
-	return o.saveProgress("")
+	return nil
 }
 
-// saveProgress stores usage and the last stage reached.
+// saveProgress stores usage and the last stage reached, and persists the
+// events so far, so the event log never lags a finished stage.
 func (o *orchestrator) saveProgress(stage Stage) error {
 	tot := o.meter.totals()
 	_, err := o.engine.Store.UpdateSession(o.session.ID, func(s *store.Session) error {
-		s.Usage = store.Usage{PromptTokens: tot.PromptTokens, CompletionTokens: tot.CompletionTokens, EmbeddingTokens: tot.EmbeddingTokens}
+		s.Usage = storeUsage(tot)
 		s.CostUSD = tot.CostUSD
 		if stage != "" {
 			s.Stage = string(stage)
@@ -146,6 +154,10 @@ func (o *orchestrator) saveProgress(stage Stage) error {
 	})
 	o.run.em.flush()
 	return err
+}
+
+func storeUsage(t UsageTotals) store.Usage {
+	return store.Usage{PromptTokens: t.PromptTokens, CompletionTokens: t.CompletionTokens, EmbeddingTokens: t.EmbeddingTokens}
 }
 
 // loadCheckpoint reads a checkpoint into v; ok is false when there is none.

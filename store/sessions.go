@@ -102,6 +102,41 @@ func (s *Store) Session(id string) (Session, error) {
 func (s *Store) UpdateSession(id string, fn func(*Session) error) (Session, error) {
 	var out Session
 	err := s.db.Update(func(tx *bbolt.Tx) error {
+		var err error
+		out, err = updateSession(tx, id, fn)
+		return err
+	})
+	return out, err
+}
+
+// CheckpointAndUpdate stores a checkpoint and updates its session in one
+// transaction: a stage's output and the usage that paid for it are saved
+// together or not at all, at the cost of one commit instead of two.
+func (s *Store) CheckpointAndUpdate(id, name string, data []byte, fn func(*Session) error) (Session, error) {
+	if name == "" {
+		return Session{}, fmt.Errorf("store: empty checkpoint name")
+	}
+	if data == nil {
+		data = []byte{}
+	}
+	var out Session
+	err := s.db.Update(func(tx *bbolt.Tx) error {
+		b, err := tx.Bucket(bucketCheckpoints).CreateBucketIfNotExists([]byte(id))
+		if err != nil {
+			return err
+		}
+		if err := b.Put([]byte(name), data); err != nil {
+			return err
+		}
+		out, err = updateSession(tx, id, fn)
+		return err
+	})
+	return out, err
+}
+
+func updateSession(tx *bbolt.Tx, id string, fn func(*Session) error) (Session, error) {
+	var out Session
+	err := func() error {
 		key := []byte(id)
 		sess, err := getSession(tx, key, true)
 		if err != nil {
@@ -124,7 +159,7 @@ func (s *Store) UpdateSession(id string, fn func(*Session) error) (Session, erro
 		}
 		out = sess
 		return nil
-	})
+	}()
 	return out, err
 }
 

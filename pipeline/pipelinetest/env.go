@@ -2,6 +2,7 @@ package pipelinetest
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -57,6 +58,9 @@ func NewEnv(tb testing.TB, script *Script, dir string) *Env {
 		tb.Fatal(err)
 	}
 	client := search.NewClient(search.ClientOptions{BaseBackoff: time.Millisecond, Retries: 1})
+	// The fake sources answer at once; the politeness limits real APIs need
+	// would only add sleeps that no test is about.
+	client.SetHostLimit(strings.TrimPrefix(e.Sources.URL, "http://"), 0)
 	e.Engine = &pipeline.Engine{
 		Store: st,
 		LLM:   backend,

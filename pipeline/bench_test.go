@@ -1,0 +1,99 @@
+package pipeline_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/researchtui/researchtui/llm"
+	"github.com/researchtui/researchtui/llm/ollamafake"
+	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/pipelinetest"
+)
+
+// busyMeter wraps a backend and measures the time in which at least one
+// model request is in flight: the model time on the critical path.
+type busyMeter struct {
+	llm.Backend
+	mu       sync.Mutex
+	inflight int
+	since    time.Time
+	busy     time.Duration
+}
+
+func (b *busyMeter) enter() {
+	b.mu.Lock()
+	if b.inflight == 0 {
+		b.since = time.Now()
+	}
+	b.inflight++
+	b.mu.Unlock()
+}
+
+func (b *busyMeter) leave() {
+	b.mu.Lock()
+	b.inflight--
+	if b.inflight == 0 {
+		b.busy += time.Since(b.since)
+	}
+	b.mu.Unlock()
+}
+
+func (b *busyMeter) Chat(ctx context.Context, req llm.ChatRequest, on func(llm.Delta)) (llm.ChatResponse, error) {
+	b.enter()
+	defer b.leave()
+	return b.Backend.Chat(ctx, req, on)
+}
+
+func (b *busyMeter) Embed(ctx context.Context, model string, in []string) ([][]float32, llm.Usage, error) {
+	b.enter()
+	defer b.leave()
+	return b.Backend.Embed(ctx, model, in)
+}
+
+// BenchmarkFullRun runs a whole standard-depth session (plan, research,
+// read, index, retrieve, analyse, write, one revision round, finalise)
+// against the fake Ollama with a simulated generation delay per token, and
+// reports wall time ÷ model-busy time ("overhead-x"; 1.00 is perfect) and
+// model utilisation (the share of wall time with a model request in flight).
+//
+//	go test -run '^$' -bench FullRun -benchtime 5x ./pipeline/
+func BenchmarkFullRun(b *testing.B) {
+	for _, delay := range []time.Duration{2 * time.Millisecond, 10 * time.Millisecond} {
+		b.Run("token_delay="+delay.String(), func(b *testing.B) {
+			var wall, busy time.Duration
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				env := pipelinetest.NewEnv(b, &pipelinetest.Script{RevisionRounds: 1}, "")
+				slow := ollamafake.New(ollamafake.Options{Responder: env.Script.Responder(), TokenDelay: delay})
+				backend, err := llm.NewOllama(slow.URL, llm.OllamaOptions{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				meter := &busyMeter{Backend: backend}
+				env.Engine.LLM = meter
+				b.StartTimer()
+				start := time.Now()
+				r, err := env.Engine.Start(context.Background(), env.Options(question))
+				if err != nil {
+					b.Fatal(err)
+				}
+				for ev := range r.Events() {
+					if ev.Review != nil && !ev.Review.Approved {
+						_ = r.Decide(pipeline.Decision{Approve: true})
+					}
+				}
+				if _, err := r.Wait(); err != nil {
+					b.Fatal(err)
+				}
+				wall += time.Since(start)
+				busy += meter.busy
+				b.StopTimer()
+				slow.Close()
+			}
+			b.ReportMetric(float64(wall)/float64(busy), "overhead-x")
+			b.ReportMetric(100*float64(busy)/float64(wall), "model-util-%")
+		})
+	}
+}
