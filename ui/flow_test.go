@@ -1,0 +1,132 @@
+package ui
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/teatest/v2"
+
+	"github.com/researchtui/researchtui/pipeline/pipelinetest"
+	"github.com/researchtui/researchtui/store"
+)
+
+const flowQuestion = "How is software testing studied, and how are language models given tools for chemistry?"
+
+// waitText waits until the program's output contains every want (ANSI
+// stripped, so colours between words don't matter).
+func waitText(t *testing.T, tm *teatest.TestModel, want ...string) {
+	t.Helper()
+	var seen bytes.Buffer
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
+		seen.Write(b)
+		s := ansi.Strip(seen.String())
+		for _, w := range want {
+			if !strings.Contains(s, w) {
+				return false
+			}
+		}
+		return true
+	}, teatest.WithDuration(30*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
+}
+
+func flowModel(ctx context.Context, t *testing.T, env *pipelinetest.Env, withBackend bool) *Model {
+	cfg := Config{Store: env.Store, Defaults: env.Options(""), DataDir: t.TempDir(), Theme: "dark"}
+	svc := liveServices{st: env.Store}
+	if withBackend {
+		cfg.Engine, svc.eng = env.Engine, env.Engine
+	} else {
+		cfg.BackendErr = errors.New("ollama is not running at 127.0.0.1:11434")
+	}
+	dark := true
+	return newModel(ctx, cfg, svc, options{noColor: true, darkBG: &dark})
+}
+
+// afterGrace lets the review dialog's grace period pass before a decision.
+func afterGrace() { time.Sleep(reviewGrace + 150*time.Millisecond) }
+
+// TestFullFlow: type a question, watch it run against the fake Ollama and
+// fake sources, accept the review by keypress, read the revised report;
+// quit; start again with no backend; the session is completed and its
+// report opens.
+func TestFullFlow(t *testing.T) {
+	env := pipelinetest.NewEnv(t, &pipelinetest.Script{RevisionRounds: 1}, t.TempDir())
+	ctx := t.Context()
+
+	m := flowModel(ctx, t, env, true)
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
+	tm.Type(flowQuestion) // the first key opens the form, the rest fill it
+	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
+	waitText(t, tm, "The reviewer asks for revisions")
+	afterGrace()
+	tm.Type("a")
+	waitText(t, tm, "citations")
+	tm.Type("q")
+	fm := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(*Model)
+	shutdownRuns(fm.liveHandles(), 5*time.Second)
+	if fm.screen != screenReport || !fm.report.loaded || fm.report.rep.Markdown == "" {
+		t.Fatalf("the revised report is shown: screen %v loaded %v err %q", fm.screen, fm.report.loaded, fm.report.err)
+	}
+	id := fm.report.id
+	sess, err := env.Store.Session(id)
+	if err != nil || sess.Status != store.StatusCompleted {
+		t.Fatalf("session %s: %q %v", id, sess.Status, err)
+	}
+	revised := fm.report.rep.Markdown
+
+	// Restart with the backend gone.
+	env.Ollama.Close()
+	m2 := flowModel(ctx, t, env, false)
+	tm2 := teatest.NewTestModel(t, m2, teatest.WithInitialTermSize(120, 40))
+	waitText(t, tm2, "unreachable", "completed")
+	tm2.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
+	waitText(t, tm2, "citations")
+	tm2.Type("q")
+	fm2 := tm2.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(*Model)
+	if fm2.report.id != id || fm2.report.rep.Markdown != revised {
+		t.Fatalf("offline the same report opens: id %q (want %q)", fm2.report.id, id)
+	}
+}
+
+// TestQuitDuringReview: quitting with the review dialog open leaves the
+// session awaiting review; after a restart it is listed so, decided from
+// the list, and the run finishes.
+func TestQuitDuringReview(t *testing.T) {
+	env := pipelinetest.NewEnv(t, &pipelinetest.Script{RevisionRounds: 1}, t.TempDir())
+	ctx := t.Context()
+
+	m := flowModel(ctx, t, env, true)
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
+	tm.Type(flowQuestion)
+	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
+	waitText(t, tm, "The reviewer asks for revisions")
+	tm.Send(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
+	fm := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(*Model)
+	shutdownRuns(fm.liveHandles(), 10*time.Second) // what Run does on the way out
+	id := fm.active
+	sess, err := env.Store.Session(id)
+	if err != nil || sess.Status != store.StatusAwaitingReview {
+		t.Fatalf("after quitting at the review: %q %v", sess.Status, err)
+	}
+
+	m2 := flowModel(ctx, t, env, true)
+	tm2 := teatest.NewTestModel(t, m2, teatest.WithInitialTermSize(120, 40))
+	waitText(t, tm2, "awaiting review")
+	tm2.Send(tea.KeyPressMsg{Code: tea.KeyEnter}) // decide it from the list
+	waitText(t, tm2, "The reviewer asks for revisions")
+	afterGrace()
+	tm2.Type("a")
+	waitText(t, tm2, "citations")
+	tm2.Type("q")
+	fm2 := tm2.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(*Model)
+	shutdownRuns(fm2.liveHandles(), 5*time.Second)
+	sess, err = env.Store.Session(id)
+	if err != nil || sess.Status != store.StatusCompleted {
+		t.Fatalf("after deciding from the list: %q %v", sess.Status, err)
+	}
+}
