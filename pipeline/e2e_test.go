@@ -347,3 +347,61 @@ func TestBadQuestion(t *testing.T) {
 		t.Errorf("bad input created %d sessions", len(all))
 	}
 }
+
+func TestMaxRevisionsBoundsTheReviewLoop(t *testing.T) {
+	env := pipelinetest.NewEnv(t, &pipelinetest.Script{RevisionRounds: 10}, "")
+	opt := env.Options(question)
+	opt.MaxRevisions = 1
+	r, err := env.Engine.Start(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := drive(t, r, nil)
+	sess, err := r.Wait()
+	if err != nil || sess.Status != store.StatusCompleted {
+		t.Fatalf("status %q err %v", sess.Status, err)
+	}
+	asked, warned := 0, false
+	for _, ev := range evs {
+		if ev.Type == pipeline.ReviewRequested {
+			asked++
+		}
+		if ev.Type == pipeline.Warning && strings.Contains(ev.Message, "--max-revisions") {
+			warned = true
+		}
+	}
+	if asked != 1 || !warned || env.Script.Calls(pipelinetest.Reviewer) != 2 {
+		t.Errorf("asked %d times, warned %v, %d reviewer calls; want 1, true, 2", asked, warned, env.Script.Calls(pipelinetest.Reviewer))
+	}
+}
+
+func TestTokenBudgetSkipsOptionalWork(t *testing.T) {
+	env := pipelinetest.NewEnv(t, &pipelinetest.Script{RevisionRounds: 1}, "")
+	opt := env.Options(question)
+	opt.BudgetTokens = 1 // spent by the first call
+	r, err := env.Engine.Start(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := drive(t, r, nil)
+	sess, err := r.Wait()
+	if err != nil || sess.Status != store.StatusCompleted {
+		t.Fatalf("status %q err %v", sess.Status, err)
+	}
+	warned := false
+	for _, ev := range evs {
+		if ev.Type == pipeline.Warning && strings.Contains(ev.Message, "budget") {
+			warned = true
+		}
+	}
+	if !warned {
+		t.Error("no budget warning")
+	}
+	if n := env.Script.Calls(pipelinetest.Analyst) + env.Script.Calls(pipelinetest.Reviewer); n != 0 {
+		t.Errorf("%d analyst/reviewer calls after the budget was spent", n)
+	}
+	rep, err := pipeline.LoadReport(env.Store, sess.ID)
+	if err != nil || rep.Markdown == "" {
+		t.Fatalf("no report within budget: %v", err)
+	}
+}

@@ -130,6 +130,11 @@ func apaAuthors(names []string) string {
 	return strings.Join(fs[:len(fs)-1], ", ") + ", & " + fs[len(fs)-1]
 }
 
+// particles belong to the family name: "Ludwig van Beethoven" is
+// "van Beethoven, L.".
+var particles = map[string]bool{"van": true, "von": true, "der": true, "den": true, "de": true, "del": true, "della": true,
+	"di": true, "da": true, "du": true, "le": true, "la": true, "dos": true, "das": true, "ten": true, "ter": true, "bin": true, "al": true}
+
 // apaName turns "Adrian Del Maestro" or "Del Maestro, Adrian" into
 // "Del Maestro, A." (particles of the family name kept when written with a
 // comma; otherwise the last word is the family name).
@@ -143,8 +148,12 @@ func apaName(n string) string {
 		family, given = strings.TrimSpace(f), strings.TrimSpace(g)
 	} else {
 		parts := strings.Fields(n)
-		family = parts[len(parts)-1]
-		given = strings.Join(parts[:len(parts)-1], " ")
+		i := len(parts) - 1
+		for i > 1 && particles[strings.ToLower(parts[i-1])] {
+			i--
+		}
+		family = strings.Join(parts[i:], " ")
+		given = strings.Join(parts[:i], " ")
 	}
 	var initials []string
 	for _, g := range strings.Fields(given) {

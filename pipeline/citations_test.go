@@ -1,0 +1,71 @@
+package pipeline
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/researchtui/researchtui/search"
+)
+
+func TestCheckCitationsRenumbersByFirstUseAndDropsUnknown(t *testing.T) {
+	md := "Claim A [3]. Claim B [1, 3]. Range [2-3]. Bogus [9]. Mixed [1; 9]. A [link](https://x.org) and [2](https://y.org) stay."
+	got := checkCitations(md, 3)
+	want := "Claim A [1]. Claim B [1, 2]. Range [1, 3]. Bogus. Mixed [2]. A [link](https://x.org) and [2](https://y.org) stay."
+	if got.text != want {
+		t.Errorf("got  %q\nwant %q", got.text, want)
+	}
+	if got.removed != 2 {
+		t.Errorf("removed %d, want 2", got.removed)
+	}
+	if len(got.order) != 3 || got.order[0] != 3 || got.order[1] != 1 || got.order[2] != 2 {
+		t.Errorf("order %v, want [3 1 2]", got.order)
+	}
+	if got.markers != 6 {
+		t.Errorf("markers %d, want 6", got.markers)
+	}
+}
+
+func TestStripReferencesKeepsLaterSections(t *testing.T) {
+	md := "# T\n\nText [1].\n\n## References\n\n1. Made up (2020).\n\n## Appendix\n\nKept.\n"
+	got := stripReferences(md)
+	if strings.Contains(got, "Made up") || !strings.Contains(got, "## Appendix\n\nKept.") || !strings.Contains(got, "Text [1].") {
+		t.Errorf("got %q", got)
+	}
+	if got := stripReferences("# T\n\nNo refs.\n"); got != "# T\n\nNo refs.\n" {
+		t.Errorf("changed a report without references: %q", got)
+	}
+}
+
+func TestAPA(t *testing.T) {
+	r := search.Record{
+		Title:   "Theoretical description of anisotropic superconductors",
+		Authors: []string{"Adrian Del Maestro", "Jean-Luc Picard", "Smith, John Ronald"},
+		Year:    2012, Venue: "Physical Review B", DOI: "10.1103/physrevb.85.115117",
+	}
+	want := "Del Maestro, A., Picard, J.-L., & Smith, J. R. (2012). Theoretical description of anisotropic superconductors. *Physical Review B*. https://doi.org/10.1103/physrevb.85.115117"
+	if got := APA(r); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	if got := APA(search.Record{Title: "Why?", ArxivID: "1111.2011"}); got != "(n.d.). Why? https://arxiv.org/abs/1111.2011" {
+		t.Errorf("no authors, no year: %q", got)
+	}
+	many := make([]string, 25)
+	for i := range many {
+		many[i] = "A Author" + string(rune('a'+i))
+	}
+	if got := apaAuthors(many); !strings.Contains(got, ". . . Authory, A.") || strings.Count(got, "A.") != 20 {
+		t.Errorf("25 authors: %q", got)
+	}
+}
+
+func TestNormalizeQuestionStripsEscapes(t *testing.T) {
+	for in, want := range map[string]string{
+		"  what\tis\n\nthis?  ":            "what is this?",
+		"\x1b]0;pwned\x07title \x1b[2Jnow": "title now",
+		"\x1b[31m\x1b[0m":                  "",
+	} {
+		if got := normalizeQuestion(in); got != want {
+			t.Errorf("normalizeQuestion(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
