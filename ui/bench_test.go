@@ -90,7 +90,7 @@ func BenchmarkReportRender(b *testing.B) {
 // second the bridge hands Update ~167 events per frame; "per-event" is the
 // worst case of one event per Update and View.
 func BenchmarkRunScreenFlood(b *testing.B) {
-	setup := func(b *testing.B) (*Model, *fakeRun) {
+	setup := func(b *testing.B) (*rootModel, *fakeRun) {
 		m, svc := newTestModel(b, 120, 40, "dark", false)
 		c := &clock{t: testNow}
 		m.now = c.now

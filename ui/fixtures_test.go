@@ -169,7 +169,7 @@ func fixtureReport() pipeline.Report {
 
 // newTestModel builds a root model over fake services with a fixed clock
 // and size, with the session list already loaded.
-func newTestModel(t testing.TB, w, h int, theme string, noColor bool) (*Model, *fakeServices) {
+func newTestModel(t testing.TB, w, h int, theme string, noColor bool) (*rootModel, *fakeServices) {
 	t.Helper()
 	svc := &fakeServices{sessions: fixtureSessions(), reports: map[string]pipeline.Report{"s4": fixtureReport(), "s1": fixtureReport()}}
 	dark := true
@@ -183,7 +183,7 @@ func newTestModel(t testing.TB, w, h int, theme string, noColor bool) (*Model, *
 // exec runs a Cmd and feeds its message (and those of batches) back into
 // the model, like the Bubble Tea loop does, skipping ticks and bridge
 // waits that would block.
-func run(t testing.TB, m *Model, cmd tea.Cmd) {
+func run(t testing.TB, m *rootModel, cmd tea.Cmd) {
 	t.Helper()
 	for _, msg := range runCmd(cmd) {
 		_, next := m.Update(msg)
@@ -240,7 +240,7 @@ func kp(s string) tea.KeyPressMsg {
 }
 
 // press sends keys and runs the resulting Cmds.
-func press(t testing.TB, m *Model, keys ...string) {
+func press(t testing.TB, m *rootModel, keys ...string) {
 	t.Helper()
 	for _, k := range keys {
 		_, cmd := m.Update(kp(k))
@@ -251,7 +251,7 @@ func press(t testing.TB, m *Model, keys ...string) {
 
 // settle completes a pending report rendering synchronously: run drops
 // Cmds that take over 50 ms, and glamour can, under -race.
-func settle(m *Model) {
+func settle(m *rootModel) {
 	r := &m.report
 	if r.loaded && r.want.width > 0 && r.have != r.want {
 		out, err := m.md.render(r.want, r.rep.Markdown, m.st.Markdown)

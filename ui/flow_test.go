@@ -35,7 +35,7 @@ func waitText(t *testing.T, tm *teatest.TestModel, want ...string) {
 	}, teatest.WithDuration(30*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
 }
 
-func flowModel(ctx context.Context, t *testing.T, env *pipelinetest.Env, withBackend bool) *Model {
+func flowModel(ctx context.Context, t *testing.T, env *pipelinetest.Env, withBackend bool) *rootModel {
 	cfg := Config{Store: env.Store, Defaults: env.Options(""), DataDir: t.TempDir(), Theme: "dark"}
 	svc := liveServices{st: env.Store}
 	if withBackend {
@@ -67,7 +67,7 @@ func TestFullFlow(t *testing.T) {
 	tm.Type("a")
 	waitText(t, tm, "citations")
 	tm.Type("q")
-	fm := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(*Model)
+	fm := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(*rootModel)
 	shutdownRuns(fm.liveHandles(), 5*time.Second)
 	if fm.screen != screenReport || !fm.report.loaded || fm.report.rep.Markdown == "" {
 		t.Fatalf("the revised report is shown: screen %v loaded %v err %q", fm.screen, fm.report.loaded, fm.report.err)
@@ -87,7 +87,7 @@ func TestFullFlow(t *testing.T) {
 	tm2.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
 	waitText(t, tm2, "citations")
 	tm2.Type("q")
-	fm2 := tm2.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(*Model)
+	fm2 := tm2.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(*rootModel)
 	if fm2.report.id != id || fm2.report.rep.Markdown != revised {
 		t.Fatalf("offline the same report opens: id %q (want %q)", fm2.report.id, id)
 	}
@@ -106,7 +106,7 @@ func TestQuitDuringReview(t *testing.T) {
 	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
 	waitText(t, tm, "The reviewer asks for revisions")
 	tm.Send(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
-	fm := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(*Model)
+	fm := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(*rootModel)
 	shutdownRuns(fm.liveHandles(), 10*time.Second) // what Run does on the way out
 	id := fm.active
 	sess, err := env.Store.Session(id)
@@ -123,7 +123,7 @@ func TestQuitDuringReview(t *testing.T) {
 	tm2.Type("a")
 	waitText(t, tm2, "citations")
 	tm2.Type("q")
-	fm2 := tm2.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(*Model)
+	fm2 := tm2.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(*rootModel)
 	shutdownRuns(fm2.liveHandles(), 5*time.Second)
 	sess, err = env.Store.Session(id)
 	if err != nil || sess.Status != store.StatusCompleted {

@@ -16,54 +16,54 @@ import (
 // regenerates them.
 var screens = []struct {
 	name  string
-	setup func(t *testing.T, m *Model, svc *fakeServices, c *clock)
+	setup func(t *testing.T, m *rootModel, svc *fakeServices, c *clock)
 }{
-	{"sessions", func(t *testing.T, m *Model, svc *fakeServices, c *clock) {}},
-	{"sessions_filter", func(t *testing.T, m *Model, svc *fakeServices, c *clock) {
+	{"sessions", func(t *testing.T, m *rootModel, svc *fakeServices, c *clock) {}},
+	{"sessions_filter", func(t *testing.T, m *rootModel, svc *fakeServices, c *clock) {
 		press(t, m, "/", "c", "o", "m")
 	}},
-	{"sessions_empty", func(t *testing.T, m *Model, svc *fakeServices, c *clock) {
+	{"sessions_empty", func(t *testing.T, m *rootModel, svc *fakeServices, c *clock) {
 		m.Update(sessionsLoadedMsg{})
 	}},
-	{"sessions_banner", func(t *testing.T, m *Model, svc *fakeServices, c *clock) {
+	{"sessions_banner", func(t *testing.T, m *rootModel, svc *fakeServices, c *clock) {
 		m.cfg.BackendErr = errBackend
 		run(t, m, m.relayout())
 	}},
-	{"confirm_delete", func(t *testing.T, m *Model, svc *fakeServices, c *clock) {
+	{"confirm_delete", func(t *testing.T, m *rootModel, svc *fakeServices, c *clock) {
 		press(t, m, "G", "d")
 	}},
-	{"new_research", func(t *testing.T, m *Model, svc *fakeServices, c *clock) {
+	{"new_research", func(t *testing.T, m *rootModel, svc *fakeServices, c *clock) {
 		press(t, m, "H", "o", "w")
 	}},
-	{"help_sessions", func(t *testing.T, m *Model, svc *fakeServices, c *clock) {
+	{"help_sessions", func(t *testing.T, m *rootModel, svc *fakeServices, c *clock) {
 		press(t, m, "?")
 	}},
-	{"run", func(t *testing.T, m *Model, svc *fakeServices, c *clock) {
+	{"run", func(t *testing.T, m *rootModel, svc *fakeServices, c *clock) {
 		startScripted(t, m, svc, c, false)
 	}},
-	{"review", func(t *testing.T, m *Model, svc *fakeServices, c *clock) {
+	{"review", func(t *testing.T, m *rootModel, svc *fakeServices, c *clock) {
 		startScripted(t, m, svc, c, true)
 	}},
-	{"report", func(t *testing.T, m *Model, svc *fakeServices, c *clock) {
+	{"report", func(t *testing.T, m *rootModel, svc *fakeServices, c *clock) {
 		press(t, m, "down", "down", "enter")
 	}},
-	{"report_sources", func(t *testing.T, m *Model, svc *fakeServices, c *clock) {
+	{"report_sources", func(t *testing.T, m *rootModel, svc *fakeServices, c *clock) {
 		press(t, m, "down", "down", "enter", "tab", "down")
 	}},
-	{"source_detail", func(t *testing.T, m *Model, svc *fakeServices, c *clock) {
+	{"source_detail", func(t *testing.T, m *rootModel, svc *fakeServices, c *clock) {
 		press(t, m, "down", "down", "enter", "tab", "down", "enter")
 	}},
-	{"report_find", func(t *testing.T, m *Model, svc *fakeServices, c *clock) {
+	{"report_find", func(t *testing.T, m *rootModel, svc *fakeServices, c *clock) {
 		press(t, m, "down", "down", "enter", "/", "P", "b", "I", "enter")
 	}},
-	{"export", func(t *testing.T, m *Model, svc *fakeServices, c *clock) {
+	{"export", func(t *testing.T, m *rootModel, svc *fakeServices, c *clock) {
 		press(t, m, "down", "down", "enter", "e")
 	}},
 }
 
 // startScripted starts a run by keypress and feeds it the scripted events
 // up to (and, with review, including) the review request.
-func startScripted(t testing.TB, m *Model, svc *fakeServices, c *clock, review bool) *fakeRun {
+func startScripted(t testing.TB, m *rootModel, svc *fakeServices, c *clock, review bool) *fakeRun {
 	t.Helper()
 	press(t, m, "n")
 	for _, r := range "Perovskite stability" {

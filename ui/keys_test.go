@@ -15,7 +15,7 @@ import (
 	"github.com/researchtui/researchtui/store"
 )
 
-func selectedID(m *Model) string {
+func selectedID(m *rootModel) string {
 	if r := m.sessions.selected(); r != nil {
 		return r.s.ID
 	}

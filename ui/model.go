@@ -28,10 +28,10 @@ type options struct {
 	darkBG  *bool // nil: ask the terminal
 }
 
-// Model is the root and only tea.Model. Screens and dialogs are plain
+// rootModel is the root and only tea.Model. Screens and dialogs are plain
 // structs it owns and calls; it routes keys (dialog first, then the help
 // overlay, then the screen), owns layout, and turns dialog actions into Cmds.
-type Model struct {
+type rootModel struct {
 	ctx  context.Context
 	svc  services
 	cfg  Config
@@ -63,11 +63,11 @@ type Model struct {
 	quitting  bool
 }
 
-func newModel(ctx context.Context, cfg Config, svc services, o options) *Model {
+func newModel(ctx context.Context, cfg Config, svc services, o options) *rootModel {
 	if o.now == nil {
 		o.now = time.Now
 	}
-	m := &Model{
+	m := &rootModel{
 		ctx: ctx, svc: svc, cfg: cfg, now: o.now, opts: o,
 		configured: cfg.Theme, noColor: o.noColor, darkBG: true,
 		runs:  map[string]*runState{},
@@ -86,7 +86,7 @@ func newModel(ctx context.Context, cfg Config, svc services, o options) *Model {
 
 // applyTheme rebuilds every style from the palette; rendered reports are
 // keyed by theme, so the report re-renders in the new colours.
-func (m *Model) applyTheme(name string) {
+func (m *rootModel) applyTheme(name string) {
 	p, ok := themes.Lookup(name)
 	if !ok {
 		p = themes.Resolve(name, m.darkBG)
@@ -99,7 +99,7 @@ func (m *Model) applyTheme(name string) {
 	}
 }
 
-func (m *Model) themeKey() string {
+func (m *rootModel) themeKey() string {
 	if m.noColor {
 		return m.themeName + "/nocolor"
 	}
@@ -107,7 +107,7 @@ func (m *Model) themeKey() string {
 }
 
 // Init loads the session list and, if asked, starts the question at once.
-func (m *Model) Init() tea.Cmd {
+func (m *rootModel) Init() tea.Cmd {
 	cmds := []tea.Cmd{loadSessionsCmd(m.svc)}
 	if m.opts.darkBG == nil && (m.configured == "" || strings.EqualFold(m.configured, themes.Auto)) {
 		cmds = append(cmds, tea.RequestBackgroundColor)
@@ -122,7 +122,7 @@ func (m *Model) Init() tea.Cmd {
 }
 
 // liveHandles are the runs still going, for shutdown.
-func (m *Model) liveHandles() []runHandle {
+func (m *rootModel) liveHandles() []runHandle {
 	var out []runHandle
 	for _, rs := range m.runs {
 		if rs.h != nil && !rs.closed {
@@ -132,14 +132,14 @@ func (m *Model) liveHandles() []runHandle {
 	return out
 }
 
-func (m *Model) setNotice(s string, isErr bool) {
+func (m *rootModel) setNotice(s string, isErr bool) {
 	m.notice, m.noticeErr = sanitizeLine(s), isErr
 }
 
 // Update routes one message. Async results are handled first (they may
 // arrive on any screen), then keys go to the open dialog, the help overlay
 // or the current screen.
-func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+func (m *rootModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
@@ -214,7 +214,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
-func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
+func (m *rootModel) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	if msg.String() == "ctrl+c" {
 		return m.quit()
 	}
@@ -256,7 +256,7 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 
 // textFocused reports whether a text input has the keys (then q, ? and T
 // are text, not commands).
-func (m *Model) textFocused() bool {
+func (m *rootModel) textFocused() bool {
 	switch m.screen {
 	case screenSessions:
 		return m.sessions.filtering
@@ -266,13 +266,13 @@ func (m *Model) textFocused() bool {
 	return false
 }
 
-func (m *Model) quit() tea.Cmd {
+func (m *rootModel) quit() tea.Cmd {
 	m.quitting = true
 	return tea.Quit
 }
 
 // startTicking keeps elapsed times moving while a live run is shown.
-func (m *Model) startTicking() tea.Cmd {
+func (m *rootModel) startTicking() tea.Cmd {
 	if m.ticking {
 		return nil
 	}
@@ -282,7 +282,7 @@ func (m *Model) startTicking() tea.Cmd {
 }
 
 // onRunStarted registers a new or resumed run and arms its bridge.
-func (m *Model) onRunStarted(msg runStartedMsg) tea.Cmd {
+func (m *rootModel) onRunStarted(msg runStartedMsg) tea.Cmd {
 	if msg.err != nil {
 		m.setNotice("could not start: "+msg.err.Error(), true)
 		return nil
@@ -313,7 +313,7 @@ func (m *Model) onRunStarted(msg runStartedMsg) tea.Cmd {
 // onRunEvents folds a batch of events into its run and re-arms the bridge.
 // Consecutive token deltas of one agent are merged first, so a flood of
 // tiny deltas costs one string append, not thousands.
-func (m *Model) onRunEvents(msg runEventsMsg) tea.Cmd {
+func (m *rootModel) onRunEvents(msg runEventsMsg) tea.Cmd {
 	rs := m.runs[msg.id]
 	if rs == nil {
 		return nil
@@ -362,12 +362,12 @@ func mergeDeltas(evs []pipeline.Event) []pipeline.Event {
 	}
 	out := evs[:0:0]
 	var text, think strings.Builder
-	flush := func(i int) {
+	flush := func() {
 		last := &out[len(out)-1]
 		last.Text, last.Thinking = text.String(), think.String()
 	}
 	open := false
-	for i, ev := range evs {
+	for _, ev := range evs {
 		if ev.Type == pipeline.TokenDelta && open && out[len(out)-1].Agent == ev.Agent {
 			text.WriteString(ev.Text)
 			think.WriteString(ev.Thinking)
@@ -375,7 +375,7 @@ func mergeDeltas(evs []pipeline.Event) []pipeline.Event {
 			continue
 		}
 		if open {
-			flush(i)
+			flush()
 			open = false
 		}
 		out = append(out, ev)
@@ -388,12 +388,12 @@ func mergeDeltas(evs []pipeline.Event) []pipeline.Event {
 		}
 	}
 	if open {
-		flush(len(evs))
+		flush()
 	}
 	return out
 }
 
-func (m *Model) openReview(rs *runState) {
+func (m *rootModel) openReview(rs *runState) {
 	if rs.review == nil || rs.h == nil {
 		return
 	}
@@ -401,7 +401,7 @@ func (m *Model) openReview(rs *runState) {
 }
 
 // do turns a dialog's action into Cmds.
-func (m *Model) do(a action) tea.Cmd {
+func (m *rootModel) do(a action) tea.Cmd {
 	switch a := a.(type) {
 	case nil:
 		return nil

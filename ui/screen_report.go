@@ -76,13 +76,13 @@ func sanitizeReport(rep pipeline.Report) pipeline.Report {
 }
 
 // openReport switches to the report screen and loads the report.
-func (m *Model) openReport(id, title string) tea.Cmd {
+func (m *rootModel) openReport(id, title string) tea.Cmd {
 	m.report = newReportModel(id, title)
 	m.screen = screenReport
 	return tea.Batch(loadReportCmd(m.svc, id), m.relayout())
 }
 
-func (m *Model) onReportLoaded(msg reportLoadedMsg) tea.Cmd {
+func (m *rootModel) onReportLoaded(msg reportLoadedMsg) tea.Cmd {
 	if msg.id != m.report.id {
 		return nil
 	}
@@ -120,7 +120,7 @@ func (r *reportModel) setRendered(k renderKey, out string) {
 
 // layoutReport sizes the panes and asks for a rendering at the new width;
 // a cached rendering is used at once, anything else renders in a Cmd.
-func (m *Model) layoutReport(w, h int) tea.Cmd {
+func (m *rootModel) layoutReport(w, h int) tea.Cmd {
 	r := &m.report
 	paneH := h - 2 // header, find/match line
 	if w >= 110 {
@@ -175,7 +175,7 @@ func (r *reportModel) jumpToMatch() {
 }
 
 // reportKey handles keys on the report screen.
-func (m *Model) reportKey(msg tea.KeyPressMsg) tea.Cmd {
+func (m *rootModel) reportKey(msg tea.KeyPressMsg) tea.Cmd {
 	r := &m.report
 	if r.finding {
 		switch msg.String() {
@@ -257,7 +257,7 @@ func (m *Model) reportKey(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-func (m *Model) sourcesPaneKey(msg tea.KeyPressMsg) tea.Cmd {
+func (m *rootModel) sourcesPaneKey(msg tea.KeyPressMsg) tea.Cmd {
 	r := &m.report
 	n := len(r.rep.Sources)
 	switch {
@@ -369,7 +369,7 @@ func sourceLines(st *themes.Styles, s pipeline.CitedSource, w int, full bool) []
 }
 
 // viewReport draws the report screen.
-func (m *Model) viewReport(w, h int) string {
+func (m *rootModel) viewReport(w, h int) string {
 	st := m.st
 	r := &m.report
 	info := ""
@@ -415,7 +415,7 @@ func (m *Model) viewReport(w, h int) string {
 	return header + "\n" + body + "\n" + padRight(foot, w)
 }
 
-func (m *Model) reportPane(w, h int) string {
+func (m *rootModel) reportPane(w, h int) string {
 	r := &m.report
 	if r.have != r.want || r.have.width == 0 {
 		return fitLines([]string{"", m.st.Muted.Render("rendering…")}, w, h)
@@ -423,7 +423,7 @@ func (m *Model) reportPane(w, h int) string {
 	return fitLines(r.vp.visible(), w, h)
 }
 
-func (m *Model) sourcesPane(w, h int) string {
+func (m *rootModel) sourcesPane(w, h int) string {
 	st := m.st
 	r := &m.report
 	title := fmt.Sprintf("Sources (%d)", len(r.rep.Sources))

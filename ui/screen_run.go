@@ -11,7 +11,7 @@ import (
 )
 
 // runKey handles keys on the run screen.
-func (m *Model) runKey(msg tea.KeyPressMsg) tea.Cmd {
+func (m *rootModel) runKey(msg tea.KeyPressMsg) tea.Cmd {
 	rs := m.runs[m.active]
 	switch {
 	case key.Matches(msg, gKeys.Quit):
@@ -37,7 +37,7 @@ func (m *Model) runKey(msg tea.KeyPressMsg) tea.Cmd {
 
 var phaseIcon = map[phase]string{phasePending: "○", phaseRunning: "●", phaseDone: "✓", phaseFailed: "✗"}
 
-func (m *Model) icon(p phase) string {
+func (m *rootModel) icon(p phase) string {
 	st := m.st
 	switch p {
 	case phaseRunning:
@@ -53,7 +53,7 @@ func (m *Model) icon(p phase) string {
 // viewRun draws the live run: the stage/agent tree and source counts on the
 // left, the writing agent's stream on the right, warnings and the usage bar
 // below.
-func (m *Model) viewRun(w, h int) string {
+func (m *rootModel) viewRun(w, h int) string {
 	st := m.st
 	rs := m.runs[m.active]
 	if rs == nil {
@@ -86,7 +86,7 @@ func (m *Model) viewRun(w, h int) string {
 }
 
 // runTree lists stages with their agents, then what was found.
-func (m *Model) runTree(rs *runState, w, h int, now time.Time) string {
+func (m *rootModel) runTree(rs *runState, w, h int, now time.Time) string {
 	st := m.st
 	var lines []string
 	for _, sr := range rs.stages {
@@ -146,7 +146,7 @@ func (m *Model) runTree(rs *runState, w, h int, now time.Time) string {
 // agentLine is one agent: icon, name, elapsed, tokens, tokens/s. While an
 // agent streams, tokens are estimated from characters (~4 per token) and
 // marked with ~; the exact count arrives when it finishes.
-func (m *Model) agentLine(a *agentRow, w int, now time.Time) string {
+func (m *rootModel) agentLine(a *agentRow, w int, now time.Time) string {
 	st := m.st
 	el := a.elapsed
 	if a.phase == phaseRunning && !a.started.IsZero() {
@@ -171,7 +171,7 @@ func (m *Model) agentLine(a *agentRow, w int, now time.Time) string {
 
 // runStream shows the streamed text of the agent that is writing: its
 // thinking dimmed in a box of its own above, the answer below.
-func (m *Model) runStream(rs *runState, w, h int) string {
+func (m *rootModel) runStream(rs *runState, w, h int) string {
 	st := m.st
 	title := "Output"
 	if rs.writer != "" {
@@ -209,7 +209,7 @@ func tailForWidth(s string, w, h int) string {
 }
 
 // runStatusBar: prompt and completion tokens, cost, elapsed time, model.
-func (m *Model) runStatusBar(rs *runState, w int, now time.Time) string {
+func (m *rootModel) runStatusBar(rs *runState, w int, now time.Time) string {
 	st := m.st
 	u := rs.usage
 	item := func(k, v string) string { return st.StatusKey.Render(k) + st.StatusItem.Render(" "+v+"  ") }

@@ -85,7 +85,7 @@ func (s *sessionsModel) selected() *sessionRow {
 	return &s.rows[s.view[s.cursor]]
 }
 
-func (s *sessionsModel) paste(m *Model, text string) tea.Cmd {
+func (s *sessionsModel) paste(m *rootModel, text string) tea.Cmd {
 	if s.filtering {
 		s.filter.SetValue(s.filter.Value() + sanitizeLine(text))
 		s.query = s.filter.Value()
@@ -98,7 +98,7 @@ func (s *sessionsModel) paste(m *Model, text string) tea.Cmd {
 }
 
 // sessionsKey handles keys on the home screen.
-func (m *Model) sessionsKey(msg tea.KeyPressMsg) tea.Cmd {
+func (m *rootModel) sessionsKey(msg tea.KeyPressMsg) tea.Cmd {
 	s := &m.sessions
 	if s.filtering {
 		switch msg.String() {
@@ -185,7 +185,7 @@ func isPrintable(s string) bool {
 // openSession opens the selected session where it makes sense: a live run
 // on the run screen, a waiting review by resuming it (the run asks again),
 // anything else as a report.
-func (m *Model) openSession() tea.Cmd {
+func (m *rootModel) openSession() tea.Cmd {
 	r := m.sessions.selected()
 	if r == nil {
 		return nil
@@ -201,7 +201,7 @@ func (m *Model) openSession() tea.Cmd {
 
 // resumeSelected resumes an interrupted, failed, cancelled or awaiting-review
 // session; the run screen then shows it live.
-func (m *Model) resumeSelected() tea.Cmd {
+func (m *rootModel) resumeSelected() tea.Cmd {
 	r := m.sessions.selected()
 	if r == nil {
 		return nil
@@ -226,7 +226,7 @@ func (m *Model) resumeSelected() tea.Cmd {
 }
 
 // showRun switches to a run's live view, reopening its pending review.
-func (m *Model) showRun(id string) tea.Cmd {
+func (m *rootModel) showRun(id string) tea.Cmd {
 	m.active = id
 	m.screen = screenRun
 	rs := m.runs[id]
@@ -237,7 +237,7 @@ func (m *Model) showRun(id string) tea.Cmd {
 }
 
 // listHeight is how many session rows fit.
-func (m *Model) listHeight() int {
+func (m *rootModel) listHeight() int {
 	_, h := m.bodySize()
 	if m.width < 110 {
 		h -= 7 // preview below the list
@@ -247,7 +247,7 @@ func (m *Model) listHeight() int {
 
 // viewSessions draws the list and a preview of the selected session: side
 // by side when wide, stacked when narrow.
-func (m *Model) viewSessions(w, h int) string {
+func (m *rootModel) viewSessions(w, h int) string {
 	s := &m.sessions
 	st := m.st
 	var top []string
@@ -299,7 +299,7 @@ func (m *Model) viewSessions(w, h int) string {
 
 // sessionLine is one list row: marker, badge, title, date, model, tokens,
 // cost. Narrow screens drop model, then tokens.
-func (m *Model) sessionLine(r *sessionRow, w int, sel bool) string {
+func (m *rootModel) sessionLine(r *sessionRow, w int, sel bool) string {
 	st := m.st
 	now := m.now()
 	badge := st.Badge(r.s.Status).Render(padRight(statusLabel(r.s.Status), 15))
@@ -325,7 +325,7 @@ func (m *Model) sessionLine(r *sessionRow, w int, sel bool) string {
 
 // sessionPreview summarises the selected session (from the list data only:
 // drawing must not read the store).
-func (m *Model) sessionPreview(r *sessionRow, w, h int) string {
+func (m *rootModel) sessionPreview(r *sessionRow, w, h int) string {
 	st := m.st
 	if r == nil || h <= 0 {
 		return fitLines(nil, w, h)

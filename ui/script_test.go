@@ -81,7 +81,7 @@ func scriptFinish(id string, seq int64) []pipeline.Event {
 }
 
 // feedRun delivers events to the model as the bridge would, synchronously.
-func feedRun(t testing.TB, m *Model, r *fakeRun, evs ...pipeline.Event) {
+func feedRun(t testing.TB, m *rootModel, r *fakeRun, evs ...pipeline.Event) {
 	t.Helper()
 	_, cmd := m.Update(runEventsMsg{id: r.id, events: evs})
 	run(t, m, cmd)

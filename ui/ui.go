@@ -11,6 +11,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"os"
 	"time"
 
@@ -36,20 +37,14 @@ type Config struct {
 // at the review gate stays awaiting review.
 func Run(ctx context.Context, cfg Config) error {
 	svc := liveServices{eng: cfg.Engine, st: cfg.Store}
-	if cfg.Engine == nil {
-		svc.eng = nil
-	}
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	m := newModel(runCtx, cfg, svc, options{noColor: os.Getenv("NO_COLOR") != ""})
 	p := tea.NewProgram(m, tea.WithContext(ctx))
-	final, err := p.Run()
-	if fm, ok := final.(*Model); ok && fm != nil {
-		shutdownRuns(fm.liveHandles(), 5*time.Second)
-	} else {
-		shutdownRuns(m.liveHandles(), 5*time.Second)
-	}
-	if err == tea.ErrProgramKilled && ctx.Err() != nil {
+	_, err := p.Run()
+	// m is the model the program ran (a pointer), so its runs are current.
+	shutdownRuns(m.liveHandles(), 5*time.Second)
+	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return ctx.Err()
 	}
 	return err

@@ -14,7 +14,7 @@ import (
 
 const minWidth, minHeight = 40, 10
 
-func (m *Model) bannerLines() []string {
+func (m *rootModel) bannerLines() []string {
 	if m.cfg.BackendErr == nil {
 		return nil
 	}
@@ -24,13 +24,13 @@ func (m *Model) bannerLines() []string {
 }
 
 // bodySize is the space left for the current screen.
-func (m *Model) bodySize() (int, int) {
+func (m *rootModel) bodySize() (int, int) {
 	h := m.height - 3 - len(m.bannerLines()) // header, notice, help
 	return m.width, max(h, 3)
 }
 
 // relayout re-derives sizes after a resize or theme change.
-func (m *Model) relayout() tea.Cmd {
+func (m *rootModel) relayout() tea.Cmd {
 	w, h := m.bodySize()
 	m.help.SetWidth(w)
 	if m.screen == screenReport || m.report.id != "" {
@@ -39,7 +39,7 @@ func (m *Model) relayout() tea.Cmd {
 	return nil
 }
 
-func (m *Model) screenName() string {
+func (m *rootModel) screenName() string {
 	switch m.screen {
 	case screenRun:
 		return "Run"
@@ -49,7 +49,7 @@ func (m *Model) screenName() string {
 	return "Sessions"
 }
 
-func (m *Model) currentKeys() help.KeyMap {
+func (m *rootModel) currentKeys() help.KeyMap {
 	if m.dialog != nil {
 		return m.dialog.keyMap()
 	}
@@ -63,7 +63,7 @@ func (m *Model) currentKeys() help.KeyMap {
 }
 
 // View draws the whole screen.
-func (m *Model) View() tea.View {
+func (m *rootModel) View() tea.View {
 	v := tea.NewView(m.render())
 	v.AltScreen = true
 	v.WindowTitle = "researchtui"
@@ -71,7 +71,7 @@ func (m *Model) View() tea.View {
 }
 
 // render is View's content, separate so tests and benchmarks can call it.
-func (m *Model) render() string {
+func (m *rootModel) render() string {
 	if m.quitting {
 		return ""
 	}
@@ -119,7 +119,7 @@ func (m *Model) render() string {
 	return screen
 }
 
-func (m *Model) liveCount() int {
+func (m *rootModel) liveCount() int {
 	n := 0
 	for _, rs := range m.runs {
 		if rs.live() {
@@ -130,7 +130,7 @@ func (m *Model) liveCount() int {
 }
 
 // helpView is the full-help overlay of the current screen.
-func (m *Model) helpView(w, h int) string {
+func (m *rootModel) helpView(w, h int) string {
 	hm := m.help
 	dw := dialogWidth(w, 90)
 	hm.SetWidth(dw - 4)
