@@ -61,13 +61,19 @@ func (f *runFlags) apply(cfg *Config) {
 	}
 }
 
-func (f *runFlags) validate() error {
+// config checks the flags and returns the config with them applied.
+func (f *runFlags) config() (*Config, error) {
 	switch f.review {
 	case pipeline.ReviewApprove, pipeline.ReviewReject, pipeline.ReviewAsk:
 	default:
-		return fmt.Errorf("%w: --review must be approve, reject or ask", errUsage)
+		return nil, fmt.Errorf("%w: --review must be approve, reject or ask", errUsage)
 	}
-	return nil
+	cfg, err := loadConfig()
+	if err != nil {
+		return nil, err
+	}
+	f.apply(cfg)
+	return cfg, nil
 }
 
 func runCommand() *cobra.Command {
@@ -78,14 +84,10 @@ func runCommand() *cobra.Command {
 		Example: `  researchtui run "what limits the context length of transformers?"
   researchtui run --json --depth quick --out report.md "CRISPR off-target detection methods"`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := f.validate(); err != nil {
-				return err
-			}
-			cfg, err := loadConfig()
+			cfg, err := f.config()
 			if err != nil {
 				return err
 			}
-			f.apply(cfg)
 			opt := cfg.defaultOptions()
 			opt.Question = joinArgs(args)
 			if err := opt.Normalize(); err != nil { // bad input fails before anything is opened
@@ -118,14 +120,10 @@ func resumeCommand() *cobra.Command {
 		Short: "Resume an interrupted or awaiting-review session headless",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := f.validate(); err != nil {
-				return err
-			}
-			cfg, err := loadConfig()
+			cfg, err := f.config()
 			if err != nil {
 				return err
 			}
-			f.apply(cfg)
 			a, err := openApp(cfg)
 			if err != nil {
 				return err

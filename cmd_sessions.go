@@ -34,27 +34,6 @@ func withStore(fn func(st *store.Store) error) error {
 	return fn(st)
 }
 
-// sessionJSON is the list form of a session (DESIGN §3).
-type sessionJSON struct {
-	ID        string      `json:"id"`
-	Question  string      `json:"question"`
-	Title     string      `json:"title"`
-	Status    string      `json:"status"`
-	CreatedAt time.Time   `json:"created_at"`
-	UpdatedAt time.Time   `json:"updated_at"`
-	Model     string      `json:"model"`
-	Stage     string      `json:"stage,omitempty"`
-	Usage     store.Usage `json:"usage"`
-	CostUSD   float64     `json:"cost_usd"`
-	Warnings  int         `json:"warnings,omitempty"`
-	Error     string      `json:"error,omitempty"`
-}
-
-func toJSON(s store.Session) sessionJSON {
-	return sessionJSON{ID: s.ID, Question: s.Question, Title: s.Title, Status: s.Status, CreatedAt: s.CreatedAt,
-		UpdatedAt: s.UpdatedAt, Model: s.Model, Stage: s.Stage, Usage: s.Usage, CostUSD: s.CostUSD, Warnings: s.Warnings, Error: s.Error}
-}
-
 func sessionsList() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
@@ -71,7 +50,7 @@ func sessionsList() *cobra.Command {
 				enc := json.NewEncoder(out)
 				for _, s := range all {
 					if asJSON {
-						if err := enc.Encode(toJSON(s)); err != nil {
+						if err := enc.Encode(s); err != nil { // Report is empty in the list: omitted
 							return err
 						}
 						continue
@@ -93,12 +72,10 @@ func sessionsList() *cobra.Command {
 // sessionDetail is `sessions show --json`: the session with its sources,
 // citations, reviews and report.
 type sessionDetail struct {
-	sessionJSON
-	Report  string                    `json:"report,omitempty"`
+	store.Session
 	Sources []pipeline.CitedSource    `json:"sources"`
 	Metrics *pipeline.CitationMetrics `json:"citations,omitempty"`
 	Reviews []pipeline.ReviewRequest  `json:"reviews,omitempty"`
-	Pending json.RawMessage           `json:"pending_review,omitempty"`
 }
 
 func sessionsShow() *cobra.Command {
@@ -113,7 +90,7 @@ func sessionsShow() *cobra.Command {
 				if err != nil {
 					return notFound(args[0], err)
 				}
-				d := sessionDetail{sessionJSON: toJSON(s), Report: s.Report, Pending: s.PendingReview, Sources: []pipeline.CitedSource{}}
+				d := sessionDetail{Session: s, Sources: []pipeline.CitedSource{}}
 				if rep, err := pipeline.LoadReport(st, s.ID); err == nil {
 					d.Sources, d.Metrics, d.Reviews = rep.Sources, &rep.Metrics, rep.Reviews
 				}
