@@ -161,9 +161,14 @@ func (m *rootModel) agentLine(a *agentRow, w int, now time.Time) string {
 	if tps == 0 && el > 0 && tok > 0 {
 		tps = float64(tok) / el.Seconds()
 	}
-	stats := fmt.Sprintf("%6s %6s", fmtDuration(el), mark+fmtTokens(tok))
+	// Agents that make no model call (search, indexing) show no tokens.
+	tokS, tpsS := mark+fmtTokens(tok), fmt.Sprintf(" %5.0f/s", tps)
+	if tok == 0 {
+		tokS, tpsS = "", strings.Repeat(" ", 8)
+	}
+	stats := fmt.Sprintf("%6s %6s", fmtDuration(el), tokS)
 	if w >= 44 {
-		stats += fmt.Sprintf(" %5.0f/s", tps)
+		stats += tpsS
 	}
 	nameW := w - 4 - len(stats) - 1
 	return "  " + m.icon(a.phase) + " " + st.Text.Render(padRight(a.name, nameW)) + " " + st.Muted.Render(stats)
