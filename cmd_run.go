@@ -185,7 +185,7 @@ func headless(cmd *cobra.Command, a *app, r *pipeline.Run, f *runFlags) error {
 	sess, err := r.Wait()
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
-			return fmt.Errorf("%w: session %s cancelled; `researchtui resume %s` continues it", context.Canceled, sess.ID, sess.ID)
+			return &exitError{exitCancelled, fmt.Errorf("session %s was cancelled; `researchtui resume %s` continues it", sess.ID, sess.ID)}
 		}
 		return &exitError{exitFailed, fmt.Errorf("session %s failed: %w", sess.ID, err)}
 	}

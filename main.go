@@ -51,13 +51,8 @@ func run(ctx context.Context, args []string) int {
 	if err == nil {
 		return exitOK
 	}
-	code := exitCode(ctx, err)
-	if code != exitCancelled || !errors.Is(err, context.Canceled) {
-		fmt.Fprintln(os.Stderr, "researchtui:", err)
-	} else {
-		fmt.Fprintln(os.Stderr, "researchtui: cancelled")
-	}
-	return code
+	fmt.Fprintln(os.Stderr, "researchtui:", err)
+	return exitCode(ctx, err)
 }
 
 func exitCode(ctx context.Context, err error) int {

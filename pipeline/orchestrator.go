@@ -89,7 +89,7 @@ func (o *orchestrator) conclude(ctx context.Context, runErr error) (store.Sessio
 	case errors.Is(runErr, errSuspended):
 		status, evType, msg = store.StatusAwaitingReview, RunSuspended, "waiting for a review decision; resume the session to decide"
 	case ctx.Err() != nil:
-		status, evType, msg = store.StatusCancelled, RunCancelled, "cancelled; finished stages are kept and `resume` continues from them"
+		status, evType, msg = store.StatusCancelled, RunCancelled, "finished stages are kept; resuming the session continues from them"
 	default:
 		status, evType, msg = store.StatusFailed, RunFailed, runErr.Error()
 	}
