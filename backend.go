@@ -8,13 +8,27 @@ import (
 	"github.com/researchtui/researchtui/llm"
 )
 
-// newBackend builds the model backend named in the config.
+// newBackend builds the model backend named in the config: Ollama (one
+// host, or a pool when OLLAMA_HOST / ollama_host lists several separated
+// by commas) or an OpenAI-compatible server.
 func newBackend(cfg *Config) (llm.Backend, error) {
 	switch cfg.Backend {
 	case "ollama":
-		return llm.NewOllama(cfg.OllamaHost, llm.OllamaOptions{})
+		b, err := llm.NewOllamaHosts(cfg.OllamaHost, llm.OllamaOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("%w: OLLAMA_HOST: %v", errUsage, err)
+		}
+		return b, nil
 	case "openai":
-		return nil, fmt.Errorf("%w: the openai backend is not available in this build yet; use --backend ollama", errUsage)
+		base := cfg.OpenAIBaseURL
+		if base == "" && cfg.OpenAIAPIKey != "" {
+			base = llm.OpenAIDefaultBaseURL
+		}
+		b, err := llm.NewOpenAI(base, llm.OpenAIOptions{APIKey: cfg.OpenAIAPIKey, ContextLength: cfg.OpenAIContextLength})
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", errUsage, err)
+		}
+		return b, nil
 	}
 	return nil, fmt.Errorf("%w: unknown backend %q (use ollama or openai)", errUsage, cfg.Backend)
 }

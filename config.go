@@ -22,8 +22,14 @@ type Config struct {
 	MaxRevisions *int     `toml:"max_revisions"`
 	BudgetTokens int      `toml:"budget_tokens"`
 	Theme        string   `toml:"theme"`
-	OllamaHost   string   `toml:"ollama_host"`
-	ContactEmail string   `toml:"contact_email"`
+	OllamaHost   string   `toml:"ollama_host"` // several: comma-separated
+	// OpenAI-compatible backend (--backend openai): base URL (env
+	// RESEARCHTUI_OPENAI_BASE_URL), key (env OPENAI_API_KEY) and the chat
+	// model's context length when the server does not report it.
+	OpenAIBaseURL       string `toml:"openai_base_url"`
+	OpenAIAPIKey        string `toml:"openai_api_key"`
+	OpenAIContextLength int    `toml:"openai_context_length"`
+	ContactEmail        string `toml:"contact_email"`
 	// FullText turns full-text downloads (PDF, HTML) on or off; on by default.
 	FullText *bool `toml:"full_text"`
 
@@ -79,6 +85,8 @@ func loadConfig() (*Config, error) {
 	envStr(&c.EmbedModel, "RESEARCHTUI_EMBED_MODEL")
 	envStr(&c.ContactEmail, "RESEARCHTUI_CONTACT_EMAIL")
 	envStr(&c.OllamaHost, "OLLAMA_HOST")
+	envStr(&c.OpenAIBaseURL, "RESEARCHTUI_OPENAI_BASE_URL")
+	envStr(&c.OpenAIAPIKey, "OPENAI_API_KEY")
 	if c.Model == "" {
 		c.Model = defaultModel
 	}
