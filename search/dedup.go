@@ -32,7 +32,7 @@ func NormalizeTitle(s string) string {
 }
 
 // AssignKey sets r.Key from the strongest identifier it has:
-// doi > arxiv > pmid > s2 > openalex > title|year. An arXiv DataCite DOI
+// doi > arxiv > pmid > s2 > openalex > pmc > (local path, web URL) > title|year. An arXiv DataCite DOI
 // (10.48550/arxiv.*) counts as the arXiv ID.
 func AssignKey(r *Record) {
 	ids := identifiers(r)
@@ -68,6 +68,19 @@ func identifiers(r *Record) []string {
 	}
 	if r.OpenAlexID != "" {
 		ids = append(ids, "openalex:"+strings.ToUpper(r.OpenAlexID))
+	}
+	if r.PMCID != "" {
+		ids = append(ids, "pmc:"+strings.ToUpper(r.PMCID))
+	}
+	if r.Source == "local" && r.Path != "" {
+		ids = append(ids, "local:"+r.Path)
+	}
+	if r.Source == "web" && len(ids) == 0 && r.URL != "" {
+		// a web page is its address: two pages may share a title
+		ids = append(ids, "url:"+NormalizeURL(r.URL))
+	}
+	if r.Source == "materials" && len(ids) == 0 && r.URL != "" {
+		ids = append(ids, "url:"+NormalizeURL(r.URL))
 	}
 	if t := NormalizeTitle(r.Title); t != "" {
 		y := ""
@@ -149,6 +162,13 @@ func Merge(records []Record) []Record {
 func cloneRecord(r Record) Record {
 	r.Authors = append([]string(nil), r.Authors...)
 	r.FoundBy = append([]string(nil), r.FoundBy...)
+	if r.Data != nil {
+		d := make(map[string]any, len(r.Data))
+		for k, v := range r.Data {
+			d[k] = v
+		}
+		r.Data = d
+	}
 	if r.Source != "" && !contains(r.FoundBy, r.Source) {
 		r.FoundBy = append([]string{r.Source}, r.FoundBy...)
 	}
@@ -184,6 +204,8 @@ func mergeInto(dst, src *Record) {
 	fill(&dst.PMID, src.PMID)
 	fill(&dst.S2ID, src.S2ID)
 	fill(&dst.OpenAlexID, src.OpenAlexID)
+	fill(&dst.PMCID, src.PMCID)
+	fill(&dst.Path, src.Path)
 	fill(&dst.Title, src.Title)
 	if len(src.Authors) > len(dst.Authors) {
 		dst.Authors = append([]string(nil), src.Authors...)
@@ -198,7 +220,25 @@ func mergeInto(dst, src *Record) {
 		dst.Abstract = src.Abstract
 	}
 	fill(&dst.URL, src.URL)
-	fill(&dst.PDFURL, src.PDFURL)
+	if pdfRank(src.PDFURL) > pdfRank(dst.PDFURL) {
+		dst.PDFURL = src.PDFURL
+	}
+	if dst.PDFURL == "" && dst.ArxivID != "" {
+		dst.PDFURL = "https://arxiv.org/pdf/" + dst.ArxivID
+	}
+	if dst.PDFURL == "" && dst.PMCID != "" {
+		dst.PDFURL = PMCPDFURL(dst.PMCID)
+	}
+	if len(src.Data) > 0 {
+		if dst.Data == nil {
+			dst.Data = map[string]any{}
+		}
+		for k, v := range src.Data {
+			if _, ok := dst.Data[k]; !ok {
+				dst.Data[k] = v
+			}
+		}
+	}
 	if src.Citations > dst.Citations {
 		dst.Citations = src.Citations
 	}
@@ -208,4 +248,22 @@ func fill(dst *string, src string) {
 	if *dst == "" {
 		*dst = src
 	}
+}
+
+// pdfRank orders open-access PDF links: a direct arXiv or PubMed Central
+// PDF is the most reliable, then any link that names a PDF (OpenAlex's
+// best_oa_location, Semantic Scholar's openAccessPdf, a repository), then
+// anything else; no link is worst. Equal ranks keep the first found.
+func pdfRank(u string) int {
+	lu := strings.ToLower(u)
+	switch {
+	case lu == "":
+		return 0
+	case strings.Contains(lu, "arxiv.org/pdf/"), strings.Contains(lu, "europepmc.org/articles/pmc") && strings.Contains(lu, "pdf"),
+		strings.Contains(lu, "ncbi.nlm.nih.gov/pmc/articles/") && strings.Contains(lu, "/pdf"):
+		return 3
+	case strings.HasSuffix(strings.SplitN(lu, "?", 2)[0], ".pdf"), strings.Contains(lu, "/pdf"):
+		return 2
+	}
+	return 1
 }

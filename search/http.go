@@ -1,6 +1,7 @@
 package search
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -29,6 +30,8 @@ const (
 	DefaultBaseBackoff   = time.Second
 	DefaultMaxRetryAfter = 60 * time.Second
 	DefaultHostLimit     = rate.Limit(5)
+	DefaultCacheMaxAge   = 7 * 24 * time.Hour
+	DefaultCooldown      = 30 * time.Second
 	maxBackoff           = 30 * time.Second
 )
 
@@ -62,6 +65,19 @@ type ClientOptions struct {
 	HostLimits map[string]rate.Limit
 	// Transport defaults to a clone of http.DefaultTransport.
 	Transport http.RoundTripper
+	// CacheDir, when set, keeps successful answers (API responses and
+	// downloaded documents) on disk, so a re-run or browsing a finished
+	// session's sources needs no network. Empty: no cache.
+	CacheDir string
+	// CacheMaxAge is how long a cached answer is served without asking the
+	// network again (default DefaultCacheMaxAge). An older entry is still
+	// used when the network fails.
+	CacheMaxAge time.Duration
+	// Cooldown is how long a host that answered 429 (after the retries the
+	// client was willing to wait for) is not asked again: requests fail fast
+	// with *RateLimitedError instead. A longer Retry-After wins. Default
+	// DefaultCooldown; negative: none.
+	Cooldown time.Duration
 }
 
 // Client is the one HTTP client every source uses: per-host rate limits,
@@ -74,6 +90,8 @@ type Client struct {
 	mu       sync.Mutex
 	limits   map[string]rate.Limit
 	limiters map[string]*rate.Limiter
+	cooling  map[string]time.Time // host → no requests before
+	cache    *diskCache
 }
 
 // Response is a fully read HTTP response.
@@ -141,6 +159,12 @@ func NewClient(opt ClientOptions) *Client {
 	if opt.Transport == nil {
 		opt.Transport = http.DefaultTransport.(*http.Transport).Clone()
 	}
+	if opt.CacheMaxAge <= 0 {
+		opt.CacheMaxAge = DefaultCacheMaxAge
+	}
+	if opt.Cooldown == 0 {
+		opt.Cooldown = DefaultCooldown
+	}
 	limits := DefaultHostLimits()
 	for h, l := range opt.HostLimits {
 		limits[strings.ToLower(h)] = l
@@ -150,7 +174,63 @@ func NewClient(opt ClientOptions) *Client {
 		hc:       &http.Client{Transport: opt.Transport},
 		limits:   limits,
 		limiters: map[string]*rate.Limiter{},
+		cooling:  map[string]time.Time{},
+		cache:    newDiskCache(opt.CacheDir, opt.CacheMaxAge),
 	}
+}
+
+// HostStatus is what the client knows about a host, for `doctor`.
+type HostStatus struct {
+	// Every is the minimum spacing of requests (0: unlimited).
+	Every time.Duration
+	// CoolingFor is how long the host is still skipped after a 429.
+	CoolingFor time.Duration
+}
+
+// HostStatus reports the rate limit in force for a URL's host and whether it
+// is cooling down after a 429.
+func (c *Client) HostStatus(rawURL string) HostStatus {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return HostStatus{}
+	}
+	lim := c.limiter(u)
+	var st HostStatus
+	if l := lim.Limit(); l != rate.Inf && l > 0 {
+		st.Every = time.Duration(float64(time.Second) / float64(l))
+	}
+	c.mu.Lock()
+	if until, ok := c.cooling[strings.ToLower(u.Host)]; ok {
+		st.CoolingFor = max(time.Until(until), 0)
+	}
+	c.mu.Unlock()
+	return st
+}
+
+// coolingFor is the remaining cool-down of a host after a 429, or 0.
+func (c *Client) coolingFor(host string) time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	until, ok := c.cooling[strings.ToLower(host)]
+	if !ok {
+		return 0
+	}
+	d := time.Until(until)
+	if d <= 0 {
+		delete(c.cooling, strings.ToLower(host))
+		return 0
+	}
+	return d
+}
+
+func (c *Client) coolDown(host string, retryAfter time.Duration) {
+	if c.opt.Cooldown < 0 {
+		return
+	}
+	d := max(c.opt.Cooldown, retryAfter)
+	c.mu.Lock()
+	c.cooling[strings.ToLower(host)] = time.Now().Add(d)
+	c.mu.Unlock()
 }
 
 // SetHostLimit sets the minimum spacing of requests to host ("host" or
@@ -200,12 +280,21 @@ func (c *Client) Get(ctx context.Context, rawURL string, header http.Header) (*R
 	return c.get(ctx, rawURL, header, getOptions{hc: c.hc, maxBody: c.opt.MaxBody, timeout: c.opt.Timeout})
 }
 
+// Post sends body (JSON APIs such as Tavily) with the same limits,
+// retries and cache as Get; the cache key includes the body.
+func (c *Client) Post(ctx context.Context, rawURL string, header http.Header, body []byte) (*Response, error) {
+	return c.get(ctx, rawURL, header, getOptions{hc: c.hc, maxBody: c.opt.MaxBody, timeout: c.opt.Timeout, method: http.MethodPost, body: body})
+}
+
 type getOptions struct {
 	hc      *http.Client
 	maxBody int64
 	timeout time.Duration
 	// noRetry reports errors that must not be retried.
 	noRetry func(error) bool
+	method  string // default GET
+	body    []byte
+	noCache bool
 }
 
 func (c *Client) get(ctx context.Context, rawURL string, header http.Header, o getOptions) (*Response, error) {
@@ -216,6 +305,38 @@ func (c *Client) get(ctx context.Context, rawURL string, header http.Header, o g
 	if u.Scheme != "http" && u.Scheme != "https" {
 		return nil, fmt.Errorf("bad URL %q: only http and https are supported", rawURL)
 	}
+	var ckey string
+	if c.cache != nil && !o.noCache {
+		ckey = cacheKey(o.method, u.String(), header, o.body)
+		if resp, fresh := c.cache.get(ckey); resp != nil && fresh {
+			return resp, nil
+		}
+	}
+	if d := c.coolingFor(u.Host); d > 0 {
+		if resp := c.cache.stale(ckey); resp != nil {
+			return resp, nil
+		}
+		return nil, &RateLimitedError{Host: u.Host, RetryAfter: d}
+	}
+	resp, err := c.attempts(ctx, u, header, o)
+	if err != nil {
+		var rl *RateLimitedError
+		if errors.As(err, &rl) {
+			c.coolDown(u.Host, rl.RetryAfter)
+		}
+		if resp == nil && ctx.Err() == nil {
+			// offline or the host is down: an expired cache entry beats nothing
+			if stale := c.cache.stale(ckey); stale != nil {
+				return stale, nil
+			}
+		}
+		return resp, err
+	}
+	c.cache.put(ckey, resp)
+	return resp, nil
+}
+
+func (c *Client) attempts(ctx context.Context, u *url.URL, header http.Header, o getOptions) (*Response, error) {
 	lim := c.limiter(u)
 	for attempt := 0; ; attempt++ {
 		if err := lim.Wait(ctx); err != nil {
@@ -259,7 +380,15 @@ func (c *Client) get(ctx context.Context, rawURL string, header http.Header, o g
 func (c *Client) once(ctx context.Context, rawURL string, header http.Header, o getOptions) (*Response, error) {
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
+	method := o.method
+	if method == "" {
+		method = http.MethodGet
+	}
+	var rd io.Reader
+	if o.body != nil {
+		rd = bytes.NewReader(o.body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, rawURL, rd)
 	if err != nil {
 		return nil, err
 	}

@@ -20,6 +20,7 @@ type Record struct {
 	PMID       string   `json:"pmid,omitempty"`
 	S2ID       string   `json:"s2_id,omitempty"`
 	OpenAlexID string   `json:"openalex_id,omitempty"`
+	PMCID      string   `json:"pmcid,omitempty"` // "PMC1234567"
 	Title      string   `json:"title"`
 	Authors    []string `json:"authors,omitempty"` // "Given Family" as the source wrote them
 	Year       int      `json:"year,omitempty"`
@@ -28,7 +29,17 @@ type Record struct {
 	URL        string   `json:"url,omitempty"`     // landing page
 	PDFURL     string   `json:"pdf_url,omitempty"` // best open-access PDF
 	Citations  int      `json:"citations,omitempty"`
+	// Data holds structured properties (Materials Project: band gap,
+	// formation energy, ...). Records with Data are facts, not prose: the
+	// pipeline passes them to the writer as a data block and never filters
+	// them by vector similarity.
+	Data map[string]any `json:"data,omitempty"`
+	// Path is the file a local-corpus record was read from.
+	Path string `json:"path,omitempty"`
 }
+
+// HasData reports whether r carries structured properties.
+func (r Record) HasData() bool { return len(r.Data) > 0 }
 
 // Source is one searchable provider of Records.
 type Source interface {

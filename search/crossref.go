@@ -1,0 +1,217 @@
+package search
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// DefaultCrossrefURL is the Crossref REST API base.
+const DefaultCrossrefURL = "https://api.crossref.org"
+
+const crossrefSelect = "DOI,title,author,issued,published,container-title,abstract,URL,link,is-referenced-by-count,type"
+
+type crossrefSource struct {
+	c      *Client
+	base   string
+	mailto string
+}
+
+// NewCrossref returns the Crossref source (/works?query=). baseURL ""
+// means DefaultCrossrefURL; mailto (RESEARCHTUI_CONTACT_EMAIL) joins
+// Crossref's polite pool. JATS abstracts become plain text.
+func NewCrossref(c *Client, baseURL, mailto string) Source {
+	if baseURL == "" {
+		baseURL = DefaultCrossrefURL
+	}
+	return &crossrefSource{c: c, base: strings.TrimRight(baseURL, "/"), mailto: mailto}
+}
+
+func (s *crossrefSource) Name() string { return "crossref" }
+
+func (s *crossrefSource) Search(ctx context.Context, query string, limit int) ([]Record, error) {
+	query = CleanLine(query)
+	if query == "" {
+		return nil, nil
+	}
+	if limit <= 0 {
+		limit = 10
+	}
+	v := url.Values{}
+	v.Set("query", query)
+	v.Set("rows", strconv.Itoa(min(limit, 100)))
+	v.Set("select", crossrefSelect)
+	if s.mailto != "" {
+		v.Set("mailto", s.mailto)
+	}
+	hdr := http.Header{"Accept": {"application/json"}}
+	if s.mailto != "" {
+		// the polite pool also reads the contact from the User-Agent
+		hdr.Set("User-Agent", s.c.UserAgent()+" (mailto:"+s.mailto+")")
+	}
+	resp, err := s.c.Get(ctx, withQuery(s.base+"/works", v), hdr)
+	if err != nil {
+		var he *HTTPError
+		if errors.As(err, &he) && resp != nil {
+			if msg := crossrefErrorMessage(resp.Body); msg != "" {
+				return nil, fmt.Errorf("crossref: HTTP %d: %s", he.Status, msg)
+			}
+		}
+		return nil, fmt.Errorf("crossref: %w", err)
+	}
+	recs, err := ParseCrossref(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	if len(recs) > limit {
+		recs = recs[:limit]
+	}
+	return recs, nil
+}
+
+// crossrefErrorMessage reads Crossref's error bodies: JSON
+// {"status":"failed","message":[{"message":...}]} or plain text.
+func crossrefErrorMessage(body []byte) string {
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) > 0 && trimmed[0] == '{' {
+		var e struct {
+			Type    string `json:"message-type"`
+			Message []struct {
+				Type    string `json:"type"`
+				Message string `json:"message"`
+			} `json:"message"`
+		}
+		if json.Unmarshal(trimmed, &e) == nil && len(e.Message) > 0 {
+			var parts []string
+			for _, m := range e.Message {
+				parts = append(parts, CleanLine(firstNonEmptyString(m.Message, m.Type)))
+			}
+			return CleanLine(e.Type + ": " + strings.Join(parts, "; "))
+		}
+		return ""
+	}
+	return errorSnippet(trimmed)
+}
+
+type crWork struct {
+	DOI    string   `json:"DOI"`
+	Title  []string `json:"title"`
+	URL    string   `json:"URL"`
+	Author []struct {
+		Given  string `json:"given"`
+		Family string `json:"family"`
+		Name   string `json:"name"`
+	} `json:"author"`
+	Issued         crDate   `json:"issued"`
+	Published      crDate   `json:"published"`
+	ContainerTitle []string `json:"container-title"`
+	Abstract       string   `json:"abstract"`
+	Cited          int      `json:"is-referenced-by-count"`
+	Link           []struct {
+		URL         string `json:"URL"`
+		ContentType string `json:"content-type"`
+	} `json:"link"`
+}
+
+type crDate struct {
+	Parts [][]*int `json:"date-parts"`
+}
+
+func (d crDate) year() int {
+	if len(d.Parts) > 0 && len(d.Parts[0]) > 0 && d.Parts[0][0] != nil {
+		return *d.Parts[0][0]
+	}
+	return 0
+}
+
+// ParseCrossref parses a Crossref work-list or single work answer.
+func ParseCrossref(body []byte) ([]Record, error) {
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 || trimmed[0] != '{' {
+		return nil, fmt.Errorf("crossref: expected JSON, got %q", errorSnippet(body))
+	}
+	var env struct {
+		Status  string          `json:"status"`
+		Type    string          `json:"message-type"`
+		Message json.RawMessage `json:"message"`
+	}
+	if err := json.Unmarshal(trimmed, &env); err != nil {
+		return nil, fmt.Errorf("crossref: malformed JSON: %w", err)
+	}
+	var works []crWork
+	switch env.Type {
+	case "work-list":
+		var list struct {
+			Items []crWork `json:"items"`
+		}
+		if err := json.Unmarshal(env.Message, &list); err != nil {
+			return nil, fmt.Errorf("crossref: malformed work list: %w", err)
+		}
+		works = list.Items
+	case "work":
+		var w crWork
+		if err := json.Unmarshal(env.Message, &w); err != nil {
+			return nil, fmt.Errorf("crossref: malformed work: %w", err)
+		}
+		works = []crWork{w}
+	default:
+		if msg := crossrefErrorMessage(trimmed); msg != "" {
+			return nil, fmt.Errorf("crossref: %s", msg)
+		}
+		return nil, fmt.Errorf("crossref: unexpected answer %q", errorSnippet(body))
+	}
+	recs := make([]Record, 0, len(works))
+	for _, w := range works {
+		r := Record{
+			Source:    "crossref",
+			FoundBy:   []string{"crossref"},
+			DOI:       NormalizeDOI(w.DOI),
+			URL:       CleanLine(w.URL),
+			Abstract:  InlineText(w.Abstract),
+			Citations: w.Cited,
+			Year:      w.Issued.year(),
+		}
+		if len(w.Title) > 0 {
+			r.Title = InlineText(w.Title[0])
+		}
+		if len(w.ContainerTitle) > 0 {
+			r.Venue = CleanLine(w.ContainerTitle[0])
+		}
+		if r.Year == 0 {
+			r.Year = w.Published.year()
+		}
+		for _, a := range w.Author {
+			n := CleanLine(strings.TrimSpace(a.Given + " " + a.Family))
+			if n == "" {
+				n = CleanLine(a.Name)
+			}
+			if n != "" {
+				r.Authors = append(r.Authors, n)
+			}
+		}
+		for _, l := range w.Link {
+			if strings.Contains(strings.ToLower(l.ContentType), "pdf") {
+				r.PDFURL = CleanLine(l.URL)
+				break
+			}
+		}
+		if r.ArxivID == "" && strings.HasPrefix(r.DOI, "10.48550/arxiv.") {
+			r.ArxivID = ArxivIDFromURL(r.DOI)
+		}
+		if r.URL == "" && r.DOI != "" {
+			r.URL = "https://doi.org/" + r.DOI
+		}
+		if r.Title == "" && r.DOI == "" {
+			continue
+		}
+		AssignKey(&r)
+		recs = append(recs, r)
+	}
+	return recs, nil
+}

@@ -1,0 +1,333 @@
+package search
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/encoding/charmap"
+)
+
+// MaxLocalFileBytes caps the size of a file `corpus add` reads.
+const MaxLocalFileBytes = 200 << 20
+
+// LocalExtensions are the file types the local corpus indexes.
+var LocalExtensions = map[string]string{
+	".pdf": "pdf", ".md": "markdown", ".markdown": "markdown", ".txt": "text", ".text": "text",
+	".html": "html", ".htm": "html", ".xhtml": "html",
+}
+
+// ErrEmptyFile means a local file has no bytes at all.
+var ErrEmptyFile = errors.New("the file is empty")
+
+// LocalKey is the store key of a local document: stable for its absolute
+// path, so a changed file replaces its old chunks.
+func LocalKey(absPath string) string {
+	sum := sha256.Sum256([]byte(absPath))
+	return "local:" + hex.EncodeToString(sum[:8])
+}
+
+// ReadLocalFile reads a pdf, md, txt or html file into a Document (Pages
+// for PDFs, one page otherwise) and a Record describing it. Errors say why
+// a file cannot be indexed, for one clear line per skipped file:
+// ErrUnsupportedType (unknown extension or binary content), ErrEmptyFile,
+// ErrNoText (a scanned PDF or a page without text), ErrBodyTooLarge.
+func ReadLocalFile(path string) (Document, Record, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return Document{}, Record{}, err
+	}
+	kind, ok := LocalExtensions[strings.ToLower(filepath.Ext(abs))]
+	if !ok {
+		return Document{}, Record{}, fmt.Errorf("%w: %q (pdf, md, txt and html are indexed)", ErrUnsupportedType, filepath.Ext(abs))
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return Document{}, Record{}, err
+	}
+	if st.Size() > MaxLocalFileBytes {
+		return Document{}, Record{}, fmt.Errorf("%w (%d MB, limit %d MB)", ErrBodyTooLarge, st.Size()>>20, MaxLocalFileBytes>>20)
+	}
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		return Document{}, Record{}, err
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return Document{}, Record{}, ErrEmptyFile
+	}
+	var doc Document
+	switch kind {
+	case "pdf":
+		if !bytes.HasPrefix(bytes.TrimLeft(data[:min(len(data), 1024)], "\x00\t\r\n "), []byte("%PDF-")) {
+			return Document{}, Record{}, fmt.Errorf("%w: named .pdf but not a PDF", ErrUnsupportedType)
+		}
+		doc, err = ExtractDocument("file://"+abs, data)
+		if err == nil && strings.TrimSpace(doc.Text) == "" {
+			err = ErrNoText
+		}
+	case "html":
+		doc, err = ExtractDocument("file://"+abs, data)
+		if err == nil && doc.ContentType != "text/html" && doc.ContentType != "text/plain" {
+			err = fmt.Errorf("%w: %s", ErrUnsupportedType, doc.ContentType)
+		}
+	default:
+		if looksBinary(data) {
+			if !latin1Text(data) {
+				return Document{}, Record{}, fmt.Errorf("%w: binary content in a .%s file", ErrUnsupportedType, strings.TrimPrefix(filepath.Ext(abs), "."))
+			}
+			// legacy 8-bit text (Windows-1252 / Latin-1), not binary
+			if dec, err := charmap.Windows1252.NewDecoder().Bytes(data); err == nil {
+				data = dec
+			}
+		}
+		doc = Document{URL: "file://" + abs, ContentType: "text/plain", Text: strings.TrimSpace(CleanText(string(data)))}
+		if kind == "markdown" {
+			doc.Title = markdownTitle(doc.Text)
+		}
+		if doc.Text == "" {
+			err = ErrNoText
+		}
+	}
+	if err != nil {
+		if errors.Is(err, ErrNoText) && kind == "pdf" {
+			return doc, Record{}, fmt.Errorf("%w (a scanned or image-only PDF? only its file name would be searchable)", ErrNoText)
+		}
+		return doc, Record{}, err
+	}
+	if len(doc.Pages) == 0 {
+		doc.Pages = []string{doc.Text}
+	}
+	r := Record{
+		Key:     LocalKey(abs),
+		Source:  "local",
+		FoundBy: []string{"local"},
+		Path:    abs,
+		Title:   CleanLine(doc.Title),
+		Venue:   "local document",
+		URL:     "file://" + abs,
+		Year:    st.ModTime().Year(),
+	}
+	if r.Title == "" && kind == "pdf" {
+		r.Title = pdfTitleGuess(doc.Pages[0])
+	}
+	if r.Title == "" {
+		r.Title = strings.TrimSuffix(filepath.Base(abs), filepath.Ext(abs))
+	}
+	r.Abstract = truncateText(CleanLine(doc.Text), 1200)
+	return doc, r, nil
+}
+
+// looksBinary reports NUL bytes or invalid UTF-8 in the first 8 KB.
+func looksBinary(b []byte) bool {
+	head := b[:min(len(b), 8192)]
+	if bytes.IndexByte(head, 0) >= 0 {
+		return true
+	}
+	if len(b) > len(head) { // the sample may end inside a rune
+		for k := 0; k < 3 && len(head) > 0 && !utf8.RuneStart(head[len(head)-1]); k++ {
+			head = head[:len(head)-1]
+		}
+		if len(head) > 0 && head[len(head)-1] >= 0xc0 {
+			head = head[:len(head)-1]
+		}
+	}
+	return !utf8.Valid(head)
+}
+
+// latin1Text reports 8-bit text: no NULs, and almost no C0 controls other
+// than whitespace.
+func latin1Text(b []byte) bool {
+	if bytes.IndexByte(b, 0) >= 0 {
+		return false
+	}
+	ctl := 0
+	for _, c := range b[:min(len(b), 8192)] {
+		if c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != '\f' {
+			ctl++
+		}
+	}
+	return ctl*100 < min(len(b), 8192)
+}
+
+func markdownTitle(text string) string {
+	for _, line := range strings.SplitN(text, "\n", 40) {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "# ") {
+			return CleanLine(strings.TrimPrefix(line, "# "))
+		}
+	}
+	return ""
+}
+
+// pdfTitleGuess takes the first line of the first page that reads like a
+// title (a few words, not a page header full of digits).
+func pdfTitleGuess(page string) string {
+	for _, line := range strings.SplitN(page, "\n", 8) {
+		line = CleanLine(line)
+		n := len(strings.Fields(line))
+		if n >= 3 && n <= 25 && strings.IndexFunc(line, unicode.IsLetter) >= 0 && !strings.HasPrefix(strings.ToLower(line), "arxiv:") {
+			return line
+		}
+	}
+	return ""
+}
+
+func truncateText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := strings.LastIndexByte(s[:n], ' ')
+	if cut < n/2 {
+		cut = n
+	}
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// LocalDoc is one indexed local document as the local source sees it.
+type LocalDoc struct {
+	Record Record
+	Text   string // its text (the chunks joined), for keyword matching
+}
+
+// LocalDocsFunc lists the indexed local documents (main reads them from
+// the store).
+type LocalDocsFunc func() ([]LocalDoc, error)
+
+type localSource struct {
+	docs LocalDocsFunc
+
+	mu     sync.Mutex
+	cached []localEntry
+	at     time.Time
+}
+
+type localEntry struct {
+	rec   Record
+	terms map[string]int
+	title map[string]bool
+}
+
+// NewLocal returns the "local" corpus source: keyword search (no model) over
+// the documents `corpus add` indexed. The corpus is re-read at most once a
+// minute.
+func NewLocal(docs LocalDocsFunc) Source {
+	return &localSource{docs: docs}
+}
+
+func (l *localSource) Name() string { return "local" }
+
+func (l *localSource) entries() ([]localEntry, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.cached != nil && time.Since(l.at) < time.Minute {
+		return l.cached, nil
+	}
+	docs, err := l.docs()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]localEntry, 0, len(docs))
+	for _, d := range docs {
+		e := localEntry{rec: d.Record, terms: map[string]int{}, title: map[string]bool{}}
+		for _, w := range termsOf(d.Text) {
+			e.terms[w]++
+		}
+		for _, w := range termsOf(d.Record.Title + " " + filepath.Base(d.Record.Path)) {
+			e.title[w] = true
+			e.terms[w]++
+		}
+		out = append(out, e)
+	}
+	l.cached, l.at = out, time.Now()
+	return out, nil
+}
+
+// termsOf lower-cases and splits text into words, dropping stop words and
+// one-letter words; a trailing plural "s" is folded.
+func termsOf(s string) []string {
+	words := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	out := words[:0]
+	for _, w := range words {
+		if len(w) < 2 || stopWords[w] {
+			continue
+		}
+		if len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") {
+			w = w[:len(w)-1]
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+func (l *localSource) Search(ctx context.Context, query string, limit int) ([]Record, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if limit <= 0 {
+		limit = 10
+	}
+	q := map[string]bool{}
+	for _, w := range termsOf(CleanLine(query)) {
+		q[w] = true
+	}
+	if len(q) == 0 {
+		return nil, nil
+	}
+	entries, err := l.entries()
+	if err != nil {
+		return nil, fmt.Errorf("local: %w", err)
+	}
+	df := map[string]int{}
+	for _, e := range entries {
+		for w := range q {
+			if e.terms[w] > 0 {
+				df[w]++
+			}
+		}
+	}
+	need := (len(q) + 1) / 2 // at least half the terms must appear
+	type scored struct {
+		r     Record
+		score float64
+	}
+	var hits []scored
+	for _, e := range entries {
+		matched, score := 0, 0.0
+		for w := range q {
+			tf := e.terms[w]
+			if tf == 0 {
+				continue
+			}
+			matched++
+			idf := math.Log(1 + float64(len(entries))/float64(df[w]))
+			score += (1 + math.Log(float64(tf))) * idf
+			if e.title[w] {
+				score += 2 * idf
+			}
+		}
+		if matched >= need {
+			hits = append(hits, scored{e.rec, score * float64(matched) / float64(len(q))})
+		}
+	}
+	sort.SliceStable(hits, func(i, j int) bool { return hits[i].score > hits[j].score })
+	out := make([]Record, 0, min(limit, len(hits)))
+	for _, h := range hits[:min(limit, len(hits))] {
+		out = append(out, h.r)
+	}
+	return out, nil
+}
