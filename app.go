@@ -58,7 +58,7 @@ func openApp(cfg *Config) (*app, error) {
 		return nil, err
 	}
 	a.backend = b
-	srcs, fetcher := newSources(cfg)
+	srcs, fetcher := newSources(cfg, st) // with the store: the local corpus is a source
 	a.engine = &pipeline.Engine{Store: st, LLM: b, Sources: srcs, Fetcher: fetcher}
 	return a, nil
 }

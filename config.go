@@ -32,6 +32,9 @@ type Config struct {
 	ContactEmail        string `toml:"contact_email"`
 	// FullText turns full-text downloads (PDF, HTML) on or off; on by default.
 	FullText *bool `toml:"full_text"`
+	// CacheMaxAge is how long cached API answers and documents are reused
+	// without asking the network ("168h", "7d"; "off" disables the cache).
+	CacheMaxAge string `toml:"cache_max_age"`
 
 	configPath string
 	dataDir    string

@@ -135,13 +135,3 @@ func dirsCommand() *cobra.Command {
 		},
 	}
 }
-
-func corpusCommand() *cobra.Command {
-	c := &cobra.Command{Use: "corpus", Short: "Index local documents (pdf, md, txt, html) as a source"}
-	notYet := func(cmd *cobra.Command, _ []string) error {
-		return &exitError{exitUsage, errors.New("the local corpus is not available in this build yet")}
-	}
-	c.AddCommand(&cobra.Command{Use: "add PATH...", Short: "Index documents", RunE: notYet},
-		&cobra.Command{Use: "list", Short: "List indexed documents", RunE: notYet})
-	return c
-}
