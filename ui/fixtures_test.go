@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -236,6 +237,10 @@ func kp(s string) tea.KeyPressMsg {
 		return tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
 	}
 	r := []rune(s)
+	if len(r) == 1 && unicode.IsUpper(r[0]) {
+		// As a terminal sends it: shift held, the shifted text.
+		return tea.KeyPressMsg{Code: unicode.ToLower(r[0]), ShiftedCode: r[0], Mod: tea.ModShift, Text: s}
+	}
 	return tea.KeyPressMsg{Code: r[0], Text: s}
 }
 
@@ -259,6 +264,6 @@ func settle(m *rootModel) {
 	}
 }
 
-var errBackend = errors.New(`dial tcp 127.0.0.1:11434: connect: connection refused`)
+var errBackend = errors.New("No Ollama at 127.0.0.1:11434: run `ollama serve` or set OLLAMA_HOST")
 
 func tea_ws(w, h int) tea.WindowSizeMsg { return tea.WindowSizeMsg{Width: w, Height: h} }

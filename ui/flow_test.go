@@ -3,7 +3,6 @@ package ui
 import (
 	"bytes"
 	"context"
-	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -41,7 +40,7 @@ func flowModel(ctx context.Context, t *testing.T, env *pipelinetest.Env, withBac
 	if withBackend {
 		cfg.Engine, svc.eng = env.Engine, env.Engine
 	} else {
-		cfg.BackendErr = errors.New("ollama is not running at 127.0.0.1:11434")
+		cfg.BackendErr = errBackend
 	}
 	dark := true
 	return newModel(ctx, cfg, svc, options{noColor: true, darkBG: &dark})
@@ -83,7 +82,7 @@ func TestFullFlow(t *testing.T) {
 	env.Ollama.Close()
 	m2 := flowModel(ctx, t, env, false)
 	tm2 := teatest.NewTestModel(t, m2, teatest.WithInitialTermSize(120, 40))
-	waitText(t, tm2, "unreachable", "completed")
+	waitText(t, tm2, "new research needs the model backend", "completed")
 	tm2.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
 	waitText(t, tm2, "citations")
 	tm2.Type("q")

@@ -402,7 +402,7 @@ func TestBackendDownStillBrowses(t *testing.T) {
 	m.cfg.BackendErr = errBackend
 	svc.startErr = errNoBackend
 	out := ansi.Strip(m.render())
-	if !strings.Contains(out, "unreachable") || !strings.Contains(out, "ollama serve") {
+	if !strings.Contains(out, "new research needs the model backend") || !strings.Contains(out, "ollama serve") {
 		t.Errorf("banner with the fix:\n%s", out)
 	}
 	press(t, m, "G", "k", "R")

@@ -344,6 +344,7 @@ func (m *rootModel) onRunEvents(msg runEventsMsg) tea.Cmd {
 		}
 		statusChanged = true
 		if rs.status == "completed" && m.screen == screenRun && m.active == rs.id {
+			m.setNotice("", false) // "revising…" and the like are over
 			cmds = append(cmds, m.openReport(rs.id, rs.title))
 		}
 	} else {

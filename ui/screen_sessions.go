@@ -164,7 +164,7 @@ func (m *rootModel) sessionsKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.resumeSelected()
 	default:
 		// Just typing starts a new research with what was typed.
-		if t := msg.Text; t != "" && msg.Mod == 0 && isPrintable(t) {
+		if t := msg.Text; t != "" && msg.Mod&^tea.ModShift == 0 && isPrintable(t) {
 			d, cmd := newNewRunDialog(m.st, m.cfg.Defaults, t)
 			m.dialog = d
 			return cmd

@@ -18,8 +18,9 @@ func (m *rootModel) bannerLines() []string {
 	if m.cfg.BackendErr == nil {
 		return nil
 	}
-	msg := "⚠ The model backend is unreachable: " + sanitizeLine(m.cfg.BackendErr.Error())
-	fix := "Fix: run `ollama serve` (or set OLLAMA_HOST) and restart · browsing works offline"
+	// main phrases BackendErr as the problem and its fix, in one line.
+	msg := "⚠ " + sanitizeLine(m.cfg.BackendErr.Error())
+	fix := "Stored sessions can still be browsed; new research needs the model backend (`researchtui doctor` checks it)"
 	return []string{m.st.Banner.Render(padRight(msg, m.width-2)), m.st.Warning.Render(trunc(fix, m.width))}
 }
 
