@@ -22,7 +22,7 @@ const (
 )
 
 // KnownSources are the names --sources accepts, in the default order.
-var KnownSources = []string{"arxiv", "openalex", "pubmed", "semanticscholar", "crossref", "web", "local"}
+var KnownSources = []string{"arxiv", "openalex", "pubmed", "semanticscholar", "crossref", "web", "local", "materials"}
 
 // MaxQuestionBytes bounds a question: long enough for a paragraph of context,
 // short enough that it can't crowd out the evidence in a model's context.

@@ -176,7 +176,7 @@ func (o *orchestrator) finishPlan(p *Plan) {
 var routes = map[string][]string{
 	"biomedical": {"pubmed", "semanticscholar", "openalex", "crossref", "local", "arxiv", "web"},
 	"cs_physics": {"arxiv", "semanticscholar", "openalex", "local", "crossref", "web"},
-	"materials":  {"arxiv", "openalex", "semanticscholar", "crossref", "local", "web"},
+	"materials":  {"materials", "arxiv", "openalex", "semanticscholar", "crossref", "local", "web"},
 	"general":    {"web", "openalex", "semanticscholar", "crossref", "local", "arxiv", "pubmed"},
 }
 

@@ -64,6 +64,7 @@ func (o *orchestrator) stageRetrieve(ctx context.Context) error {
 		inRun[r.Key] = true
 	}
 	total := 0
+	structured := o.structuredKeys() // materials.go: structured data bypasses vector filtering
 	for i, sq := range o.st.Plan.SubQuestions {
 		var got []ContextChunk
 		if vecs != nil {
@@ -72,6 +73,7 @@ func (o *orchestrator) stageRetrieve(ctx context.Context) error {
 		if len(got) == 0 {
 			got = o.rawChunks(o.st.Found.BySubQ[sq.ID])
 		}
+		got = o.withStructured(got, o.st.Found.BySubQ[sq.ID], structured)
 		contexts[sq.ID] = got
 		total += len(got)
 	}

@@ -41,6 +41,7 @@ func (o *orchestrator) sourcesBrief() string {
 			fmt.Fprintf(&b, "  - limitations: %s\n", oneLine(an.Limitations))
 		}
 	}
+	b.WriteString(o.structuredBrief()) // materials.go: structured data reaches the writer as data
 	return b.String()
 }
 

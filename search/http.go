@@ -400,7 +400,7 @@ func (c *Client) once(ctx context.Context, rawURL string, header http.Header, o 
 	}
 	resp, err := o.hc.Do(req)
 	if err != nil {
-		return nil, err
+		return nil, &TransportError{Host: req.URL.Host, Err: err, Timeout: o.timeout}
 	}
 	defer resp.Body.Close()
 	if resp.ContentLength > o.maxBody {
@@ -507,4 +507,42 @@ func redactURL(raw string) string {
 		u.RawQuery = q.Encode()
 	}
 	return u.String()
+}
+
+// TransportError is a request that got no HTTP answer. Its message leads
+// with the reason (connection refused, timed out, no such host) so that it
+// survives being shortened for a warning; Unwrap gives the net/http error.
+type TransportError struct {
+	Host    string
+	Err     error
+	Timeout time.Duration
+}
+
+func (e *TransportError) Unwrap() error { return e.Err }
+
+func (e *TransportError) Error() string {
+	var dns *net.DNSError
+	var ne net.Error
+	switch {
+	case errors.Is(e.Err, syscall.ECONNREFUSED):
+		return e.Host + ": connection refused"
+	case errors.Is(e.Err, syscall.ECONNRESET):
+		return e.Host + ": connection reset"
+	case errors.As(e.Err, &dns) && dns.IsNotFound:
+		return e.Host + ": no such host"
+	case errors.Is(e.Err, context.DeadlineExceeded) || errors.As(e.Err, &ne) && ne.Timeout():
+		return fmt.Sprintf("%s: no answer within %s", e.Host, e.Timeout)
+	case errors.Is(e.Err, ErrBlockedAddress):
+		return e.Host + ": " + unwrapAll(e.Err).Error()
+	}
+	return e.Host + ": " + unwrapAll(e.Err).Error()
+}
+
+// unwrapAll returns the innermost *url.Error's cause, or err.
+func unwrapAll(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
 }
