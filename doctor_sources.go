@@ -73,9 +73,12 @@ func (d *doctor) checkSources(ctx context.Context, cfg *Config) {
 		limit := ""
 		if info.url != "" {
 			hs := set.client.HostStatus(info.url)
-			if hs.Every > 0 {
-				limit = fmt.Sprintf("≤ %s/s", trimFloat(float64(time.Second)/float64(hs.Every)))
-			} else {
+			switch {
+			case hs.Every >= time.Second:
+				limit = fmt.Sprintf("1 request per %s", hs.Every.Round(100*time.Millisecond))
+			case hs.Every > 0:
+				limit = fmt.Sprintf("≤ %s requests/s", trimFloat(float64(time.Second)/float64(hs.Every)))
+			default:
 				limit = "no rate limit"
 			}
 		}
