@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -9,8 +10,11 @@ import (
 // An agent streaming far faster than anyone reads must never block, and
 // every lifecycle event must still arrive, in order, after it.
 func TestEmitterNeverBlocksAgentsAndKeepsLifecycleOrder(t *testing.T) {
+	var mu sync.Mutex
 	var persisted []Event
 	e := newEmitter("s1", 10, time.Now, func(evs []Event) error {
+		mu.Lock()
+		defer mu.Unlock()
 		persisted = append(persisted, evs...)
 		return nil
 	})
@@ -56,6 +60,8 @@ func TestEmitterNeverBlocksAgentsAndKeepsLifecycleOrder(t *testing.T) {
 	if text == 0 || text > 200000*4 {
 		t.Errorf("%d bytes of streamed text delivered", text)
 	}
+	mu.Lock()
+	defer mu.Unlock()
 	if len(persisted) != 11 {
 		t.Errorf("%d events persisted, want the 11 lifecycle ones", len(persisted))
 	}

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -177,7 +178,7 @@ func (o *orchestrator) readSource(ctx context.Context, rec search.Record) ([]sto
 			return chunks, true, err
 		}
 	}
-	pages, full, why := o.fetchText(ctx, rec)
+	pages, full, why, noText := o.fetchText(ctx, rec)
 	if ctx.Err() != nil {
 		return nil, false, ctx.Err()
 	}
@@ -208,6 +209,9 @@ func (o *orchestrator) readSource(ctx context.Context, rec search.Record) ([]sto
 	msg := fmt.Sprintf("%d chunks from the full text", len(chunks))
 	if !full {
 		msg = fmt.Sprintf("abstract only (%s)", why)
+		if noText {
+			a.warn("%q has no extractable text (a scanned or empty document?); using its abstract", truncateRunes(rec.Title, 60))
+		}
 	}
 	ref := sourceRef(rec)
 	ref.FullText = full
@@ -219,11 +223,12 @@ func (o *orchestrator) readSource(ctx context.Context, rec search.Record) ([]sto
 }
 
 // fetchText downloads a source's full text. It returns the pages, whether
-// full text was found, and if not, why (for the person, not an error).
-func (o *orchestrator) fetchText(ctx context.Context, rec search.Record) ([]string, bool, string) {
+// full text was found, and if not, why (for the person, not an error), and
+// whether a document was downloaded but held no text.
+func (o *orchestrator) fetchText(ctx context.Context, rec search.Record) ([]string, bool, string, bool) {
 	f := o.engine.Fetcher
 	if f == nil {
-		return nil, false, "full-text fetching is off"
+		return nil, false, "full-text fetching is off", false
 	}
 	var urls []string
 	if rec.PDFURL != "" {
@@ -233,7 +238,7 @@ func (o *orchestrator) fetchText(ctx context.Context, rec search.Record) ([]stri
 		urls = append(urls, rec.URL)
 	}
 	if len(urls) == 0 {
-		return nil, false, "no open-access link"
+		return nil, false, "no open-access link", false
 	}
 	var lastErr error
 	for _, u := range urls {
@@ -247,10 +252,10 @@ func (o *orchestrator) fetchText(ctx context.Context, rec search.Record) ([]stri
 			pages = []string{doc.Text}
 		}
 		if len(pages) > 0 {
-			return pages, true, ""
+			return pages, true, "", false
 		}
 	}
-	return nil, false, shortErr(lastErr)
+	return nil, false, shortErr(lastErr), errors.Is(lastErr, search.ErrNoText)
 }
 
 func abstractText(r search.Record) string {
