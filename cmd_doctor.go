@@ -52,7 +52,7 @@ func (d *doctor) run(ctx context.Context, cfg *Config) {
 	fmt.Fprintf(d.w, "\nmodel backend (%s)\n", cfg.Backend)
 	b, err := newBackend(cfg)
 	if err != nil {
-		d.bad("backend", err.Error(), "use --backend ollama or set backend = \"ollama\" in the config")
+		d.bad("backend", err.Error(), "set what the message names (config file or environment), or use backend = \"ollama\"")
 	} else {
 		d.checkBackend(ctx, b, cfg)
 	}

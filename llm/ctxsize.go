@@ -7,8 +7,10 @@ import (
 )
 
 const (
-	// charsPerToken is the rough prompt size estimate: bytes / 3.5.
-	charsPerToken = 3.5
+	// charsPerToken is the rough prompt size estimate: bytes / 3. English runs
+	// near 4 bytes a token, code and non-Latin scripts nearer 2-3: erring large
+	// costs a little memory, erring small silently truncates the prompt.
+	charsPerToken = 3.0
 	// msgOverhead is the template overhead per message, in tokens.
 	msgOverhead = 8
 	// defaultAnswerRoom is the room left for the answer when MaxTokens is 0.
@@ -21,7 +23,7 @@ const (
 	minKeptChars = 256
 )
 
-// EstimateTokens is the rough prompt size of messages: ceil(bytes/3.5) plus
+// EstimateTokens is the rough prompt size of messages: ceil(bytes/3) plus
 // a per-message overhead. It errs on the large side for English text.
 func EstimateTokens(msgs []Message) int {
 	n := 0

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"encoding/json"
+	"math"
 	"testing"
 )
 
@@ -32,5 +33,19 @@ func TestRepairJSON(t *testing.T) {
 				t.Fatalf("not valid: %q", got)
 			}
 		})
+	}
+}
+
+func TestStructuredDecodesOutOfRangeNumbers(t *testing.T) {
+	type answer struct {
+		Score float64 `json:"score"`
+		Tiny  float64 `json:"tiny"`
+	}
+	v, repaired, err := decodeStructured[answer](`{"score": 1e3599, "tiny": -2.5e-999}`, nil)
+	if err != nil || !repaired {
+		t.Fatalf("err %v repaired %v", err, repaired)
+	}
+	if v.Score != math.MaxFloat64 || v.Tiny != 0 {
+		t.Errorf("got %+v", v)
 	}
 }

@@ -6,7 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -114,7 +117,11 @@ func decodeStructured[T any](s string, validate func(*T) error) (T, bool, error)
 	if err == nil {
 		return v, false, nil
 	}
-	if r := RepairJSON(s); r != strings.TrimSpace(s) {
+	r := RepairJSON(s)
+	if c := clampNumbers(r); c != r {
+		r = c
+	}
+	if r != strings.TrimSpace(s) {
 		v, rerr := decodeValidate(r, validate)
 		if rerr == nil {
 			return v, true, nil
@@ -152,4 +159,27 @@ func hardCause(ctx context.Context, err error) error {
 		return ctx.Err()
 	}
 	return err
+}
+
+// jsonNumber matches JSON numbers with an exponent, the only ones that can
+// overflow a float64.
+var jsonNumber = regexp.MustCompile(`-?\d+(?:\.\d+)?[eE][+-]?\d+`)
+
+// clampNumbers rewrites numbers outside float64's range (grammar-constrained
+// sampling happily writes 1e3599, which is valid JSON that Go cannot decode)
+// to the nearest representable value.
+func clampNumbers(s string) string {
+	return jsonNumber.ReplaceAllStringFunc(s, func(n string) string {
+		f, err := strconv.ParseFloat(n, 64)
+		if err == nil {
+			return n
+		}
+		switch {
+		case math.IsInf(f, 1):
+			return strconv.FormatFloat(math.MaxFloat64, 'g', -1, 64)
+		case math.IsInf(f, -1):
+			return strconv.FormatFloat(-math.MaxFloat64, 'g', -1, 64)
+		}
+		return "0"
+	})
 }
