@@ -51,7 +51,7 @@ func (o *orchestrator) stageFinalise(ctx context.Context) error {
 	if cited > 0 {
 		rep.Metrics.SupportedRatio = float64(supported) / float64(cited)
 	}
-	rep.Warnings = o.warnings
+	rep.Warnings = o.warningList()
 	if err := o.checkpoint(checkpointReport, rep); err != nil {
 		return err
 	}

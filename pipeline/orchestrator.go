@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/researchtui/researchtui/llm"
@@ -25,6 +26,8 @@ type orchestrator struct {
 	usage    UsageTotals
 	started  time.Time
 	meter    *meter
+
+	warnMu   sync.Mutex // agents warn from many goroutines
 	warnings []string
 
 	st       runState
@@ -46,8 +49,17 @@ func (o *orchestrator) emit(ev Event) Event { return o.run.em.emit(ev) }
 
 func (o *orchestrator) warn(stage Stage, agent, format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
+	o.warnMu.Lock()
 	o.warnings = append(o.warnings, msg)
+	o.warnMu.Unlock()
 	o.emit(Event{Type: Warning, Stage: stage, Agent: agent, Message: msg})
+}
+
+// warningList is a copy of the warnings so far.
+func (o *orchestrator) warningList() []string {
+	o.warnMu.Lock()
+	defer o.warnMu.Unlock()
+	return append([]string(nil), o.warnings...)
 }
 
 // execute runs the session to its end and returns the stored session.
@@ -97,7 +109,7 @@ func (o *orchestrator) conclude(ctx context.Context, runErr error) (store.Sessio
 		s.Status = status
 		s.Usage = storeUsage(tot)
 		s.CostUSD = tot.CostUSD
-		s.Warnings += len(o.warnings)
+		s.Warnings += len(o.warningList())
 		if status == store.StatusFailed {
 			s.Error = msg
 		}
