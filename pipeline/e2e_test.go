@@ -405,3 +405,29 @@ func TestTokenBudgetSkipsOptionalWork(t *testing.T) {
 		t.Fatalf("no report within budget: %v", err)
 	}
 }
+
+func TestHostileModelOutputNeverReachesTheReport(t *testing.T) {
+	hostile := "# Title\x1b]0;pwned\x07\n\n## Executive summary\n\nTesting is studied \x1b[2Jwidely [1].\n\n  - indented \u009b31m item\n"
+	env := pipelinetest.NewEnv(t, &pipelinetest.Script{Faults: []pipelinetest.Fault{
+		{Kind: pipelinetest.Writer, Nth: 1, Reply: ollamafake.Reply{Content: hostile}},
+	}}, "")
+	r, err := env.Engine.Start(context.Background(), env.Options(question))
+	if err != nil {
+		t.Fatal(err)
+	}
+	drive(t, r, nil)
+	sess, err := r.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := pipeline.LoadReport(env.Store, sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.ContainsAny(rep.Markdown, "\x1b\x07\u009b") {
+		t.Errorf("control characters survived: %q", rep.Markdown)
+	}
+	if !strings.Contains(rep.Markdown, "Testing is studied widely [1].") || !strings.Contains(rep.Markdown, "\n  - indented  item") {
+		t.Errorf("the text around the escapes was damaged: %q", rep.Markdown)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/researchtui/researchtui/llm"
+	"github.com/researchtui/researchtui/search"
 )
 
 const writerSystem = `You are the writing agent of a research assistant. Write a research report in Markdown from the numbered sources you are given, and nothing else.
@@ -91,7 +92,7 @@ func (o *orchestrator) write(ctx context.Context, round int, prior string, accep
 			return "", err
 		}
 		if err == nil && len(strings.TrimSpace(resp.Content)) > 0 {
-			text := stripThink(resp.Content)
+			text := search.StripControls(stripThink(resp.Content))
 			a.finish(fmt.Sprintf("%d words", len(strings.Fields(text))))
 			return text, nil
 		}

@@ -48,6 +48,11 @@ func CleanLine(s string) string {
 	return strings.Join(strings.Fields(stripControls(s)), " ")
 }
 
+// StripControls removes terminal escape sequences and control characters
+// but keeps all other whitespace, so Markdown written by a model keeps its
+// indentation while losing anything a terminal would execute.
+func StripControls(s string) string { return stripControls(s) }
+
 // stripControls removes escape sequences and control characters; \n and \t
 // stay, \r becomes \n (CRLF becomes one \n), other whitespace is kept.
 func stripControls(s string) string {
