@@ -2,6 +2,7 @@ package pipeline_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -429,5 +430,44 @@ func TestHostileModelOutputNeverReachesTheReport(t *testing.T) {
 	}
 	if !strings.Contains(rep.Markdown, "Testing is studied widely [1].") || !strings.Contains(rep.Markdown, "\n  - indented  item") {
 		t.Errorf("the text around the escapes was damaged: %q", rep.Markdown)
+	}
+}
+
+// nomic-embed-text retrieves well only with its task prefixes: documents
+// and queries are sent with them.
+func TestEmbeddingTaskPrefixes(t *testing.T) {
+	env := pipelinetest.NewEnv(t, &pipelinetest.Script{}, "")
+	r, err := env.Engine.Start(context.Background(), env.Options(question))
+	if err != nil {
+		t.Fatal(err)
+	}
+	drive(t, r, nil)
+	if _, err := r.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	docs, queries := 0, 0
+	for _, q := range env.Ollama.Requests() {
+		if q.Path != "/api/embed" {
+			continue
+		}
+		var body struct {
+			Input []string `json:"input"`
+		}
+		if err := json.Unmarshal(q.Body, &body); err != nil {
+			t.Fatal(err)
+		}
+		for _, in := range body.Input {
+			switch {
+			case strings.HasPrefix(in, "search_document: "):
+				docs++
+			case strings.HasPrefix(in, "search_query: "):
+				queries++
+			default:
+				t.Errorf("embedded without a task prefix: %.60q", in)
+			}
+		}
+	}
+	if docs == 0 || queries == 0 {
+		t.Errorf("%d documents and %d queries embedded with prefixes", docs, queries)
 	}
 }

@@ -43,9 +43,39 @@ func (o *orchestrator) loadSource(key string) (search.Record, bool) {
 	return r, true
 }
 
+// Embedding roles: some embedding models are trained with a task prefix
+// on each text and retrieve markedly worse without it.
+const (
+	roleDocument = iota
+	roleQuery
+)
+
+// embedPrefixes are the task prefixes of the models that want them, by
+// model name prefix: {document, query}.
+var embedPrefixes = map[string][2]string{
+	"nomic-embed-text":       {"search_document: ", "search_query: "},
+	"mxbai-embed-large":      {"", "Represent this sentence for searching relevant passages: "},
+	"snowflake-arctic-embed": {"", "Represent this sentence for searching relevant passages: "},
+}
+
+// withTaskPrefix returns the texts as the embedding model expects them.
+func withTaskPrefix(model string, role int, texts []string) []string {
+	name := strings.TrimPrefix(model, "hf.co/")
+	for m, p := range embedPrefixes {
+		if strings.HasPrefix(name, m) && p[role] != "" {
+			out := make([]string, len(texts))
+			for i, t := range texts {
+				out[i] = p[role] + t
+			}
+			return out
+		}
+	}
+	return texts
+}
+
 // embed embeds texts with the run's embedding model, recording usage.
-func (o *orchestrator) embed(ctx context.Context, a *agentCall, texts []string) ([][]float32, error) {
-	vecs, u, err := o.engine.LLM.Embed(ctx, o.opt.EmbedModel, texts)
+func (o *orchestrator) embed(ctx context.Context, a *agentCall, role int, texts []string) ([][]float32, error) {
+	vecs, u, err := o.engine.LLM.Embed(ctx, o.opt.EmbedModel, withTaskPrefix(o.opt.EmbedModel, role, texts))
 	a.record(u)
 	if err == nil && len(vecs) != len(texts) {
 		err = fmt.Errorf("the embedding model returned %d vectors for %d texts", len(vecs), len(texts))
@@ -142,7 +172,7 @@ func (o *orchestrator) indexChunks(ctx context.Context, a *agentCall, ix *store.
 		}
 	}
 	if len(texts) > 0 {
-		vecs, err := o.embed(ctx, a, texts)
+		vecs, err := o.embed(ctx, a, roleDocument, texts)
 		if err != nil {
 			return 0, err
 		}
@@ -183,7 +213,7 @@ func (o *orchestrator) localKnowledge(ctx context.Context) map[string][]search.R
 	for _, sq := range o.st.Plan.SubQuestions {
 		qs = append(qs, sq.Question)
 	}
-	vecs, err := o.embed(ctx, a, qs)
+	vecs, err := o.embed(ctx, a, roleQuery, qs)
 	if err != nil {
 		a.finish("skipped: " + shortErr(err))
 		return out

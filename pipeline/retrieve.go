@@ -46,7 +46,7 @@ func (o *orchestrator) stageRetrieve(ctx context.Context) error {
 			qs = append(qs, sq.Question)
 		}
 		var err error
-		vecs, err = o.embed(ctx, a, qs)
+		vecs, err = o.embed(ctx, a, roleQuery, qs)
 		if fatal(ctx, err) {
 			return err
 		}
