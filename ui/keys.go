@@ -18,7 +18,7 @@ type globalKeys struct {
 var gKeys = globalKeys{
 	Quit:  kb([]string{"q", "ctrl+c"}, "q", "quit"),
 	Help:  kb([]string{"?"}, "?", "help"),
-	Theme: kb([]string{"T"}, "T", "theme"),
+	Theme: kb([]string{"t"}, "t", "theme"),
 }
 
 type navKeys struct {

@@ -72,12 +72,18 @@ func TestSessionsKeys(t *testing.T) {
 		t.Error("? closes help")
 	}
 
-	// T cycles the theme.
+	// t cycles the theme.
 	before := m.themeName
-	press(t, m, "T")
+	press(t, m, "t")
 	if m.themeName == before {
-		t.Error("T cycles the theme")
+		t.Error("t cycles the theme")
 	}
+	// Capital T is free for typing: "The…" starts a question.
+	press(t, m, "T")
+	if d, ok := m.dialog.(*newRunDialog); !ok || d.question.Value() != "T" {
+		t.Fatalf("T starts a question: %T", m.dialog)
+	}
+	press(t, m, "esc")
 
 	// d asks, n keeps, d y deletes.
 	press(t, m, "G", "d")

@@ -237,7 +237,7 @@ func (m *rootModel) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		case "?":
 			m.showHelp = true
 			return nil
-		case "T":
+		case "t": // gKeys.Theme; lower-case so questions starting "The…" can be typed
 			m.applyTheme(themes.Next(m.themeName))
 			m.configured = m.themeName
 			m.setNotice("theme: "+m.themeName, false)
