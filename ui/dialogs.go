@@ -10,6 +10,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/store"
 	"github.com/researchtui/researchtui/themes"
 )
 
@@ -32,9 +33,14 @@ type (
 		id string
 		d  pipeline.Decision
 	}
-	actLater     struct{ id string }
-	actStart     struct{ opt pipeline.Options }
-	actDelete    struct{ id string }
+	actLater  struct{ id string }
+	actStart  struct{ opt pipeline.Options }
+	actDelete struct{ id string }
+	// actResume resumes a stored session, answering its pending review.
+	actResume struct {
+		s store.Session
+		d *pipeline.Decision
+	}
 	actCancelRun struct{ id string }
 	actExport    struct{ format string }
 	actOpenURL   struct{ url string }

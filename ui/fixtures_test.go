@@ -69,6 +69,7 @@ type fakeServices struct {
 	runs     []*fakeRun
 	started  []pipeline.Options
 	resumed  []string
+	answers  []*pipeline.Decision // the decision each Resume came with
 	deleted  []string
 	opened   []string
 	exported []string
@@ -121,6 +122,7 @@ func (f *fakeServices) Resume(ctx context.Context, id string, d *pipeline.Decisi
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.resumed = append(f.resumed, id)
+	f.answers = append(f.answers, d)
 	r := newFakeRun(id)
 	f.runs = append(f.runs, r)
 	return r, nil

@@ -415,6 +415,18 @@ func TestBackendDownStillBrowses(t *testing.T) {
 	if len(svc.resumed) != 0 || !m.noticeErr {
 		t.Error("resume without a backend explains instead of failing")
 	}
+	// An awaiting review can still be finalised offline: rejecting needs no model.
+	press(t, m, "g", "j", "R")
+	if _, ok := m.dialog.(*confirmDialog); !ok {
+		t.Fatalf("R on an awaiting review offline: %T, want the finalise question", m.dialog)
+	}
+	press(t, m, "y")
+	if len(svc.resumed) != 1 || svc.resumed[0] != "s5" || svc.answers[0] == nil || svc.answers[0].Approve {
+		t.Errorf("resumed %v with %+v, want s5 answered with a rejection", svc.resumed, svc.answers)
+	}
+	if m.screen == screenRun {
+		press(t, m, "esc")
+	}
 	press(t, m, "g", "j", "j", "enter")
 	if !m.report.loaded {
 		t.Error("reports open without a backend")

@@ -426,6 +426,9 @@ func (m *rootModel) do(a action) tea.Cmd {
 		return startRunCmd(m.ctx, m.svc, a.opt)
 	case actDelete:
 		return deleteCmd(m.svc, a.id)
+	case actResume:
+		m.setNotice("finalising the draft…", false)
+		return resumeRunCmd(m.ctx, m.svc, a.s, a.d)
 	case actCancelRun:
 		if rs := m.runs[a.id]; rs != nil && rs.h != nil {
 			m.setNotice("cancelling — finished stages are kept", false)

@@ -8,6 +8,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/store"
 	"github.com/researchtui/researchtui/themes"
 )
@@ -218,6 +219,15 @@ func (m *rootModel) resumeSelected() tea.Cmd {
 		return nil
 	}
 	if m.cfg.BackendErr != nil {
+		if r.s.Status == store.StatusAwaitingReview {
+			// Finalising the draft needs no model, so it can be done offline.
+			m.dialog = &confirmDialog{
+				title: "Finalise without revisions?",
+				text:  "The model backend is unreachable, so the reviewer's requests can't be carried out now. Finalise the draft as it is (y), or leave the review for later (n)?",
+				onYes: actResume{s: r.s, d: &pipeline.Decision{Approve: false}},
+			}
+			return nil
+		}
 		m.setNotice("can't resume without the model backend — see the banner above", true)
 		return nil
 	}
