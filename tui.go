@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -24,16 +23,21 @@ func runTUI(ctx context.Context, question string) error {
 	}
 	defer a.Close()
 	cctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-	backendErr := bannerError(checkBackend(cctx, a.backend, cfg.Model, cfg.EmbedModel), a.backend.Host())
+	backendErr := checkBackend(cctx, a.backend, cfg.Model, cfg.EmbedModel)
+	var missing []string
+	if llm.IsModelMissing(backendErr) {
+		missing = missingModels(cctx, a.backend, cfg.Model, cfg.EmbedModel)
+	}
 	cancel()
 	if err := ui.Run(ctx, ui.Config{
-		Engine:     a.engine,
-		Store:      a.store,
-		Defaults:   cfg.defaultOptions(),
-		BackendErr: backendErr,
-		Theme:      cfg.Theme,
-		Question:   question,
-		DataDir:    cfg.dataDir,
+		Engine:        a.engine,
+		Store:         a.store,
+		Defaults:      cfg.defaultOptions(),
+		BackendErr:    bannerError(backendErr, a.backend.Host(), missing),
+		MissingModels: missing,
+		Theme:         cfg.Theme,
+		Question:      question,
+		DataDir:       cfg.dataDir,
 	}); err != nil {
 		return fmt.Errorf("terminal UI: %w", err)
 	}
@@ -42,15 +46,28 @@ func runTUI(ctx context.Context, question string) error {
 
 // bannerError phrases a backend problem as one line for the TUI's banner:
 // what is wrong and the fix.
-func bannerError(err error, host string) error {
-	var missing *llm.ModelMissingError
+func bannerError(err error, host string, missing []string) error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.As(err, &missing):
-		return fmt.Errorf("model %s is not installed: run `ollama pull %s`", missing.Model, missing.Model)
+	case len(missing) == 1:
+		return fmt.Errorf("model %s is not installed on %s", missing[0], host)
+	case len(missing) > 1:
+		return fmt.Errorf("models %s are not installed on %s", strings.Join(missing, " and "), host)
 	case llm.IsUnreachable(err):
 		return fmt.Errorf("No Ollama at %s: run `ollama serve` or set OLLAMA_HOST", strings.TrimPrefix(strings.TrimPrefix(host, "http://"), "https://"))
 	}
 	return err
+}
+
+// missingModels lists the models the backend lacks, for the TUI to offer
+// to pull.
+func missingModels(ctx context.Context, b llm.Backend, models ...string) []string {
+	var out []string
+	for _, m := range models {
+		if _, err := b.Show(ctx, m); llm.IsModelMissing(err) {
+			out = append(out, m)
+		}
+	}
+	return out
 }

@@ -265,3 +265,16 @@ func shortTitle(q string) string {
 func usageFromStore(u store.Usage) UsageTotals {
 	return UsageTotals{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, EmbeddingTokens: u.EmbeddingTokens}
 }
+
+// PullProgress is one step of a model download.
+type PullProgress = llm.PullProgress
+
+// PullModel downloads a model through the backend (Ollama's pull), reporting
+// progress; backends that cannot download models say so.
+func (e *Engine) PullModel(ctx context.Context, model string, progress func(PullProgress)) error {
+	p, ok := e.LLM.(llm.Puller)
+	if !ok || e.LLM == nil {
+		return fmt.Errorf("this model backend cannot download models; install %s on the server", model)
+	}
+	return p.Pull(ctx, model, progress)
+}

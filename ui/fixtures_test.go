@@ -74,6 +74,8 @@ type fakeServices struct {
 	opened   []string
 	exported []string
 	startErr error
+	pulled   []string
+	pullErr  error
 }
 
 func (f *fakeServices) ListSessions() ([]store.Session, error) {
@@ -127,6 +129,20 @@ func (f *fakeServices) Resume(ctx context.Context, id string, d *pipeline.Decisi
 	f.runs = append(f.runs, r)
 	return r, nil
 }
+func (f *fakeServices) PullModel(ctx context.Context, model string, progress func(pipeline.PullProgress)) error {
+	f.mu.Lock()
+	f.pulled = append(f.pulled, model)
+	err := f.pullErr
+	f.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	progress(pipeline.PullProgress{Status: "pulling manifest"})
+	progress(pipeline.PullProgress{Status: "pulling 1a2b3c", Completed: 50, Total: 100})
+	progress(pipeline.PullProgress{Status: "success"})
+	return nil
+}
+
 func (f *fakeServices) Export(rep pipeline.Report, format string) ([]byte, error) {
 	f.exported = append(f.exported, format)
 	return pipeline.ExportReport(rep, format)

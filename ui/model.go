@@ -60,6 +60,7 @@ type rootModel struct {
 	tickGen   int
 	ticking   bool
 	startedQ  bool // the Config.Question was started
+	pull      pullState
 	quitting  bool
 }
 
@@ -201,6 +202,11 @@ func (m *rootModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.ticking = false
 		return m, nil
+	case pullProgressMsg:
+		return m, m.onPullProgress(msg)
+	case pullDoneMsg:
+		m.onPullDone(msg)
+		return m, nil
 	case tea.KeyPressMsg:
 		return m, m.onKey(msg)
 	case tea.PasteMsg:
@@ -237,6 +243,10 @@ func (m *rootModel) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		case "?":
 			m.showHelp = true
 			return nil
+		case "p":
+			if m.screen == screenSessions && len(m.cfg.MissingModels) > 0 && !m.pull.active {
+				return m.startPull()
+			}
 		case "t": // gKeys.Theme; lower-case so questions starting "The…" can be typed
 			m.applyTheme(themes.Next(m.themeName))
 			m.configured = m.themeName

@@ -37,6 +37,7 @@ type services interface {
 	Resume(ctx context.Context, id string, d *pipeline.Decision) (runHandle, error)
 	Export(rep pipeline.Report, format string) ([]byte, error)
 	OpenURL(url string) error
+	PullModel(ctx context.Context, model string, progress func(pipeline.PullProgress)) error
 }
 
 // errNoBackend is what starting or resuming says when there is no engine.
@@ -59,6 +60,13 @@ func (l liveServices) Session(id string) (store.Session, error) { return l.st.Se
 func (l liveServices) DeleteSession(id string) error            { return l.st.DeleteSession(id) }
 func (l liveServices) LoadReport(id string) (pipeline.Report, error) {
 	return pipeline.LoadReport(l.st, id)
+}
+
+func (l liveServices) PullModel(ctx context.Context, model string, progress func(pipeline.PullProgress)) error {
+	if l.eng == nil {
+		return errNoBackend
+	}
+	return l.eng.PullModel(ctx, model, progress)
 }
 
 func (l liveServices) Start(ctx context.Context, opt pipeline.Options) (runHandle, error) {

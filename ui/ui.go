@@ -27,6 +27,9 @@ type Config struct {
 	Store      *store.Store
 	Defaults   pipeline.Options // model, embed model, sources, depth for new runs
 	BackendErr error            // non-nil: show a banner with the fix; browsing keeps working
+	// MissingModels are models the backend lacks; `p` pulls them with a
+	// progress bar (BackendErr then says they are missing).
+	MissingModels []string
 	Theme      string           // "auto", "dark", "light", ... from config
 	Question   string           // non-empty: start this research at once
 	DataDir    string           // where exports are written by default

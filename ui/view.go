@@ -21,6 +21,9 @@ func (m *rootModel) bannerLines() []string {
 	// main phrases BackendErr as the problem and its fix, in one line.
 	msg := "⚠ " + sanitizeLine(m.cfg.BackendErr.Error())
 	fix := "Stored sessions can still be browsed; new research needs the model backend (`researchtui doctor` checks it)"
+	if line := m.pullLine(); line != "" {
+		return []string{m.st.Banner.Render(padRight(msg, m.width-2)), line}
+	}
 	return []string{m.st.Banner.Render(padRight(msg, m.width-2)), m.st.Warning.Render(trunc(fix, m.width))}
 }
 

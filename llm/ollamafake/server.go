@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -35,6 +36,9 @@ type Options struct {
 	Responder Responder
 	// TokenDelay is slept before each streamed chunk, to simulate generation.
 	TokenDelay time.Duration
+	// Pullable are models /api/pull can install (they then answer like
+	// installed ones); pulling any other name fails as Ollama's does.
+	Pullable map[string]Model
 }
 
 // ChatCall is one /api/chat request as the Responder sees it.
@@ -112,6 +116,7 @@ func New(opt Options) *Server {
 	if opt.Models == nil {
 		opt.Models = DefaultModels()
 	}
+	opt.Models = maps.Clone(opt.Models) // pulls add to it
 	if opt.Responder == nil {
 		opt.Responder = Echo
 	}
@@ -121,6 +126,7 @@ func New(opt Options) *Server {
 	mux.HandleFunc("POST /api/embed", s.embed)
 	mux.HandleFunc("POST /api/show", s.show)
 	mux.HandleFunc("GET /api/tags", s.tags)
+	mux.HandleFunc("POST /api/pull", s.pull)
 	mux.HandleFunc("GET /api/version", func(w http.ResponseWriter, r *http.Request) {
 		s.record(r, "", nil, nil)
 		writeJSON(w, http.StatusOK, map[string]string{"version": "0.17.4"})
@@ -189,6 +195,8 @@ func (s *Server) add(t Totals) {
 
 // lookup finds a model, accepting names with or without ":latest".
 func (s *Server) lookup(name string) (Model, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if m, ok := s.opt.Models[name]; ok {
 		return m, true
 	}
@@ -241,8 +249,11 @@ func (s *Server) show(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) tags(w http.ResponseWriter, r *http.Request) {
 	s.record(r, "", nil, nil)
-	names := make([]string, 0, len(s.opt.Models))
-	for n := range s.opt.Models {
+	s.mu.Lock()
+	models := maps.Clone(s.opt.Models)
+	s.mu.Unlock()
+	names := make([]string, 0, len(models))
+	for n := range models {
 		names = append(names, n)
 	}
 	slices.Sort(names)
@@ -252,7 +263,7 @@ func (s *Server) tags(w http.ResponseWriter, r *http.Request) {
 		if !strings.Contains(n, ":") {
 			full += ":latest"
 		}
-		m := s.opt.Models[n]
+		m := models[n]
 		resp.Models = append(resp.Models, api.ListModelResponse{
 			Name: full, Model: full, Size: 5_000_000_000,
 			Digest:     fmt.Sprintf("%064x", len(full)),
@@ -299,3 +310,46 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
+
+// pull streams Ollama's pull progress for a Pullable model and installs it.
+func (s *Server) pull(w http.ResponseWriter, r *http.Request) {
+	var req api.PullRequest
+	body, ok := readBody(w, r, &req)
+	if !ok {
+		return
+	}
+	name := req.Model
+	if name == "" {
+		name = req.Name
+	}
+	s.record(r, name, body, nil)
+	m, found := s.opt.Pullable[name]
+	if !found {
+		writeError(w, http.StatusInternalServerError, "pull model manifest: file does not exist")
+		return
+	}
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	flusher, _ := w.(http.Flusher)
+	send := func(p api.ProgressResponse) {
+		b, _ := json.Marshal(p)
+		w.Write(append(b, '\n'))
+		if flusher != nil {
+			flusher.Flush()
+		}
+	}
+	send(api.ProgressResponse{Status: "pulling manifest"})
+	const total = 4_000_000
+	digest := fmt.Sprintf("sha256:%064x", len(name))
+	for done := int64(0); done <= total; done += total / 4 {
+		if s.opt.TokenDelay > 0 {
+			time.Sleep(s.opt.TokenDelay)
+		}
+		send(api.ProgressResponse{Status: "pulling " + digest[7:19], Digest: digest, Total: total, Completed: done})
+	}
+	send(api.ProgressResponse{Status: "verifying sha256 digest"})
+	send(api.ProgressResponse{Status: "writing manifest"})
+	s.mu.Lock()
+	s.opt.Models[name] = m
+	s.mu.Unlock()
+	send(api.ProgressResponse{Status: "success"})
+}

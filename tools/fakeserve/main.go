@@ -23,9 +23,14 @@ import (
 func main() {
 	delay := flag.Duration("delay", 15*time.Millisecond, "simulated generation time per streamed token")
 	rounds := flag.Int("revision-rounds", 1, "review rounds that ask for revisions before approving")
+	fresh := flag.Bool("fresh", false, "start with no models installed (they can be pulled), like a new Ollama")
 	flag.Parse()
 	script := &pipelinetest.Script{RevisionRounds: *rounds}
-	oll := ollamafake.New(ollamafake.Options{Responder: script.Responder(), TokenDelay: *delay})
+	opt := ollamafake.Options{Responder: script.Responder(), TokenDelay: *delay}
+	if *fresh {
+		opt.Models, opt.Pullable = map[string]ollamafake.Model{}, ollamafake.DefaultModels()
+	}
+	oll := ollamafake.New(opt)
 	defer oll.Close()
 	src := sourcefake.New()
 	defer src.Close()
