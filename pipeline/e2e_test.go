@@ -471,3 +471,27 @@ func TestEmbeddingTaskPrefixes(t *testing.T) {
 		t.Errorf("%d documents and %d queries embedded with prefixes", docs, queries)
 	}
 }
+
+func TestASessionRunsOnceAtATime(t *testing.T) {
+	env := pipelinetest.NewEnv(t, &pipelinetest.Script{RevisionRounds: 1}, "")
+	ctx, cancel := context.WithCancel(context.Background())
+	r, err := env.Engine.Start(ctx, env.Options(question))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := env.Engine.Resume(context.Background(), r.ID(), nil); !errors.Is(err, pipeline.ErrRunning) {
+		t.Errorf("resuming a live run: %v, want ErrRunning", err)
+	}
+	drive(t, r, func(*pipeline.ReviewRequest) *pipeline.Decision { cancel(); return nil })
+	if _, err := r.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	r2, err := env.Engine.Resume(context.Background(), r.ID(), &pipeline.Decision{Approve: false})
+	if err != nil {
+		t.Fatalf("resuming once the run ended: %v", err)
+	}
+	drive(t, r2, nil)
+	if sess, err := r2.Wait(); err != nil || sess.Status != store.StatusCompleted {
+		t.Fatalf("status %q err %v", sess.Status, err)
+	}
+}

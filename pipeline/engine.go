@@ -30,7 +30,13 @@ type Engine struct {
 
 	indexMu sync.Mutex
 	indexes map[string]*store.Index // per embedding model, shared by runs
+
+	liveMu sync.Mutex
+	live   map[string]bool // sessions with a run in this process
 }
+
+// ErrRunning is returned when a session already has a run in this process.
+var ErrRunning = errors.New("that session is already running")
 
 // ErrNoPendingReview is returned by Decide when nothing waits for a decision.
 var ErrNoPendingReview = errors.New("no review is waiting for a decision")
@@ -134,6 +140,7 @@ func (e *Engine) Start(ctx context.Context, opt Options) (*Run, error) {
 	if err := e.Store.CreateSession(sess); err != nil {
 		return nil, fmt.Errorf("saving the new session: %w", err)
 	}
+	e.claim(sess.ID)
 	return e.launch(ctx, *sess, opt, nil, 0)
 }
 
@@ -158,16 +165,19 @@ func (e *Engine) Resume(ctx context.Context, id string, decision *Decision) (*Ru
 	if err := opt.Normalize(); err != nil {
 		return nil, err
 	}
-	lastSeq, err := e.Store.LastSeq(id)
-	if err != nil {
-		return nil, err
+	if !e.claim(id) {
+		return nil, fmt.Errorf("%w: %s", ErrRunning, id)
 	}
-	sess, err = e.Store.UpdateSession(id, func(s *store.Session) error {
-		s.Status = store.StatusRunning
-		s.Error = ""
-		return nil
-	})
+	lastSeq, err := e.Store.LastSeq(id)
+	if err == nil {
+		sess, err = e.Store.UpdateSession(id, func(s *store.Session) error {
+			s.Status = store.StatusRunning
+			s.Error = ""
+			return nil
+		})
+	}
 	if err != nil {
+		e.release(id)
 		return nil, err
 	}
 	return e.launch(ctx, sess, opt, decision, lastSeq)
@@ -202,6 +212,7 @@ func (e *Engine) launch(parent context.Context, sess store.Session, opt Options,
 		s, err := o.execute(ctx)
 		r.session, r.err = s, err
 		r.em.close()
+		e.release(sess.ID) // before Done: whoever waited may resume at once
 		close(r.done)
 	}()
 	return r, nil
@@ -217,6 +228,26 @@ func (e *Engine) persistEvents(id string, evs []Event) error {
 		recs[i] = store.EventRecord{Seq: evs[i].Seq, Data: raw[i]}
 	}
 	return e.Store.AppendEvents(id, recs)
+}
+
+// claim marks a session as running in this process; false if it already is.
+func (e *Engine) claim(id string) bool {
+	e.liveMu.Lock()
+	defer e.liveMu.Unlock()
+	if e.live == nil {
+		e.live = map[string]bool{}
+	}
+	if e.live[id] {
+		return false
+	}
+	e.live[id] = true
+	return true
+}
+
+func (e *Engine) release(id string) {
+	e.liveMu.Lock()
+	delete(e.live, id)
+	e.liveMu.Unlock()
 }
 
 // index returns the shared in-memory vector index for an embedding model,
