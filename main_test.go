@@ -49,6 +49,10 @@ func newCLI(t *testing.T, ollamaURL string, src *sourcefake.Server) *cli {
 		"RESEARCHTUI_DATA_DIR=" + filepath.Join(dir, "data"),
 		"RESEARCHTUI_CONFIG=" + cfg,
 		"OLLAMA_HOST=" + ollamaURL,
+		// No test reaches the internet: sources without a fake are refused.
+		"RESEARCHTUI_ARXIV_URL=http://127.0.0.1:1", "RESEARCHTUI_OPENALEX_URL=http://127.0.0.1:1",
+		"RESEARCHTUI_PUBMED_URL=http://127.0.0.1:1", "RESEARCHTUI_SEMANTICSCHOLAR_URL=http://127.0.0.1:1",
+		"RESEARCHTUI_CROSSREF_URL=http://127.0.0.1:1",
 	}
 	if src != nil {
 		env = append(env, "RESEARCHTUI_ARXIV_URL="+src.ArxivURL(), "RESEARCHTUI_OPENALEX_URL="+src.OpenAlexURL())
@@ -83,7 +87,7 @@ func TestRunHeadlessJSON(t *testing.T) {
 	c := newCLI(t, oll.URL, src)
 	outFile := filepath.Join(c.dir, "report.md")
 
-	stdout, stderr, code, _ := c.run("run", "--json", "--out", outFile, "How is software testing studied?")
+	stdout, stderr, code, _ := c.run("run", "--json", "--sources", "arxiv,openalex", "--out", outFile, "How is software testing studied?")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}

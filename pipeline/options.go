@@ -39,6 +39,9 @@ type Options struct {
 	EmbedModel   string   `json:"embed_model"`
 	Backend      string   `json:"backend,omitempty"`
 	Sources      []string `json:"sources"`
+	// AutoSources is set when no sources were named: the planner then picks
+	// the best few for the question's intent among all available ones.
+	AutoSources bool `json:"auto_sources,omitempty"`
 	Depth        string   `json:"depth"`
 	MaxRevisions int      `json:"max_revisions"`
 	BudgetTokens int      `json:"budget_tokens,omitempty"` // 0: unlimited
@@ -92,8 +95,9 @@ func (o *Options) Normalize() error {
 	if o.BudgetTokens < 0 {
 		return fmt.Errorf("%w: --budget-tokens must be 0 or more", ErrBadInput)
 	}
-	if len(o.Sources) == 0 {
-		o.Sources = []string{"arxiv", "openalex"}
+	if len(o.Sources) == 0 || o.AutoSources {
+		o.AutoSources = true
+		o.Sources = append([]string(nil), KnownSources...)
 	}
 	seen := map[string]bool{}
 	var srcs []string

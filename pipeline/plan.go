@@ -180,9 +180,33 @@ var routes = map[string][]string{
 	"general":    {"web", "openalex", "semanticscholar", "crossref", "local", "arxiv", "pubmed"},
 }
 
+// autoSources is how many sources the planner picks by intent when the
+// person named none; the local corpus comes on top when there is one.
+const autoSources = 3
+
 // chooseSources keeps the sources the person allowed and this process can
-// search, ordered by the intent's route.
+// search, ordered by the intent's route. With no sources named, it takes
+// the route's first few: a biomedical question goes to PubMed first.
 func (o *orchestrator) chooseSources(intent string) []string {
+	out := o.routeSources(intent)
+	if !o.opt.AutoSources {
+		return out
+	}
+	var picked []string
+	n := 0
+	for _, s := range out {
+		switch {
+		case s == "local":
+			picked = append(picked, s)
+		case n < autoSources:
+			picked = append(picked, s)
+			n++
+		}
+	}
+	return picked
+}
+
+func (o *orchestrator) routeSources(intent string) []string {
 	allowed := map[string]bool{}
 	for _, s := range o.opt.Sources {
 		if _, ok := o.engine.Sources[s]; ok {

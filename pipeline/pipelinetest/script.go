@@ -58,6 +58,8 @@ type Script struct {
 	RevisionRounds int
 	// SubQuestions the planner writes (default 2).
 	SubQuestions int
+	// Intent the planner reports (default cs_physics).
+	Intent string
 	// BogusCitation makes the writer also cite a source number that does
 	// not exist, which finalise must remove.
 	BogusCitation bool
@@ -130,8 +132,12 @@ func (s *Script) plan(user string) string {
 		t := topics[i]
 		subs = append(subs, map[string]any{"question": t.q, "queries": map[string]string{"strict": t.strict, "moderate": t.moderate, "broad": t.broad}})
 	}
+	intent := s.Intent
+	if intent == "" {
+		intent = "cs_physics"
+	}
 	b, _ := json.Marshal(map[string]any{
-		"title": "Testing and Tool-Augmented Language Models", "intent": "cs_physics",
+		"title": "Testing and Tool-Augmented Language Models", "intent": intent,
 		"canonical_term": "testing", "sub_questions": subs,
 	})
 	return string(b)
