@@ -34,17 +34,17 @@ var ErrBadInput = errors.New("bad input")
 // Options are what a run was asked to do. They are stored with the session
 // so a resume runs with the same settings.
 type Options struct {
-	Question     string   `json:"question"`
-	Model        string   `json:"model"`
-	EmbedModel   string   `json:"embed_model"`
-	Backend      string   `json:"backend,omitempty"`
-	Sources      []string `json:"sources"`
+	Question   string   `json:"question"`
+	Model      string   `json:"model"`
+	EmbedModel string   `json:"embed_model"`
+	Backend    string   `json:"backend,omitempty"`
+	Sources    []string `json:"sources"`
 	// AutoSources is set when no sources were named: the planner then picks
 	// the best few for the question's intent among all available ones.
-	AutoSources bool `json:"auto_sources,omitempty"`
-	Depth        string   `json:"depth"`
-	MaxRevisions int      `json:"max_revisions"`
-	BudgetTokens int      `json:"budget_tokens,omitempty"` // 0: unlimited
+	AutoSources  bool   `json:"auto_sources,omitempty"`
+	Depth        string `json:"depth"`
+	MaxRevisions int    `json:"max_revisions"`
+	BudgetTokens int    `json:"budget_tokens,omitempty"` // 0: unlimited
 	// MaxSteps bounds the number of model calls in a run (0: by depth).
 	MaxSteps int `json:"max_steps,omitempty"`
 }
