@@ -69,20 +69,36 @@ func dialogWidth(w, want int) int {
 	return want
 }
 
-// confirmDialog asks a yes/no question; yes carries out onYes.
+// confirmDialog asks a yes/no question; yes carries out onYes. It guards
+// against keys typed in flow: a question typed on the sessions screen that
+// starts with d ("does …") opens the delete confirmation, so
+//
+//   - keys are ignored for confirmGrace after it opens, and each ignored key
+//     extends the quiet period (a burst of typing is absorbed whole; unlike
+//     the review dialog there is no cap, since yes here can be destructive);
+//   - after that, only y is yes: any other key closes the dialog as no.
 type confirmDialog struct {
 	title, text string
 	onYes       action
+	armed       time.Time // keys before this are ignored
 }
 
-func (d *confirmDialog) handle(msg tea.KeyPressMsg, _ time.Time) (action, bool, tea.Cmd) {
-	switch {
-	case key.Matches(msg, keyYes):
-		return d.onYes, false, nil
-	case key.Matches(msg, keyNo), msg.String() == "q":
-		return nil, false, nil
+// confirmGrace is how long a confirmation ignores keys after it opens.
+const confirmGrace = reviewGrace
+
+func newConfirmDialog(title, text string, onYes action, now time.Time) *confirmDialog {
+	return &confirmDialog{title: title, text: text, onYes: onYes, armed: now.Add(confirmGrace)}
+}
+
+func (d *confirmDialog) handle(msg tea.KeyPressMsg, now time.Time) (action, bool, tea.Cmd) {
+	if now.Before(d.armed) {
+		d.armed = now.Add(confirmGrace)
+		return nil, true, nil
 	}
-	return nil, true, nil
+	if key.Matches(msg, keyYes) {
+		return d.onYes, false, nil
+	}
+	return nil, false, nil // anything else is no
 }
 
 func (d *confirmDialog) paste(string) tea.Cmd { return nil }
@@ -90,7 +106,7 @@ func (d *confirmDialog) paste(string) tea.Cmd { return nil }
 func (d *confirmDialog) view(st *themes.Styles, w, _ int) string {
 	dw := dialogWidth(w, 56)
 	body := st.Text.Render(wrapText(d.text, dw-4))
-	return dialogBox(st, dw, d.title, body, st.HelpKey.Render("y")+st.HelpDesc.Render(" yes  ")+st.HelpKey.Render("n/esc")+st.HelpDesc.Render(" no"))
+	return dialogBox(st, dw, d.title, body, st.HelpKey.Render("y")+st.HelpDesc.Render(" yes  ")+st.HelpKey.Render("any other key")+st.HelpDesc.Render(" no"))
 }
 
 func (d *confirmDialog) keyMap() help.KeyMap { return formKeyMap{short: []key.Binding{keyYes, keyNo}} }

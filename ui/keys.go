@@ -150,5 +150,5 @@ var (
 	keyTabFwd = kb([]string{"tab", "down"}, "tab", "next field")
 	keyTabBck = kb([]string{"shift+tab", "up"}, "shift+tab", "previous field")
 	keyYes    = kb([]string{"y"}, "y", "yes")
-	keyNo     = kb([]string{"n", "esc"}, "n", "no")
+	keyNo     = kb([]string{"n", "esc"}, "any other key", "no") // a confirmation's yes is y only
 )

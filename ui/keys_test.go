@@ -24,6 +24,8 @@ func selectedID(m *rootModel) string {
 
 func TestSessionsKeys(t *testing.T) {
 	m, svc := newTestModel(t, 80, 24, "dark", false)
+	c := &clock{t: testNow}
+	m.now = c.now
 	if got := selectedID(m); got != "s6" {
 		t.Fatalf("newest first: selected %q, want s6", got)
 	}
@@ -90,11 +92,14 @@ func TestSessionsKeys(t *testing.T) {
 	if _, ok := m.dialog.(*confirmDialog); !ok {
 		t.Fatalf("d opens a confirmation, got %T", m.dialog)
 	}
+	c.advance(time.Second)
 	press(t, m, "n")
 	if m.dialog != nil || len(svc.deleted) != 0 {
 		t.Fatalf("n keeps the session")
 	}
-	press(t, m, "d", "y")
+	press(t, m, "d")
+	c.advance(time.Second)
+	press(t, m, "y")
 	if !reflect.DeepEqual(svc.deleted, []string{"s1"}) {
 		t.Fatalf("deleted %v", svc.deleted)
 	}
@@ -201,11 +206,14 @@ func TestRunKeys(t *testing.T) {
 	if _, ok := m.dialog.(*confirmDialog); !ok {
 		t.Fatalf("c asks first: %T", m.dialog)
 	}
+	c.advance(time.Second)
 	press(t, m, "n")
 	if r.cancelled {
 		t.Fatal("n must not cancel")
 	}
-	press(t, m, "c", "y")
+	press(t, m, "c")
+	c.advance(time.Second)
+	press(t, m, "y")
 	if !r.cancelled {
 		t.Fatal("c y cancels")
 	}
@@ -405,6 +413,8 @@ func (lightColor) RGBA() (r, g, b, a uint32) { return 0xffff, 0xffff, 0xffff, 0x
 
 func TestBackendDownStillBrowses(t *testing.T) {
 	m, svc := newTestModel(t, 80, 24, "dark", false)
+	c := &clock{t: testNow}
+	m.now = c.now
 	m.cfg.BackendErr = errBackend
 	svc.startErr = errNoBackend
 	out := ansi.Strip(m.render())
@@ -420,6 +430,7 @@ func TestBackendDownStillBrowses(t *testing.T) {
 	if _, ok := m.dialog.(*confirmDialog); !ok {
 		t.Fatalf("R on an awaiting review offline: %T, want the finalise question", m.dialog)
 	}
+	c.advance(time.Second)
 	press(t, m, "y")
 	if len(svc.resumed) != 1 || svc.resumed[0] != "s5" || svc.answers[0] == nil || svc.answers[0].Approve {
 		t.Errorf("resumed %v with %+v, want s5 answered with a rejection", svc.resumed, svc.answers)
@@ -430,5 +441,45 @@ func TestBackendDownStillBrowses(t *testing.T) {
 	press(t, m, "g", "j", "j", "enter")
 	if !m.report.loaded {
 		t.Error("reports open without a backend")
+	}
+}
+
+// TestConfirmIgnoresTyping: a question typed on the sessions screen that
+// starts with d opens the delete confirmation; the rest of what is typed
+// in flow must not confirm it.
+func TestConfirmIgnoresTyping(t *testing.T) {
+	m, svc := newTestModel(t, 80, 24, "dark", false)
+	c := &clock{t: testNow}
+	m.now = c.now
+	for _, k := range []string{"d", "o", "e", "s", "space", "y", "o", "u", "r"} {
+		press(t, m, k)
+		c.advance(80 * time.Millisecond) // typing speed
+	}
+	if len(svc.deleted) != 0 {
+		t.Fatalf("typing \"does your\" deleted %v", svc.deleted)
+	}
+
+	// After the grace, a key other than y is no.
+	m, svc = newTestModel(t, 80, 24, "dark", false)
+	m.now = c.now
+	press(t, m, "d")
+	c.advance(confirmGrace + 100*time.Millisecond)
+	press(t, m, "o")
+	if m.dialog != nil || len(svc.deleted) != 0 {
+		t.Fatalf("o after the grace closes the dialog as no: %T, deleted %v", m.dialog, svc.deleted)
+	}
+	press(t, m, "y") // now typing, not confirming
+	if len(svc.deleted) != 0 {
+		t.Fatalf("y after the dialog closed deleted %v", svc.deleted)
+	}
+
+	// d, a pause past the grace, y: deleted.
+	m, svc = newTestModel(t, 80, 24, "dark", false)
+	m.now = c.now
+	press(t, m, "G", "d")
+	c.advance(confirmGrace + 100*time.Millisecond)
+	press(t, m, "y")
+	if !reflect.DeepEqual(svc.deleted, []string{"s1"}) {
+		t.Fatalf("d, pause, y: deleted %v, want [s1]", svc.deleted)
 	}
 }

@@ -21,7 +21,7 @@ func (m *rootModel) runKey(msg tea.KeyPressMsg) tea.Cmd {
 		return loadSessionsCmd(m.svc)
 	case key.Matches(msg, rKeys.Cancel):
 		if rs != nil && rs.live() {
-			m.dialog = &confirmDialog{title: "Cancel this run?", text: "The run stops now. Finished stages stay saved, and R on the sessions screen resumes it later.", onYes: actCancelRun{id: rs.id}}
+			m.dialog = newConfirmDialog("Cancel this run?", "The run stops now. Finished stages stay saved, and R on the sessions screen resumes it later.", actCancelRun{id: rs.id}, m.now())
 		}
 	case key.Matches(msg, rKeys.Review):
 		if rs != nil && rs.review != nil {

@@ -159,7 +159,7 @@ func (m *rootModel) sessionsKey(msg tea.KeyPressMsg) tea.Cmd {
 				m.setNotice("that session is running; cancel it first (enter, then c)", true)
 				return nil
 			}
-			m.dialog = &confirmDialog{title: "Delete session?", text: fmt.Sprintf("Delete “%s”? Its report and event log are removed; the sources it read stay in the knowledge base.", trunc(r.title, 60)), onYes: actDelete{id: r.s.ID}}
+			m.dialog = newConfirmDialog("Delete session?", fmt.Sprintf("Delete “%s”? Its report and event log are removed; the sources it read stay in the knowledge base.", trunc(r.title, 60)), actDelete{id: r.s.ID}, m.now())
 		}
 	case key.Matches(msg, sKeys.Resume):
 		return m.resumeSelected()
@@ -221,11 +221,9 @@ func (m *rootModel) resumeSelected() tea.Cmd {
 	if m.cfg.BackendErr != nil {
 		if r.s.Status == store.StatusAwaitingReview {
 			// Finalising the draft needs no model, so it can be done offline.
-			m.dialog = &confirmDialog{
-				title: "Finalise without revisions?",
-				text:  "The model backend is unreachable, so the reviewer's requests can't be carried out now. Finalise the draft as it is (y), or leave the review for later (n)?",
-				onYes: actResume{s: r.s, d: &pipeline.Decision{Approve: false}},
-			}
+			m.dialog = newConfirmDialog("Finalise without revisions?",
+				"The model backend is unreachable, so the reviewer's requests can't be carried out now. Finalise the draft as it is (y), or leave the review for later (n)?",
+				actResume{s: r.s, d: &pipeline.Decision{Approve: false}}, m.now())
 			return nil
 		}
 		m.setNotice("can't resume without the model backend — see the banner above", true)
