@@ -224,14 +224,21 @@ func TestFaultsDegradeButFinish(t *testing.T) {
 	if err != nil || sess.Status != store.StatusCompleted {
 		t.Fatalf("status %q err %v, want completed", sess.Status, err)
 	}
-	warnings := 0
-	for _, ev := range evs {
-		if ev.Type == pipeline.Warning {
-			warnings++
+	for i, fired := range script.Fired() {
+		if !fired {
+			t.Errorf("fault %d (%s call %d) was never served", i, script.Faults[i].Kind, script.Faults[i].Nth)
 		}
 	}
-	if warnings == 0 {
-		t.Error("faults produced no warnings")
+	// The analyst's HTTP 500 costs that source its model analysis: it is
+	// summarised from its abstract, and the person is told.
+	degraded := false
+	for _, ev := range evs {
+		if ev.Type == pipeline.Warning && strings.Contains(ev.Message, "500") {
+			degraded = true
+		}
+	}
+	if !degraded {
+		t.Error("no warning tells of the analyst's HTTP 500")
 	}
 	rep, err := pipeline.LoadReport(env.Store, sess.ID)
 	if err != nil || len(rep.Sources) == 0 || !strings.Contains(rep.Markdown, "## References") {

@@ -67,6 +67,18 @@ type Script struct {
 
 	mu     sync.Mutex
 	counts map[string]int
+	fired  map[int]bool // indexes into Faults
+}
+
+// Fired reports which of Faults were served, by index.
+func (s *Script) Fired() []bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]bool, len(s.Faults))
+	for i := range out {
+		out[i] = s.fired[i]
+	}
+	return out
 }
 
 // Calls is how many calls an agent kind has received.
@@ -87,8 +99,14 @@ func (s *Script) Responder() ollamafake.Responder {
 		s.counts[kind]++
 		n := s.counts[kind]
 		s.mu.Unlock()
-		for _, f := range s.Faults {
+		for i, f := range s.Faults {
 			if f.Kind == kind && f.Nth == n {
+				s.mu.Lock()
+				if s.fired == nil {
+					s.fired = map[int]bool{}
+				}
+				s.fired[i] = true
+				s.mu.Unlock()
 				return f.Reply
 			}
 		}
