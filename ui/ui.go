@@ -30,9 +30,9 @@ type Config struct {
 	// MissingModels are models the backend lacks; `p` pulls them with a
 	// progress bar (BackendErr then says they are missing).
 	MissingModels []string
-	Theme      string           // "auto", "dark", "light", ... from config
-	Question   string           // non-empty: start this research at once
-	DataDir    string           // where exports are written by default
+	Theme         string // "auto", "dark", "light", ... from config
+	Question      string // non-empty: start this research at once
+	DataDir       string // where exports are written by default
 }
 
 // Run shows the TUI until the person quits or ctx is cancelled. Live runs
