@@ -31,7 +31,9 @@ func (a *app) Close() {
 // openStore opens the database, failing fast (exit 4) when another process
 // holds it. Sessions a dead process left running become interrupted.
 func openStore(cfg *Config) (*store.Store, error) {
-	st, err := store.Open(cfg.dbPath(), store.Options{LockTimeout: time.Second})
+	// Half a second: enough for another process that is just closing, short
+	// enough that a second instance is told at once (exit 4).
+	st, err := store.Open(cfg.dbPath(), store.Options{LockTimeout: 500 * time.Millisecond})
 	if err != nil {
 		if errors.Is(err, store.ErrLocked) {
 			return nil, fmt.Errorf("%w; close the other researchtui (or wait for its run to finish) and try again", err)

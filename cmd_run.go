@@ -30,14 +30,16 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.sources, "sources", "", "comma-separated sources: arxiv,openalex,pubmed,semanticscholar,crossref,web,local")
 	fl.StringVar(&f.depth, "depth", "", "quick|standard|deep")
 	fl.StringVar(&f.review, "review", pipeline.ReviewApprove, "what to do with reviewer requests: approve|reject|ask")
-	fl.IntVar(&f.maxRevisions, "max-revisions", -1, "revision rounds at most (default 2)")
+	fl.IntVar(&f.maxRevisions, "max-revisions", 2, "revision rounds at most")
 	fl.IntVar(&f.budgetTokens, "budget-tokens", 0, "stop optional work after this many tokens (0: no limit)")
 	fl.StringVar(&f.out, "out", "", "write the report to FILE (default: stdout)")
 	fl.BoolVar(&f.json, "json", false, "print progress as NDJSON events on stdout")
 }
 
 // apply puts flags over config values (flags > env > config > defaults).
-func (f *runFlags) apply(cfg *Config) {
+// Only flags given on the command line count, so a bad value (say
+// --max-revisions -3) reaches validation instead of being taken as unset.
+func (f *runFlags) apply(cfg *Config, changed func(string) bool) {
 	if f.model != "" {
 		cfg.Model = f.model
 	}
@@ -53,16 +55,16 @@ func (f *runFlags) apply(cfg *Config) {
 	if f.depth != "" {
 		cfg.Depth = f.depth
 	}
-	if f.maxRevisions >= 0 {
+	if changed("max-revisions") {
 		cfg.MaxRevisions = &f.maxRevisions
 	}
-	if f.budgetTokens > 0 {
+	if changed("budget-tokens") {
 		cfg.BudgetTokens = f.budgetTokens
 	}
 }
 
 // config checks the flags and returns the config with them applied.
-func (f *runFlags) config() (*Config, error) {
+func (f *runFlags) config(cmd *cobra.Command) (*Config, error) {
 	switch f.review {
 	case pipeline.ReviewApprove, pipeline.ReviewReject, pipeline.ReviewAsk:
 	default:
@@ -72,7 +74,7 @@ func (f *runFlags) config() (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	f.apply(cfg)
+	f.apply(cfg, cmd.Flags().Changed)
 	return cfg, nil
 }
 
@@ -84,7 +86,7 @@ func runCommand() *cobra.Command {
 		Example: `  researchtui run "what limits the context length of transformers?"
   researchtui run --json --depth quick --out report.md "CRISPR off-target detection methods"`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := f.config()
+			cfg, err := f.config(cmd)
 			if err != nil {
 				return err
 			}
@@ -120,7 +122,7 @@ func resumeCommand() *cobra.Command {
 		Short: "Resume an interrupted or awaiting-review session headless",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := f.config()
+			cfg, err := f.config(cmd)
 			if err != nil {
 				return err
 			}

@@ -175,6 +175,12 @@ func TestBadInputExitCodes(t *testing.T) {
 	if code != 2 || !strings.Contains(stderr, "depth") {
 		t.Errorf("bad depth: exit %d, %q", code, stderr)
 	}
+	for _, bad := range [][]string{{"--max-revisions", "-3"}, {"--budget-tokens", "-5"}, {"--review", "maybe"}, {"--sources", "arxiv,nowhere"}} {
+		_, stderr, code, _ = c.run(append(append([]string{"run"}, bad...), "why?")...)
+		if code != 2 {
+			t.Errorf("run %v: exit %d, %q; want 2", bad, code, stderr)
+		}
+	}
 	_, stderr, code, _ = c.run("run", "--model", "nosuchmodel:1b", "why is the sky blue?")
 	if code != 3 || !strings.Contains(stderr, "ollama pull nosuchmodel:1b") {
 		t.Errorf("unknown model: exit %d, %q", code, stderr)

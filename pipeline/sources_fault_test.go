@@ -123,7 +123,7 @@ func TestRunSurvivesDownRateLimitedAndSlowSources(t *testing.T) {
 		}
 	}
 	t.Logf("run with three failing sources took %s (timeout %s)", took.Round(time.Millisecond), timeout)
-	if took > 6*time.Second { // the fake model and sources need well under a second
+	if took > 20*time.Second { // under a second here; a minute if the 429 were waited out
 		t.Errorf("took %s", took)
 	}
 }
