@@ -127,6 +127,9 @@ func (o *orchestrator) stageGather(ctx context.Context) error {
 	g.Go(func() error {
 		readers.Wait()
 		close(indexCh)
+		if n, why := o.fetchFailures.take(); n > 0 && gctx.Err() == nil {
+			o.warn(StageRead, "reader", "%d full texts could not be downloaded (e.g. %s); those sources are read from their abstracts", n, why)
+		}
 		if gctx.Err() == nil {
 			o.emit(Event{Type: StageFinished, Stage: StageRead, Count: readCount,
 				Message: fmt.Sprintf("%d read, %d with full text", readCount, fullCount), Elapsed: time.Since(startRead)})
@@ -255,6 +258,7 @@ func (o *orchestrator) fetchText(ctx context.Context, rec search.Record) ([]stri
 			return pages, true, "", false
 		}
 	}
+	o.fetchFailures.note(shortErr(lastErr))
 	return nil, false, shortErr(lastErr), errors.Is(lastErr, search.ErrNoText)
 }
 
@@ -283,4 +287,29 @@ func firstNonEmpty(ss ...string) string {
 		}
 	}
 	return ""
+}
+
+// failureTally counts full-text downloads that failed, for one summary
+// warning instead of one per source.
+type failureTally struct {
+	mu    sync.Mutex
+	n     int
+	first string
+}
+
+func (f *failureTally) note(why string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.n == 0 {
+		f.first = why
+	}
+	f.n++
+}
+
+func (f *failureTally) take() (int, string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n, why := f.n, f.first
+	f.n, f.first = 0, ""
+	return n, why
 }

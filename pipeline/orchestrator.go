@@ -27,6 +27,8 @@ type orchestrator struct {
 	started  time.Time
 	meter    *meter
 
+	fetchFailures failureTally
+
 	warnMu   sync.Mutex // agents warn from many goroutines
 	warnings []string
 

@@ -3,10 +3,14 @@ package pipeline_test
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
+	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
 	"github.com/researchtui/researchtui/search"
 )
@@ -18,6 +22,7 @@ type recordingSource struct {
 	queries []string
 	// results answers a query with how many records to return.
 	results func(query string) int
+	pdfURL  string // given to every record, when set
 }
 
 func (s *recordingSource) Name() string { return s.name }
@@ -32,6 +37,7 @@ func (s *recordingSource) Search(_ context.Context, q string, limit int) ([]sear
 		out = append(out, search.Record{
 			Source: s.name, Title: fmt.Sprintf("%s study %d of %s", s.name, i+1, q), Year: 2020 + i,
 			Abstract: fmt.Sprintf("A %s study of %s. Testing shows clear results in trial %d.", s.name, q, i+1),
+			PDFURL:   s.pdfURL,
 		})
 	}
 	return out, nil
@@ -96,5 +102,36 @@ func TestQueriesWidenWhenAStrictQueryFindsTooLittle(t *testing.T) {
 	want := []string{"software testing techniques", "software testing"}
 	if !slices.Equal(got, want) {
 		t.Errorf("queries %q, want strict then moderate %q (and no broad: moderate found enough)", got, want)
+	}
+}
+
+func TestFailedDownloadsAreSummarisedOnce(t *testing.T) {
+	gone := httptest.NewServer(http.NotFoundHandler())
+	defer gone.Close()
+	env := pipelinetest.NewEnv(t, &pipelinetest.Script{}, "")
+	client := search.NewClient(search.ClientOptions{Retries: -1})
+	env.Engine.Fetcher = search.NewFetcher(client, search.FetchOptions{AllowPrivate: true})
+	env.Engine.Sources = map[string]search.Source{"arxiv": &recordingSource{name: "arxiv", pdfURL: gone.URL + "/paper.pdf", results: func(string) int { return 3 }}}
+	opt := env.Options(question)
+	opt.Sources = []string{"arxiv"}
+	r, err := env.Engine.Start(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := drive(t, r, nil)
+	if _, err := r.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	summaries := 0
+	for _, ev := range evs {
+		if ev.Type == pipeline.Warning && strings.Contains(ev.Message, "full texts could not be downloaded") {
+			summaries++
+			if !strings.Contains(ev.Message, "404") {
+				t.Errorf("the warning does not say why: %q", ev.Message)
+			}
+		}
+	}
+	if summaries != 1 {
+		t.Errorf("%d summary warnings, want exactly 1", summaries)
 	}
 }
