@@ -156,7 +156,7 @@ func ExtractDocument(pageURL string, body []byte) (Document, error) {
 	doc.ContentType = ct
 	switch ct {
 	case "application/pdf":
-		pages, err := PDFPages(body)
+		pages, err := PDFPagesWithin(body, pdfTimeout)
 		if err != nil {
 			return doc, err
 		}

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestMergeArxivAndOpenAlex(t *testing.T) {
@@ -207,4 +208,20 @@ func lcs(a, b []string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// Extraction that overruns its deadline gives up with ErrPDFTooSlow rather
+// than stalling the read stage.
+func TestPDFExtractionHasADeadline(t *testing.T) {
+	data, err := os.ReadFile("../../shared/fixtures/pdf/arxiv-1111.2011v2.pdf")
+	if err != nil {
+		t.Skip("PDF fixture absent:", err)
+	}
+	if _, err := PDFPagesWithin(data, time.Nanosecond); !errors.Is(err, ErrPDFTooSlow) {
+		t.Errorf("err %v, want ErrPDFTooSlow", err)
+	}
+	pages, err := PDFPagesWithin(data, time.Minute)
+	if err != nil || len(pages) != 8 {
+		t.Errorf("with time to spare: %d pages, %v", len(pages), err)
+	}
 }

@@ -6,9 +6,38 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/ledongthuc/pdf"
 )
+
+// pdfTimeout bounds text extraction: the PDF library has no deadline of its
+// own, and a hostile or broken file must not stall a run.
+const pdfTimeout = 60 * time.Second
+
+// ErrPDFTooSlow is returned when extraction exceeds pdfTimeout.
+var ErrPDFTooSlow = errors.New("pdf: text extraction took too long")
+
+// PDFPagesWithin is PDFPages with a deadline. On timeout the extraction is
+// abandoned (its goroutine finishes in the background; the library cannot be
+// interrupted) and the caller falls back to the abstract.
+func PDFPagesWithin(data []byte, d time.Duration) ([]string, error) {
+	type result struct {
+		pages []string
+		err   error
+	}
+	done := make(chan result, 1)
+	go func() {
+		p, err := PDFPages(data)
+		done <- result{p, err}
+	}()
+	select {
+	case r := <-done:
+		return r.pages, r.err
+	case <-time.After(d):
+		return nil, fmt.Errorf("%w (over %s)", ErrPDFTooSlow, d)
+	}
+}
 
 // PDFPages extracts the text of every page of a PDF. It rebuilds word spaces
 // and line breaks from glyph positions (pdfTeX output has no space glyphs, so
