@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -58,5 +59,51 @@ func TestQuestionAtStart(t *testing.T) {
 	run(t, m, m.Init())
 	if len(svc.started) != 1 || svc.started[0].Question != "why is the sky blue" || m.screen != screenRun {
 		t.Fatalf("started %+v screen %v", svc.started, m.screen)
+	}
+}
+
+// emittingRun behaves like pipeline.Run on cancel: it delivers its queued
+// events (blocking until they are read), then closes the channel and Done.
+type emittingRun struct {
+	ch   chan pipeline.Event
+	done chan struct{}
+	once sync.Once
+}
+
+func (r *emittingRun) ID() string                       { return "emitting" }
+func (r *emittingRun) Events() <-chan pipeline.Event    { return r.ch }
+func (r *emittingRun) Done() <-chan struct{}            { return r.done }
+func (r *emittingRun) Pending() *pipeline.ReviewRequest { return nil }
+func (r *emittingRun) Decide(pipeline.Decision) error   { return nil }
+func (r *emittingRun) Cancel() {
+	r.once.Do(func() {
+		go func() {
+			for i := range 100 {
+				r.ch <- pipeline.Event{Type: pipeline.Warning, Seq: int64(i)}
+			}
+			close(r.ch)
+			close(r.done)
+		}()
+	})
+}
+
+// TestShutdownDrainsEvents: after the program stops nobody reads a run's
+// events, so shutdown must, or the run never finishes saving.
+func TestShutdownDrainsEvents(t *testing.T) {
+	runs := []runHandle{
+		&emittingRun{ch: make(chan pipeline.Event), done: make(chan struct{})},
+		&emittingRun{ch: make(chan pipeline.Event), done: make(chan struct{})},
+	}
+	start := time.Now()
+	shutdownRuns(runs, 5*time.Second)
+	if el := time.Since(start); el > 2*time.Second {
+		t.Fatalf("shutdown took %v: the runs' events were not drained", el)
+	}
+	for i, r := range runs {
+		select {
+		case <-r.Done():
+		default:
+			t.Errorf("run %d did not finish", i)
+		}
 	}
 }

@@ -141,8 +141,14 @@ func writeExport(dir, id, format string, data []byte) (string, error) {
 
 // shutdownRuns cancels live runs and waits (bounded) until each has saved
 // its session, so a quit with a review open leaves it awaiting review.
+// Once the program has stopped nobody reads the runs' event channels, and a
+// run delivers its queued events before it finishes, so each channel is
+// drained here first (the drains end when the channels close).
 func shutdownRuns(runs []runHandle, timeout time.Duration) {
 	deadline := time.After(timeout)
+	for _, r := range runs {
+		go drainEvents(r.Events())
+	}
 	for _, r := range runs {
 		r.Cancel()
 	}
@@ -152,5 +158,11 @@ func shutdownRuns(runs []runHandle, timeout time.Duration) {
 		case <-deadline:
 			return
 		}
+	}
+}
+
+// drainEvents reads and drops events until the channel closes.
+func drainEvents(ch <-chan pipeline.Event) {
+	for range ch {
 	}
 }
