@@ -41,6 +41,13 @@ func (m *meter) totals() UsageTotals {
 	return m.usage
 }
 
+// stepsTaken is the number of model calls reserved so far.
+func (m *meter) stepsTaken() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.steps
+}
+
 // step reserves one model call; it fails once the step or token budget is
 // spent, so optional work stops and the run goes on to its report.
 func (m *meter) step() error {

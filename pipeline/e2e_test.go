@@ -265,6 +265,10 @@ func TestResumeAfterAnalyseRepeatsNoModelCall(t *testing.T) {
 	if !errors.Is(err, context.Canceled) && sess.Status != store.StatusAwaitingReview {
 		t.Fatalf("first attempt: status %q err %v", sess.Status, err)
 	}
+	firstSteps := sess.Steps
+	if firstSteps == 0 {
+		t.Error("the first attempt recorded no model steps")
+	}
 	before := env.Ollama.Requests()
 	count := func(reqs []ollamafake.Logged, pred func(ollamafake.Logged) bool) int {
 		n := 0
@@ -294,6 +298,9 @@ func TestResumeAfterAnalyseRepeatsNoModelCall(t *testing.T) {
 	sess, err = r2.Wait()
 	if err != nil || sess.Status != store.StatusCompleted {
 		t.Fatalf("resume: status %q err %v", sess.Status, err)
+	}
+	if sess.Steps <= firstSteps {
+		t.Errorf("steps %d after resuming from %d: the step budget would restart", sess.Steps, firstSteps)
 	}
 	after := env.Ollama.Requests()[len(before):]
 	if n := count(after, kindIs(pipelinetest.Planner)); n != 0 {

@@ -66,7 +66,7 @@ func (o *orchestrator) warningList() []string {
 
 // execute runs the session to its end and returns the stored session.
 func (o *orchestrator) execute(ctx context.Context) (store.Session, error) {
-	o.meter = &meter{model: o.opt.Model, usage: o.usage, maxSteps: o.plan.MaxSteps, budget: o.opt.BudgetTokens}
+	o.meter = &meter{model: o.opt.Model, usage: o.usage, steps: o.session.Steps, maxSteps: o.plan.MaxSteps, budget: o.opt.BudgetTokens}
 	o.emit(Event{Type: RunStarted, Message: o.opt.Question})
 	err := o.stages(ctx)
 	return o.conclude(ctx, err)
@@ -111,6 +111,7 @@ func (o *orchestrator) conclude(ctx context.Context, runErr error) (store.Sessio
 		s.Status = status
 		s.Usage = storeUsage(tot)
 		s.CostUSD = tot.CostUSD
+		s.Steps = o.meter.stepsTaken()
 		s.Warnings += len(o.warningList())
 		if status == store.StatusFailed {
 			s.Error = msg
@@ -143,9 +144,11 @@ func (o *orchestrator) checkpoint(name string, v any) error {
 		return err
 	}
 	tot := o.meter.totals()
+	steps := o.meter.stepsTaken()
 	_, err = o.engine.Store.CheckpointAndUpdate(o.session.ID, name, raw, func(s *store.Session) error {
 		s.Usage = storeUsage(tot)
 		s.CostUSD = tot.CostUSD
+		s.Steps = steps
 		return nil
 	})
 	if err != nil {
@@ -158,9 +161,11 @@ func (o *orchestrator) checkpoint(name string, v any) error {
 // events so far, so the event log never lags a finished stage.
 func (o *orchestrator) saveProgress(stage Stage) error {
 	tot := o.meter.totals()
+	steps := o.meter.stepsTaken()
 	_, err := o.engine.Store.UpdateSession(o.session.ID, func(s *store.Session) error {
 		s.Usage = storeUsage(tot)
 		s.CostUSD = tot.CostUSD
+		s.Steps = steps
 		if stage != "" {
 			s.Stage = string(stage)
 		}

@@ -50,6 +50,9 @@ type Session struct {
 	// Stage is the last pipeline stage reached, for resume and the list view.
 	Stage         string          `json:"stage,omitempty"`
 	Warnings      int             `json:"warnings,omitempty"`
+	// Steps counts the model calls made so far, so a step budget holds
+	// across resumes.
+	Steps int `json:"steps,omitempty"`
 	PendingReview json.RawMessage `json:"pending_review,omitempty"`
 }
 
