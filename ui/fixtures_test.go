@@ -63,19 +63,20 @@ func (r *fakeRun) Cancel() {
 
 // fakeServices is an in-memory store and engine.
 type fakeServices struct {
-	mu       sync.Mutex
-	sessions []store.Session
-	reports  map[string]pipeline.Report
-	runs     []*fakeRun
-	started  []pipeline.Options
-	resumed  []string
-	answers  []*pipeline.Decision // the decision each Resume came with
-	deleted  []string
-	opened   []string
-	exported []string
-	startErr error
-	pulled   []string
-	pullErr  error
+	mu        sync.Mutex
+	sessions  []store.Session
+	reports   map[string]pipeline.Report
+	runs      []*fakeRun
+	started   []pipeline.Options
+	resumed   []string
+	answers   []*pipeline.Decision // the decision each Resume came with
+	deleted   []string
+	opened    []string
+	exported  []string
+	startErr  error
+	resumeErr error // returned by Resume (the engine refusing a second resume)
+	pulled    []string
+	pullErr   error
 }
 
 func (f *fakeServices) ListSessions() ([]store.Session, error) {
@@ -125,6 +126,9 @@ func (f *fakeServices) Resume(ctx context.Context, id string, d *pipeline.Decisi
 	defer f.mu.Unlock()
 	f.resumed = append(f.resumed, id)
 	f.answers = append(f.answers, d)
+	if f.resumeErr != nil {
+		return nil, f.resumeErr
+	}
 	r := newFakeRun(id)
 	f.runs = append(f.runs, r)
 	return r, nil

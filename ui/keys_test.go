@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -481,5 +482,52 @@ func TestConfirmIgnoresTyping(t *testing.T) {
 	press(t, m, "y")
 	if !reflect.DeepEqual(svc.deleted, []string{"s1"}) {
 		t.Fatalf("d, pause, y: deleted %v, want [s1]", svc.deleted)
+	}
+}
+
+// TestNoDoubleResume: R R (or enter then R) before the first resume has
+// started resumes once; an engine that refuses a resume is a notice.
+func TestNoDoubleResume(t *testing.T) {
+	m, svc := newTestModel(t, 80, 24, "dark", false)
+	press(t, m, "G", "k") // s2, interrupted
+	_, first := m.Update(kp("R"))
+	_, second := m.Update(kp("R")) // before runStartedMsg arrives
+	if second != nil {
+		t.Error("a second R while resuming must issue nothing")
+	}
+	run(t, m, first)
+	run(t, m, second)
+	if !reflect.DeepEqual(svc.resumed, []string{"s2"}) || m.screen != screenRun {
+		t.Fatalf("R R: resumed %v, screen %v", svc.resumed, m.screen)
+	}
+	if m.resuming["s2"] {
+		t.Error("resuming is cleared once the run started")
+	}
+
+	// enter on an awaiting review resumes it; R right after does not again.
+	press(t, m, "esc", "g", "j") // s5, awaiting review
+	_, first = m.Update(kp("enter"))
+	_, second = m.Update(kp("R"))
+	run(t, m, first)
+	run(t, m, second)
+	if !reflect.DeepEqual(svc.resumed, []string{"s2", "s5"}) {
+		t.Fatalf("enter R: resumed %v", svc.resumed)
+	}
+
+	// The engine refuses (the session is resuming elsewhere): a notice, and
+	// R can be tried again.
+	m, svc = newTestModel(t, 80, 24, "dark", false)
+	svc.resumeErr = errors.New("session s2 is already running")
+	press(t, m, "G", "k", "R")
+	if !m.noticeErr || !strings.Contains(m.notice, "already running") || m.screen != screenSessions {
+		t.Fatalf("a refused resume: notice %q (err %v), screen %v", m.notice, m.noticeErr, m.screen)
+	}
+	if m.resuming["s2"] {
+		t.Fatal("resuming is cleared when the resume fails")
+	}
+	svc.resumeErr = nil
+	press(t, m, "R")
+	if len(svc.resumed) != 2 || m.screen != screenRun {
+		t.Fatalf("R after a refusal: resumed %v, screen %v", svc.resumed, m.screen)
 	}
 }

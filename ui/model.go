@@ -51,6 +51,9 @@ type rootModel struct {
 	sessions sessionsModel
 	runs     map[string]*runState
 	active   string // the run shown on the run screen
+	// resuming are sessions whose resume Cmd is out and whose runStartedMsg
+	// hasn't arrived: further resumes (R R, enter then R) are refused.
+	resuming map[string]bool
 	report   reportModel
 	dialog   dialog
 	md       *mdRenderer
@@ -71,10 +74,11 @@ func newModel(ctx context.Context, cfg Config, svc services, o options) *rootMod
 	m := &rootModel{
 		ctx: ctx, svc: svc, cfg: cfg, now: o.now, opts: o,
 		configured: cfg.Theme, noColor: o.noColor, darkBG: true,
-		runs:  map[string]*runState{},
-		md:    newMDRenderer(),
-		help:  help.New(),
-		width: 80, height: 24,
+		runs:     map[string]*runState{},
+		resuming: map[string]bool{},
+		md:       newMDRenderer(),
+		help:     help.New(),
+		width:    80, height: 24,
 	}
 	if o.darkBG != nil {
 		m.darkBG = *o.darkBG
@@ -293,8 +297,17 @@ func (m *rootModel) startTicking() tea.Cmd {
 
 // onRunStarted registers a new or resumed run and arms its bridge.
 func (m *rootModel) onRunStarted(msg runStartedMsg) tea.Cmd {
+	if msg.resumed {
+		delete(m.resuming, msg.sess.ID)
+	}
 	if msg.err != nil {
-		m.setNotice("could not start: "+msg.err.Error(), true)
+		// Also how the engine refuses a second resume of a session that is
+		// already running (in another window, say): a notice, nothing more.
+		verb := "could not start: "
+		if msg.resumed {
+			verb = "could not resume: "
+		}
+		m.setNotice(verb+msg.err.Error(), true)
 		return nil
 	}
 	id := msg.h.ID()
@@ -437,6 +450,10 @@ func (m *rootModel) do(a action) tea.Cmd {
 	case actDelete:
 		return deleteCmd(m.svc, a.id)
 	case actResume:
+		if m.resuming[a.s.ID] {
+			return nil
+		}
+		m.resuming[a.s.ID] = true
 		m.setNotice("finalising the draft…", false)
 		return resumeRunCmd(m.ctx, m.svc, a.s, a.d)
 	case actCancelRun:

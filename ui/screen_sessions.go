@@ -155,7 +155,7 @@ func (m *rootModel) sessionsKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.openSession()
 	case key.Matches(msg, sKeys.Delete):
 		if r := s.selected(); r != nil {
-			if rs := m.runs[r.s.ID]; rs != nil && rs.live() {
+			if rs := m.runs[r.s.ID]; (rs != nil && rs.live()) || m.resuming[r.s.ID] {
 				m.setNotice("that session is running; cancel it first (enter, then c)", true)
 				return nil
 			}
@@ -210,6 +210,10 @@ func (m *rootModel) resumeSelected() tea.Cmd {
 	if rs := m.runs[r.s.ID]; rs != nil && !rs.closed {
 		return m.showRun(rs.id)
 	}
+	if m.resuming[r.s.ID] {
+		m.setNotice("resuming… (already asked)", false)
+		return nil
+	}
 	switch r.s.Status {
 	case store.StatusCompleted:
 		m.setNotice("that session is completed; enter opens its report", false)
@@ -229,6 +233,7 @@ func (m *rootModel) resumeSelected() tea.Cmd {
 		m.setNotice("can't resume without the model backend — see the banner above", true)
 		return nil
 	}
+	m.resuming[r.s.ID] = true
 	m.setNotice("resuming…", false)
 	return resumeRunCmd(m.ctx, m.svc, r.s, nil)
 }
