@@ -156,6 +156,25 @@ func TestRunHeadlessJSON(t *testing.T) {
 	if code != 0 || entries != len(shown.Sources) {
 		t.Errorf("bibtex export: exit %d, %d entries for %d sources\n%s", code, entries, len(shown.Sources), stdout)
 	}
+	// Everything read is searchable: semantically with the model...
+	stdout, _, code, _ = c.run("search", "--json", "-k", "3", "software testing techniques")
+	var hit struct {
+		Title string  `json:"title"`
+		Score float32 `json:"score"`
+		Text  string  `json:"text"`
+	}
+	if err := json.Unmarshal([]byte(strings.SplitN(stdout, "\n", 2)[0]), &hit); err != nil || code != 0 || hit.Title == "" || hit.Text == "" {
+		t.Errorf("search: exit %d, %v: %q", code, err, stdout)
+	}
+	if n := strings.Count(stdout, "\n"); n == 0 || n > 3 {
+		t.Errorf("search -k 3 gave %d passages", n)
+	}
+	// ...and by keywords with no backend at all.
+	offline := &cli{t: t, env: append(append([]string{}, c.env...), "OLLAMA_HOST=http://127.0.0.1:1"), dir: c.dir}
+	stdout, stderr, code, _ = offline.run("search", "software testing")
+	if code != 0 || !strings.Contains(stderr, "keyword search") || !strings.Contains(stdout, " 1. ") {
+		t.Errorf("offline search: exit %d\n%s\n%s", code, stdout, stderr)
+	}
 	_, stderr, code, _ = c.run("sessions", "export", id, "--format", "docx")
 	if code != 2 || !strings.Contains(stderr, "unknown export format") {
 		t.Errorf("bad format: exit %d %q", code, stderr)

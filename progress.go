@@ -79,3 +79,6 @@ func sanitize(s string) string {
 		return r
 	}, s)
 }
+
+// oneLineText collapses a passage to one line for listing.
+func oneLineText(s string) string { return strings.Join(strings.Fields(s), " ") }

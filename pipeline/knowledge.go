@@ -1,0 +1,141 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sort"
+	"strings"
+
+	"github.com/researchtui/researchtui/search"
+	"github.com/researchtui/researchtui/store"
+)
+
+// Passage is one stored chunk that answers a knowledge-base search.
+type Passage struct {
+	Score     float32 `json:"score"`
+	ChunkID   string  `json:"chunk_id"`
+	SourceKey string  `json:"source_key"`
+	Title     string  `json:"title"`
+	Year      int     `json:"year,omitempty"`
+	URL       string  `json:"url,omitempty"`
+	Source    string  `json:"source"`
+	Page      int     `json:"page,omitempty"`
+	Text      string  `json:"text"`
+}
+
+// SearchKnowledge searches everything ever read — every session's sources
+// and the local corpus — for a query. It is semantic (the embedding model
+// ranks chunks) when the backend answers, and falls back to keyword
+// matching offline; semantic reports which one ran. At most one passage per
+// source is returned, best first.
+func (e *Engine) SearchKnowledge(ctx context.Context, query, embedModel string, k int) (passages []Passage, semantic bool, err error) {
+	query = normalizeQuestion(query)
+	if query == "" {
+		return nil, false, errors.New("the search is empty")
+	}
+	if k <= 0 {
+		k = 10
+	}
+	if e.LLM != nil {
+		if ps, err := e.semanticSearch(ctx, query, embedModel, k); err == nil {
+			return ps, true, nil
+		} else if ctx.Err() != nil {
+			return nil, false, ctx.Err()
+		}
+	}
+	ps, err := e.keywordSearch(query, k)
+	return ps, false, err
+}
+
+func (e *Engine) semanticSearch(ctx context.Context, query, model string, k int) ([]Passage, error) {
+	ix, err := e.index(model)
+	if err != nil {
+		return nil, err
+	}
+	if ix.Len() == 0 {
+		return nil, errors.New("nothing embedded with " + model)
+	}
+	vecs, _, err := e.LLM.Embed(ctx, model, withTaskPrefix(model, roleQuery, []string{query}))
+	if err != nil {
+		return nil, err
+	}
+	if len(vecs) != 1 {
+		return nil, errors.New("the embedding model returned no vector")
+	}
+	hits, err := ix.Search(vecs[0], k*4)
+	if err != nil {
+		return nil, err
+	}
+	var out []Passage
+	seen := map[string]bool{}
+	for _, h := range hits {
+		key := sourceKeyOf(h.ID)
+		if seen[key] {
+			continue
+		}
+		c, ok, err := e.Store.Chunk(h.ID)
+		if err != nil || !ok {
+			continue
+		}
+		seen[key] = true
+		out = append(out, e.passage(c, h.Score))
+		if len(out) == k {
+			break
+		}
+	}
+	return out, nil
+}
+
+// keywordSearch ranks chunks by the share of the query's words they contain.
+func (e *Engine) keywordSearch(query string, k int) ([]Passage, error) {
+	qw := contentWords(query)
+	if len(qw) == 0 {
+		return nil, errors.New("the search has no words to match")
+	}
+	best := map[string]Passage{} // per source
+	err := e.Store.AllChunks(func(c store.Chunk) error {
+		score := float32(overlap(query, wordSet(c.Text)))
+		if score == 0 {
+			return nil
+		}
+		if p, ok := best[c.SourceKey]; !ok || score > p.Score {
+			best[c.SourceKey] = Passage{Score: score, ChunkID: c.ID, SourceKey: c.SourceKey, Page: c.Page, Text: c.Text}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	var out []Passage
+	for _, p := range best {
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Score != out[j].Score {
+			return out[i].Score > out[j].Score
+		}
+		return out[i].ChunkID < out[j].ChunkID
+	})
+	if len(out) > k {
+		out = out[:k]
+	}
+	for i := range out {
+		c := store.Chunk{ID: out[i].ChunkID, SourceKey: out[i].SourceKey, Page: out[i].Page, Text: out[i].Text}
+		out[i] = e.passage(c, out[i].Score)
+	}
+	return out, nil
+}
+
+// passage fills in the source's metadata for a chunk.
+func (e *Engine) passage(c store.Chunk, score float32) Passage {
+	p := Passage{Score: score, ChunkID: c.ID, SourceKey: c.SourceKey, Page: c.Page, Text: strings.TrimSpace(c.Text)}
+	if raw, ok, err := e.Store.Source(c.SourceKey); err == nil && ok {
+		var r search.Record
+		if json.Unmarshal(raw, &r) == nil {
+			p.Title, p.Year, p.Source = r.Title, r.Year, r.Source
+			p.URL = firstNonEmpty(r.URL, r.PDFURL)
+		}
+	}
+	return p
+}
