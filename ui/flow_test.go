@@ -50,7 +50,8 @@ func flowModel(ctx context.Context, t *testing.T, env *pipelinetest.Env, withBac
 func afterGrace() { time.Sleep(reviewGrace + 150*time.Millisecond) }
 
 // TestFullFlow: type a question, watch it run against the fake Ollama and
-// fake sources, accept the review by keypress, read the revised report;
+// fake sources, accept the review by keypress, read the revised report
+// (asserted: the writer's revision is shown and every stage completed);
 // quit; start again with no backend; the session is completed and its
 // report opens.
 func TestFullFlow(t *testing.T) {
@@ -64,7 +65,7 @@ func TestFullFlow(t *testing.T) {
 	waitText(t, tm, "The reviewer asks for revisions")
 	afterGrace()
 	tm.Type("a")
-	waitText(t, tm, "citations")
+	waitText(t, tm, "citations", "This revised report")
 	tm.Type("q")
 	fm := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(*rootModel)
 	shutdownRuns(fm.liveHandles(), 5*time.Second)
@@ -75,6 +76,21 @@ func TestFullFlow(t *testing.T) {
 	sess, err := env.Store.Session(id)
 	if err != nil || sess.Status != store.StatusCompleted {
 		t.Fatalf("session %s: %q %v", id, sess.Status, err)
+	}
+	// The report shown is the revision the accepted review asked for, not
+	// the first draft.
+	if !strings.Contains(fm.report.rep.Markdown, "This revised report") {
+		t.Fatalf("the report shown is not the revised one:\n%.600s", fm.report.rep.Markdown)
+	}
+	// The run screen saw every stage through.
+	rs := fm.runs[id]
+	if rs == nil || rs.status != "completed" || !rs.closed {
+		t.Fatalf("run %s: %+v", id, rs)
+	}
+	for _, sr := range rs.stages {
+		if sr.phase != phaseDone {
+			t.Errorf("stage %s ended in phase %v, want done", sr.stage, sr.phase)
+		}
 	}
 	revised := fm.report.rep.Markdown
 
