@@ -101,3 +101,22 @@ func TestHostileTextInReport(t *testing.T) {
 		}
 	}
 }
+
+// TestSanitizeReportCopies: sanitizing a report cleans every author without
+// touching the caller's slices.
+func TestSanitizeReportCopies(t *testing.T) {
+	rep := fixtureReport()
+	rep.Sources[0].Authors = []string{"A. \x1b[31mRed", "B. \x1b]0;pwned\x07Title"}
+	orig := append([]string(nil), rep.Sources[0].Authors...)
+	got := sanitizeReport(rep)
+	for _, a := range got.Sources[0].Authors {
+		if strings.ContainsRune(a, '\x1b') {
+			t.Errorf("author not sanitized: %q", a)
+		}
+	}
+	for i, a := range rep.Sources[0].Authors {
+		if a != orig[i] {
+			t.Errorf("the caller's author %d changed: %q", i, a)
+		}
+	}
+}

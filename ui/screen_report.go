@@ -57,9 +57,13 @@ func sanitizeReport(rep pipeline.Report) pipeline.Report {
 	srcs := make([]pipeline.CitedSource, len(rep.Sources))
 	for i, s := range rep.Sources {
 		s.Title = sanitizeLine(s.Title)
-		for j := range s.Authors {
-			s.Authors = append(s.Authors[:0:0], s.Authors...)
-			s.Authors[j] = sanitizeLine(s.Authors[j])
+		if len(s.Authors) > 0 {
+			// A copy: the caller's report must not change under it.
+			authors := make([]string, len(s.Authors))
+			for j, a := range s.Authors {
+				authors[j] = sanitizeLine(a)
+			}
+			s.Authors = authors
 		}
 		s.Venue = sanitizeLine(s.Venue)
 		s.DOI = sanitizeLine(s.DOI)
