@@ -184,10 +184,7 @@ func (d *reviewDialog) view(st *themes.Styles, w, h int) string {
 	case d.note != "":
 		lines = append(lines, st.Accent.Render("Note: ")+st.Text.Render(trunc(d.note, inner-6)))
 	}
-	footer := help.New()
-	footer.Styles = help.Styles{ShortKey: st.HelpKey, ShortDesc: st.HelpDesc, ShortSeparator: st.HelpSep, Ellipsis: st.HelpSep}
-	footer.SetWidth(inner)
-	foot := footer.ShortHelpView(d.keyMap().ShortHelp())
+	foot := helpLines(st, d.keyMap().ShortHelp(), inner)
 	if d.editing {
 		foot = st.HelpDesc.Render("enter save note · esc discard")
 	}

@@ -8,6 +8,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/store"
@@ -59,6 +60,43 @@ func dialogBox(st *themes.Styles, w int, title, body, footer string) string {
 		parts = append(parts, "", footer)
 	}
 	return st.Dialog.Width(w).Render(strings.Join(parts, "\n"))
+}
+
+// helpLines lays key hints out in as many lines of width w as they need:
+// unlike help.Model's short view, which cuts the last keys off with an
+// ellipsis, every key stays visible.
+func helpLines(st *themes.Styles, bs []key.Binding, w int) string {
+	const sep = " • "
+	var lines []string
+	var cur strings.Builder
+	curW := 0
+	for _, b := range bs {
+		if !b.Enabled() {
+			continue
+		}
+		h := b.Help()
+		item := st.HelpKey.Render(h.Key) + st.HelpDesc.Render(" "+h.Desc)
+		itemW := ansi.StringWidth(h.Key + " " + h.Desc)
+		if itemW > w {
+			item, itemW = ansi.Truncate(item, w, "…"), w
+		}
+		sepW := ansi.StringWidth(sep)
+		if curW > 0 && curW+sepW+itemW > w {
+			lines = append(lines, cur.String())
+			cur.Reset()
+			curW = 0
+		}
+		if curW > 0 {
+			cur.WriteString(st.HelpSep.Render(sep))
+			curW += sepW
+		}
+		cur.WriteString(item)
+		curW += itemW
+	}
+	if curW > 0 {
+		lines = append(lines, cur.String())
+	}
+	return strings.Join(lines, "\n")
 }
 
 // dialogWidth is the width dialogs use on a screen of width w.

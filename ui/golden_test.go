@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -163,6 +164,34 @@ func TestResizeSurvives(t *testing.T) {
 			run(t, m, cmd)
 			settle(m)
 			checkFrame(t, ansi.Strip(m.render()), sz[0], sz[1])
+		}
+	}
+}
+
+// TestReviewFooterKeys: every review key is visible in the dialog's footer,
+// at 80 columns in one line and wrapped below that.
+func TestReviewFooterKeys(t *testing.T) {
+	for _, w := range []int{80, 60, 44} {
+		m, svc := newTestModel(t, w, 24, "dark", false)
+		c := &clock{t: testNow}
+		m.now = c.now
+		startScripted(t, m, svc, c, true)
+		d, ok := m.dialog.(*reviewDialog)
+		if !ok {
+			t.Fatalf("%d columns: no review dialog (%T)", w, m.dialog)
+		}
+		out := ansi.Strip(d.view(m.st, w, 24))
+		for _, want := range []string{"space toggle", "a accept", "r reject", "e note", "esc later"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%d columns: the footer lacks %q:\n%s", w, want, out)
+			}
+		}
+		if w == 80 {
+			for _, l := range strings.Split(out, "\n") {
+				if strings.Contains(l, "space toggle") && !strings.Contains(l, "esc later") {
+					t.Errorf("80 columns: the footer takes more than one line:\n%s", out)
+				}
+			}
 		}
 	}
 }

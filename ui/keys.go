@@ -130,9 +130,26 @@ var vKeys = reviewKeys{
 
 type reviewKeyMap struct{}
 
-func (reviewKeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{vKeys.Toggle, vKeys.Accept, vKeys.Reject, vKeys.Note, vKeys.Later}
-}
+// reviewShort are the review keys with the short labels of the footers,
+// so all five fit in one line at 80 columns; the help overlay keeps the
+// long ones.
+var reviewShort = func() []key.Binding {
+	short := []struct {
+		b    key.Binding
+		desc string
+	}{
+		{vKeys.Toggle, "toggle"}, {vKeys.Accept, "accept selected"}, {vKeys.Reject, "reject all"},
+		{vKeys.Note, "note"}, {vKeys.Later, "later"},
+	}
+	out := make([]key.Binding, len(short))
+	for i, s := range short {
+		out[i] = s.b
+		out[i].SetHelp(s.b.Help().Key, s.desc)
+	}
+	return out
+}()
+
+func (reviewKeyMap) ShortHelp() []key.Binding { return reviewShort }
 
 func (reviewKeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{{nav.Up, nav.Down}, {vKeys.Toggle, vKeys.Accept, vKeys.Reject}, {vKeys.Note, vKeys.Later}}

@@ -162,13 +162,27 @@ func (m *rootModel) agentLine(a *agentRow, w int, now time.Time) string {
 		tps = float64(tok) / el.Seconds()
 	}
 	// Agents that make no model call (search, indexing) show no tokens.
-	tokS, tpsS := mark+fmtTokens(tok), fmt.Sprintf(" %5.0f/s", tps)
+	tokS := mark + fmtTokens(tok)
 	if tok == 0 {
-		tokS, tpsS = "", strings.Repeat(" ", 8)
+		tokS = ""
 	}
-	stats := fmt.Sprintf("%6s %6s", fmtDuration(el), tokS)
+	tpsS := func(f string) string {
+		s := fmt.Sprintf(f, tps)
+		if tok == 0 {
+			return strings.Repeat(" ", len(s))
+		}
+		return s
+	}
+	var stats string
 	if w >= 44 {
-		stats += tpsS
+		stats = fmt.Sprintf("%6s %6s", fmtDuration(el), tokS) + tpsS(" %5.0f/s")
+	} else {
+		// Narrow (the tree is 36 cells at 80 columns): tighter columns keep
+		// tokens/s; only a very narrow tree drops it to leave the name room.
+		stats = fmt.Sprintf("%5s %5s", fmtDuration(el), tokS)
+		if with := stats + tpsS(" %4.0f/s"); w-4-len(with)-1 >= 10 {
+			stats = with
+		}
 	}
 	nameW := w - 4 - len(stats) - 1
 	return "  " + m.icon(a.phase) + " " + st.Text.Render(padRight(a.name, nameW)) + " " + st.Muted.Render(stats)
