@@ -50,12 +50,12 @@ func newNewRunDialog(st *themes.Styles, defaults pipeline.Options, initial strin
 			d.depth = i
 		}
 	}
-	srcs := defaults.Sources
-	if len(srcs) == 0 {
-		srcs = []string{"arxiv", "openalex"}
-	}
-	for _, s := range srcs {
-		d.sources[s] = true
+	// No sources ticked means "chosen by the question's topic" (the
+	// planner routes by intent); configured sources start ticked.
+	if !defaults.AutoSources {
+		for _, s := range defaults.Sources {
+			d.sources[s] = true
+		}
 	}
 	return d, d.question.Focus()
 }
@@ -80,12 +80,13 @@ func (d *newRunDialog) options() pipeline.Options {
 		opt.Model = m
 	}
 	opt.Depth = depths[d.depth]
-	opt.Sources = nil
+	opt.Sources, opt.AutoSources = nil, false
 	for _, s := range pipeline.KnownSources {
 		if d.sources[s] {
 			opt.Sources = append(opt.Sources, s)
 		}
 	}
+	opt.AutoSources = len(opt.Sources) == 0
 	return opt
 }
 
@@ -98,10 +99,6 @@ func (d *newRunDialog) handle(msg tea.KeyPressMsg, _ time.Time) (action, bool, t
 		if opt.Question == "" {
 			d.err = "type a question first"
 			return nil, true, d.setFocus(fieldQuestion)
-		}
-		if len(opt.Sources) == 0 {
-			d.err = "choose at least one source"
-			return nil, true, d.setFocus(fieldSources)
 		}
 		return actStart{opt: opt}, false, nil
 	case "tab", "down":
@@ -202,6 +199,9 @@ func (d *newRunDialog) view(st *themes.Styles, w, _ int) string {
 		prefix = strings.Repeat(" ", 11)
 	}
 	lines = append(lines, prefix+" "+strings.Join(row, "  "))
+	if len(d.options().Sources) == 0 {
+		lines = append(lines, strings.Repeat(" ", 12)+st.Muted.Render("none ticked: the best for the question's topic"))
+	}
 	if d.err != "" {
 		lines = append(lines, "", st.Error.Render(d.err))
 	}

@@ -531,3 +531,25 @@ func TestNoDoubleResume(t *testing.T) {
 		t.Fatalf("R after a refusal: resumed %v, screen %v", svc.resumed, m.screen)
 	}
 }
+
+// With no sources configured, none are ticked and the run lets the planner
+// pick by the question's topic.
+func TestNewResearchWithNoSourcesTickedIsAuto(t *testing.T) {
+	m, svc := newTestModel(t, 80, 24, "dark", false)
+	m.cfg.Defaults.Sources = nil
+	press(t, m, "n", "W", "h", "y")
+	if out := m.render(); !strings.Contains(out, "none ticked") {
+		t.Errorf("the form does not say what no sources means:\n%s", out)
+	}
+	press(t, m, "enter")
+	if len(svc.started) != 1 || !svc.started[0].AutoSources || len(svc.started[0].Sources) != 0 {
+		t.Fatalf("started %+v, want auto sources", svc.started)
+	}
+	// Ticking one makes the choice explicit.
+	m, svc = newTestModel(t, 80, 24, "dark", false)
+	m.cfg.Defaults.Sources = nil
+	press(t, m, "n", "W", "tab", "tab", "tab", "space", "enter")
+	if len(svc.started) != 1 || svc.started[0].AutoSources || !reflect.DeepEqual(svc.started[0].Sources, []string{"arxiv"}) {
+		t.Fatalf("started %+v, want arxiv only", svc.started)
+	}
+}
