@@ -48,11 +48,11 @@ type Session struct {
 	Report string `json:"report,omitempty"`
 	Error  string `json:"error,omitempty"`
 	// Stage is the last pipeline stage reached, for resume and the list view.
-	Stage         string          `json:"stage,omitempty"`
-	Warnings      int             `json:"warnings,omitempty"`
+	Stage    string `json:"stage,omitempty"`
+	Warnings int    `json:"warnings,omitempty"`
 	// Steps counts the model calls made so far, so a step budget holds
 	// across resumes.
-	Steps int `json:"steps,omitempty"`
+	Steps         int             `json:"steps,omitempty"`
 	PendingReview json.RawMessage `json:"pending_review,omitempty"`
 }
 
