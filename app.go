@@ -69,7 +69,7 @@ func openApp(cfg *Config) (*app, error) {
 func (c *Config) defaultOptions() pipeline.Options {
 	o := pipeline.Options{
 		Model: c.Model, EmbedModel: c.EmbedModel, Backend: c.Backend,
-		Sources: c.Sources, Depth: c.Depth, MaxRevisions: 2, BudgetTokens: c.BudgetTokens,
+		Sources: c.Sources, Depth: c.Depth, MaxRevisions: 2, BudgetTokens: c.BudgetTokens, Think: c.Think,
 	}
 	if c.MaxRevisions != nil {
 		o.MaxRevisions = *c.MaxRevisions

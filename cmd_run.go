@@ -19,7 +19,7 @@ import (
 type runFlags struct {
 	model, embedModel, backend, sources, depth, review, out string
 	maxRevisions, budgetTokens                              int
-	json                                                    bool
+	json, think                                             bool
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
@@ -34,6 +34,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.IntVar(&f.budgetTokens, "budget-tokens", 0, "stop optional work after this many tokens (0: no limit)")
 	fl.StringVar(&f.out, "out", "", "write the report to FILE (default: stdout)")
 	fl.BoolVar(&f.json, "json", false, "print progress as NDJSON events on stdout")
+	fl.BoolVar(&f.think, "think", false, "let models that can think do so (slower; the thinking is shown, never used as output)")
 }
 
 // apply puts flags over config values (flags > env > config > defaults).
@@ -54,6 +55,9 @@ func (f *runFlags) apply(cfg *Config, changed func(string) bool) {
 	}
 	if f.depth != "" {
 		cfg.Depth = f.depth
+	}
+	if changed("think") {
+		cfg.Think = f.think
 	}
 	if changed("max-revisions") {
 		cfg.MaxRevisions = &f.maxRevisions

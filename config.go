@@ -30,6 +30,8 @@ type Config struct {
 	OpenAIAPIKey        string `toml:"openai_api_key"`
 	OpenAIContextLength int    `toml:"openai_context_length"`
 	ContactEmail        string `toml:"contact_email"`
+	// Think lets thinking models think (slower, often better).
+	Think bool `toml:"think"`
 	// FullText turns full-text downloads (PDF, HTML) on or off; on by default.
 	FullText *bool `toml:"full_text"`
 	// CacheMaxAge is how long cached API answers and documents are reused

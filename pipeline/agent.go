@@ -141,6 +141,7 @@ func (a *agentCall) chat(ctx context.Context, req llm.ChatRequest) (llm.ChatResp
 		return llm.ChatResponse{}, err
 	}
 	req.Model = a.o.opt.Model
+	req.Think = a.o.opt.Think // the backend asks only models that can
 	resp, err := a.o.engine.LLM.Chat(ctx, req, a.onDelta)
 	a.record(resp.Usage)
 	if resp.Truncated && resp.Warning != "" {
@@ -158,6 +159,7 @@ func structured[T any](ctx context.Context, a *agentCall, req llm.ChatRequest, v
 		return fallback(), llm.StructuredInfo{Fallback: true}, err
 	}
 	req.Model = a.o.opt.Model
+	req.Think = a.o.opt.Think // the backend asks only models that can
 	v, info, err := llm.Structured(ctx, a.o.engine.LLM, req, validate, fallback, a.onDelta)
 	a.record(info.Usage)
 	for _, w := range info.Warnings {

@@ -509,3 +509,42 @@ func TestASessionRunsOnceAtATime(t *testing.T) {
 		t.Fatalf("status %q err %v", sess.Status, err)
 	}
 }
+
+// With Think, a thinking model thinks: its thoughts stream apart and never
+// reach the report or the parsed answers.
+func TestThinkingIsShownButNeverParsed(t *testing.T) {
+	env := pipelinetest.NewEnv(t, &pipelinetest.Script{}, "")
+	opt := env.Options(question)
+	opt.Think = true
+	r, err := env.Engine.Start(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := drive(t, r, nil)
+	sess, err := r.Wait()
+	if err != nil || sess.Status != store.StatusCompleted {
+		t.Fatalf("status %q err %v", sess.Status, err)
+	}
+	thought := ""
+	for _, ev := range evs {
+		if ev.Type == pipeline.TokenDelta {
+			thought += ev.Thinking
+		}
+	}
+	if !strings.Contains(thought, "organise the sources") {
+		t.Error("the writer's thinking was not streamed")
+	}
+	asked := 0
+	for _, c := range env.Ollama.ChatCalls() {
+		if c.Think {
+			asked++
+		}
+	}
+	if asked == 0 {
+		t.Error("no call asked the thinking model to think")
+	}
+	rep, _ := pipeline.LoadReport(env.Store, sess.ID)
+	if strings.Contains(rep.Markdown, "organise the sources") {
+		t.Error("thinking leaked into the report")
+	}
+}

@@ -45,6 +45,9 @@ type Options struct {
 	Depth        string `json:"depth"`
 	MaxRevisions int    `json:"max_revisions"`
 	BudgetTokens int    `json:"budget_tokens,omitempty"` // 0: unlimited
+	// Think lets models that can think do so (shown apart, never parsed):
+	// better answers, many more tokens.
+	Think bool `json:"think,omitempty"`
 	// MaxSteps bounds the number of model calls in a run (0: by depth).
 	MaxSteps int `json:"max_steps,omitempty"`
 }
