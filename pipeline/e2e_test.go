@@ -422,7 +422,8 @@ func TestTokenBudgetSkipsOptionalWork(t *testing.T) {
 }
 
 func TestHostileModelOutputNeverReachesTheReport(t *testing.T) {
-	hostile := "# Title\x1b]0;pwned\x07\n\n## Executive summary\n\nTesting is studied \x1b[2Jwidely [1].\n\n  - indented \u009b31m item\n"
+	prose := strings.Repeat("Software testing research compares techniques on real systems and reports how well each finds faults [1]. ", 4)
+	hostile := "# Title\x1b]0;pwned\x07\n\n## Executive summary\n\nTesting is studied \x1b[2Jwidely [1].\n\n  - indented \u009b31m item\n\n" + prose + "\n"
 	env := pipelinetest.NewEnv(t, &pipelinetest.Script{Faults: []pipelinetest.Fault{
 		{Kind: pipelinetest.Writer, Nth: 1, Reply: ollamafake.Reply{Content: hostile}},
 	}}, "")
@@ -546,5 +547,37 @@ func TestThinkingIsShownButNeverParsed(t *testing.T) {
 	rep, _ := pipeline.LoadReport(env.Store, sess.ID)
 	if strings.Contains(rep.Markdown, "organise the sources") {
 		t.Error("thinking leaked into the report")
+	}
+}
+
+// A model whose every answer is nonsense in valid JSON (as tiny or broken
+// models write) still yields a usable report: the plan falls back to the
+// question, and the draft is assembled from the sources.
+func TestNonsenseAnswersStillMakeAReport(t *testing.T) {
+	junkPlan := `{"title":"}k wz} sd]","intent":"general","canonical_term":"]]","sub_questions":[{"question":"\"]}d}","queries":{"strict":"}{","moderate":"]]","broad":"{"}}]}`
+	env := pipelinetest.NewEnv(t, &pipelinetest.Script{Faults: []pipelinetest.Fault{
+		{Kind: pipelinetest.Planner, Nth: 1, Reply: ollamafake.Reply{Content: junkPlan}},
+		{Kind: pipelinetest.Planner, Nth: 2, Reply: ollamafake.Reply{Content: junkPlan}},
+		{Kind: pipelinetest.Writer, Nth: 1, Reply: ollamafake.Reply{Content: `"]}d}`}},
+		{Kind: pipelinetest.Writer, Nth: 2, Reply: ollamafake.Reply{Content: "}k wz} sd] x}q"}},
+	}}, "")
+	r, err := env.Engine.Start(context.Background(), env.Options("How is software testing studied?"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	drive(t, r, nil)
+	sess, err := r.Wait()
+	if err != nil || sess.Status != store.StatusCompleted {
+		t.Fatalf("status %q err %v", sess.Status, err)
+	}
+	rep, err := pipeline.LoadReport(env.Store, sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Title != "How is software testing studied?" || sess.Title != rep.Title {
+		t.Errorf("title %q / %q, want the question", rep.Title, sess.Title)
+	}
+	if len(rep.Sources) == 0 || !strings.Contains(rep.Markdown, "## References") || strings.Contains(rep.Markdown, "wz}") {
+		t.Errorf("no usable report:\n%s", rep.Markdown)
 	}
 }

@@ -137,11 +137,16 @@ func validatePlan(p *Plan) error {
 		return fmt.Errorf("sub_questions is empty")
 	}
 	for i, sq := range p.SubQuestions {
-		if strings.TrimSpace(sq.Question) == "" {
-			return fmt.Errorf("sub_questions[%d].question is empty", i)
+		if !plausible(sq.Question, 3) {
+			return fmt.Errorf("sub_questions[%d].question %q is not a question in words", i, truncateRunes(sq.Question, 60))
 		}
 		if len(sq.Queries.tiers()) == 0 {
 			return fmt.Errorf("sub_questions[%d].queries are all empty", i)
+		}
+		for _, q := range sq.Queries.tiers() {
+			if !plausible(q, 1) {
+				return fmt.Errorf("sub_questions[%d] has a query %q that is not search words", i, truncateRunes(q, 40))
+			}
 		}
 	}
 	return nil
@@ -151,7 +156,7 @@ func validatePlan(p *Plan) error {
 // sources chosen by intent.
 func (o *orchestrator) finishPlan(p *Plan) {
 	p.Title = oneLine(p.Title)
-	if p.Title == "" {
+	if !plausible(p.Title, 2) {
 		p.Title = shortTitle(o.opt.Question)
 	}
 	if len(p.SubQuestions) > o.plan.SubQuestions {

@@ -102,3 +102,37 @@ func wordSet(s string) map[string]bool {
 	}
 	return m
 }
+
+// plausible reports whether a model's short text looks like language: most
+// of its characters are letters, digits or spaces and it has at least
+// minWords words of three or more letters. It catches the brace-and-
+// bracket soup that a broken or tiny model writes into valid JSON.
+func plausible(s string, minWords int) bool {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return false
+	}
+	good, all := 0, 0
+	for _, r := range s {
+		all++
+		if unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsSpace(r) || strings.ContainsRune("-,.?'():;/", r) {
+			good++
+		}
+	}
+	if float64(good) < 0.85*float64(all) {
+		return false
+	}
+	n := 0
+	for _, w := range strings.Fields(s) {
+		letters := 0
+		for _, r := range w {
+			if unicode.IsLetter(r) {
+				letters++
+			}
+		}
+		if letters >= 3 {
+			n++
+		}
+	}
+	return n >= minWords
+}

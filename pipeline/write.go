@@ -91,13 +91,14 @@ func (o *orchestrator) write(ctx context.Context, round int, prior string, accep
 			a.finish("failed")
 			return "", err
 		}
-		if err == nil && len(strings.TrimSpace(resp.Content)) > 0 {
-			text := search.StripControls(stripThink(resp.Content))
-			a.finish(fmt.Sprintf("%d words", len(strings.Fields(text))))
-			return text, nil
-		}
 		if err == nil {
-			err = fmt.Errorf("the model wrote an empty answer")
+			text := search.StripControls(stripThink(resp.Content))
+			if problem := o.unusableDraft(text); problem == "" {
+				a.finish(fmt.Sprintf("%d words", len(strings.Fields(text))))
+				return text, nil
+			} else {
+				err = fmt.Errorf("the draft was unusable: %s", problem)
+			}
 		}
 		lastErr = err
 		o.budgetWarn(StageWrite, err)
@@ -111,6 +112,28 @@ func (o *orchestrator) write(ctx context.Context, round int, prior string, accep
 		return prior, nil
 	}
 	return o.assembledDraft(), nil
+}
+
+// unusableDraft says why a draft can't be a report, or "" when it can: a
+// report has prose, and cites the sources it was given.
+func (o *orchestrator) unusableDraft(text string) string {
+	minWords := 40
+	if o.plan.Concise {
+		minWords = 20
+	}
+	words := 0
+	for _, w := range strings.Fields(text) {
+		if plausible(w, 1) {
+			words++
+		}
+	}
+	switch {
+	case words < minWords:
+		return fmt.Sprintf("%d words of prose", words)
+	case len(o.st.Analyses) > 0 && len(checkCitations(text, len(o.st.Analyses)).order) == 0:
+		return "it cites none of the sources"
+	}
+	return ""
 }
 
 // assembledDraft is a report built without a model: each sub-question with
