@@ -148,7 +148,17 @@ func sentences(md string) []string {
 			out = append(out, rest)
 		}
 	}
-	return out
+	// "… etc. [1]" splits before its citation: a piece that is only
+	// citations belongs to the sentence before it.
+	merged := out[:0]
+	for _, s := range out {
+		if len(merged) > 0 && strings.TrimSpace(citeGroup.ReplaceAllString(s, "")) == "" {
+			merged[len(merged)-1] += " " + s
+			continue
+		}
+		merged = append(merged, s)
+	}
+	return merged
 }
 
 // citedSentences returns each sentence with citations and the numbers it cites.

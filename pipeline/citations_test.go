@@ -69,3 +69,10 @@ func TestNormalizeQuestionStripsEscapes(t *testing.T) {
 		}
 	}
 }
+
+func TestCitationAfterAbbreviationStaysWithItsSentence(t *testing.T) {
+	got := citedSentences("Systems in driving, surgery, etc. [1]\nAnother claim [2].")
+	if len(got) != 2 || !strings.Contains(got[0].text, "surgery") || got[0].nums[0] != 1 {
+		t.Errorf("got %+v", got)
+	}
+}
