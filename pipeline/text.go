@@ -124,15 +124,19 @@ func plausible(s string, minWords int) bool {
 	}
 	n := 0
 	for _, w := range strings.Fields(s) {
-		letters := 0
+		letters, ideographs := 0, 0
 		for _, r := range w {
-			if unicode.IsLetter(r) {
+			switch {
+			case unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul):
+				ideographs++ // scripts written without spaces: two count as a word
+			case unicode.IsLetter(r):
 				letters++
 			}
 		}
 		if letters >= 3 {
 			n++
 		}
+		n += ideographs / 2
 	}
 	return n >= minWords
 }

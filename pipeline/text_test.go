@@ -11,6 +11,8 @@ func TestPlausible(t *testing.T) {
 		"}k wz} sd]":                               false,
 		"":                                         false,
 		"a b c":                                    false,
+		"如何研究软件测试":                                 true,
+		"ソフトウェアテスト":                                true,
 	} {
 		if got := plausible(s, 2); got != want {
 			t.Errorf("plausible(%q) = %v, want %v", s, got, want)
