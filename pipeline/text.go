@@ -122,6 +122,13 @@ func plausible(s string, minWords int) bool {
 	if float64(good) < 0.85*float64(all) {
 		return false
 	}
+	return languageWords(s) >= minWords
+}
+
+// languageWords counts the words of real language in s: space-separated
+// words of three or more letters, and pairs of characters of scripts that
+// are written without spaces.
+func languageWords(s string) int {
 	n := 0
 	for _, w := range strings.Fields(s) {
 		letters, ideographs := 0, 0
@@ -138,5 +145,5 @@ func plausible(s string, minWords int) bool {
 		}
 		n += ideographs / 2
 	}
-	return n >= minWords
+	return n
 }

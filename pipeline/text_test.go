@@ -19,3 +19,15 @@ func TestPlausible(t *testing.T) {
 		}
 	}
 }
+
+func TestLanguageWords(t *testing.T) {
+	if n := languageWords("软件测试研究比较了多种技术在真实系统上的效果并报告了发现故障的能力"); n < 15 {
+		t.Errorf("a Chinese sentence counts %d words", n)
+	}
+	if n := languageWords(`"]}d} }k wz} sd] x}q`); n != 0 {
+		t.Errorf("brace soup counts %d words", n)
+	}
+	if n := languageWords("The sources agree on the main points of testing."); n != 7 {
+		t.Errorf("an English sentence counts %d words, want 7", n)
+	}
+}

@@ -121,12 +121,7 @@ func (o *orchestrator) unusableDraft(text string) string {
 	if o.plan.Concise {
 		minWords = 20
 	}
-	words := 0
-	for _, w := range strings.Fields(text) {
-		if plausible(w, 1) {
-			words++
-		}
-	}
+	words := languageWords(text)
 	switch {
 	case words < minWords:
 		return fmt.Sprintf("%d words of prose", words)
