@@ -339,12 +339,22 @@ func TestReportKeys(t *testing.T) {
 	if len(r.matches) == 0 || r.query != "Kim" {
 		t.Fatalf("find: %v", r.matches)
 	}
-	first := r.vp.YOffset()
-	press(t, m, "n")
-	_ = first
+	if len(r.matches) > 1 {
+		press(t, m, "n")
+		if r.matchIdx != 1 {
+			t.Errorf("n: match %d, want the second", r.matchIdx)
+		}
+		press(t, m, "N")
+	}
+	marked := m.reportPane(80, 10)
 	press(t, m, "esc")
 	if r.query != "" {
 		t.Error("esc clears the find first")
+	}
+	// The current match was marked, in place, without changing the text.
+	plain := m.reportPane(80, 10)
+	if marked == plain || ansi.Strip(marked) != ansi.Strip(plain) {
+		t.Error("the current match is not highlighted in place")
 	}
 
 	press(t, m, "tab")

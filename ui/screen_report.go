@@ -7,6 +7,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/researchtui/researchtui/pipeline"
@@ -424,7 +425,29 @@ func (m *rootModel) reportPane(w, h int) string {
 	if r.have != r.want || r.have.width == 0 {
 		return fitLines([]string{"", m.st.Muted.Render("rendering…")}, w, h)
 	}
-	return fitLines(r.vp.visible(), w, h)
+	lines := r.vp.visible()
+	if len(r.matches) > 0 && r.matchIdx < len(r.matches) && r.plain != nil {
+		cur := r.matches[r.matchIdx]
+		if i := cur - r.vp.YOffset(); i >= 0 && i < len(lines) && cur < len(r.plain) {
+			lines = append([]string(nil), lines...)
+			lines[i] = highlightMatch(m.st.Selected, r.plain[cur], strings.TrimSpace(r.query))
+		}
+	}
+	return fitLines(lines, w, h)
+}
+
+// highlightMatch redraws the current match's line from its plain text with
+// the matched words marked (reverse video, so it shows in every theme and
+// with NO_COLOR).
+func highlightMatch(mark lipgloss.Style, plain, query string) string {
+	mark = mark.Reverse(true)
+	lower := strings.ToLower(plain)
+	i := strings.Index(lower, strings.ToLower(query))
+	if i < 0 || len(lower) != len(plain) { // case folding changed the byte offsets
+		return mark.Render(plain)
+	}
+	j := i + len(query)
+	return plain[:i] + mark.Render(plain[i:j]) + plain[j:]
 }
 
 func (m *rootModel) sourcesPane(w, h int) string {
