@@ -195,13 +195,13 @@ func corpusAdd(ctx ctxDone, cfg *Config, st *store.Store, args []string, out io.
 		}
 		info, err := os.Stat(abs)
 		if err != nil {
-			fmt.Fprintf(out, "  skipped   %s: %s\n", arg, plainErr(err))
+			fmt.Fprintf(out, "  skipped   %s: %s\n", sanitize(arg), plainErr(err))
 			missing = append(missing, arg)
 			continue
 		}
 		if !info.IsDir() {
 			seen[abs] = true
-			if err := corpusAddFile(cfg, st, m, abs, arg, true, out, &n); err != nil {
+			if err := corpusAddFile(cfg, st, m, abs, sanitize(arg), true, out, &n); err != nil {
 				return err
 			}
 			continue
@@ -262,7 +262,7 @@ func corpusAdd(ctx ctxDone, cfg *Config, st *store.Store, args []string, out io.
 			if err := corpusDrop(st, m, e); err != nil {
 				return err
 			}
-			fmt.Fprintf(out, "  removed   %s (no longer exists)\n", p)
+			fmt.Fprintf(out, "  removed   %s (no longer exists)\n", sanitize(p))
 			n.removed++
 		}
 	}
@@ -280,14 +280,15 @@ func corpusAdd(ctx ctxDone, cfg *Config, st *store.Store, args []string, out io.
 	return nil
 }
 
+// displayPath is how a file is named in corpus output: relative to the
+// argument it was found under, and stripped of control characters (a file
+// name can hold an escape sequence as easily as a web page can).
 func displayPath(arg, abs, p string) string {
+	shown := p
 	if rel, err := filepath.Rel(abs, p); err == nil {
-		if rel == "." {
-			return arg
-		}
-		return filepath.Join(arg, rel)
+		shown = filepath.Join(arg, rel)
 	}
-	return p
+	return sanitize(shown)
 }
 
 func plainErr(err error) string {

@@ -119,3 +119,26 @@ func between(s, a, b string) string {
 	}
 	return s
 }
+
+// A file name is untrusted text too: its escape sequences never reach the
+// terminal, in add or in list.
+func TestCorpusHostileFileName(t *testing.T) {
+	c := newCLI(t, "http://127.0.0.1:1", nil)
+	dir := filepath.Join(c.dir, "docs")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Join(dir, "evil\x1b]0;pwned\x07\x1b[2Jnotes.md")
+	if err := os.WriteFile(name, []byte("# Notes\n\nThermal conductivity of anisotropic superconductors.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"corpus", "add", dir}, {"corpus", "add", name}, {"corpus", "list"}} {
+		stdout, stderr, code, _ := c.run(args...)
+		if code != 0 || strings.ContainsAny(stdout+stderr, "\x1b\x07") {
+			t.Errorf("%v: exit %d, output %q %q", args, code, stdout, stderr)
+		}
+		if !strings.Contains(stdout, "notes.md") {
+			t.Errorf("%v: the file is not named: %q", args, stdout)
+		}
+	}
+}
