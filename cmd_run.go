@@ -207,7 +207,7 @@ func headless(cmd *cobra.Command, a *app, r *pipeline.Run, f *runFlags) error {
 			fmt.Fprintf(stderr, "report written to %s\n", f.out)
 		}
 	} else if !f.json {
-		fmt.Fprint(stdout, report)
+		fmt.Fprint(stdout, sanitize(report)) // clean already; a terminal gets no chances
 	}
 	if !f.json {
 		fmt.Fprintf(stderr, "session %s: %d prompt + %d completion tokens, %d embedding tokens\n",

@@ -215,15 +215,7 @@ func TestFaultsDegradeButFinish(t *testing.T) {
 		},
 	}
 	env := pipelinetest.NewEnv(t, script, "")
-	r, err := env.Engine.Start(context.Background(), env.Options(question))
-	if err != nil {
-		t.Fatal(err)
-	}
-	evs := drive(t, r, nil)
-	sess, err := r.Wait()
-	if err != nil || sess.Status != store.StatusCompleted {
-		t.Fatalf("status %q err %v, want completed", sess.Status, err)
-	}
+	evs, sess := runToEnd(t, env, env.Options(question))
 	for i, fired := range script.Fired() {
 		if !fired {
 			t.Errorf("fault %d (%s call %d) was never served", i, script.Faults[i].Kind, script.Faults[i].Nth)
@@ -367,15 +359,7 @@ func TestMaxRevisionsBoundsTheReviewLoop(t *testing.T) {
 	env := pipelinetest.NewEnv(t, &pipelinetest.Script{RevisionRounds: 10}, "")
 	opt := env.Options(question)
 	opt.MaxRevisions = 1
-	r, err := env.Engine.Start(context.Background(), opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	evs := drive(t, r, nil)
-	sess, err := r.Wait()
-	if err != nil || sess.Status != store.StatusCompleted {
-		t.Fatalf("status %q err %v", sess.Status, err)
-	}
+	evs, _ := runToEnd(t, env, opt)
 	asked, warned := 0, false
 	for _, ev := range evs {
 		if ev.Type == pipeline.ReviewRequested {
@@ -394,15 +378,7 @@ func TestTokenBudgetSkipsOptionalWork(t *testing.T) {
 	env := pipelinetest.NewEnv(t, &pipelinetest.Script{RevisionRounds: 1}, "")
 	opt := env.Options(question)
 	opt.BudgetTokens = 1 // spent by the first call
-	r, err := env.Engine.Start(context.Background(), opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	evs := drive(t, r, nil)
-	sess, err := r.Wait()
-	if err != nil || sess.Status != store.StatusCompleted {
-		t.Fatalf("status %q err %v", sess.Status, err)
-	}
+	evs, sess := runToEnd(t, env, opt)
 	warned := false
 	for _, ev := range evs {
 		if ev.Type == pipeline.Warning && strings.Contains(ev.Message, "budget") {
@@ -427,15 +403,7 @@ func TestHostileModelOutputNeverReachesTheReport(t *testing.T) {
 	env := pipelinetest.NewEnv(t, &pipelinetest.Script{Faults: []pipelinetest.Fault{
 		{Kind: pipelinetest.Writer, Nth: 1, Reply: ollamafake.Reply{Content: hostile}},
 	}}, "")
-	r, err := env.Engine.Start(context.Background(), env.Options(question))
-	if err != nil {
-		t.Fatal(err)
-	}
-	drive(t, r, nil)
-	sess, err := r.Wait()
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, sess := runToEnd(t, env, env.Options(question))
 	rep, err := pipeline.LoadReport(env.Store, sess.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -452,14 +420,7 @@ func TestHostileModelOutputNeverReachesTheReport(t *testing.T) {
 // and queries are sent with them.
 func TestEmbeddingTaskPrefixes(t *testing.T) {
 	env := pipelinetest.NewEnv(t, &pipelinetest.Script{}, "")
-	r, err := env.Engine.Start(context.Background(), env.Options(question))
-	if err != nil {
-		t.Fatal(err)
-	}
-	drive(t, r, nil)
-	if _, err := r.Wait(); err != nil {
-		t.Fatal(err)
-	}
+	runToEnd(t, env, env.Options(question))
 	docs, queries := 0, 0
 	for _, q := range env.Ollama.Requests() {
 		if q.Path != "/api/embed" {
@@ -517,15 +478,7 @@ func TestThinkingIsShownButNeverParsed(t *testing.T) {
 	env := pipelinetest.NewEnv(t, &pipelinetest.Script{}, "")
 	opt := env.Options(question)
 	opt.Think = true
-	r, err := env.Engine.Start(context.Background(), opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	evs := drive(t, r, nil)
-	sess, err := r.Wait()
-	if err != nil || sess.Status != store.StatusCompleted {
-		t.Fatalf("status %q err %v", sess.Status, err)
-	}
+	evs, sess := runToEnd(t, env, opt)
 	thought := ""
 	for _, ev := range evs {
 		if ev.Type == pipeline.TokenDelta {
@@ -561,15 +514,7 @@ func TestNonsenseAnswersStillMakeAReport(t *testing.T) {
 		{Kind: pipelinetest.Writer, Nth: 1, Reply: ollamafake.Reply{Content: `"]}d}`}},
 		{Kind: pipelinetest.Writer, Nth: 2, Reply: ollamafake.Reply{Content: "}k wz} sd] x}q"}},
 	}}, "")
-	r, err := env.Engine.Start(context.Background(), env.Options("How is software testing studied?"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	drive(t, r, nil)
-	sess, err := r.Wait()
-	if err != nil || sess.Status != store.StatusCompleted {
-		t.Fatalf("status %q err %v", sess.Status, err)
-	}
+	_, sess := runToEnd(t, env, env.Options("How is software testing studied?"))
 	rep, err := pipeline.LoadReport(env.Store, sess.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -580,4 +525,20 @@ func TestNonsenseAnswersStillMakeAReport(t *testing.T) {
 	if len(rep.Sources) == 0 || !strings.Contains(rep.Markdown, "## References") || strings.Contains(rep.Markdown, "wz}") {
 		t.Errorf("no usable report:\n%s", rep.Markdown)
 	}
+}
+
+// runToEnd starts a run, approves every review, and requires it to
+// complete; it returns the events delivered and the stored session.
+func runToEnd(t *testing.T, env *pipelinetest.Env, opt pipeline.Options) ([]pipeline.Event, store.Session) {
+	t.Helper()
+	r, err := env.Engine.Start(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := drive(t, r, nil)
+	sess, err := r.Wait()
+	if err != nil || sess.Status != store.StatusCompleted {
+		t.Fatalf("status %q err %v, want completed", sess.Status, err)
+	}
+	return evs, sess
 }
