@@ -55,14 +55,7 @@ func (a *arxivSource) Search(ctx context.Context, query string, limit int) ([]Re
 		}
 		return nil, fmt.Errorf("arxiv: %w", err)
 	}
-	recs, err := ParseArxivFeed(resp.Body)
-	if err != nil {
-		return nil, err
-	}
-	if len(recs) > limit {
-		recs = recs[:limit]
-	}
-	return recs, nil
+	return parseUpTo(ParseArxivFeed, resp.Body, limit)
 }
 
 var arxivFieldRe = regexp.MustCompile(`\b(all|ti|au|abs|co|jr|cat|rn|id):`)

@@ -65,14 +65,7 @@ func (s *crossrefSource) Search(ctx context.Context, query string, limit int) ([
 		}
 		return nil, fmt.Errorf("crossref: %w", err)
 	}
-	recs, err := ParseCrossref(resp.Body)
-	if err != nil {
-		return nil, err
-	}
-	if len(recs) > limit {
-		recs = recs[:limit]
-	}
-	return recs, nil
+	return parseUpTo(ParseCrossref, resp.Body, limit)
 }
 
 // crossrefErrorMessage reads Crossref's error bodies: JSON

@@ -75,11 +75,7 @@ func (m *materialsSource) Search(ctx context.Context, query string, limit int) (
 		}
 		return nil, fmt.Errorf("materials: %w", err)
 	}
-	recs, err := ParseMaterialsSummary(resp.Body)
-	if len(recs) > limit {
-		recs = recs[:limit]
-	}
-	return recs, err
+	return parseUpTo(ParseMaterialsSummary, resp.Body, limit)
 }
 
 var (

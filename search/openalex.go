@@ -54,14 +54,7 @@ func (o *openAlexSource) Search(ctx context.Context, query string, limit int) ([
 		}
 		return nil, fmt.Errorf("openalex: %w", err)
 	}
-	recs, err := ParseOpenAlex(resp.Body)
-	if err != nil {
-		return nil, err
-	}
-	if len(recs) > limit {
-		recs = recs[:limit]
-	}
-	return recs, nil
+	return parseUpTo(ParseOpenAlex, resp.Body, limit)
 }
 
 type oaLocation struct {

@@ -49,3 +49,14 @@ type Source interface {
 	// not an error; a malformed or failed answer is.
 	Search(ctx context.Context, query string, limit int) ([]Record, error)
 }
+
+// parseUpTo parses an API answer and keeps at most limit records (APIs
+// round page sizes up). Whatever records a parser salvaged from a partly
+// malformed answer are kept along with its error.
+func parseUpTo(parse func([]byte) ([]Record, error), body []byte, limit int) ([]Record, error) {
+	recs, err := parse(body)
+	if len(recs) > limit {
+		recs = recs[:limit]
+	}
+	return recs, err
+}

@@ -73,14 +73,7 @@ func (s *semanticScholarSource) Search(ctx context.Context, query string, limit 
 		}
 		return nil, fmt.Errorf("semanticscholar: %w", err)
 	}
-	recs, err := ParseSemanticScholar(resp.Body)
-	if err != nil {
-		return nil, err
-	}
-	if len(recs) > limit {
-		recs = recs[:limit]
-	}
-	return recs, nil
+	return parseUpTo(ParseSemanticScholar, resp.Body, limit)
 }
 
 // s2ErrorMessage reads {"error": "..."} or {"message": "..."} bodies.

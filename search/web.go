@@ -132,11 +132,7 @@ func (w *webSource) searxng(ctx context.Context, query string, limit int) ([]Rec
 		}
 		return nil, fmt.Errorf("searxng: %w", err)
 	}
-	recs, err := ParseSearxNG(resp.Body)
-	if len(recs) > limit {
-		recs = recs[:limit]
-	}
-	return recs, err
+	return parseUpTo(ParseSearxNG, resp.Body, limit)
 }
 
 func (w *webSource) brave(ctx context.Context, query string, limit int) ([]Record, error) {
