@@ -100,6 +100,17 @@ type agentCall struct {
 	name  string
 	start time.Time
 	usage llm.Usage
+	// slotHeld: the agent already holds a model slot (slots.go) for all of
+	// its calls, so they don't queue again.
+	slotHeld bool
+}
+
+// slot takes a model slot for one call unless the agent holds one.
+func (a *agentCall) slot(ctx context.Context) (func(), error) {
+	if a.slotHeld {
+		return func() {}, nil
+	}
+	return a.o.engine.acquireModel(ctx)
 }
 
 func (o *orchestrator) startAgent(stage Stage, name, what string) *agentCall {
@@ -140,6 +151,11 @@ func (a *agentCall) chat(ctx context.Context, req llm.ChatRequest) (llm.ChatResp
 	if err := a.o.meter.step(); err != nil {
 		return llm.ChatResponse{}, err
 	}
+	release, err := a.slot(ctx)
+	if err != nil {
+		return llm.ChatResponse{}, err
+	}
+	defer release()
 	req.Model = a.o.opt.Model
 	req.Think = a.o.opt.Think // the backend asks only models that can
 	resp, err := a.o.engine.LLM.Chat(ctx, req, a.onDelta)
@@ -158,6 +174,11 @@ func structured[T any](ctx context.Context, a *agentCall, req llm.ChatRequest, v
 	if err := a.o.meter.step(); err != nil {
 		return fallback(), llm.StructuredInfo{Fallback: true}, err
 	}
+	release, err := a.slot(ctx)
+	if err != nil {
+		return fallback(), llm.StructuredInfo{Fallback: true}, err
+	}
+	defer release()
 	req.Model = a.o.opt.Model
 	req.Think = a.o.opt.Think // the backend asks only models that can
 	v, info, err := llm.Structured(ctx, a.o.engine.LLM, req, validate, fallback, a.onDelta)

@@ -6,9 +6,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
-
-	"golang.org/x/sync/errgroup"
 
 	"github.com/researchtui/researchtui/llm"
 	"github.com/researchtui/researchtui/search"
@@ -56,104 +53,6 @@ const analysisSchema = `{
 const analystSystem = `You are an analyst agent. You read excerpts of ONE source and report, as JSON only, what it contributes to a research question:
 "methodology" (how the work was done, one sentence), "key_findings" (2-5 short factual statements taken from the excerpts), "limitations", "relevance" (to the question, one sentence), "confidence" (0-1: how well the excerpts support your findings and how relevant they are), "quotes" (1-3 passages copied VERBATIM from the excerpts, each with the chunk_id shown in brackets before its excerpt).
 Use only the excerpts. Never invent results.`
-
-func (o *orchestrator) stageAnalyse(ctx context.Context) error {
-	var keys []string
-	if ok, err := o.loadCheckpoint("analyse", &keys); err != nil {
-		return err
-	} else if ok {
-		for _, k := range keys {
-			var an Analysis
-			if ok, err := o.loadCheckpoint("analyse/"+k, &an); err == nil && ok {
-				o.st.Analyses = append(o.st.Analyses, an)
-			}
-		}
-		o.stageSkipped(StageAnalyse, fmt.Sprintf("%d analyses", len(o.st.Analyses)))
-		return nil
-	}
-	start := o.stageStart(StageAnalyse, "analysing each source")
-	evidence := o.evidenceBySource()
-	order := o.rankSources(evidence)
-	if len(order) > o.plan.AnalyseMax {
-		order = order[:o.plan.AnalyseMax]
-	}
-	results, err := o.analyseAll(ctx, order, evidence)
-	if err != nil {
-		return err
-	}
-	kept := filterByConfidence(results)
-	o.st.Analyses = kept
-	keys = keys[:0]
-	for _, an := range kept {
-		keys = append(keys, an.SourceKey)
-	}
-	if err := o.checkpoint("analyse", keys); err != nil {
-		return err
-	}
-	return o.stageDone(StageAnalyse, start, fmt.Sprintf("%d of %d sources kept", len(kept), len(results)))
-}
-
-// analyseAll runs the analysts in parallel with a bound and a circuit
-// breaker: after breakerTrips consecutive failures the rest are degraded
-// without calling the model, so a sick backend doesn't cost minutes each.
-func (o *orchestrator) analyseAll(ctx context.Context, order []string, evidence map[string][]ContextChunk) ([]Analysis, error) {
-	results := make([]Analysis, len(order))
-	var mu sync.Mutex
-	consecutive := 0
-	open := false
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(o.engine.workers())
-	for i, key := range order {
-		g.Go(func() error {
-			var an Analysis
-			if ok, err := o.loadCheckpoint("analyse/"+key, &an); err != nil {
-				return err
-			} else if ok {
-				results[i] = an
-				return nil
-			}
-			rec, _ := o.loadSource(key)
-			mu.Lock()
-			skip := open
-			mu.Unlock()
-			name := fmt.Sprintf("analyst %d", i+1)
-			a := o.startAgent(StageAnalyse, name, truncateRunes(rec.Title, 70))
-			if skip || o.meter.exhausted() {
-				an = degradedAnalysis(rec, evidence[key])
-				a.finish("from the abstract (model calls stopped)")
-			} else {
-				var failed bool
-				var err error
-				an, failed, err = o.analyseOne(gctx, a, rec, evidence[key])
-				if err != nil {
-					a.finish("failed")
-					return err
-				}
-				mu.Lock()
-				if failed {
-					consecutive++
-					if consecutive >= breakerTrips && !open {
-						open = true
-						a.warn("%d analyses in a row failed; the remaining sources are summarised from their abstracts", consecutive)
-					}
-				} else {
-					consecutive = 0
-				}
-				mu.Unlock()
-				a.finish(fmt.Sprintf("confidence %.2f, %d findings", an.Confidence, len(an.KeyFindings)))
-			}
-			an.SourceKey = key
-			results[i] = an
-			ref := sourceRef(rec)
-			o.emit(Event{Type: AnalysisDone, Stage: StageAnalyse, Agent: name, Source: &ref, Count: len(an.KeyFindings)})
-			return o.checkpoint("analyse/"+key, an)
-		})
-	}
-	if err := g.Wait(); err != nil {
-		return nil, err
-	}
-	return results, nil
-}
 
 // analyseOne asks the model for one source's analysis. failed is true when
 // the answer was unusable and the degraded analysis was used.
@@ -252,67 +151,6 @@ func degradedAnalysis(rec search.Record, ev []ContextChunk) Analysis {
 	}
 	an.Quotes = verifyQuotes(nil, nil, ev)
 	return an
-}
-
-// evidenceBySource groups the retrieved chunks by source, best first,
-// capped per source.
-func (o *orchestrator) evidenceBySource() map[string][]ContextChunk {
-	by := map[string][]ContextChunk{}
-	seen := map[string]bool{}
-	for _, sq := range o.st.Plan.SubQuestions {
-		for _, c := range o.st.Contexts[sq.ID] {
-			if !seen[c.ID] {
-				seen[c.ID] = true
-				by[c.SourceKey] = append(by[c.SourceKey], c)
-			}
-		}
-	}
-	for k, cs := range by {
-		by[k] = capTokens(cs, analyseMaxToks)
-	}
-	return by
-}
-
-// rankSources orders sources for analysis: round-robin over sub-questions
-// so each is covered, best evidence first within each.
-func (o *orchestrator) rankSources(evidence map[string][]ContextChunk) []string {
-	var lists [][]string
-	for _, sq := range o.st.Plan.SubQuestions {
-		best := map[string]float32{}
-		for _, c := range o.st.Contexts[sq.ID] {
-			if c.Score >= best[c.SourceKey] {
-				best[c.SourceKey] = c.Score
-			}
-		}
-		var keys []string
-		for k := range best {
-			keys = append(keys, k)
-		}
-		sort.Slice(keys, func(i, j int) bool {
-			if best[keys[i]] != best[keys[j]] {
-				return best[keys[i]] > best[keys[j]]
-			}
-			return keys[i] < keys[j]
-		})
-		lists = append(lists, keys)
-	}
-	var out []string
-	seen := map[string]bool{}
-	for i := 0; ; i++ {
-		added := false
-		for _, l := range lists {
-			if i < len(l) {
-				added = true
-				if !seen[l[i]] && len(evidence[l[i]]) > 0 {
-					seen[l[i]] = true
-					out = append(out, l[i])
-				}
-			}
-		}
-		if !added {
-			return out
-		}
-	}
 }
 
 // filterByConfidence drops weak analyses but keeps the best few whatever

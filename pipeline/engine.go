@@ -22,14 +22,19 @@ type Engine struct {
 	Sources map[string]search.Source
 	// Fetcher reads full text; nil means runs use abstracts only.
 	Fetcher *search.Fetcher
-	// Workers bounds parallel work inside a stage (searches, reads,
-	// analyses). 0 means 3.
+	// Workers bounds parallel searches inside a stage. 0 means 3.
 	Workers int
+	// ModelParallel is how many chat requests the backend serves at once
+	// (slots.go); 0 means DefaultModelParallel().
+	ModelParallel int
 	// Now is the clock (tests pin it); nil means time.Now.
 	Now func() time.Time
 
 	indexMu sync.Mutex
 	indexes map[string]*store.Index // per embedding model, shared by runs
+
+	slotsOnce sync.Once
+	slots     chan struct{}
 
 	liveMu sync.Mutex
 	live   map[string]bool // sessions with a run in this process

@@ -17,20 +17,28 @@ const (
 	StageFinalise Stage = "finalise"
 )
 
-// Stages lists every stage in the order a run goes through them.
-var Stages = []Stage{StagePlan, StageResearch, StageRead, StageIndex, StageRetrieve, StageAnalyse, StageWrite, StageReview, StageFinalise}
+// Stages lists every stage in the order a run goes through them. Research,
+// read, index and analyse overlap: each source flows through them on its
+// own (flow.go); retrieval across all sources then serves the writer.
+var Stages = []Stage{StagePlan, StageResearch, StageRead, StageIndex, StageAnalyse, StageRetrieve, StageWrite, StageReview, StageFinalise}
 
 // EventType is the kind of an Event; the values are the NDJSON "type" field.
 type EventType string
 
 const (
-	RunStarted      EventType = "run_started"
-	StageStarted    EventType = "stage_started"
-	StageFinished   EventType = "stage_finished"
-	AgentStarted    EventType = "agent_started"
-	AgentFinished   EventType = "agent_finished"
-	TokenDelta      EventType = "token_delta"
-	SourceFound     EventType = "source_found"
+	RunStarted    EventType = "run_started"
+	StageStarted  EventType = "stage_started"
+	StageFinished EventType = "stage_finished"
+	AgentStarted  EventType = "agent_started"
+	AgentFinished EventType = "agent_finished"
+	TokenDelta    EventType = "token_delta"
+	SourceFound   EventType = "source_found"
+	// CandidatesRanked: one sub-question's search results were scored and
+	// the best chosen for reading. Count is the distinct candidates found
+	// in the run so far; Message says how many of this pool are read.
+	CandidatesRanked EventType = "candidates_ranked"
+	// SourceProgress: a source moved on in its flow (Source.State).
+	SourceProgress  EventType = "source_progress"
 	DocumentRead    EventType = "document_read"
 	ChunksIndexed   EventType = "chunks_indexed"
 	AnalysisDone    EventType = "analysis_done"
@@ -82,7 +90,24 @@ type SourceRef struct {
 	// FullText is true when DocumentRead got the full text, false when it
 	// fell back to the abstract.
 	FullText bool `json:"full_text,omitempty"`
+	// State is where the source is in its flow: queued (SourceFound),
+	// reading, read (DocumentRead), indexed, analysing, analysed
+	// (AnalysisDone) or skipped (with the reason in the event's Message).
+	State string `json:"state,omitempty"`
+	// Score is the source's relevance to its sub-question (0..1).
+	Score float64 `json:"score,omitempty"`
 }
+
+// Source states, in flow order.
+const (
+	StateQueued    = "queued"
+	StateReading   = "reading"
+	StateRead      = "read"
+	StateIndexed   = "indexed"
+	StateAnalysing = "analysing"
+	StateAnalysed  = "analysed"
+	StateSkipped   = "skipped"
+)
 
 // UsageTotals are token counts and cost.
 type UsageTotals struct {

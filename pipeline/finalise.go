@@ -51,6 +51,7 @@ func (o *orchestrator) stageFinalise(ctx context.Context) error {
 	if cited > 0 {
 		rep.Metrics.SupportedRatio = float64(supported) / float64(cited)
 	}
+	rep.Funnel = o.funnel(len(check.order))
 	rep.Warnings = o.warningList()
 	if err := o.checkpoint(checkpointReport, rep); err != nil {
 		return err

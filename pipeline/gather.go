@@ -6,9 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"time"
-
-	"golang.org/x/sync/errgroup"
 
 	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/store"
@@ -34,127 +31,6 @@ func (f *foundSet) record(key string) (search.Record, bool) {
 type readResult struct {
 	FullText bool `json:"full_text"`
 	Chunks   int  `json:"chunks"`
-}
-
-// stageGather runs research, read and index as one flow: a source is read as
-// soon as it is found and its chunks are embedded as soon as they are read,
-// so slow searches and downloads overlap model work.
-func (o *orchestrator) stageGather(ctx context.Context) error {
-	var found foundSet
-	haveResearch, err := o.loadCheckpoint("research", &found)
-	if err != nil {
-		return err
-	}
-	var indexed struct{ Chunks int }
-	if ok, err := o.loadCheckpoint("index", &indexed); err != nil {
-		return err
-	} else if ok && haveResearch {
-		o.st.Found = &found
-		o.stageSkipped(StageResearch, fmt.Sprintf("%d sources", len(found.Records)))
-		o.stageSkipped(StageRead, fmt.Sprintf("%d sources", len(found.Records)))
-		o.stageSkipped(StageIndex, fmt.Sprintf("%d chunks", indexed.Chunks))
-		return nil
-	}
-
-	readCh := make(chan search.Record, 256)
-	indexCh := make(chan []store.Chunk, 256)
-	g, gctx := errgroup.WithContext(ctx)
-
-	startResearch := o.stageStart(StageResearch, fmt.Sprintf("searching %v", o.st.Plan.Sources))
-	startRead := o.stageStart(StageRead, "reading sources as they are found")
-	startIndex := o.stageStart(StageIndex, "embedding chunks as they are read")
-
-	g.Go(func() error {
-		defer close(readCh)
-		if haveResearch {
-			for _, r := range found.Records {
-				select {
-				case readCh <- r:
-				case <-gctx.Done():
-					return gctx.Err()
-				}
-			}
-			o.emit(Event{Type: StageFinished, Stage: StageResearch, Message: "restored from checkpoint", Count: len(found.Records)})
-			return nil
-		}
-		f, err := o.research(gctx, func(r search.Record) {
-			select {
-			case readCh <- r:
-			case <-gctx.Done():
-			}
-		})
-		if err != nil {
-			return err
-		}
-		found = *f
-		if err := o.checkpoint("research", found); err != nil {
-			return err
-		}
-		msg := fmt.Sprintf("%d sources", len(found.Records))
-		o.emit(Event{Type: StageFinished, Stage: StageResearch, Message: msg, Count: len(found.Records), Elapsed: time.Since(startResearch)})
-		return nil
-	})
-
-	var readers sync.WaitGroup
-	var readCount, fullCount int
-	var countMu sync.Mutex
-	for i := 0; i < o.engine.workers()+1; i++ {
-		readers.Add(1)
-		g.Go(func() error {
-			defer readers.Done()
-			for rec := range readCh {
-				chunks, full, err := o.readSource(gctx, rec)
-				if err != nil {
-					return err
-				}
-				countMu.Lock()
-				readCount++
-				if full {
-					fullCount++
-				}
-				countMu.Unlock()
-				if len(chunks) > 0 {
-					select {
-					case indexCh <- chunks:
-					case <-gctx.Done():
-						return gctx.Err()
-					}
-				}
-			}
-			return nil
-		})
-	}
-	g.Go(func() error {
-		readers.Wait()
-		close(indexCh)
-		if n, why := o.fetchFailures.take(); n > 0 && gctx.Err() == nil {
-			o.warn(StageRead, "reader", "%d full texts could not be downloaded (e.g. %s); those sources are read from their abstracts", n, why)
-		}
-		if gctx.Err() == nil {
-			o.emit(Event{Type: StageFinished, Stage: StageRead, Count: readCount,
-				Message: fmt.Sprintf("%d read, %d with full text", readCount, fullCount), Elapsed: time.Since(startRead)})
-		}
-		return nil
-	})
-
-	var total int
-	g.Go(func() error {
-		n, err := o.indexFlow(gctx, indexCh)
-		total = n
-		return err
-	})
-
-	if err := g.Wait(); err != nil {
-		return err
-	}
-	if len(found.Records) == 0 {
-		return fmt.Errorf("no sources were found for this question with %v; check `researchtui doctor` and try other --sources or wording", o.st.Plan.Sources)
-	}
-	o.st.Found = &found
-	if err := o.checkpoint("index", map[string]int{"Chunks": total}); err != nil {
-		return err
-	}
-	return o.stageDone(StageIndex, startIndex, fmt.Sprintf("%d chunks embedded", total))
 }
 
 // readSource turns one found source into stored chunks, from its full text
@@ -245,8 +121,16 @@ func (o *orchestrator) fetchText(ctx context.Context, rec search.Record) ([]stri
 	}
 	var lastErr error
 	for _, u := range urls {
+		host := search.HostOf(u)
+		if o.deadHosts.has(host) {
+			lastErr = fmt.Errorf("%s could not be reached earlier in this run", host)
+			continue
+		}
 		doc, err := f.Fetch(ctx, u)
 		if err != nil {
+			if search.IsUnreachable(err) && ctx.Err() == nil {
+				o.deadHosts.add(host)
+			}
 			lastErr = err
 			continue
 		}
@@ -287,6 +171,29 @@ func firstNonEmpty(ss ...string) string {
 		}
 	}
 	return ""
+}
+
+// hostSet is the hosts a run gave up on: one that can't be reached
+// (its name doesn't resolve, or it refuses connections) is not asked again
+// for every other link it hosts.
+type hostSet struct {
+	mu sync.Mutex
+	m  map[string]bool
+}
+
+func (h *hostSet) has(host string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.m[host]
+}
+
+func (h *hostSet) add(host string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.m == nil {
+		h.m = map[string]bool{}
+	}
+	h.m[host] = true
 }
 
 // failureTally counts full-text downloads that failed, for one summary

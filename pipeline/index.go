@@ -201,27 +201,22 @@ func (o *orchestrator) indexChunks(ctx context.Context, a *agentCall, ix *store.
 
 // localKnowledge looks in what past sessions and the local corpus already
 // read: for each sub-question, the stored sources whose chunks match it
-// closely. An empty knowledge base costs nothing.
-func (o *orchestrator) localKnowledge(ctx context.Context) map[string][]search.Record {
+// closely. They join the sub-question's candidates and are ranked like any
+// other. An empty knowledge base costs nothing.
+func (o *orchestrator) localKnowledge(ctx context.Context, queryVecs map[string][][]float32) map[string][]search.Record {
 	out := map[string][]search.Record{}
 	ix, err := o.engine.index(o.opt.EmbedModel)
-	if err != nil || ix.Len() == 0 {
+	if err != nil || ix.Len() == 0 || len(queryVecs) == 0 {
 		return out
 	}
 	a := o.startAgent(StageResearch, "librarian", "looking in the local knowledge base first")
-	var qs []string
-	for _, sq := range o.st.Plan.SubQuestions {
-		qs = append(qs, sq.Question)
-	}
-	vecs, err := o.embed(ctx, a, roleQuery, qs)
-	if err != nil {
-		a.finish("skipped: " + shortErr(err))
-		return out
-	}
-	o.subqVecs = vecs
 	total := 0
-	for i, sq := range o.st.Plan.SubQuestions {
-		hits, err := ix.Search(vecs[i], 40)
+	for _, sq := range o.st.Plan.SubQuestions {
+		qv := queryVecs[sq.ID]
+		if qv == nil {
+			continue
+		}
+		hits, err := ix.Search(qv[0], 40)
 		if err != nil {
 			continue
 		}
@@ -251,4 +246,64 @@ func sourceKeyOf(chunkID string) string {
 		return chunkID[:i]
 	}
 	return chunkID
+}
+
+// embedCached embeds texts through the store's embedding cache (model,
+// content hash): a text embedded before, in this run, an interrupted
+// attempt of it or another session, costs no model call. Document texts
+// share their hash with identical chunks (an abstract-only source's chunk
+// is its candidate text), queries are kept apart.
+func (o *orchestrator) embedCached(ctx context.Context, a *agentCall, role int, texts []string) ([][]float32, error) {
+	model := o.opt.EmbedModel
+	hashes := make([]string, len(texts))
+	for i, t := range texts {
+		if role == roleQuery {
+			t = "query\x00" + t
+		}
+		hashes[i] = store.HashText(t)
+	}
+	missing, err := o.engine.Store.MissingEmbeddings(model, hashes)
+	if err != nil {
+		return nil, err
+	}
+	if len(missing) > 0 {
+		need := map[string]bool{}
+		for _, h := range missing {
+			need[h] = true
+		}
+		var todo []string
+		var todoHashes []string
+		for i, h := range hashes {
+			if need[h] {
+				need[h] = false
+				todo = append(todo, texts[i])
+				todoHashes = append(todoHashes, h)
+			}
+		}
+		items := map[string][]float32{}
+		for start := 0; start < len(todo); start += embedBatch {
+			end := min(start+embedBatch, len(todo))
+			vecs, err := o.embed(ctx, a, role, todo[start:end])
+			if err != nil {
+				return nil, err
+			}
+			for i, v := range vecs {
+				items[todoHashes[start+i]] = v
+			}
+		}
+		if err := o.engine.Store.PutEmbeddings(model, items); err != nil {
+			return nil, err
+		}
+	}
+	out := make([][]float32, len(texts))
+	for i, h := range hashes {
+		v, ok, err := o.engine.Store.Embedding(model, h)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out[i] = v
+		}
+	}
+	return out, nil
 }

@@ -55,7 +55,7 @@ type Options struct {
 // depthPlan is what a depth means in numbers.
 type depthPlan struct {
 	SubQuestions   int // at most
-	ResultsPerCall int // per source and query
+	ResultsPerCall int // candidates asked of each source per query (over-fetched, then ranked)
 	ReadPerSubQ    int // sources read per sub-question
 	AnalyseMax     int // sources analysed per run
 	Review         bool
@@ -66,11 +66,11 @@ type depthPlan struct {
 func (o Options) depth() depthPlan {
 	switch o.Depth {
 	case DepthQuick:
-		return depthPlan{SubQuestions: 2, ResultsPerCall: 5, ReadPerSubQ: 3, AnalyseMax: 5, Concise: true, MaxSteps: 30}
+		return depthPlan{SubQuestions: 2, ResultsPerCall: 15, ReadPerSubQ: 3, AnalyseMax: 5, Concise: true, MaxSteps: 30}
 	case DepthDeep:
-		return depthPlan{SubQuestions: 6, ResultsPerCall: 15, ReadPerSubQ: 8, AnalyseMax: 24, Review: true, MaxSteps: 200}
+		return depthPlan{SubQuestions: 6, ResultsPerCall: 50, ReadPerSubQ: 8, AnalyseMax: 24, Review: true, MaxSteps: 200}
 	default:
-		return depthPlan{SubQuestions: 4, ResultsPerCall: 8, ReadPerSubQ: 5, AnalyseMax: 12, Review: true, MaxSteps: 100}
+		return depthPlan{SubQuestions: 4, ResultsPerCall: 30, ReadPerSubQ: 5, AnalyseMax: 12, Review: true, MaxSteps: 100}
 	}
 }
 

@@ -28,6 +28,7 @@ type orchestrator struct {
 	meter    *meter
 
 	fetchFailures failureTally
+	deadHosts     hostSet
 
 	warnMu   sync.Mutex // agents warn from many goroutines
 	warnings []string
@@ -80,9 +81,6 @@ func (o *orchestrator) stages(ctx context.Context) error {
 		return err
 	}
 	if err := o.stageRetrieve(ctx); err != nil {
-		return err
-	}
-	if err := o.stageAnalyse(ctx); err != nil {
 		return err
 	}
 	if err := o.stageWriteAndReview(ctx); err != nil {

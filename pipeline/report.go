@@ -43,6 +43,7 @@ type Report struct {
 	Markdown  string          `json:"markdown"`
 	Sources   []CitedSource   `json:"sources"`
 	Metrics   CitationMetrics `json:"metrics"`
+	Funnel    Funnel          `json:"funnel"`
 	Reviews   []ReviewRequest `json:"reviews,omitempty"`
 	Decisions []Decision      `json:"decisions,omitempty"`
 	Warnings  []string        `json:"warnings,omitempty"`

@@ -2,11 +2,8 @@ package pipeline
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 	"sync"
-
-	"golang.org/x/sync/errgroup"
 
 	"github.com/researchtui/researchtui/search"
 )
@@ -55,6 +52,16 @@ func identifiers(r search.Record) []string {
 	return ids
 }
 
+// get returns the record known by key (with every source's metadata merged).
+func (g *registry) get(key string) search.Record {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if i, ok := g.index[key]; ok {
+		return g.records[i]
+	}
+	return search.Record{Key: key}
+}
+
 // add registers a record; it returns the canonical key and whether the work
 // is new. A known work gains the new record's metadata.
 func (g *registry) add(r search.Record) (string, bool) {
@@ -85,84 +92,10 @@ func (g *registry) add(r search.Record) (string, bool) {
 	return r.Key, true
 }
 
-// research searches every chosen source for every sub-question, in parallel
-// with a bound, and hands each new source to found as soon as it is known.
-func (o *orchestrator) research(ctx context.Context, found func(search.Record)) (*foundSet, error) {
-	reg := newRegistry()
-	out := &foundSet{BySubQ: map[string][]string{}}
-	var mu sync.Mutex
-	known := o.localKnowledge(ctx)
-
-	var failedMu sync.Mutex
-	failed := map[string]bool{}
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(o.engine.workers())
-	for _, sq := range o.st.Plan.SubQuestions {
-		g.Go(func() error {
-			a := o.startAgent(StageResearch, "researcher "+sq.ID, sq.Question)
-			var recs []search.Record
-			if local := known[sq.ID]; len(local) >= localSources {
-				recs = local
-				a.finish(fmt.Sprintf("%d sources already in the knowledge base", len(local)))
-			} else {
-				recs = append(local, o.searchSources(gctx, sq, func(src string, err error) {
-					failedMu.Lock()
-					first := !failed[src]
-					failed[src] = true
-					failedMu.Unlock()
-					if first {
-						a.warn("%s failed: %s (continuing with the other sources)", src, shortErr(err))
-					}
-				})...)
-			}
-			if gctx.Err() != nil {
-				return gctx.Err()
-			}
-			var keys []string
-			taken := 0
-			for _, r := range recs {
-				if taken >= o.plan.ReadPerSubQ {
-					break
-				}
-				key, isNew := reg.add(r)
-				keys = append(keys, key)
-				taken++
-				if isNew {
-					r.Key = key
-					if err := o.saveSource(r); err != nil {
-						return err
-					}
-					ref := sourceRef(r)
-					o.emit(Event{Type: SourceFound, Stage: StageResearch, Agent: a.name, Source: &ref})
-					found(r)
-				}
-			}
-			mu.Lock()
-			out.BySubQ[sq.ID] = keys
-			mu.Unlock()
-			if len(known[sq.ID]) < localSources {
-				a.finish(fmt.Sprintf("%d sources", len(keys)))
-			}
-			return nil
-		})
-	}
-	if err := g.Wait(); err != nil {
-		return nil, err
-	}
-	reg.mu.Lock()
-	out.Records = append([]search.Record(nil), reg.records...)
-	reg.mu.Unlock()
-	for _, r := range out.Records { // store the merged metadata
-		if err := o.saveSource(r); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
-// searchSources queries each source for one sub-question, strict tier
-// first, widening while a source returns too few results; results are
-// interleaved across sources so no single source crowds out the others.
+// searchSources queries each source for one sub-question, over-fetching
+// (one request per source and tier, many more results than will be read:
+// ranking decides, not the API's order), strict tier first, widening while
+// a source returns too few; results are interleaved across sources.
 func (o *orchestrator) searchSources(ctx context.Context, sq SubQuestion, onFail func(string, error)) []search.Record {
 	lists := make([][]search.Record, len(o.st.Plan.Sources))
 	var wg sync.WaitGroup

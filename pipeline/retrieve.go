@@ -59,9 +59,10 @@ func (o *orchestrator) stageRetrieve(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// Only analysed sources can be cited, so only they are searched.
 	inRun := map[string]bool{}
-	for _, r := range o.st.Found.Records {
-		inRun[r.Key] = true
+	for _, an := range o.st.Analyses {
+		inRun[an.SourceKey] = true
 	}
 	total := 0
 	structured := o.structuredKeys() // materials.go: structured data bypasses vector filtering

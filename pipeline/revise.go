@@ -143,51 +143,49 @@ func (o *orchestrator) gatherEvidence(ctx context.Context, round int, accepted [
 		q := keywords(ask.Text, 6)
 		sq := SubQuestion{ID: "rev", Question: ask.Text, Queries: Queries{Strict: q, Moderate: keywords(ask.Text, 3)}}
 		recs := o.searchSources(ctx, sq, func(src string, err error) { a.warn("%s failed: %s", src, shortErr(err)) })
-		added := 0
+		byKey := map[string]search.Record{}
+		var pool []search.Record
 		for _, r := range recs {
-			if added == 2 {
-				break
-			}
 			key, isNew := reg.add(r)
 			if !isNew || known[key] {
 				continue
 			}
-			r.Key, known[key] = key, true
-			added++
-			if err := o.saveSource(r); err != nil {
+			r.Key = key
+			byKey[key] = r
+			pool = append(pool, r)
+		}
+		if len(pool) == 0 {
+			continue
+		}
+		// The new candidates are ranked like the first round's: against
+		// the request and the question, never in the API's order.
+		qv, err := o.embedCached(ctx, a, roleQuery, []string{ask.Text, o.opt.Question})
+		if fatal(ctx, err) {
+			return err
+		}
+		var vecs [][]float32
+		if err == nil {
+			texts := make([]string, len(pool))
+			for i, r := range pool {
+				texts[i] = candidateText(r)
+			}
+			if vecs, err = o.embedCached(ctx, a, roleDocument, texts); fatal(ctx, err) {
 				return err
 			}
-			ref := sourceRef(r)
-			o.emit(Event{Type: SourceFound, Stage: StageResearch, Agent: a.name, Source: &ref})
-			chunks, _, err := o.readSource(ctx, r)
+		} else {
+			qv = nil
+		}
+		cands := selectCandidates(scoreCandidates(pool, vecs, qv, contentWords(ask.Text+" "+o.st.Plan.CanonicalTerm)), byKey, 2)
+		for _, c := range cands {
+			if !c.Read {
+				continue
+			}
+			r := byKey[c.Key]
+			known[c.Key] = true
+			an, err := o.readAndAnalyse(ctx, a, r, qv)
 			if err != nil {
 				return err
 			}
-			ix, err := o.engine.index(o.opt.EmbedModel)
-			if err != nil {
-				return err
-			}
-			if _, err := o.indexChunks(ctx, a, ix, chunks); err != nil {
-				if fatal(ctx, err) {
-					return err
-				}
-				a.warn("embedding the new source failed: %s", shortErr(err))
-			}
-			var cs []ContextChunk
-			for i, c := range chunks {
-				if i == 4 {
-					break
-				}
-				cs = append(cs, ContextChunk{ID: c.ID, SourceKey: key, Text: c.Text, Page: c.Page})
-			}
-			analyst := o.startAgent(StageAnalyse, "analyst (revision)", truncateRunes(r.Title, 70))
-			an, _, err := o.analyseOne(ctx, analyst, r, cs)
-			if err != nil {
-				analyst.finish("failed")
-				return err
-			}
-			analyst.finish(fmt.Sprintf("confidence %.2f", an.Confidence))
-			an.SourceKey = key
 			ev.Records = append(ev.Records, r)
 			ev.Analyses = append(ev.Analyses, an)
 		}
@@ -198,6 +196,42 @@ func (o *orchestrator) gatherEvidence(ctx context.Context, round int, accepted [
 	}
 	o.applyEvidence(ev)
 	return o.checkpoint(name, ev)
+}
+
+// readAndAnalyse takes one new source through read, index and analyse at
+// once (a revision's targeted research).
+func (o *orchestrator) readAndAnalyse(ctx context.Context, a *agentCall, r search.Record, queryVecs [][]float32) (Analysis, error) {
+	if err := o.saveSource(r); err != nil {
+		return Analysis{}, err
+	}
+	ref := sourceRef(r)
+	ref.State = StateQueued
+	o.emit(Event{Type: SourceFound, Stage: StageResearch, Agent: a.name, Source: &ref})
+	chunks, _, err := o.readSource(ctx, r)
+	if err != nil {
+		return Analysis{}, err
+	}
+	ix, err := o.engine.index(o.opt.EmbedModel)
+	if err != nil {
+		return Analysis{}, err
+	}
+	if _, err := o.indexChunks(ctx, a, ix, chunks); err != nil {
+		if fatal(ctx, err) {
+			return Analysis{}, err
+		}
+		a.warn("embedding the new source failed: %s", shortErr(err))
+	}
+	analyst := o.startAgent(StageAnalyse, "analyst (revision)", truncateRunes(r.Title, 70))
+	an, _, err := o.analyseOne(ctx, analyst, r, o.sourceEvidence(r, chunks, queryVecs))
+	if err != nil {
+		analyst.finish("failed")
+		return Analysis{}, err
+	}
+	analyst.finish(fmt.Sprintf("confidence %.2f", an.Confidence))
+	an.SourceKey = r.Key
+	ref.State = StateAnalysed
+	o.emit(Event{Type: AnalysisDone, Stage: StageAnalyse, Agent: analyst.name, Source: &ref, Count: len(an.KeyFindings)})
+	return an, nil
 }
 
 func (o *orchestrator) applyEvidence(ev evidenceRound) {

@@ -59,8 +59,10 @@ type runState struct {
 	stages   []*stageRow
 	byStage  map[pipeline.Stage]*stageRow
 	agents   map[string]*agentRow
-	sources  map[string]int // found, per source type
-	recent   []string       // latest source titles, sanitized
+	sources  map[string]int // chosen for reading, per source type
+	flow     []*sourceRow   // every chosen source, in the order chosen
+	byKey    map[string]*sourceRow
+	found    int // distinct candidates found (ranked), read or not
 	docs     int
 	fullText int
 	chunks   int
@@ -87,6 +89,7 @@ func newRunState(id, title, model string, h runHandle, now time.Time) *runState 
 		byStage: map[pipeline.Stage]*stageRow{},
 		agents:  map[string]*agentRow{},
 		sources: map[string]int{},
+		byKey:   map[string]*sourceRow{},
 		status:  "running",
 		started: now,
 	}
@@ -198,22 +201,34 @@ func (rs *runState) apply(ev pipeline.Event) {
 				n = 1
 			}
 			rs.sources[kind] += n
-			if t := sanitizeLine(ev.Source.Title); t != "" {
-				rs.recent = append(rs.recent, t)
-				if len(rs.recent) > 20 {
-					rs.recent = rs.recent[len(rs.recent)-20:]
-				}
+			rs.source(ev.Source).state = pipeline.StateQueued
+		}
+	case pipeline.CandidatesRanked:
+		rs.found = max(rs.found, ev.Count)
+	case pipeline.SourceProgress:
+		if ev.Source != nil {
+			row := rs.source(ev.Source)
+			row.state = ev.Source.State
+			if ev.Message != "" {
+				row.note = sanitizeLine(ev.Message)
 			}
 		}
 	case pipeline.DocumentRead:
 		rs.docs++
-		if ev.Source != nil && ev.Source.FullText {
-			rs.fullText++
+		if ev.Source != nil {
+			row := rs.source(ev.Source)
+			row.state, row.full = pipeline.StateRead, ev.Source.FullText
+			if ev.Source.FullText {
+				rs.fullText++
+			}
 		}
 	case pipeline.ChunksIndexed:
 		rs.chunks += ev.Count
 	case pipeline.AnalysisDone:
 		rs.analyses++
+		if ev.Source != nil {
+			rs.source(ev.Source).state = pipeline.StateAnalysed
+		}
 	case pipeline.ReviewRequested:
 		if ev.Review != nil && !ev.Review.Approved {
 			r := *ev.Review
@@ -245,6 +260,34 @@ func (rs *runState) apply(ev pipeline.Event) {
 	if ev.Type != pipeline.TokenDelta && ev.Usage != nil && ev.Type != pipeline.AgentFinished {
 		rs.usage = *ev.Usage
 	}
+}
+
+// sourceRow is one chosen source on its way from queued to analysed.
+type sourceRow struct {
+	title, kind string
+	state       string // pipeline.State*
+	full        bool   // read in full text, not only its abstract
+	note        string // why it was skipped
+}
+
+// source is the row of a source, added when first seen.
+func (rs *runState) source(ref *pipeline.SourceRef) *sourceRow {
+	if row, ok := rs.byKey[ref.Key]; ok {
+		return row
+	}
+	row := &sourceRow{title: sanitizeLine(ref.Title), kind: sanitizeLine(ref.Source), state: pipeline.StateQueued}
+	rs.byKey[ref.Key] = row
+	rs.flow = append(rs.flow, row)
+	return row
+}
+
+// flowCounts counts the chosen sources per state.
+func (rs *runState) flowCounts() map[string]int {
+	out := map[string]int{}
+	for _, r := range rs.flow {
+		out[r.state]++
+	}
+	return out
 }
 
 func (rs *runState) finish(ev pipeline.Event, status string) {

@@ -8,6 +8,8 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/researchtui/researchtui/pipeline"
 )
 
 // runKey handles keys on the run screen.
@@ -111,23 +113,7 @@ func (m *rootModel) runTree(rs *runState, w, h int, now time.Time) string {
 		}
 	}
 	lines = append(lines, "")
-	lines = append(lines, st.Heading.Render("Sources"))
-	kinds := rs.sourceKinds()
-	if len(kinds) == 0 {
-		lines = append(lines, st.Subtle.Render("  none yet"))
-	} else {
-		var parts []string
-		for _, k := range kinds {
-			parts = append(parts, fmt.Sprintf("%s %d", k, rs.sources[k]))
-		}
-		for _, l := range strings.Split(wrapText(strings.Join(parts, " · "), w-2), "\n") {
-			lines = append(lines, "  "+st.Text.Render(l))
-		}
-	}
-	lines = append(lines, "  "+st.Muted.Render(fmt.Sprintf("read %d (%d full text) · chunks %d · analysed %d", rs.docs, rs.fullText, rs.chunks, rs.analyses)))
-	for i := len(rs.recent) - 1; i >= 0 && len(lines) < h; i-- {
-		lines = append(lines, "  "+st.Subtle.Render(trunc("· "+rs.recent[i], w-2)))
-	}
+	lines = append(lines, m.runSources(rs, w, max(4, h-len(lines)))...)
 	if len(lines) > h { // keep the running part in view
 		first := 0
 		for i, sr := range rs.stages {
@@ -141,6 +127,79 @@ func (m *rootModel) runTree(rs *runState, w, h int, now time.Time) string {
 		}
 	}
 	return fitLines(lines, w, h)
+}
+
+// stateOrder lists source states from the most to the least interesting
+// to watch: what the model works on, what is on its way, what is done.
+var stateOrder = []string{pipeline.StateAnalysing, pipeline.StateReading, pipeline.StateIndexed, pipeline.StateRead, pipeline.StateQueued, pipeline.StateAnalysed, pipeline.StateSkipped}
+
+// runSources shows how the sources flow: how many of those found are
+// read, the count per state, and one line per source, busiest first.
+func (m *rootModel) runSources(rs *runState, w, room int) []string {
+	st := m.st
+	head := st.Heading.Render("Sources")
+	if n := len(rs.flow); n > 0 {
+		head += st.Muted.Render(fmt.Sprintf("  read %d of %d found", n, max(rs.found, n)))
+	}
+	lines := []string{head}
+	kinds := rs.sourceKinds()
+	if len(kinds) == 0 {
+		return append(lines, st.Subtle.Render("  none yet"))
+	}
+	var parts []string
+	for _, k := range kinds {
+		parts = append(parts, fmt.Sprintf("%s %d", k, rs.sources[k]))
+	}
+	for _, l := range strings.Split(wrapText(strings.Join(parts, " · "), w-2), "\n") {
+		lines = append(lines, "  "+st.Text.Render(l))
+	}
+	counts := rs.flowCounts()
+	var cs []string
+	for _, state := range stateOrder {
+		if counts[state] > 0 {
+			cs = append(cs, fmt.Sprintf("%s %d", state, counts[state]))
+		}
+	}
+	lines = append(lines, "  "+st.Muted.Render(trunc(strings.Join(cs, " · ")+fmt.Sprintf(" · %d full text · %d chunks", rs.fullText, rs.chunks), w-2)))
+	for _, state := range stateOrder {
+		for _, r := range rs.flow {
+			if r.state != state || len(lines) >= room {
+				continue
+			}
+			mark, style := sourceMark(state), st.Subtle
+			switch state {
+			case pipeline.StateAnalysing, pipeline.StateReading:
+				style = st.Text
+			case pipeline.StateAnalysed:
+				mark = st.IconDone.Render(mark)
+			}
+			label := r.title
+			if state == pipeline.StateSkipped && r.note != "" {
+				label += " — " + r.note
+			} else if r.state == pipeline.StateAnalysed && !r.full {
+				label += " (abstract)"
+			}
+			lines = append(lines, "  "+mark+" "+style.Render(trunc(label, w-4)))
+		}
+	}
+	return lines
+}
+
+// sourceMark is a source state's one-cell mark.
+func sourceMark(state string) string {
+	switch state {
+	case pipeline.StateAnalysing:
+		return "◐"
+	case pipeline.StateReading:
+		return "↓"
+	case pipeline.StateRead, pipeline.StateIndexed:
+		return "≡"
+	case pipeline.StateAnalysed:
+		return "✓"
+	case pipeline.StateSkipped:
+		return "–"
+	}
+	return "·"
 }
 
 // agentLine is one agent: icon, name, elapsed, tokens, tokens/s. While an

@@ -30,25 +30,38 @@ func scriptToReview(id string) []pipeline.Event {
 	add(pipeline.Event{Type: pipeline.TokenDelta, Stage: pipeline.StagePlan, Agent: "planner", Thinking: "The question is about humidity.", Text: `{"subquestions": 3}`, Time: at(1)})
 	add(pipeline.Event{Type: pipeline.AgentFinished, Stage: pipeline.StagePlan, Agent: "planner", Elapsed: 4 * time.Second, Usage: &pipeline.UsageTotals{PromptTokens: 800, CompletionTokens: 240, TokensPerSecond: 60}, Time: at(4)})
 	add(pipeline.Event{Type: pipeline.StageFinished, Stage: pipeline.StagePlan, Elapsed: 4 * time.Second, Time: at(4)})
-	add(pipeline.Event{Type: pipeline.StageStarted, Stage: pipeline.StageResearch, Time: at(4)})
-	add(pipeline.Event{Type: pipeline.SourceFound, Stage: pipeline.StageResearch, Source: src("arxiv", "Moisture ingress in MAPbI3 films"), Time: at(6)})
-	add(pipeline.Event{Type: pipeline.SourceFound, Stage: pipeline.StageResearch, Source: src("openalex", "Encapsulation strategies review"), Time: at(7)})
-	add(pipeline.Event{Type: pipeline.SourceFound, Stage: pipeline.StageResearch, Source: src("web", evilTitle), Time: at(7)})
-	add(pipeline.Event{Type: pipeline.SourceFound, Stage: pipeline.StageResearch, Source: src("arxiv", "2D/3D heterostructures"), Time: at(8)})
+	// Research, read, index and analyse flow together: each source moves on
+	// as soon as its own step is done.
+	for _, st := range []pipeline.Stage{pipeline.StageResearch, pipeline.StageRead, pipeline.StageIndex, pipeline.StageAnalyse} {
+		add(pipeline.Event{Type: pipeline.StageStarted, Stage: st, Time: at(4)})
+	}
+	moisture, encaps, evil, hetero := src("arxiv", "Moisture ingress in MAPbI3 films"), src("openalex", "Encapsulation strategies review"), src("web", evilTitle), src("arxiv", "2D/3D heterostructures")
+	add(pipeline.Event{Type: pipeline.CandidatesRanked, Stage: pipeline.StageResearch, Count: 23, Message: "q1: read 3 of 23 candidates", Time: at(6)})
+	for i, s := range []*pipeline.SourceRef{moisture, encaps, evil, hetero} {
+		add(pipeline.Event{Type: pipeline.SourceFound, Stage: pipeline.StageResearch, Source: s, Time: at(6 + float64(i)/2)})
+	}
+	add(pipeline.Event{Type: pipeline.CandidatesRanked, Stage: pipeline.StageResearch, Count: 41, Message: "q2: read 2 of 30 candidates", Time: at(8)})
 	add(pipeline.Event{Type: pipeline.StageFinished, Stage: pipeline.StageResearch, Elapsed: 9 * time.Second, Time: at(13)})
-	add(pipeline.Event{Type: pipeline.StageStarted, Stage: pipeline.StageRead, Time: at(13)})
-	add(pipeline.Event{Type: pipeline.DocumentRead, Stage: pipeline.StageRead, Source: &pipeline.SourceRef{Title: "x", Source: "arxiv", FullText: true}, Time: at(15)})
-	add(pipeline.Event{Type: pipeline.DocumentRead, Stage: pipeline.StageRead, Source: &pipeline.SourceRef{Title: "y", Source: "openalex"}, Time: at(16)})
+	progress := func(s *pipeline.SourceRef, state string, t float64) {
+		ref := *s
+		ref.State = state
+		add(pipeline.Event{Type: pipeline.SourceProgress, Source: &ref, Time: at(t)})
+	}
+	progress(moisture, pipeline.StateReading, 13)
+	full := *moisture
+	full.FullText = true
+	add(pipeline.Event{Type: pipeline.DocumentRead, Stage: pipeline.StageRead, Source: &full, Time: at(15)})
+	add(pipeline.Event{Type: pipeline.DocumentRead, Stage: pipeline.StageRead, Source: encaps, Time: at(16)})
+	progress(hetero, pipeline.StateReading, 16)
 	add(pipeline.Event{Type: pipeline.StageFinished, Stage: pipeline.StageRead, Elapsed: 3 * time.Second, Time: at(16)})
-	add(pipeline.Event{Type: pipeline.StageStarted, Stage: pipeline.StageIndex, Time: at(16)})
 	add(pipeline.Event{Type: pipeline.ChunksIndexed, Stage: pipeline.StageIndex, Count: 42, Time: at(18)})
 	add(pipeline.Event{Type: pipeline.StageFinished, Stage: pipeline.StageIndex, Elapsed: 2 * time.Second, Time: at(18)})
 	add(pipeline.Event{Type: pipeline.Warning, Stage: pipeline.StageRead, Message: "semanticscholar: 429 Too Many Requests, continuing without it", Time: at(18)})
-	for _, st := range []pipeline.Stage{pipeline.StageRetrieve, pipeline.StageAnalyse} {
-		add(pipeline.Event{Type: pipeline.StageStarted, Stage: st, Time: at(18)})
-		add(pipeline.Event{Type: pipeline.StageFinished, Stage: st, Elapsed: 30 * time.Second, Time: at(48)})
-	}
-	add(pipeline.Event{Type: pipeline.AnalysisDone, Stage: pipeline.StageAnalyse, Time: at(40)})
+	progress(encaps, pipeline.StateAnalysing, 19)
+	add(pipeline.Event{Type: pipeline.AnalysisDone, Stage: pipeline.StageAnalyse, Source: moisture, Time: at(40)})
+	add(pipeline.Event{Type: pipeline.StageFinished, Stage: pipeline.StageAnalyse, Elapsed: 44 * time.Second, Time: at(48)})
+	add(pipeline.Event{Type: pipeline.StageStarted, Stage: pipeline.StageRetrieve, Time: at(48)})
+	add(pipeline.Event{Type: pipeline.StageFinished, Stage: pipeline.StageRetrieve, Elapsed: 100 * time.Millisecond, Time: at(48)})
 	add(pipeline.Event{Type: pipeline.StageStarted, Stage: pipeline.StageWrite, Time: at(48)})
 	add(pipeline.Event{Type: pipeline.AgentStarted, Stage: pipeline.StageWrite, Agent: "writer", Time: at(48)})
 	add(pipeline.Event{Type: pipeline.TokenDelta, Stage: pipeline.StageWrite, Agent: "writer", Thinking: "I should lead with the degradation mechanism.\x1b[31m", Time: at(50)})

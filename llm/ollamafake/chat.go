@@ -167,19 +167,20 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 			flusher.Flush()
 		}
 	}
+	if !s.acquire(r) {
+		return
+	}
+	defer s.release()
+	if !pause(r, s.opt.FirstTokenDelay) {
+		return
+	}
 	start := time.Now()
 	for i, msg := range chunks {
 		if reply.DropAfter > 0 && i >= reply.DropAfter {
 			break
 		}
-		if s.opt.TokenDelay > 0 {
-			t := time.NewTimer(s.opt.TokenDelay)
-			select {
-			case <-t.C:
-			case <-r.Context().Done():
-				t.Stop()
-				return
-			}
+		if !pause(r, s.opt.TokenDelay) {
+			return
 		}
 		if r.Context().Err() != nil {
 			return
@@ -292,6 +293,12 @@ func (s *Server) embed(w http.ResponseWriter, r *http.Request) {
 	}
 	if m.EmbedDim <= 0 {
 		writeError(w, http.StatusBadRequest, fmt.Sprintf("%q does not support embeddings", req.Model))
+		return
+	}
+	s.busy.enter()
+	ok = pause(r, s.opt.EmbedDelay)
+	s.busy.leave()
+	if !ok {
 		return
 	}
 	resp := api.EmbedResponse{Model: req.Model, Embeddings: [][]float32{}}

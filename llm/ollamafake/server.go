@@ -36,6 +36,14 @@ type Options struct {
 	Responder Responder
 	// TokenDelay is slept before each streamed chunk, to simulate generation.
 	TokenDelay time.Duration
+	// FirstTokenDelay is slept once before the first chunk of a streamed
+	// answer: prompt processing (~300 ms for an 8B model on a consumer GPU).
+	FirstTokenDelay time.Duration
+	// Parallel is how many chat answers are generated at once, like
+	// OLLAMA_NUM_PARALLEL: further requests wait in a queue. 0 is unbounded.
+	Parallel int
+	// EmbedDelay is slept per embedding request.
+	EmbedDelay time.Duration
 	// Pullable are models /api/pull can install (they then answer like
 	// installed ones); pulling any other name fails as Ollama's does.
 	Pullable map[string]Model
@@ -97,10 +105,13 @@ type Server struct {
 	opt Options
 	ts  *httptest.Server
 
+	slots chan struct{} // generation slots when Parallel > 0
+
 	mu     sync.Mutex
 	chats  int
 	log    []Logged
 	totals Totals
+	busy   busyMeter
 }
 
 // DefaultModels are installed when Options.Models is nil.
@@ -121,6 +132,9 @@ func New(opt Options) *Server {
 		opt.Responder = Echo
 	}
 	s := &Server{opt: opt}
+	if opt.Parallel > 0 {
+		s.slots = make(chan struct{}, opt.Parallel)
+	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /api/chat", s.chat)
 	mux.HandleFunc("POST /api/embed", s.embed)

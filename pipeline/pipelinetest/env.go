@@ -23,7 +23,10 @@ type Env struct {
 	Sources *sourcefake.Server
 	Store   *store.Store
 	Engine  *pipeline.Engine
-	DBPath  string
+	// Client is the HTTP client the sources use (no politeness limits on
+	// the fakes), for tests that add sources.
+	Client *search.Client
+	DBPath string
 }
 
 // Model and EmbedModel are the model names the fake serves.
@@ -61,6 +64,7 @@ func NewEnv(tb testing.TB, script *Script, dir string) *Env {
 	// The fake sources answer at once; the politeness limits real APIs need
 	// would only add sleeps that no test is about.
 	client.SetHostLimit(strings.TrimPrefix(e.Sources.URL, "http://"), 0)
+	e.Client = client
 	e.Engine = &pipeline.Engine{
 		Store: st,
 		LLM:   backend,

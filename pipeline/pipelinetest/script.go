@@ -44,6 +44,9 @@ func KindOf(call ollamafake.ChatCall) string {
 	return Other
 }
 
+// Topic is one sub-question the scripted planner writes, with its queries.
+type Topic struct{ Question, Strict, Moderate, Broad string }
+
 // Fault replaces the n-th call of an agent kind (1-based) with a bad answer.
 type Fault struct {
 	Kind  string // Planner, Analyst, Writer, Reviewer
@@ -60,6 +63,11 @@ type Script struct {
 	SubQuestions int
 	// Intent the planner reports (default cs_physics).
 	Intent string
+	// Topics, when set, are the planner's sub-questions instead of the
+	// default ones about software testing and chemistry tools; Canonical is
+	// then its canonical term.
+	Topics    []Topic
+	Canonical string
 	// BogusCitation makes the writer also cite a source number that does
 	// not exist, which finalise must remove.
 	BogusCitation bool
@@ -140,15 +148,19 @@ func (s *Script) plan(user string) string {
 		n = 2
 	}
 	subs := []map[string]any{}
-	topics := []struct{ q, strict, moderate, broad string }{
+	topics := []Topic{
 		{"Which software testing techniques are studied in these papers?", "software testing techniques", "software testing", "testing"},
 		{"How are large language models augmented with tools for chemistry?", "language models chemistry tools", "llm chemistry", "chemistry"},
 		{"What evaluation methods are used to measure the results?", "evaluation methods results", "evaluation", "testing"},
 		{"What limitations do the authors report?", "reported limitations", "limitations", "testing"},
 	}
+	canonical := "testing"
+	if len(s.Topics) > 0 {
+		topics, canonical, n = s.Topics, s.Canonical, len(s.Topics)
+	}
 	for i := 0; i < n && i < len(topics); i++ {
 		t := topics[i]
-		subs = append(subs, map[string]any{"question": t.q, "queries": map[string]string{"strict": t.strict, "moderate": t.moderate, "broad": t.broad}})
+		subs = append(subs, map[string]any{"question": t.Question, "queries": map[string]string{"strict": t.Strict, "moderate": t.Moderate, "broad": t.Broad}})
 	}
 	intent := s.Intent
 	if intent == "" {
@@ -156,7 +168,7 @@ func (s *Script) plan(user string) string {
 	}
 	b, _ := json.Marshal(map[string]any{
 		"title": "Testing and Tool-Augmented Language Models", "intent": intent,
-		"canonical_term": "testing", "sub_questions": subs,
+		"canonical_term": canonical, "sub_questions": subs,
 	})
 	return string(b)
 }

@@ -1,5 +1,5 @@
 // Package sourcefake is an in-process HTTP server that replays real
-// recorded arXiv and OpenAlex responses (see testdata/ATTRIBUTION.md) for
+// recorded arXiv, OpenAlex and Semantic Scholar responses (see testdata/ATTRIBUTION.md) for
 // tests of any package. It is a normal (non-test) package so other packages'
 // tests can import it; nothing in the shipped binary should.
 //
@@ -14,6 +14,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"time"
 )
 
 //go:embed testdata
@@ -32,6 +33,7 @@ type Server struct {
 	URL string
 
 	srv *httptest.Server
+	opt Options
 
 	mu           sync.Mutex
 	requests     []string
@@ -40,12 +42,22 @@ type Server struct {
 }
 
 // New starts a fake server; Close it when done.
-func New() *Server {
-	s := &Server{}
+func New() *Server { return NewWith(Options{}) }
+
+// Options shape the fake's world.
+type Options struct {
+	// Latency delays every answer, as a real API's round trip does (~300 ms).
+	Latency time.Duration
+}
+
+// NewWith starts a fake server with options; Close it when done.
+func NewWith(opt Options) *Server {
+	s := &Server{opt: opt}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/arxiv/api/query", s.arxiv)
 	mux.HandleFunc("/openalex/works", s.openAlexList)
 	mux.HandleFunc("/openalex/works/", s.openAlexWork)
+	mux.HandleFunc("/s2/graph/v1/paper/search", s.semanticScholar)
 	s.srv = httptest.NewServer(s.log(mux))
 	s.URL = s.srv.URL
 	return s
@@ -53,6 +65,17 @@ func New() *Server {
 
 // ArxivURL is the base URL for search.NewArxiv (or RESEARCHTUI_ARXIV_URL).
 func (s *Server) ArxivURL() string { return s.URL + "/arxiv/api/query" }
+
+// SemanticScholarURL is the base URL for search.NewSemanticScholar (or
+// RESEARCHTUI_SEMANTICSCHOLAR_URL). Every search answers with the recorded
+// "turing" search: 100 papers, most of them namesakes of one another (the
+// Turing test, Turing machines, Turing patterns, an NVIDIA GPU, catalysts).
+func (s *Server) SemanticScholarURL() string { return s.URL + "/s2" }
+
+func (s *Server) semanticScholar(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(body("semanticscholar/paper-search-turing-allfields-limit100.json"))
+}
 
 // OpenAlexURL is the base URL for search.NewOpenAlex (or RESEARCHTUI_OPENALEX_URL).
 func (s *Server) OpenAlexURL() string { return s.URL + "/openalex" }
@@ -88,6 +111,15 @@ func (s *Server) log(h http.Handler) http.Handler {
 		s.mu.Lock()
 		s.requests = append(s.requests, r.URL.RequestURI())
 		s.mu.Unlock()
+		if s.opt.Latency > 0 {
+			t := time.NewTimer(s.opt.Latency)
+			select {
+			case <-t.C:
+			case <-r.Context().Done():
+				t.Stop()
+				return
+			}
+		}
 		h.ServeHTTP(w, r)
 	})
 }

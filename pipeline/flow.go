@@ -1,0 +1,691 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/researchtui/researchtui/search"
+	"github.com/researchtui/researchtui/store"
+)
+
+// The middle of a run is one flow, not four stages: every sub-question is
+// searched and its candidates ranked; each chosen source is read as soon as
+// it is chosen, indexed as soon as it is read, and analysed as soon as it
+// is indexed. The slow parts (arXiv's spacing, downloads, PDF parsing)
+// overlap model work, and only the writer waits for all analyses.
+//
+// Units and their checkpoints, so a resume repeats none of them:
+//   research/<sub-question>  the candidates, their scores and the records chosen
+//   read/<source key>        the source was read and chunked
+//   (embeddings)             cached by (model, content hash) in the store
+//   analyse/<source key>     the source's analysis
+//   research, candidates, analyse   the flow's totals, written when it ends
+
+// researchUnit is the checkpoint of one sub-question's research.
+type researchUnit struct {
+	Candidates []Candidate     `json:"candidates"`
+	Records    []search.Record `json:"records"` // the candidates (merged metadata), best first
+}
+
+// readySource is a source that has been read, on its way to analysis.
+type readySource struct {
+	rec    search.Record
+	chunks []store.Chunk
+	full   bool
+}
+
+// flow is the state of one run's streaming middle.
+type flow struct {
+	o      *orchestrator
+	reg    *registry
+	quota  int // sources read per sub-question
+	runCap int // sources read per run
+	// queryVecs are, per sub-question ID, the sub-question's embedding and
+	// the question's (nil when embedding failed: ranking is then lexical).
+	queryVecs map[string][][]float32
+	local     map[string][]search.Record
+
+	readCh    chan search.Record
+	indexCh   chan readySource
+	analyseCh chan readySource
+
+	mu         sync.Mutex
+	claimed    map[string]bool // sources sent to read
+	readOrder  []string
+	bySubQ     map[string][]string
+	candidates map[string][]Candidate // by sub-question
+	distinct   map[string]bool        // every candidate key
+	analyses   map[string]Analysis
+	breaker    breaker
+	counts     struct{ read, full, chunks, analysed int }
+}
+
+// stageGather runs research, read, index and analyse as one flow.
+func (o *orchestrator) stageGather(ctx context.Context) error {
+	if done, err := o.restoreGather(); err != nil || done {
+		return err
+	}
+	subqs := o.st.Plan.SubQuestions
+	f := &flow{
+		o:          o,
+		reg:        newRegistry(),
+		quota:      readQuota(o.plan, len(subqs)),
+		runCap:     o.plan.AnalyseMax,
+		readCh:     make(chan search.Record, 256),
+		indexCh:    make(chan readySource, 256),
+		analyseCh:  make(chan readySource, 256),
+		claimed:    map[string]bool{},
+		bySubQ:     map[string][]string{},
+		candidates: map[string][]Candidate{},
+		distinct:   map[string]bool{},
+		analyses:   map[string]Analysis{},
+	}
+	startResearch := o.stageStart(StageResearch, fmt.Sprintf("searching %v, ranking what is found", o.st.Plan.Sources))
+	startRead := o.stageStart(StageRead, "reading each chosen source at once")
+	startIndex := o.stageStart(StageIndex, "embedding each source as it is read")
+	startAnalyse := o.stageStart(StageAnalyse, "analysing each source as it is indexed")
+	f.queryVecs = o.queryVectors(ctx)
+	f.local = o.localKnowledge(ctx, f.queryVecs)
+
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		defer close(f.readCh)
+		if err := f.researchAll(gctx); err != nil {
+			return err
+		}
+		n := f.distinctCount()
+		o.emit(Event{Type: StageFinished, Stage: StageResearch, Count: n,
+			Message: fmt.Sprintf("%d candidates found, %d chosen", n, len(f.readKeys())), Elapsed: time.Since(startResearch)})
+		return nil
+	})
+	var readers sync.WaitGroup
+	for range readerCount(o.engine.workers()) {
+		readers.Add(1)
+		g.Go(func() error {
+			defer readers.Done()
+			return f.readLoop(gctx)
+		})
+	}
+	g.Go(func() error {
+		readers.Wait()
+		close(f.indexCh)
+		if gctx.Err() != nil {
+			return nil
+		}
+		if n, why := o.fetchFailures.take(); n > 0 {
+			o.warn(StageRead, "reader", "%d full texts could not be downloaded (e.g. %s); those sources are read from their abstracts", n, why)
+		}
+		f.mu.Lock()
+		read, full := f.counts.read, f.counts.full
+		f.mu.Unlock()
+		o.emit(Event{Type: StageFinished, Stage: StageRead, Count: read,
+			Message: fmt.Sprintf("%d read, %d with full text", read, full), Elapsed: time.Since(startRead)})
+		return nil
+	})
+	g.Go(func() error {
+		defer close(f.analyseCh)
+		if err := f.indexLoop(gctx); err != nil {
+			return err
+		}
+		f.mu.Lock()
+		n := f.counts.chunks
+		f.mu.Unlock()
+		o.emit(Event{Type: StageFinished, Stage: StageIndex, Count: n, Message: fmt.Sprintf("%d chunks embedded", n), Elapsed: time.Since(startIndex)})
+		return nil
+	})
+	g.Go(func() error { return f.analyseLoop(gctx) })
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	return f.finish(startAnalyse)
+}
+
+// readQuota is how many sources each sub-question reads: the depth's
+// figure, shared out so the run's analysis limit is not exceeded.
+func readQuota(p depthPlan, subqs int) int {
+	if subqs <= 0 {
+		return p.ReadPerSubQ
+	}
+	q := (p.AnalyseMax + subqs - 1) / subqs
+	return max(2, min(p.ReadPerSubQ, q))
+}
+
+// readerCount: readers mostly wait (on rate limits and downloads), so
+// there are more of them than search workers; a source that waits for
+// arXiv's turn must not hold up one whose abstract is all there is.
+func readerCount(workers int) int { return max(8, 2*workers) }
+
+// restoreGather restores a finished flow from its checkpoints.
+func (o *orchestrator) restoreGather() (bool, error) {
+	var keys []string
+	var found foundSet
+	ok, err := o.loadCheckpoint("analyse", &keys)
+	if err != nil || !ok {
+		return false, err
+	}
+	if ok, err := o.loadCheckpoint("research", &found); err != nil || !ok {
+		return false, err
+	}
+	o.st.Found = &found
+	for _, k := range keys {
+		var an Analysis
+		if ok, err := o.loadCheckpoint("analyse/"+k, &an); err == nil && ok {
+			o.st.Analyses = append(o.st.Analyses, an)
+		}
+	}
+	o.stageSkipped(StageResearch, fmt.Sprintf("%d sources", len(found.Records)))
+	o.stageSkipped(StageRead, fmt.Sprintf("%d sources", len(found.Records)))
+	o.stageSkipped(StageIndex, "embeddings restored")
+	o.stageSkipped(StageAnalyse, fmt.Sprintf("%d analyses", len(o.st.Analyses)))
+	return true, nil
+}
+
+// queryVectors embeds every sub-question and the question (through the
+// cache, so a resume asks nothing again). On failure ranking is lexical.
+func (o *orchestrator) queryVectors(ctx context.Context) map[string][][]float32 {
+	subqs := o.st.Plan.SubQuestions
+	texts := make([]string, 0, len(subqs)+1)
+	for _, sq := range subqs {
+		texts = append(texts, sq.Question)
+	}
+	texts = append(texts, o.opt.Question)
+	a := &agentCall{o: o, stage: StageResearch, name: "ranker", start: time.Now()}
+	vecs, err := o.embedCached(ctx, a, roleQuery, texts)
+	if err != nil {
+		if ctx.Err() == nil {
+			o.warn(StageResearch, "ranker", "embedding the sub-questions failed (%s); candidates are ranked by their words only", shortErr(err))
+		}
+		return nil
+	}
+	out := map[string][][]float32{}
+	o.subqVecs = vecs[:len(subqs)]
+	for i, sq := range subqs {
+		if vecs[i] != nil && vecs[len(subqs)] != nil {
+			out[sq.ID] = [][]float32{vecs[i], vecs[len(subqs)]}
+		}
+	}
+	return out
+}
+
+// researchAll researches every sub-question, in parallel with a bound.
+// Restored sub-questions go first, in plan order, so a resume claims the
+// same sources as the first attempt did.
+func (f *flow) researchAll(ctx context.Context) error {
+	o := f.o
+	var todo []SubQuestion
+	for _, sq := range o.st.Plan.SubQuestions {
+		var unit researchUnit
+		ok, err := o.loadCheckpoint("research/"+sq.ID, &unit)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			todo = append(todo, sq)
+			continue
+		}
+		if err := f.apply(ctx, sq, unit, true); err != nil {
+			return err
+		}
+	}
+	var failedMu sync.Mutex
+	failed := map[string]bool{}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(o.engine.workers())
+	for _, sq := range todo {
+		g.Go(func() error {
+			a := o.startAgent(StageResearch, "researcher "+sq.ID, sq.Question)
+			recs := f.local[sq.ID]
+			if len(recs) < localSources {
+				recs = append(recs, o.searchSources(gctx, sq, func(src string, err error) {
+					failedMu.Lock()
+					first := !failed[src]
+					failed[src] = true
+					failedMu.Unlock()
+					if first {
+						a.warn("%s failed: %s (continuing with the other sources)", src, shortErr(err))
+					}
+				})...)
+			}
+			if gctx.Err() != nil {
+				return gctx.Err()
+			}
+			unit := f.rank(gctx, a, sq, recs)
+			if err := o.checkpoint("research/"+sq.ID, unit); err != nil {
+				return err
+			}
+			if err := f.apply(gctx, sq, unit, false); err != nil {
+				return err
+			}
+			read := 0
+			for _, c := range unit.Candidates {
+				if c.Read {
+					read++
+				}
+			}
+			a.finish(fmt.Sprintf("read %d of %d candidates", read, len(unit.Candidates)))
+			return nil
+		})
+	}
+	return g.Wait()
+}
+
+// rank scores one sub-question's candidates and chooses what to read,
+// within the sub-question's quota and the run's cap.
+func (f *flow) rank(ctx context.Context, a *agentCall, sq SubQuestion, recs []search.Record) researchUnit {
+	o := f.o
+	// One entry per work: records of one paper from several sources merge.
+	byKey := map[string]search.Record{}
+	var keys []string
+	for _, r := range recs {
+		key, _ := f.reg.add(r)
+		if _, ok := byKey[key]; !ok {
+			keys = append(keys, key)
+		}
+		byKey[key] = f.reg.get(key)
+	}
+	pool := make([]search.Record, len(keys))
+	texts := make([]string, len(keys))
+	for i, k := range keys {
+		pool[i] = byKey[k]
+		texts[i] = candidateText(pool[i])
+	}
+	var vecs [][]float32
+	if qv := f.queryVecs[sq.ID]; qv != nil && len(texts) > 0 {
+		var err error
+		if vecs, err = o.embedCached(ctx, a, roleDocument, texts); err != nil && ctx.Err() == nil {
+			a.warn("embedding the candidates failed (%s); they are ranked by their words only", shortErr(err))
+			vecs = nil
+		}
+	}
+	cands := scoreCandidates(pool, vecs, f.queryVecs[sq.ID], rankTerms(sq, o.st.Plan.CanonicalTerm))
+	for i := range cands {
+		cands[i].SubQ = sq.ID
+	}
+	cands = selectCandidates(cands, byKey, f.quota)
+	unit := researchUnit{Candidates: cands}
+	for _, c := range cands {
+		unit.Records = append(unit.Records, byKey[c.Key])
+	}
+	return unit
+}
+
+// apply takes a sub-question's ranked candidates into the run: chosen
+// sources not yet claimed by another sub-question are sent to be read.
+func (f *flow) apply(ctx context.Context, sq SubQuestion, unit researchUnit, restored bool) error {
+	o := f.o
+	recs := map[string]search.Record{}
+	for _, r := range unit.Records {
+		key, _ := f.reg.add(r)
+		recs[r.Key] = f.reg.get(key)
+	}
+	var send []search.Record
+	f.mu.Lock()
+	for i := range unit.Candidates {
+		c := &unit.Candidates[i]
+		f.distinct[c.Key] = true
+		if !c.Read {
+			continue
+		}
+		switch {
+		case f.claimed[c.Key]:
+			c.Reason = reasonDuplicate
+		case len(f.claimed) >= f.runCap && !recs[c.Key].HasData():
+			c.Read, c.Reason = false, reasonRunCap
+			continue
+		default:
+			f.claimed[c.Key] = true
+			f.readOrder = append(f.readOrder, c.Key)
+			send = append(send, recs[c.Key])
+		}
+		f.bySubQ[sq.ID] = append(f.bySubQ[sq.ID], c.Key)
+	}
+	f.candidates[sq.ID] = unit.Candidates
+	distinct := len(f.distinct)
+	f.mu.Unlock()
+
+	read := 0
+	for _, c := range unit.Candidates {
+		if c.Read {
+			read++
+		}
+	}
+	msg := fmt.Sprintf("%s: read %d of %d candidates", sq.ID, read, len(unit.Candidates))
+	if restored {
+		msg += " (restored)"
+	}
+	o.emit(Event{Type: CandidatesRanked, Stage: StageResearch, Agent: "researcher " + sq.ID, Count: distinct, Message: msg})
+	score := map[string]float64{}
+	for _, c := range unit.Candidates {
+		score[c.Key] = c.Score
+	}
+	for _, r := range send {
+		if err := o.saveSource(r); err != nil {
+			return err
+		}
+		ref := sourceRef(r)
+		ref.State, ref.Score = StateQueued, score[r.Key]
+		o.emit(Event{Type: SourceFound, Stage: StageResearch, Agent: "researcher " + sq.ID, Source: &ref})
+		select {
+		case f.readCh <- r:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// readLoop reads sources as they are chosen.
+func (f *flow) readLoop(ctx context.Context) error {
+	for rec := range f.readCh {
+		f.progress(rec, StateReading, "")
+		chunks, full, err := f.o.readSource(ctx, rec)
+		if err != nil {
+			return err
+		}
+		f.mu.Lock()
+		f.counts.read++
+		if full {
+			f.counts.full++
+		}
+		f.mu.Unlock()
+		select {
+		case f.indexCh <- readySource{rec: rec, chunks: chunks, full: full}:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// indexLoop embeds sources as they are read. Sources waiting together are
+// embedded together (fewer, fuller calls); each is passed on to analysis
+// as soon as its own chunks are in the index.
+func (f *flow) indexLoop(ctx context.Context) error {
+	o := f.o
+	ix, err := o.engine.index(o.opt.EmbedModel)
+	if err != nil {
+		return err
+	}
+	a := o.startAgent(StageIndex, "indexer", "embedding chunks with "+o.opt.EmbedModel)
+	total, embedded := 0, 0
+	for {
+		var batch []readySource
+		select {
+		case rs, ok := <-f.indexCh:
+			if !ok {
+				a.finish(fmt.Sprintf("%d chunks, %d newly embedded", total, embedded))
+				return nil
+			}
+			batch = append(batch, rs)
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		n := len(batch[0].chunks)
+	drain:
+		for n < embedBatch {
+			select {
+			case rs, ok := <-f.indexCh:
+				if !ok {
+					break drain
+				}
+				batch = append(batch, rs)
+				n += len(rs.chunks)
+			default:
+				break drain
+			}
+		}
+		var chunks []store.Chunk
+		for _, rs := range batch {
+			chunks = append(chunks, rs.chunks...)
+		}
+		for start := 0; start < len(chunks); start += embedBatch {
+			part := chunks[start:min(start+embedBatch, len(chunks))]
+			got, err := o.indexChunks(ctx, a, ix, part)
+			embedded += got
+			if err != nil {
+				if fatal(ctx, err) {
+					return err
+				}
+				a.warn("embedding %d chunks failed: %s; they are kept and searched by keyword", len(part), shortErr(err))
+			}
+			o.emit(Event{Type: ChunksIndexed, Stage: StageIndex, Agent: a.name, Count: len(part)})
+		}
+		total += len(chunks)
+		f.mu.Lock()
+		f.counts.chunks = total
+		f.mu.Unlock()
+		for _, rs := range batch {
+			f.progress(rs.rec, StateIndexed, "")
+			select {
+			case f.analyseCh <- rs:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+	}
+}
+
+// analyseLoop starts an analyst for each source as it is indexed; the
+// analysts wait for a model slot, so the backend is kept exactly full.
+func (f *flow) analyseLoop(ctx context.Context) error {
+	g, gctx := errgroup.WithContext(ctx)
+	for rs := range f.analyseCh {
+		g.Go(func() error { return f.analyse(gctx, rs) })
+	}
+	return g.Wait()
+}
+
+func (f *flow) analyse(ctx context.Context, rs readySource) error {
+	o := f.o
+	key := rs.rec.Key
+	var an Analysis
+	if ok, err := o.loadCheckpoint("analyse/"+key, &an); err != nil {
+		return err
+	} else if ok {
+		f.done(rs.rec, an)
+		return nil
+	}
+	evidence := o.sourceEvidence(rs.rec, rs.chunks, f.vectorsFor(key))
+	if f.breaker.isOpen() || o.meter.exhausted() {
+		an = degradedAnalysis(rs.rec, evidence)
+	} else {
+		release, err := o.engine.acquireModel(ctx)
+		if err != nil {
+			return err
+		}
+		f.progress(rs.rec, StateAnalysing, "")
+		a := o.startAgent(StageAnalyse, "analyst "+shortKey(key), truncateRunes(rs.rec.Title, 70))
+		a.slotHeld = true
+		var failed bool
+		an, failed, err = o.analyseOne(ctx, a, rs.rec, evidence)
+		release()
+		if err != nil {
+			a.finish("failed")
+			return err
+		}
+		if f.breaker.record(failed) {
+			a.warn("%d analyses in a row failed; the remaining sources are summarised from their abstracts", breakerTrips)
+		}
+		a.finish(fmt.Sprintf("confidence %.2f, %d findings", an.Confidence, len(an.KeyFindings)))
+	}
+	an.SourceKey = key
+	if err := o.checkpoint("analyse/"+key, an); err != nil {
+		return err
+	}
+	f.done(rs.rec, an)
+	return nil
+}
+
+func (f *flow) done(rec search.Record, an Analysis) {
+	f.mu.Lock()
+	f.analyses[rec.Key] = an
+	f.counts.analysed++
+	f.mu.Unlock()
+	ref := sourceRef(rec)
+	ref.State = StateAnalysed
+	f.o.emit(Event{Type: AnalysisDone, Stage: StageAnalyse, Agent: "analyst " + shortKey(rec.Key), Source: &ref, Count: len(an.KeyFindings),
+		Message: fmt.Sprintf("confidence %.2f", an.Confidence)})
+}
+
+// vectorsFor are the query vectors a source's evidence is judged by: those
+// of every sub-question that chose it, and the question.
+func (f *flow) vectorsFor(key string) [][]float32 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out [][]float32
+	for _, sq := range f.o.st.Plan.SubQuestions {
+		for _, k := range f.bySubQ[sq.ID] {
+			if k == key && f.queryVecs[sq.ID] != nil {
+				out = append(out, f.queryVecs[sq.ID]...)
+				break
+			}
+		}
+	}
+	return out
+}
+
+func (f *flow) progress(rec search.Record, state, why string) {
+	ref := sourceRef(rec)
+	ref.State = state
+	f.o.emit(Event{Type: SourceProgress, Stage: stageOfState(state), Source: &ref, Message: why})
+}
+
+func stageOfState(s string) Stage {
+	switch s {
+	case StateReading, StateRead:
+		return StageRead
+	case StateIndexed:
+		return StageIndex
+	case StateAnalysing, StateAnalysed, StateSkipped:
+		return StageAnalyse
+	}
+	return StageResearch
+}
+
+func (f *flow) distinctCount() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.distinct)
+}
+
+func (f *flow) readKeys() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.readOrder...)
+}
+
+// finish assembles the flow's results in a deterministic order (round-robin
+// over the sub-questions, best first), filters weak analyses and writes
+// the flow's checkpoints.
+func (f *flow) finish(startAnalyse time.Time) error {
+	o := f.o
+	found := foundSet{BySubQ: f.bySubQ}
+	for _, k := range f.readOrder {
+		found.Records = append(found.Records, f.reg.get(k))
+	}
+	if len(found.Records) == 0 {
+		return fmt.Errorf("no sources were found for this question with %v; check `researchtui doctor` and try other --sources or wording", o.st.Plan.Sources)
+	}
+	for _, r := range found.Records { // store the merged metadata
+		if err := o.saveSource(r); err != nil {
+			return err
+		}
+	}
+	o.st.Found = &found
+	var all []Analysis
+	for _, k := range citationOrder(o.st.Plan.SubQuestions, f.bySubQ) {
+		if an, ok := f.analyses[k]; ok {
+			all = append(all, an)
+		}
+	}
+	kept := filterByConfidence(all)
+	keptSet := map[string]bool{}
+	for _, an := range kept {
+		keptSet[an.SourceKey] = true
+	}
+	for _, an := range all {
+		if !keptSet[an.SourceKey] {
+			rec, _ := o.loadSource(an.SourceKey)
+			f.progress(rec, StateSkipped, fmt.Sprintf("not cited: the analyst's confidence %.2f is below %.2f", an.Confidence, minConfidence))
+		}
+	}
+	o.st.Analyses = kept
+	var cands []Candidate
+	for _, sq := range o.st.Plan.SubQuestions {
+		cands = append(cands, f.candidates[sq.ID]...)
+	}
+	keys := make([]string, 0, len(kept))
+	for _, an := range kept {
+		keys = append(keys, an.SourceKey)
+	}
+	if err := o.checkpoint("research", found); err != nil {
+		return err
+	}
+	if err := o.checkpoint(checkpointCandidates, cands); err != nil {
+		return err
+	}
+	if err := o.checkpoint("analyse", keys); err != nil {
+		return err
+	}
+	return o.stageDone(StageAnalyse, startAnalyse, fmt.Sprintf("%d of %d sources kept", len(kept), len(all)))
+}
+
+// citationOrder interleaves the sub-questions' chosen sources, best first,
+// so every sub-question's best sources get low numbers.
+func citationOrder(subqs []SubQuestion, bySubQ map[string][]string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for i := 0; ; i++ {
+		added := false
+		for _, sq := range subqs {
+			l := bySubQ[sq.ID]
+			if i < len(l) {
+				added = true
+				if !seen[l[i]] {
+					seen[l[i]] = true
+					out = append(out, l[i])
+				}
+			}
+		}
+		if !added {
+			return out
+		}
+	}
+}
+
+// shortKey names an analyst after its source, briefly.
+func shortKey(key string) string { return truncateRunes(key, 24) }
+
+// breaker stops model calls after breakerTrips consecutive failed analyses,
+// so a sick backend doesn't cost minutes per source.
+type breaker struct {
+	mu          sync.Mutex
+	consecutive int
+	open        bool
+}
+
+func (b *breaker) isOpen() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.open
+}
+
+// record notes an analysis; it returns true when this one opened the breaker.
+func (b *breaker) record(failed bool) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !failed {
+		b.consecutive = 0
+		return false
+	}
+	b.consecutive++
+	if b.consecutive >= breakerTrips && !b.open {
+		b.open = true
+		return true
+	}
+	return false
+}
