@@ -121,16 +121,8 @@ func (o *orchestrator) fetchText(ctx context.Context, rec search.Record) ([]stri
 	}
 	var lastErr error
 	for _, u := range urls {
-		host := search.HostOf(u)
-		if o.deadHosts.has(host) {
-			lastErr = fmt.Errorf("%s could not be reached earlier in this run", host)
-			continue
-		}
-		doc, err := f.Fetch(ctx, u)
+		doc, err := f.FetchGated(ctx, u, &o.deadHosts)
 		if err != nil {
-			if search.IsUnreachable(err) && ctx.Err() == nil {
-				o.deadHosts.add(host)
-			}
 			lastErr = err
 			continue
 		}
@@ -171,29 +163,6 @@ func firstNonEmpty(ss ...string) string {
 		}
 	}
 	return ""
-}
-
-// hostSet is the hosts a run gave up on: one that can't be reached
-// (its name doesn't resolve, or it refuses connections) is not asked again
-// for every other link it hosts.
-type hostSet struct {
-	mu sync.Mutex
-	m  map[string]bool
-}
-
-func (h *hostSet) has(host string) bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.m[host]
-}
-
-func (h *hostSet) add(host string) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.m == nil {
-		h.m = map[string]bool{}
-	}
-	h.m[host] = true
 }
 
 // failureTally counts full-text downloads that failed, for one summary

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/researchtui/researchtui/llm"
+	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/store"
 )
 
@@ -28,7 +29,7 @@ type orchestrator struct {
 	meter    *meter
 
 	fetchFailures failureTally
-	deadHosts     hostSet
+	deadHosts     search.HostSet // download hosts found unreachable in this run
 
 	warnMu   sync.Mutex // agents warn from many goroutines
 	warnings []string

@@ -132,6 +132,13 @@ func blockedAddr(a netip.Addr) bool {
 // Fetch downloads url and extracts its text. The content type is sniffed
 // from the bytes, not taken from the headers. Empty text gives ErrNoText.
 func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (Document, error) {
+	return f.FetchGated(ctx, rawURL, nil)
+}
+
+// FetchGated is Fetch for a run that remembers unreachable hosts in gate:
+// a host in it is not asked (an *UnreachableError), and one that can't be
+// reached is added to it.
+func (f *Fetcher) FetchGated(ctx context.Context, rawURL string, gate *HostSet) (Document, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return Document{}, fmt.Errorf("fetch %q: not an http(s) URL", rawURL)
@@ -148,7 +155,7 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (Document, error) {
 	}
 	hdr := http.Header{"Accept": {"application/pdf, text/html;q=0.9, text/plain;q=0.8, */*;q=0.5"}}
 	resp, err := f.c.get(ctx, u.String(), hdr, getOptions{
-		hc: f.hc, maxBody: f.opt.MaxBytes, timeout: f.opt.Timeout,
+		hc: f.hc, maxBody: f.opt.MaxBytes, timeout: f.opt.Timeout, gate: gate,
 		noRetry: func(err error) bool { return errors.Is(err, ErrBlockedAddress) },
 	})
 	if err != nil {

@@ -295,6 +295,9 @@ type getOptions struct {
 	method  string // default GET
 	body    []byte
 	noCache bool
+	// gate, when set, is asked before every attempt (after the host's
+	// turn came) and told when the host turned out to be unreachable.
+	gate *HostSet
 }
 
 func (c *Client) get(ctx context.Context, rawURL string, header http.Header, o getOptions) (*Response, error) {
@@ -342,7 +345,13 @@ func (c *Client) attempts(ctx context.Context, u *url.URL, header http.Header, o
 		if err := lim.Wait(ctx); err != nil {
 			return nil, err
 		}
+		if o.gate.Has(u.Host) {
+			return nil, &UnreachableError{Host: u.Host}
+		}
 		resp, err := c.once(ctx, u.String(), header, o)
+		if err != nil && IsUnreachable(err) {
+			o.gate.Add(u.Host)
+		}
 		last := attempt >= c.opt.Retries
 		if err != nil {
 			if ctx.Err() != nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net"
 	"net/url"
+	"sync"
 )
 
 // HostOf is the host (with port, if any) of a URL, or "" when it has none.
@@ -26,4 +27,44 @@ func IsUnreachable(err error) bool {
 	}
 	var op *net.OpError
 	return errors.As(err, &op) && op.Op == "dial"
+}
+
+// HostSet is a set of hosts found unreachable, shared by the downloads of
+// one research run: once a host refuses connections or does not resolve,
+// its other links are not tried (nor do they wait for the host's turn
+// under its rate limit). The zero value is empty; a nil set holds nothing.
+type HostSet struct {
+	mu sync.Mutex
+	m  map[string]bool
+}
+
+// Has reports whether host was found unreachable.
+func (h *HostSet) Has(host string) bool {
+	if h == nil {
+		return false
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.m[host]
+}
+
+// Add records host as unreachable.
+func (h *HostSet) Add(host string) {
+	if h == nil {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.m == nil {
+		h.m = map[string]bool{}
+	}
+	h.m[host] = true
+}
+
+// UnreachableError is a download not attempted because its host was found
+// unreachable earlier in the run.
+type UnreachableError struct{ Host string }
+
+func (e *UnreachableError) Error() string {
+	return e.Host + " could not be reached earlier in this run"
 }

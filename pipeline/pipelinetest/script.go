@@ -68,6 +68,11 @@ type Script struct {
 	// then its canonical term.
 	Topics    []Topic
 	Canonical string
+	// Realistic makes answers as long as an 8B model's: analyses of ~250
+	// tokens (several findings, quotes and a methodology from the
+	// excerpts), reports of ~700. Benchmarks use it, so model time weighs
+	// what it weighs in a real run; tests keep answers short.
+	Realistic bool
 	// BogusCitation makes the writer also cite a source number that does
 	// not exist, which finalise must remove.
 	BogusCitation bool
@@ -123,9 +128,16 @@ func (s *Script) Responder() ollamafake.Responder {
 		case Planner:
 			return ollamafake.Reply{Content: s.plan(user)}
 		case Analyst:
+			if s.Realistic {
+				return ollamafake.Reply{Content: longAnalysis(user)}
+			}
 			return ollamafake.Reply{Content: analysis(user)}
 		case Writer:
-			return ollamafake.Reply{Content: s.report(user), Thinking: "Let me organise the sources by sub-question."}
+			rep := s.report(user)
+			if s.Realistic {
+				rep = lengthen(rep, user)
+			}
+			return ollamafake.Reply{Content: rep, Thinking: "Let me organise the sources by sub-question."}
 		case Reviewer:
 			return ollamafake.Reply{Content: s.review(n)}
 		}
@@ -267,4 +279,55 @@ func (s *Script) review(n int) string {
 		return string(b)
 	}
 	return `{"approved": true, "summary": "The report is well grounded.", "requests": []}`
+}
+
+// longAnalysis is an analysis as long as a real model's: up to four
+// findings and two quotes taken from the excerpts, and a methodology,
+// limitations and relevance written around them.
+func longAnalysis(user string) string {
+	ms := excerpt.FindAllStringSubmatch(user, -1)
+	var findings []string
+	var quotes []map[string]string
+	for i, m := range ms {
+		w := strings.Fields(m[2])
+		if len(w) > 28 {
+			w = w[:28]
+		}
+		sentence := strings.Join(w, " ")
+		if len(findings) < 4 {
+			findings = append(findings, sentence)
+		}
+		if i < 2 {
+			q := w
+			if len(q) > 16 {
+				q = q[:16]
+			}
+			quotes = append(quotes, map[string]string{"chunk_id": m[1], "text": strings.Join(q, " ")})
+		}
+	}
+	if len(findings) == 0 {
+		findings = []string{"The excerpts describe the work only in general terms."}
+	}
+	b, _ := json.Marshal(map[string]any{
+		"methodology":  "The authors report an empirical study; the excerpts describe the setting, the data that were collected and how the results were compared against earlier approaches and baselines.",
+		"key_findings": findings,
+		"limitations":  "The excerpts cover only part of the paper, the evaluation is limited to the settings the authors chose, and the results may not carry over to other domains without further study.",
+		"relevance":    "The source addresses the research question directly and gives concrete evidence for at least one of its sub-questions, which makes it a useful citation for the report.",
+		"confidence":   0.8,
+		"quotes":       quotes,
+	})
+	return string(b)
+}
+
+// lengthen adds to each sub-question's section a discussion as long as a
+// real model writes, built from the findings in the prompt and citing them.
+func lengthen(report, user string) string {
+	srcs := sourceLine.FindAllStringSubmatch(user, -1)
+	var extra strings.Builder
+	extra.WriteString("## Discussion\n\n")
+	for i := range srcs {
+		fmt.Fprintf(&extra, "The evidence from source %d is consistent with the other sources on the main points, and it adds detail on how the results were obtained and under which conditions they hold [%d]. "+
+			"Its authors are careful about the limits of their evaluation, which is why the report weighs it together with the other sources rather than on its own, and why the sections above state the conditions under which each claim holds [%d].\n\n", i+1, i+1, i+1)
+	}
+	return strings.Replace(report, "## Consensus", extra.String()+"## Consensus", 1)
 }

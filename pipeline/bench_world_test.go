@@ -1,0 +1,180 @@
+package pipeline_test
+
+import (
+	"bytes"
+	"context"
+	"hash/fnv"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/researchtui/researchtui/llm"
+	"github.com/researchtui/researchtui/llm/ollamafake"
+	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/pipelinetest"
+	"github.com/researchtui/researchtui/search"
+	"github.com/researchtui/researchtui/search/sourcefake"
+	"github.com/researchtui/researchtui/store"
+)
+
+// realWorld is the world users live in (DESIGN §11): an 8B model on a
+// consumer GPU (20 ms a token, 300 ms to the first), one request at a time
+// (Ollama's default OLLAMA_NUM_PARALLEL), APIs that answer in 300 ms,
+// arXiv's 3 s spacing on its API and on its PDF host, PDFs that take
+// 0.5-1 s to download, and a publisher host that refuses connections.
+type realWorld struct {
+	ollama   *ollamafake.Server
+	arxiv    *sourcefake.Server
+	openalex *sourcefake.Server
+	docs     *docHosts
+	engine   *pipeline.Engine
+}
+
+const (
+	worldToken      = 20 * time.Millisecond
+	worldFirstToken = 300 * time.Millisecond
+	worldAPI        = 300 * time.Millisecond
+	worldArxivGap   = 3 * time.Second
+)
+
+func newRealWorld(tb testing.TB, script *pipelinetest.Script, parallel int) *realWorld {
+	tb.Helper()
+	pdf, err := os.ReadFile("../../shared/fixtures/pdf/arxiv-1111.2011v2.pdf")
+	if err != nil {
+		tb.Skip("needs ../shared/fixtures beside the checkout: ", err)
+	}
+	w := &realWorld{docs: &docHosts{pdf: pdf}}
+	w.ollama = ollamafake.New(ollamafake.Options{Responder: script.Responder(), TokenDelay: worldToken,
+		FirstTokenDelay: worldFirstToken, Parallel: parallel, EmbedDelay: 50 * time.Millisecond})
+	tb.Cleanup(w.ollama.Close)
+	w.arxiv = sourcefake.NewWith(sourcefake.Options{Latency: worldAPI})
+	tb.Cleanup(w.arxiv.Close)
+	w.openalex = sourcefake.NewWith(sourcefake.Options{Latency: worldAPI})
+	tb.Cleanup(w.openalex.Close)
+	st, err := store.Open(tb.TempDir()+"/researchtui.db", store.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { st.Close() })
+	backend, err := llm.NewOllama(w.ollama.URL, llm.OllamaOptions{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	// The client's real defaults (retries, backoff, arXiv's limit on
+	// arxiv.org); the fake arXiv API gets arXiv's spacing too.
+	client := search.NewClient(search.ClientOptions{})
+	client.SetHostLimit(strings.TrimPrefix(w.arxiv.URL, "http://"), worldArxivGap)
+	fetcher := search.NewFetcher(client, search.FetchOptions{Transport: w.docs})
+	w.engine = &pipeline.Engine{
+		Store: st, LLM: backend, Fetcher: fetcher, ModelParallel: parallel,
+		Sources: map[string]search.Source{
+			"arxiv":    search.NewArxiv(client, w.arxiv.ArxivURL()),
+			"openalex": search.NewOpenAlex(client, w.openalex.OpenAlexURL(), ""),
+		},
+	}
+	return w
+}
+
+// docHosts simulates the hosts documents come from: arxiv.org serves the
+// recorded arXiv PDF after 0.5-1 s, www.nature.com refuses connections,
+// anything else has no such document.
+type docHosts struct {
+	pdf []byte
+
+	mu        sync.Mutex
+	downloads int
+	refused   int
+}
+
+func (d *docHosts) RoundTrip(req *http.Request) (*http.Response, error) {
+	switch req.URL.Hostname() {
+	case "arxiv.org":
+		h := fnv.New32a()
+		io.WriteString(h, req.URL.Path)
+		delay := 500*time.Millisecond + time.Duration(h.Sum32()%500)*time.Millisecond
+		select {
+		case <-time.After(delay):
+		case <-req.Context().Done():
+			return nil, req.Context().Err()
+		}
+		d.mu.Lock()
+		d.downloads++
+		d.mu.Unlock()
+		return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/pdf"}},
+			Body: io.NopCloser(bytes.NewReader(d.pdf)), ContentLength: int64(len(d.pdf)), Request: req}, nil
+	case "www.nature.com":
+		d.mu.Lock()
+		d.refused++
+		d.mu.Unlock()
+		return nil, &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
+	}
+	return &http.Response{StatusCode: 404, Body: io.NopCloser(strings.NewReader("not found")), Request: req}, nil
+}
+
+// BenchmarkRealWorldRun runs a standard session in realWorld, with the
+// scripted model's short answers and with answers as long as an 8B
+// model's (pipelinetest.Script.Realistic), and reports
+// model utilisation (the share of the wall time in which the model server
+// is generating or embedding; queueing doesn't count) and wall time ÷ the
+// lower bound max(model busy time, the arXiv PDF chain: the first search
+// answer, then one download per 3 s).
+//
+//	go test -run '^$' -bench RealWorld -benchtime 1x -count 3 ./pipeline/
+func BenchmarkRealWorldRun(b *testing.B) {
+	worlds := []struct {
+		name      string
+		realistic bool
+		parallel  int
+	}{
+		{"answers=short/parallel=1", false, 1}, // the scripted model's terse answers
+		{"answers=8B/parallel=1", true, 1},     // answers as long as an 8B model's
+		{"answers=8B/parallel=2", true, 2},     // OLLAMA_NUM_PARALLEL=2
+	}
+	for _, wd := range worlds {
+		realistic, parallel := wd.realistic, wd.parallel
+		b.Run(wd.name, func(b *testing.B) {
+			var wall, busy, bound time.Duration
+			var pdfs, refused int
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				w := newRealWorld(b, &pipelinetest.Script{RevisionRounds: 1, Realistic: realistic}, parallel)
+				b.StartTimer()
+				start := time.Now()
+				r, err := w.engine.Start(context.Background(), pipeline.Options{Question: "How is software testing studied, and how are language models given tools for chemistry?",
+					Model: pipelinetest.Model, EmbedModel: pipelinetest.EmbedModel, Sources: []string{"arxiv", "openalex"}, MaxRevisions: 2})
+				if err != nil {
+					b.Fatal(err)
+				}
+				for ev := range r.Events() {
+					if ev.Review != nil && !ev.Review.Approved {
+						_ = r.Decide(pipeline.Decision{Approve: true})
+					}
+				}
+				if _, err := r.Wait(); err != nil {
+					b.Fatal(err)
+				}
+				el := time.Since(start)
+				b.StopTimer()
+				wall += el
+				busy += w.ollama.Busy()
+				w.docs.mu.Lock()
+				pdfs += w.docs.downloads
+				refused += w.docs.refused
+				chain := worldAPI + time.Duration(max(w.docs.downloads-1, 0))*worldArxivGap + time.Second
+				w.docs.mu.Unlock()
+				bound += max(w.ollama.Busy(), chain)
+			}
+			b.ReportMetric(float64(busy)/float64(wall), "model-util")
+			b.ReportMetric(float64(wall)/float64(bound), "wall/bound")
+			b.ReportMetric(float64(wall)/float64(b.N)/1e9, "wall-s")
+			b.ReportMetric(float64(pdfs)/float64(b.N), "pdfs")
+			b.ReportMetric(float64(refused)/float64(b.N), "refused")
+		})
+	}
+}

@@ -1,0 +1,161 @@
+package pipeline_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/researchtui/researchtui/llm"
+	"github.com/researchtui/researchtui/llm/ollamafake"
+	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/pipelinetest"
+	"github.com/researchtui/researchtui/search"
+	"github.com/researchtui/researchtui/store"
+)
+
+// TestKilledRunChild is the child half of TestKillMidFlowThenResume: it
+// runs a session against the parent's fakes until the parent kills it.
+func TestKilledRunChild(t *testing.T) {
+	db := os.Getenv("RESEARCHTUI_KILL_CHILD_DB")
+	if db == "" {
+		t.Skip("helper for TestKillMidFlowThenResume")
+	}
+	st, err := store.Open(db, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	backend, err := llm.NewOllama(os.Getenv("RESEARCHTUI_KILL_CHILD_OLLAMA"), llm.OllamaOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := search.NewClient(search.ClientOptions{BaseBackoff: time.Millisecond, Retries: 1})
+	src := os.Getenv("RESEARCHTUI_KILL_CHILD_SOURCES")
+	client.SetHostLimit(strings.TrimPrefix(src, "http://"), 0)
+	e := &pipeline.Engine{Store: st, LLM: backend, Sources: map[string]search.Source{
+		"arxiv":    search.NewArxiv(client, src+"/arxiv/api/query"),
+		"openalex": search.NewOpenAlex(client, src+"/openalex", ""),
+	}}
+	r, err := e.Start(context.Background(), pipeline.Options{Question: question, Model: pipelinetest.Model, EmbedModel: pipelinetest.EmbedModel, Sources: []string{"arxiv", "openalex"}, MaxRevisions: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range r.Events() {
+	}
+	time.Sleep(time.Minute) // the parent kills us long before
+}
+
+var analysedTitle = regexp.MustCompile(`(?m)^Source: (.+) \(`)
+
+// TestKillMidFlowThenResume kills (SIGKILL) a process in the middle of the
+// streaming flow, while some sources are analysed and others still being
+// read or analysed, then resumes the session in a new engine on the same
+// store: no finished unit's model call is made again (planner, an analysed
+// source's analyst), and the run completes.
+func TestKillMidFlowThenResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a child process")
+	}
+	script := &pipelinetest.Script{RevisionRounds: 1}
+	oll := ollamafake.New(ollamafake.Options{Responder: script.Responder(), TokenDelay: 3 * time.Millisecond, Parallel: 1})
+	defer oll.Close()
+	env := pipelinetest.NewEnv(t, script, "")
+	dir := t.TempDir()
+	db := dir + "/researchtui.db"
+	env.Store.Close() // the child owns its own store; this env only lends its source fake
+
+	cmd := exec.Command(os.Args[0], "-test.run=^TestKilledRunChild$", "-test.v")
+	cmd.Env = append(os.Environ(), "RESEARCHTUI_KILL_CHILD_DB="+db, "RESEARCHTUI_KILL_CHILD_OLLAMA="+oll.URL, "RESEARCHTUI_KILL_CHILD_SOURCES="+env.Sources.URL)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	analystTitles := func(reqs []ollamafake.Logged) []string {
+		var out []string
+		for _, q := range reqs {
+			if q.Path == "/api/chat" && pipelinetest.KindOf(q.Call) == pipelinetest.Analyst {
+				if m := analysedTitle.FindStringSubmatch(q.Call.Messages[len(q.Call.Messages)-1].Content); m != nil {
+					out = append(out, m[1])
+				}
+			}
+		}
+		return out
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for len(analystTitles(oll.Requests())) < 3 {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("the child never reached its third analysis")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	cmd.Process.Kill() // SIGKILL: no cancellation, no deferred cleanup
+	cmd.Wait()
+	before := oll.Requests()
+
+	st, err := store.Open(db, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := st.MarkInterrupted(); err != nil {
+		t.Fatal(err)
+	}
+	sessions, err := st.ListSessions()
+	if err != nil || len(sessions) != 1 {
+		t.Fatalf("sessions after the kill: %v %v", sessions, err)
+	}
+	id := sessions[0].ID
+	// The analyses that finished before the kill, by their checkpoints.
+	finished := map[string]bool{}
+	for _, title := range analystTitles(before) {
+		finished[title] = false
+	}
+	var keys []string
+	names, _ := st.CheckpointNames(id)
+	for _, n := range names {
+		if strings.HasPrefix(n, "analyse/") {
+			keys = append(keys, n)
+		}
+	}
+	backend, err := llm.NewOllama(oll.URL, llm.OllamaOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.Engine.Store, env.Engine.LLM = st, backend
+	for _, k := range keys {
+		if raw, ok, _ := st.Source(strings.TrimPrefix(k, "analyse/")); ok {
+			for title := range finished {
+				if strings.Contains(string(raw), title) {
+					finished[title] = true
+				}
+			}
+		}
+	}
+	if len(keys) == 0 {
+		t.Fatal("no analysis had finished before the kill; the test kills too early")
+	}
+	r, err := env.Engine.Resume(context.Background(), id, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	drive(t, r, nil)
+	sess, err := r.Wait()
+	if err != nil || sess.Status != store.StatusCompleted {
+		t.Fatalf("resume: status %q err %v", sess.Status, err)
+	}
+	after := oll.Requests()[len(before):]
+	for _, q := range after {
+		if q.Path == "/api/chat" && pipelinetest.KindOf(q.Call) == pipelinetest.Planner {
+			t.Error("the resume planned again")
+		}
+	}
+	for _, title := range analystTitles(after) {
+		if finished[title] {
+			t.Errorf("the resume analysed %q again, though its analysis was saved before the kill", title)
+		}
+	}
+	t.Logf("killed after %d analyst calls (%d saved); the resume made %d", len(analystTitles(before)), len(keys), len(analystTitles(after)))
+}
