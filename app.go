@@ -61,7 +61,7 @@ func openApp(cfg *Config) (*app, error) {
 	}
 	a.backend = b
 	srcs, fetcher := newSources(cfg, st) // with the store: the local corpus is a source
-	a.engine = &pipeline.Engine{Store: st, LLM: b, Sources: srcs, Fetcher: fetcher}
+	a.engine = &pipeline.Engine{Store: st, LLM: b, Sources: srcs, Fetcher: fetcher, ModelParallel: cfg.modelParallel()}
 	return a, nil
 }
 

@@ -76,6 +76,11 @@ type sessionDetail struct {
 	Sources []pipeline.CitedSource    `json:"sources"`
 	Metrics *pipeline.CitationMetrics `json:"citations,omitempty"`
 	Reviews []pipeline.ReviewRequest  `json:"reviews,omitempty"`
+	// Funnel: candidates found, read, analysed, cited.
+	Funnel *pipeline.Funnel `json:"funnel,omitempty"`
+	// Candidates: every search result considered, with its relevance and
+	// why it was or was not read.
+	Candidates []pipeline.Candidate `json:"candidates"`
 }
 
 func sessionsShow() *cobra.Command {
@@ -90,9 +95,12 @@ func sessionsShow() *cobra.Command {
 				if err != nil {
 					return notFound(args[0], err)
 				}
-				d := sessionDetail{Session: s, Sources: []pipeline.CitedSource{}}
+				d := sessionDetail{Session: s, Sources: []pipeline.CitedSource{}, Candidates: []pipeline.Candidate{}}
 				if rep, err := pipeline.LoadReport(st, s.ID); err == nil {
-					d.Sources, d.Metrics, d.Reviews = rep.Sources, &rep.Metrics, rep.Reviews
+					d.Sources, d.Metrics, d.Reviews, d.Funnel = rep.Sources, &rep.Metrics, rep.Reviews, &rep.Funnel
+				}
+				if cs, err := pipeline.LoadCandidates(st, s.ID); err == nil && cs != nil {
+					d.Candidates = cs
 				}
 				out := cmd.OutOrStdout()
 				if asJSON {
@@ -105,6 +113,9 @@ func sessionsShow() *cobra.Command {
 					s.CreatedAt.Local().Format(time.RFC1123), s.Model, s.Usage.PromptTokens, s.Usage.CompletionTokens, s.Usage.EmbeddingTokens)
 				if s.Error != "" {
 					fmt.Fprintf(out, "error     %s\n", sanitize(s.Error))
+				}
+				if f := d.Funnel; f != nil && f.Found > 0 {
+					fmt.Fprintf(out, "funnel    %d found, %d read, %d analysed, %d cited (%.0f%% of those read)\n", f.Found, f.Read, f.Analysed, f.Cited, 100*f.CitedOfRead)
 				}
 				if len(d.Sources) > 0 {
 					fmt.Fprintf(out, "\nsources\n")

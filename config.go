@@ -34,6 +34,11 @@ type Config struct {
 	Think bool `toml:"think"`
 	// FullText turns full-text downloads (PDF, HTML) on or off; on by default.
 	FullText *bool `toml:"full_text"`
+	// ModelParallel is how many chat requests the model server answers at
+	// once (Ollama's OLLAMA_NUM_PARALLEL, 1 by default; per host of a
+	// pool). researchtui queues the rest itself. 0: OLLAMA_NUM_PARALLEL
+	// from the environment, else 1 (4 for OpenAI-compatible servers).
+	ModelParallel int `toml:"model_parallel"`
 	// CacheMaxAge is how long cached API answers and documents are reused
 	// without asking the network ("168h", "7d"; "off" disables the cache).
 	CacheMaxAge string `toml:"cache_max_age"`

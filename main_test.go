@@ -144,12 +144,32 @@ func TestRunHeadlessJSON(t *testing.T) {
 
 	stdout, _, code, _ = c.run("sessions", "show", id, "--json")
 	var shown struct {
-		Report  string            `json:"report"`
-		Sources []json.RawMessage `json:"sources"`
-		Reviews []json.RawMessage `json:"reviews"`
+		Report     string            `json:"report"`
+		Sources    []json.RawMessage `json:"sources"`
+		Reviews    []json.RawMessage `json:"reviews"`
+		Candidates []struct {
+			Key    string  `json:"key"`
+			Score  float64 `json:"score"`
+			Read   bool    `json:"read"`
+			Reason string  `json:"reason"`
+		} `json:"candidates"`
+		Funnel struct{ Found, Read, Analysed, Cited int } `json:"funnel"`
 	}
 	if err := json.Unmarshal([]byte(stdout), &shown); err != nil || code != 0 || len(shown.Sources) < 3 || len(shown.Reviews) != 2 || shown.Report == "" {
 		t.Errorf("sessions show --json: exit %d err %v sources %d reviews %d", code, err, len(shown.Sources), len(shown.Reviews))
+	}
+	// Every candidate is kept with its score and why it was (not) read.
+	readKeys := map[string]bool{}
+	for _, c := range shown.Candidates {
+		if c.Reason == "" || c.Key == "" {
+			t.Errorf("candidate without key or reason: %+v", c)
+		}
+		if c.Read {
+			readKeys[c.Key] = true
+		}
+	}
+	if f := shown.Funnel; len(shown.Candidates) <= len(readKeys) || f.Read != len(readKeys) || f.Cited != len(shown.Sources) || f.Found < f.Read || f.Analysed < f.Cited {
+		t.Errorf("funnel %+v with %d candidates, %d read, %d cited", f, len(shown.Candidates), len(readKeys), len(shown.Sources))
 	}
 	stdout, _, code, _ = c.run("sessions", "export", id, "--format", "bibtex")
 	entries := strings.Count("\n"+stdout, "\n@")

@@ -61,6 +61,7 @@ type flow struct {
 	distinct   map[string]bool        // every candidate key
 	analyses   map[string]Analysis
 	breaker    breaker
+	analysts   int // analysts started, for their names
 	counts     struct{ read, full, chunks, analysed int }
 }
 
@@ -498,7 +499,11 @@ func (f *flow) analyse(ctx context.Context, rs readySource) error {
 			return err
 		}
 		f.progress(rs.rec, StateAnalysing, "")
-		a := o.startAgent(StageAnalyse, "analyst "+shortKey(key), truncateRunes(rs.rec.Title, 70))
+		f.mu.Lock()
+		f.analysts++
+		name := fmt.Sprintf("analyst %d", f.analysts)
+		f.mu.Unlock()
+		a := o.startAgent(StageAnalyse, name, truncateRunes(rs.rec.Title, 70))
 		a.slotHeld = true
 		var failed bool
 		an, failed, err = o.analyseOne(ctx, a, rs.rec, evidence)
@@ -527,7 +532,7 @@ func (f *flow) done(rec search.Record, an Analysis) {
 	f.mu.Unlock()
 	ref := sourceRef(rec)
 	ref.State = StateAnalysed
-	f.o.emit(Event{Type: AnalysisDone, Stage: StageAnalyse, Agent: "analyst " + shortKey(rec.Key), Source: &ref, Count: len(an.KeyFindings),
+	f.o.emit(Event{Type: AnalysisDone, Stage: StageAnalyse, Source: &ref, Count: len(an.KeyFindings),
 		Message: fmt.Sprintf("confidence %.2f", an.Confidence)})
 }
 
@@ -656,9 +661,6 @@ func citationOrder(subqs []SubQuestion, bySubQ map[string][]string) []string {
 		}
 	}
 }
-
-// shortKey names an analyst after its source, briefly.
-func shortKey(key string) string { return truncateRunes(key, 24) }
 
 // breaker stops model calls after breakerTrips consecutive failed analyses,
 // so a sick backend doesn't cost minutes per source.

@@ -187,6 +187,7 @@ func fixtureReport() pipeline.Report {
 			{N: 3, Key: "doi:10.1/c", Title: "Hydrate phases in hybrid perovskites", Authors: []string{"H. Kim"}, Year: 2020, Venue: "JACS", DOI: "10.1021/jacs.0c00001", Source: "crossref"},
 		},
 		Metrics: pipeline.CitationMetrics{Citations: 4, DistinctSources: 3, SupportedRatio: 1},
+		Funnel:  pipeline.Funnel{Found: 87, Read: 12, Analysed: 9, Cited: 3, CitedOfRead: 0.25},
 	}
 }
 

@@ -454,6 +454,10 @@ func (m *rootModel) sourcesPane(w, h int) string {
 	st := m.st
 	r := &m.report
 	title := fmt.Sprintf("Sources (%d)", len(r.rep.Sources))
+	if f := r.rep.Funnel; f.Found > 0 {
+		// How the run narrowed what it found down to what it cites.
+		title = fmt.Sprintf("Sources (%d cited · read %d of %d found)", len(r.rep.Sources), f.Read, f.Found)
+	}
 	hs := st.Muted
 	if r.focus == paneSources {
 		hs = st.Heading

@@ -9,6 +9,7 @@
 package sourcefake
 
 import (
+	"bytes"
 	"embed"
 	"net/http"
 	"net/http/httptest"
@@ -38,6 +39,7 @@ type Server struct {
 	mu           sync.Mutex
 	requests     []string
 	arxivFail    int
+	arxivNext    time.Time // ArxivSpacing: when arXiv may answer next
 	openAlexFail int
 }
 
@@ -48,6 +50,14 @@ func New() *Server { return NewWith(Options{}) }
 type Options struct {
 	// Latency delays every answer, as a real API's round trip does (~300 ms).
 	Latency time.Duration
+	// ArxivSpacing spaces arXiv's answers at least this far apart, as the
+	// real API asks of its clients (3 s), whoever the client is.
+	ArxivSpacing time.Duration
+	// PDF, when set, is served at /pdf/<anything> after DocLatency, and the
+	// arXiv feeds' PDF links (https://arxiv.org/pdf/...) point there. The
+	// client must then be allowed to fetch from loopback.
+	PDF        []byte
+	DocLatency time.Duration
 }
 
 // NewWith starts a fake server with options; Close it when done.
@@ -58,6 +68,7 @@ func NewWith(opt Options) *Server {
 	mux.HandleFunc("/openalex/works", s.openAlexList)
 	mux.HandleFunc("/openalex/works/", s.openAlexWork)
 	mux.HandleFunc("/s2/graph/v1/paper/search", s.semanticScholar)
+	mux.HandleFunc("/pdf/", s.pdf)
 	s.srv = httptest.NewServer(s.log(mux))
 	s.URL = s.srv.URL
 	return s
@@ -111,14 +122,8 @@ func (s *Server) log(h http.Handler) http.Handler {
 		s.mu.Lock()
 		s.requests = append(s.requests, r.URL.RequestURI())
 		s.mu.Unlock()
-		if s.opt.Latency > 0 {
-			t := time.NewTimer(s.opt.Latency)
-			select {
-			case <-t.C:
-			case <-r.Context().Done():
-				t.Stop()
-				return
-			}
+		if !wait(r, s.opt.Latency) {
+			return
 		}
 		h.ServeHTTP(w, r)
 	})
@@ -130,7 +135,61 @@ func (s *Server) fail(which *int) int {
 	return *which
 }
 
+func (s *Server) pdf(w http.ResponseWriter, r *http.Request) {
+	if s.opt.PDF == nil {
+		http.NotFound(w, r)
+		return
+	}
+	if !wait(r, s.opt.DocLatency) {
+		return
+	}
+	w.Header().Set("Content-Type", "application/pdf")
+	w.Write(s.opt.PDF)
+}
+
+// arxivTurn waits until arXiv may answer again (ArxivSpacing).
+func (s *Server) arxivTurn(r *http.Request) bool {
+	if s.opt.ArxivSpacing <= 0 {
+		return true
+	}
+	s.mu.Lock()
+	next := s.arxivNext
+	if now := time.Now(); next.Before(now) {
+		next = now
+	}
+	s.arxivNext = next.Add(s.opt.ArxivSpacing)
+	s.mu.Unlock()
+	return wait(r, time.Until(next))
+}
+
+func (s *Server) arxivBody(name string) []byte {
+	b := body(name)
+	if s.opt.PDF != nil {
+		b = bytes.ReplaceAll(b, []byte("https://arxiv.org/pdf/"), []byte(s.URL+"/pdf/"))
+		b = bytes.ReplaceAll(b, []byte("http://arxiv.org/pdf/"), []byte(s.URL+"/pdf/"))
+	}
+	return b
+}
+
+// wait sleeps d unless the client goes away first (false).
+func wait(r *http.Request, d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.Context().Done():
+		return false
+	}
+}
+
 func (s *Server) arxiv(w http.ResponseWriter, r *http.Request) {
+	if !s.arxivTurn(r) {
+		return
+	}
 	w.Header().Set("Content-Type", "application/atom+xml; charset=UTF-8")
 	if st := s.fail(&s.arxivFail); st != 0 {
 		if st == http.StatusBadRequest {
@@ -146,13 +205,13 @@ func (s *Server) arxiv(w http.ResponseWriter, r *http.Request) {
 	q := strings.ToLower(r.URL.Query().Get("search_query") + " " + r.URL.Query().Get("id_list"))
 	switch {
 	case strings.Contains(q, "1111.2011"):
-		w.Write(body("arxiv/legacy-2016-id_list-1111.2011v2.atom.xml"))
+		w.Write(s.arxivBody("arxiv/legacy-2016-id_list-1111.2011v2.atom.xml"))
 	case strings.Contains(q, "del_maestro"):
-		w.Write(body("arxiv/legacy-2016-search_query-au-del_maestro.atom.xml"))
+		w.Write(s.arxivBody("arxiv/legacy-2016-search_query-au-del_maestro.atom.xml"))
 	case strings.Contains(q, "0000.0000") || strings.Contains(q, "noresults"):
-		w.Write(body("arxiv/id_list-0000.0000-empty.atom.xml"))
+		w.Write(s.arxivBody("arxiv/id_list-0000.0000-empty.atom.xml"))
 	default:
-		w.Write(body("arxiv/query-all-testing-max10.atom.xml"))
+		w.Write(s.arxivBody("arxiv/query-all-testing-max10.atom.xml"))
 	}
 }
 

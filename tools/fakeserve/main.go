@@ -4,6 +4,7 @@
 // at them. It is for trying the program by hand without Ollama or network:
 //
 //	eval "$(go run ./tools/fakeserve -delay 20ms &)"   # or copy the exports
+//	go run ./tools/fakeserve -world real -pdf ../shared/fixtures/pdf/arxiv-1111.2011v2.pdf
 //	researchtui run "how is software testing studied?"
 package main
 
@@ -24,19 +25,39 @@ func main() {
 	delay := flag.Duration("delay", 15*time.Millisecond, "simulated generation time per streamed token")
 	rounds := flag.Int("revision-rounds", 1, "review rounds that ask for revisions before approving")
 	fresh := flag.Bool("fresh", false, "start with no models installed (they can be pulled), like a new Ollama")
+	world := flag.String("world", "", `"real": the world users live in: 20 ms a token, 300 ms to the first, one request at a time, answers as long as an 8B model's, APIs at 300 ms, arXiv's 3 s spacing, PDFs in 0.8 s (set -pdf)`)
+	pdfPath := flag.String("pdf", "", "a PDF served for every arXiv paper (e.g. ../shared/fixtures/pdf/arxiv-1111.2011v2.pdf); needs RESEARCHTUI_ALLOW_PRIVATE_FETCH=1")
 	flag.Parse()
 	script := &pipelinetest.Script{RevisionRounds: *rounds}
 	opt := ollamafake.Options{Responder: script.Responder(), TokenDelay: *delay}
+	var srcOpt sourcefake.Options
+	if *world == "real" {
+		opt.TokenDelay, opt.FirstTokenDelay, opt.Parallel, opt.EmbedDelay = 20*time.Millisecond, 300*time.Millisecond, 1, 50*time.Millisecond
+		script.Realistic = true
+		srcOpt = sourcefake.Options{Latency: 300 * time.Millisecond, ArxivSpacing: 3 * time.Second, DocLatency: 800 * time.Millisecond}
+	}
+	if *pdfPath != "" {
+		b, err := os.ReadFile(*pdfPath)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		srcOpt.PDF = b
+	}
 	if *fresh {
 		opt.Models, opt.Pullable = map[string]ollamafake.Model{}, ollamafake.DefaultModels()
 	}
 	oll := ollamafake.New(opt)
 	defer oll.Close()
-	src := sourcefake.New()
+	src := sourcefake.NewWith(srcOpt)
 	defer src.Close()
 	fmt.Printf("export OLLAMA_HOST=%s\n", oll.URL)
 	fmt.Printf("export RESEARCHTUI_ARXIV_URL=%s\n", src.ArxivURL())
 	fmt.Printf("export RESEARCHTUI_OPENALEX_URL=%s\n", src.OpenAlexURL())
+	fmt.Printf("export RESEARCHTUI_SEMANTICSCHOLAR_URL=%s\n", src.SemanticScholarURL())
+	if srcOpt.PDF != nil {
+		fmt.Println("export RESEARCHTUI_ALLOW_PRIVATE_FETCH=1")
+	}
 	fmt.Fprintln(os.Stderr, "fakes running; Ctrl-C stops them")
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
