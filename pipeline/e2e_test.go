@@ -119,8 +119,8 @@ func TestEndToEnd(t *testing.T) {
 	if strings.Contains(md, "invented") || strings.Contains(md, "[42]") {
 		t.Error("the model's own references or its bogus citation survived finalise")
 	}
-	if rep.Metrics.DistinctSources < 3 {
-		t.Errorf("%d distinct sources cited, want >= 3", rep.Metrics.DistinctSources)
+	if rep.Metrics.DistinctSources < 4 {
+		t.Errorf("%d distinct sources cited, want >= 4 (the candidates are mostly on topic)", rep.Metrics.DistinctSources)
 	}
 	if rep.Metrics.Removed != 1 {
 		t.Errorf("removed %d citations, want the 1 bogus one", rep.Metrics.Removed)
