@@ -20,7 +20,16 @@ type Analysis struct {
 	Relevance   string   `json:"relevance"`
 	Confidence  float64  `json:"confidence"`
 	Quotes      []Quote  `json:"quotes"`
-	Degraded    bool     `json:"degraded,omitempty"` // built from the abstract because the model's answer was unusable
+	// Slots are the plan's information slots this source fills, each with
+	// the chunk that shows it (reflection counts them).
+	Slots    []SlotEvidence `json:"slots,omitempty"`
+	Degraded bool           `json:"degraded,omitempty"` // built from the abstract because the model's answer was unusable
+}
+
+// SlotEvidence is one slot a source fills and the chunk that shows it.
+type SlotEvidence struct {
+	Slot    string `json:"slot"`
+	ChunkID string `json:"chunk_id"`
 }
 
 // Quote is a verbatim supporting passage and the chunk it came from.
@@ -45,13 +54,15 @@ const analysisSchema = `{
     "relevance": {"type": "string"},
     "confidence": {"type": "number", "minimum": 0, "maximum": 1},
     "quotes": {"type": "array", "maxItems": 4, "items": {"type": "object",
-      "properties": {"chunk_id": {"type": "string"}, "text": {"type": "string"}}, "required": ["chunk_id", "text"]}}
+      "properties": {"chunk_id": {"type": "string"}, "text": {"type": "string"}}, "required": ["chunk_id", "text"]}},
+    "slots": {"type": "array", "maxItems": 12, "items": {"type": "object",
+      "properties": {"slot": {"type": "string"}, "chunk_id": {"type": "string"}}, "required": ["slot", "chunk_id"]}}
   },
   "required": ["methodology", "key_findings", "limitations", "relevance", "confidence", "quotes"]
 }`
 
 const analystSystem = `You are an analyst agent. You read excerpts of ONE source and report, as JSON only, what it contributes to a research question:
-"methodology" (how the work was done, one sentence), "key_findings" (2-5 short factual statements taken from the excerpts), "limitations", "relevance" (to the question, one sentence), "confidence" (0-1: how well the excerpts support your findings and how relevant they are), "quotes" (1-3 passages copied VERBATIM from the excerpts, each with the chunk_id shown in brackets before its excerpt).
+"methodology" (how the work was done, one sentence), "key_findings" (2-5 short factual statements taken from the excerpts), "limitations", "relevance" (to the question, one sentence), "confidence" (0-1: how well the excerpts support your findings and how relevant they are), "quotes" (1-3 passages copied VERBATIM from the excerpts, each with the chunk_id shown in brackets before its excerpt), "slots" (which of the information slots listed with the sub-questions this source fills, each with the chunk_id of the excerpt that shows it; none if it fills none).
 Use only the excerpts. Never invent results.`
 
 // analyseOne asks the model for one source's analysis. failed is true when
@@ -62,6 +73,9 @@ func (o *orchestrator) analyseOne(ctx context.Context, a *agentCall, rec search.
 	fmt.Fprintf(&b, "Research question: %s\nSub-questions:\n", o.opt.Question)
 	for _, sq := range o.st.Plan.SubQuestions {
 		fmt.Fprintf(&b, "- %s\n", sq.Question)
+		if len(sq.Slots) > 0 {
+			fmt.Fprintf(&b, "  slots: %s\n", strings.Join(sq.Slots, "; "))
+		}
 	}
 	fmt.Fprintf(&b, "\nSource: %s (%s)\n\nExcerpts:\n", rec.Title, yearOrND(rec.Year))
 	for _, c := range ev {
@@ -92,6 +106,7 @@ func (o *orchestrator) analyseOne(ctx context.Context, a *agentCall, rec search.
 	}
 	o.budgetWarn(StageAnalyse, err)
 	an.Quotes = verifyQuotes(an.Quotes, ids, ev)
+	an.Slots = o.verifySlots(an.Slots, ids)
 	for i := range an.KeyFindings {
 		an.KeyFindings[i] = oneLine(an.KeyFindings[i])
 	}
@@ -114,6 +129,28 @@ func verifyQuotes(qs []Quote, chunks map[string]string, ev []ContextChunk) []Quo
 	}
 	if len(out) == 0 && len(ev) > 0 {
 		out = append(out, Quote{ChunkID: ev[0].ID, Text: firstSentence(ev[0].Text)})
+	}
+	return out
+}
+
+// verifySlots keeps the slots that the plan names and that point at an
+// excerpt the analyst was shown.
+func (o *orchestrator) verifySlots(in []SlotEvidence, chunks map[string]string) []SlotEvidence {
+	known := map[string]bool{}
+	for _, sq := range o.st.Plan.SubQuestions {
+		for _, s := range sq.Slots {
+			known[s] = true
+		}
+	}
+	var out []SlotEvidence
+	seen := map[string]bool{}
+	for _, e := range in {
+		slot := strings.ToLower(strings.TrimSpace(e.Slot))
+		if _, ok := chunks[e.ChunkID]; !ok || !known[slot] || seen[slot] {
+			continue
+		}
+		seen[slot] = true
+		out = append(out, SlotEvidence{Slot: slot, ChunkID: e.ChunkID})
 	}
 	return out
 }

@@ -26,6 +26,10 @@ type SubQuestion struct {
 	ID       string  `json:"id"`
 	Question string  `json:"question"`
 	Queries  Queries `json:"queries"`
+	// Slots are the few pieces of information a good answer needs (e.g.
+	// mechanism, key experiments, quantitative results, open problems);
+	// reflection (reflect.go) looks for the ones no analysed source fills.
+	Slots []string `json:"slots,omitempty"`
 }
 
 // Queries are one sub-question's search strings, narrowest first.
@@ -64,9 +68,10 @@ const planSchema = `{
             "type": "object",
             "properties": {"strict": {"type": "string"}, "moderate": {"type": "string"}, "broad": {"type": "string"}},
             "required": ["strict", "moderate", "broad"]
-          }
+          },
+          "slots": {"type": "array", "minItems": 1, "maxItems": 4, "items": {"type": "string"}}
         },
-        "required": ["question", "queries"]
+        "required": ["question", "queries", "slots"]
       }
     }
   },
@@ -78,7 +83,7 @@ Given a research question, answer with JSON only:
 - "title": a short report title (at most 12 words).
 - "intent": the domain: "biomedical", "cs_physics", "materials" or "general".
 - "canonical_term": the 1-3 word technical term at the heart of the question, as papers would write it.
-- "sub_questions": %d to %d focused sub-questions that together answer the question. For each, "queries" with three search strings for a scholarly search engine: "strict" (precise technical phrase, 3-6 words), "moderate" (key terms, 2-4 words), "broad" (1-2 general terms). No boolean operators, no quotes.`
+- "sub_questions": %d to %d focused sub-questions that together answer the question. For each, "queries" with three search strings for a scholarly search engine: "strict" (precise technical phrase, 3-6 words), "moderate" (key terms, 2-4 words), "broad" (1-2 general terms). No boolean operators, no quotes. And "slots": the 2-4 pieces of information a good answer to that sub-question needs, 1-4 words each (e.g. "mechanism", "key experiments", "quantitative results", "open problems").`
 
 func (o *orchestrator) stagePlan(ctx context.Context) error {
 	var p Plan
@@ -172,9 +177,31 @@ func (o *orchestrator) finishPlan(p *Plan) {
 		if len(sq.Queries.tiers()) == 0 {
 			sq.Queries.Moderate = keywords(sq.Question, 5)
 		}
+		sq.Slots = cleanSlots(sq.Slots)
 	}
 	p.CanonicalTerm = cleanQuery(p.CanonicalTerm)
 	p.Sources = o.chooseSources(p.Intent)
+}
+
+// defaultSlots stand in when the planner names none.
+var defaultSlots = []string{"key findings", "methods", "limitations"}
+
+// cleanSlots keeps 1-4 short, distinct slot names.
+func cleanSlots(in []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, s := range in {
+		s = strings.ToLower(truncateRunes(oneLine(s), 40))
+		if !plausible(s, 1) || seen[s] || len(out) == 4 {
+			continue
+		}
+		seen[s] = true
+		out = append(out, s)
+	}
+	if len(out) == 0 {
+		return append([]string(nil), defaultSlots...)
+	}
+	return out
 }
 
 // routes orders sources by how well they serve an intent.

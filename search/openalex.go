@@ -84,6 +84,7 @@ type oaWork struct {
 	BestOALocation        *oaLocation      `json:"best_oa_location"`
 	Locations             []oaLocation     `json:"locations"`
 	AbstractInvertedIndex map[string][]int `json:"abstract_inverted_index"`
+	ReferencedWorks       []string         `json:"referenced_works"`
 }
 
 // ParseOpenAlex parses an OpenAlex /works list ({"meta","results"}) or a
@@ -135,6 +136,7 @@ func openAlexRecord(w oaWork) Record {
 		FoundBy:    []string{"openalex"},
 		DOI:        NormalizeDOI(w.DOI),
 		OpenAlexID: CleanLine(strings.TrimPrefix(w.ID, "https://openalex.org/")),
+		References: openAlexIDs(w.ReferencedWorks, maxReferences),
 		Title:      CleanLine(w.DisplayName),
 		Year:       w.PublicationYear,
 		Abstract:   CleanLine(RebuildAbstract(w.AbstractInvertedIndex)),

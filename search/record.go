@@ -36,6 +36,10 @@ type Record struct {
 	Data map[string]any `json:"data,omitempty"`
 	// Path is the file a local-corpus record was read from.
 	Path string `json:"path,omitempty"`
+	// References are the OpenAlex IDs of the works this one cites, when
+	// the source reports them (OpenAlex's referenced_works), for citation
+	// chasing.
+	References []string `json:"references,omitempty"`
 }
 
 // HasData reports whether r carries structured properties.

@@ -139,8 +139,14 @@ func ParseSemanticScholar(body []byte) ([]Record, error) {
 		}
 		return nil, fmt.Errorf("semanticscholar: neither results nor an error: %q", errorSnippet(body))
 	}
-	recs := make([]Record, 0, len(env.Data))
-	for _, p := range env.Data {
+	return s2Records(env.Data), nil
+}
+
+// s2Records normalises Semantic Scholar papers; works with neither a title
+// nor an ID are skipped.
+func s2Records(papers []s2Paper) []Record {
+	recs := make([]Record, 0, len(papers))
+	for _, p := range papers {
 		r := Record{
 			Source:    "semanticscholar",
 			FoundBy:   []string{"semanticscholar"},
@@ -190,11 +196,11 @@ func ParseSemanticScholar(body []byte) ([]Record, error) {
 		if r.PDFURL == "" && r.PMCID != "" {
 			r.PDFURL = PMCPDFURL(r.PMCID)
 		}
-		if r.Title == "" && r.S2ID == "" {
-			continue
+		if r.Title == "" {
+			continue // an unresolved reference: nothing to read or cite
 		}
 		AssignKey(&r)
 		recs = append(recs, r)
 	}
-	return recs, nil
+	return recs
 }
