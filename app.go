@@ -74,6 +74,7 @@ func (c *Config) defaultOptions() pipeline.Options {
 	if c.MaxRevisions != nil {
 		o.MaxRevisions = *c.MaxRevisions
 	}
+	o.Rounds = c.Rounds
 	return o
 }
 

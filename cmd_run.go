@@ -18,7 +18,7 @@ import (
 // runFlags are the flags of run and resume (DESIGN §3).
 type runFlags struct {
 	model, embedModel, backend, sources, depth, review, out string
-	maxRevisions, budgetTokens                              int
+	maxRevisions, budgetTokens, rounds                      int
 	json, think                                             bool
 }
 
@@ -32,6 +32,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.review, "review", pipeline.ReviewApprove, "what to do with reviewer requests: approve|reject|ask")
 	fl.IntVar(&f.maxRevisions, "max-revisions", 2, "revision rounds at most")
 	fl.IntVar(&f.budgetTokens, "budget-tokens", 0, "stop optional work after this many tokens (0: no limit)")
+	fl.IntVar(&f.rounds, "rounds", 0, "follow-up research rounds for what is still missing (default by depth: quick 0, standard 1, deep 2)")
 	fl.StringVar(&f.out, "out", "", "write the report to FILE (default: stdout)")
 	fl.BoolVar(&f.json, "json", false, "print progress as NDJSON events on stdout")
 	fl.BoolVar(&f.think, "think", false, "let models that can think do so (slower; the thinking is shown, never used as output)")
@@ -64,6 +65,9 @@ func (f *runFlags) apply(cfg *Config, changed func(string) bool) {
 	}
 	if changed("budget-tokens") {
 		cfg.BudgetTokens = f.budgetTokens
+	}
+	if changed("rounds") {
+		cfg.Rounds = &f.rounds
 	}
 }
 

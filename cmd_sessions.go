@@ -78,6 +78,9 @@ type sessionDetail struct {
 	Reviews []pipeline.ReviewRequest  `json:"reviews,omitempty"`
 	// Funnel: candidates found, read, analysed, cited.
 	Funnel *pipeline.Funnel `json:"funnel,omitempty"`
+	// Rounds: each research round's queries, chased sources, counts and
+	// the slots still missing after it.
+	Rounds []pipeline.RoundSummary `json:"rounds,omitempty"`
 	// Candidates: every search result considered, with its relevance and
 	// why it was or was not read.
 	Candidates []pipeline.Candidate `json:"candidates"`
@@ -97,7 +100,7 @@ func sessionsShow() *cobra.Command {
 				}
 				d := sessionDetail{Session: s, Sources: []pipeline.CitedSource{}, Candidates: []pipeline.Candidate{}}
 				if rep, err := pipeline.LoadReport(st, s.ID); err == nil {
-					d.Sources, d.Metrics, d.Reviews, d.Funnel = rep.Sources, &rep.Metrics, rep.Reviews, &rep.Funnel
+					d.Sources, d.Metrics, d.Reviews, d.Funnel, d.Rounds = rep.Sources, &rep.Metrics, rep.Reviews, &rep.Funnel, rep.Rounds
 				}
 				if cs, err := pipeline.LoadCandidates(st, s.ID); err == nil && cs != nil {
 					d.Candidates = cs

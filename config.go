@@ -21,8 +21,11 @@ type Config struct {
 	Depth        string   `toml:"depth"`
 	MaxRevisions *int     `toml:"max_revisions"`
 	BudgetTokens int      `toml:"budget_tokens"`
-	Theme        string   `toml:"theme"`
-	OllamaHost   string   `toml:"ollama_host"` // several: comma-separated
+	// Rounds is how many follow-up research rounds may follow the first
+	// (unset: by depth).
+	Rounds     *int   `toml:"rounds"`
+	Theme      string `toml:"theme"`
+	OllamaHost string `toml:"ollama_host"` // several: comma-separated
 	// OpenAI-compatible backend (--backend openai): base URL (env
 	// RESEARCHTUI_OPENAI_BASE_URL), key (env OPENAI_API_KEY) and the chat
 	// model's context length when the server does not report it.

@@ -37,6 +37,9 @@ const (
 	// the best chosen for reading. Count is the distinct candidates found
 	// in the run so far; Message says how many of this pool are read.
 	CandidatesRanked EventType = "candidates_ranked"
+	// RoundStarted: a follow-up round of research begins (Count is its
+	// number; Message says what is missing).
+	RoundStarted EventType = "round_started"
 	// SourceProgress: a source moved on in its flow (Source.State).
 	SourceProgress  EventType = "source_progress"
 	DocumentRead    EventType = "document_read"

@@ -43,6 +43,11 @@ func (o *orchestrator) stageFinalise(ctx context.Context) error {
 		fmt.Fprintf(&refs, "[%d] %s\n\n", cs.N, cs.Reference)
 	}
 	md := strings.TrimSpace(check.text)
+	rep.Funnel = o.funnel(len(check.order))
+	rep.Rounds = o.st.Rounds
+	if len(o.st.Rounds) > 0 {
+		md += "\n\n" + o.methodNote(rep.Funnel)
+	}
 	if refs.Len() > 0 {
 		md += "\n\n## References\n\n" + strings.TrimSpace(refs.String()) + "\n"
 	}
@@ -51,7 +56,6 @@ func (o *orchestrator) stageFinalise(ctx context.Context) error {
 	if cited > 0 {
 		rep.Metrics.SupportedRatio = float64(supported) / float64(cited)
 	}
-	rep.Funnel = o.funnel(len(check.order))
 	rep.Warnings = o.warningList()
 	if err := o.checkpoint(checkpointReport, rep); err != nil {
 		return err

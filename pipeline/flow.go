@@ -28,7 +28,8 @@ import (
 // researchUnit is the checkpoint of one sub-question's research.
 type researchUnit struct {
 	Candidates []Candidate     `json:"candidates"`
-	Records    []search.Record `json:"records"` // the candidates (merged metadata), best first
+	Records    []search.Record `json:"records"`          // the candidates (merged metadata), best first
+	Chased     []string        `json:"chased,omitempty"` // sources whose citations were followed (later rounds)
 }
 
 // readySource is a source that has been read, on its way to analysis.
@@ -63,9 +64,16 @@ type flow struct {
 	breaker    breaker
 	analysts   int // analysts started, for their names
 	counts     struct{ read, full, chunks, analysed int }
+	ran        map[string]bool // queries run, normalised (normQuery)
+	summaries  []RoundSummary
+	round      int             // the round running
+	chased     map[string]bool // sources whose citations were followed
 }
 
-// stageGather runs research, read, index and analyse as one flow.
+// stageGather runs research, read, index and analyse as one flow, in
+// rounds: after each round, reflection (reflect.go) names what the
+// sub-questions still lack and the next round searches and chases
+// citations for it (rounds.go), within the depth's round cap.
 func (o *orchestrator) stageGather(ctx context.Context) error {
 	if done, err := o.restoreGather(); err != nil || done {
 		return err
@@ -76,32 +84,50 @@ func (o *orchestrator) stageGather(ctx context.Context) error {
 		reg:        newRegistry(),
 		quota:      readQuota(o.plan, len(subqs)),
 		runCap:     o.plan.AnalyseMax,
-		readCh:     make(chan search.Record, 256),
-		indexCh:    make(chan readySource, 256),
-		analyseCh:  make(chan readySource, 256),
 		claimed:    map[string]bool{},
 		bySubQ:     map[string][]string{},
 		candidates: map[string][]Candidate{},
 		distinct:   map[string]bool{},
 		analyses:   map[string]Analysis{},
+		ran:        map[string]bool{},
+		chased:     map[string]bool{},
 	}
-	startResearch := o.stageStart(StageResearch, fmt.Sprintf("searching %v, ranking what is found", o.st.Plan.Sources))
-	startRead := o.stageStart(StageRead, "reading each chosen source at once")
-	startIndex := o.stageStart(StageIndex, "embedding each source as it is read")
+	start := time.Now()
+	o.stageStart(StageResearch, fmt.Sprintf("searching %v, ranking what is found", o.st.Plan.Sources))
+	o.stageStart(StageRead, "reading each chosen source at once")
+	o.stageStart(StageIndex, "embedding each source as it is read")
 	startAnalyse := o.stageStart(StageAnalyse, "analysing each source as it is indexed")
 	f.queryVecs = o.queryVectors(ctx)
 	f.local = o.localKnowledge(ctx, f.queryVecs)
+	for _, sq := range subqs {
+		for _, q := range sq.Queries.tiers() {
+			f.ran[normQuery(q)] = true
+		}
+	}
+	if err := f.rounds(ctx); err != nil {
+		return err
+	}
+	f.mu.Lock()
+	read, full, chunks := f.counts.read, f.counts.full, f.counts.chunks
+	f.mu.Unlock()
+	n := f.distinctCount()
+	o.emit(Event{Type: StageFinished, Stage: StageResearch, Count: n, Message: fmt.Sprintf("%d candidates found in %d rounds, %d chosen", n, len(f.summaries), len(f.readKeys())), Elapsed: time.Since(start)})
+	o.emit(Event{Type: StageFinished, Stage: StageRead, Count: read, Message: fmt.Sprintf("%d read, %d with full text", read, full), Elapsed: time.Since(start)})
+	o.emit(Event{Type: StageFinished, Stage: StageIndex, Count: chunks, Message: fmt.Sprintf("%d chunks embedded", chunks), Elapsed: time.Since(start)})
+	return f.finish(startAnalyse)
+}
 
+// runRound takes one round's candidates (research sends them to readCh)
+// through read, index and analyse, and returns when all are analysed.
+func (f *flow) runRound(ctx context.Context, research func(context.Context) error) error {
+	o := f.o
+	f.readCh = make(chan search.Record, 256)
+	f.indexCh = make(chan readySource, 256)
+	f.analyseCh = make(chan readySource, 256)
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
 		defer close(f.readCh)
-		if err := f.researchAll(gctx); err != nil {
-			return err
-		}
-		n := f.distinctCount()
-		o.emit(Event{Type: StageFinished, Stage: StageResearch, Count: n,
-			Message: fmt.Sprintf("%d candidates found, %d chosen", n, len(f.readKeys())), Elapsed: time.Since(startResearch)})
-		return nil
+		return research(gctx)
 	})
 	var readers sync.WaitGroup
 	for range readerCount(o.engine.workers()) {
@@ -114,35 +140,17 @@ func (o *orchestrator) stageGather(ctx context.Context) error {
 	g.Go(func() error {
 		readers.Wait()
 		close(f.indexCh)
-		if gctx.Err() != nil {
-			return nil
-		}
-		if n, why := o.fetchFailures.take(); n > 0 {
+		if n, why := o.fetchFailures.take(); n > 0 && gctx.Err() == nil {
 			o.warn(StageRead, "reader", "%d full texts could not be downloaded (e.g. %s); those sources are read from their abstracts", n, why)
 		}
-		f.mu.Lock()
-		read, full := f.counts.read, f.counts.full
-		f.mu.Unlock()
-		o.emit(Event{Type: StageFinished, Stage: StageRead, Count: read,
-			Message: fmt.Sprintf("%d read, %d with full text", read, full), Elapsed: time.Since(startRead)})
 		return nil
 	})
 	g.Go(func() error {
 		defer close(f.analyseCh)
-		if err := f.indexLoop(gctx); err != nil {
-			return err
-		}
-		f.mu.Lock()
-		n := f.counts.chunks
-		f.mu.Unlock()
-		o.emit(Event{Type: StageFinished, Stage: StageIndex, Count: n, Message: fmt.Sprintf("%d chunks embedded", n), Elapsed: time.Since(startIndex)})
-		return nil
+		return f.indexLoop(gctx)
 	})
 	g.Go(func() error { return f.analyseLoop(gctx) })
-	if err := g.Wait(); err != nil {
-		return err
-	}
-	return f.finish(startAnalyse)
+	return g.Wait()
 }
 
 // readQuota is how many sources each sub-question reads: the depth's
@@ -172,6 +180,9 @@ func (o *orchestrator) restoreGather() (bool, error) {
 		return false, err
 	}
 	o.st.Found = &found
+	if _, err := o.loadCheckpoint(checkpointRounds, &o.st.Rounds); err != nil {
+		return false, err
+	}
 	for _, k := range keys {
 		var an Analysis
 		if ok, err := o.loadCheckpoint("analyse/"+k, &an); err == nil && ok {
@@ -240,8 +251,12 @@ func (f *flow) researchAll(ctx context.Context) error {
 		g.Go(func() error {
 			a := o.startAgent(StageResearch, "researcher "+sq.ID, sq.Question)
 			recs := f.local[sq.ID]
+			origins := make([]string, len(recs))
+			for i := range origins {
+				origins[i] = "knowledge base"
+			}
 			if len(recs) < localSources {
-				recs = append(recs, o.searchSources(gctx, sq, func(src string, err error) {
+				found := o.searchSources(gctx, sq, func(src string, err error) {
 					failedMu.Lock()
 					first := !failed[src]
 					failed[src] = true
@@ -249,12 +264,15 @@ func (f *flow) researchAll(ctx context.Context) error {
 					if first {
 						a.warn("%s failed: %s (continuing with the other sources)", src, shortErr(err))
 					}
-				})...)
+				})
+				for _, r := range found {
+					recs, origins = append(recs, r), append(origins, "search: "+r.Source)
+				}
 			}
 			if gctx.Err() != nil {
 				return gctx.Err()
 			}
-			unit := f.rank(gctx, a, sq, recs)
+			unit := f.rank(gctx, a, sq, recs, origins, f.quota)
 			if err := o.checkpoint("research/"+sq.ID, unit); err != nil {
 				return err
 			}
@@ -276,15 +294,17 @@ func (f *flow) researchAll(ctx context.Context) error {
 
 // rank scores one sub-question's candidates and chooses what to read,
 // within the sub-question's quota and the run's cap.
-func (f *flow) rank(ctx context.Context, a *agentCall, sq SubQuestion, recs []search.Record) researchUnit {
+func (f *flow) rank(ctx context.Context, a *agentCall, sq SubQuestion, recs []search.Record, origins []string, quota int) researchUnit {
 	o := f.o
 	// One entry per work: records of one paper from several sources merge.
 	byKey := map[string]search.Record{}
+	origin := map[string]string{}
 	var keys []string
-	for _, r := range recs {
+	for i, r := range recs {
 		key, _ := f.reg.add(r)
 		if _, ok := byKey[key]; !ok {
 			keys = append(keys, key)
+			origin[key] = origins[i]
 		}
 		byKey[key] = f.reg.get(key)
 	}
@@ -304,9 +324,9 @@ func (f *flow) rank(ctx context.Context, a *agentCall, sq SubQuestion, recs []se
 	}
 	cands := scoreCandidates(pool, vecs, f.queryVecs[sq.ID], rankTerms(sq, o.st.Plan.CanonicalTerm))
 	for i := range cands {
-		cands[i].SubQ = sq.ID
+		cands[i].SubQ, cands[i].Round, cands[i].Origin = sq.ID, f.round, origin[cands[i].Key]
 	}
-	cands = selectCandidates(cands, byKey, f.quota)
+	cands = selectCandidates(cands, byKey, quota)
 	unit := researchUnit{Candidates: cands}
 	for _, c := range cands {
 		unit.Records = append(unit.Records, byKey[c.Key])
@@ -359,9 +379,9 @@ func (f *flow) apply(ctx context.Context, sq SubQuestion, unit researchUnit, res
 		msg += " (restored)"
 	}
 	o.emit(Event{Type: CandidatesRanked, Stage: StageResearch, Agent: "researcher " + sq.ID, Count: distinct, Message: msg})
-	score := map[string]float64{}
+	score, origin := map[string]float64{}, map[string]string{}
 	for _, c := range unit.Candidates {
-		score[c.Key] = c.Score
+		score[c.Key], origin[c.Key] = c.Score, c.Origin
 	}
 	for _, r := range send {
 		if err := o.saveSource(r); err != nil {
@@ -369,7 +389,7 @@ func (f *flow) apply(ctx context.Context, sq SubQuestion, unit researchUnit, res
 		}
 		ref := sourceRef(r)
 		ref.State, ref.Score = StateQueued, score[r.Key]
-		o.emit(Event{Type: SourceFound, Stage: StageResearch, Agent: "researcher " + sq.ID, Source: &ref})
+		o.emit(Event{Type: SourceFound, Stage: StageResearch, Agent: "researcher " + sq.ID, Source: &ref, Message: origin[r.Key]})
 		select {
 		case f.readCh <- r:
 		case <-ctx.Done():
@@ -631,6 +651,10 @@ func (f *flow) finish(startAnalyse time.Time) error {
 		return err
 	}
 	if err := o.checkpoint(checkpointCandidates, cands); err != nil {
+		return err
+	}
+	o.st.Rounds = f.summaries
+	if err := o.checkpoint(checkpointRounds, f.summaries); err != nil {
 		return err
 	}
 	if err := o.checkpoint("analyse", keys); err != nil {

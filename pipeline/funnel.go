@@ -2,6 +2,8 @@ package pipeline
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 
 	"github.com/researchtui/researchtui/store"
 )
@@ -9,6 +11,9 @@ import (
 // checkpointCandidates holds every candidate of a run with its score and
 // why it was or was not read.
 const checkpointCandidates = "candidates"
+
+// checkpointRounds holds the research rounds' summaries.
+const checkpointRounds = "rounds"
 
 // Funnel is how a run narrowed what it found down to what it cited.
 type Funnel struct {
@@ -54,4 +59,38 @@ func (o *orchestrator) funnel(cited int) Funnel {
 		f.CitedOfRead = float64(cited) / float64(f.Read)
 	}
 	return f
+}
+
+// methodNote says how the report's sources were found: the rounds, what
+// each searched and followed, and how the run narrowed what it found.
+func (o *orchestrator) methodNote(f Funnel) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "## Method\n\nSearched %s for %d sub-questions", strings.Join(o.st.Plan.Sources, ", "), len(o.st.Plan.SubQuestions))
+	if n := len(o.st.Rounds); n > 1 {
+		fmt.Fprintf(&b, " in %d rounds", n)
+	}
+	fmt.Fprintf(&b, ": %d candidates found, %d read, %d analysed, %d cited.", f.Found, f.Read, f.Analysed, f.Cited)
+	for _, r := range o.st.Rounds {
+		if r.Round == 1 {
+			continue
+		}
+		fmt.Fprintf(&b, " Round %d looked for what was missing (%s)", r.Round, orNone(r.Missing0))
+		var how []string
+		if len(r.Queries) > 0 {
+			how = append(how, fmt.Sprintf("with %d new queries", len(r.Queries)))
+		}
+		if len(r.Chased) > 0 {
+			how = append(how, fmt.Sprintf("by following the references and citing works of %d sources", len(r.Chased)))
+		}
+		if len(how) > 0 {
+			b.WriteString(" " + strings.Join(how, " and "))
+		}
+		fmt.Fprintf(&b, ": %d new candidates, %d read, %d analysed.", r.Found, r.Read, r.Analysed)
+	}
+	if len(o.st.Rounds) > 0 {
+		if last := o.st.Rounds[len(o.st.Rounds)-1]; len(last.Missing) > 0 {
+			fmt.Fprintf(&b, " Still not covered by any source: %s.", strings.Join(last.Missing, ", "))
+		}
+	}
+	return b.String()
 }

@@ -56,10 +56,24 @@ var analysedTitle = regexp.MustCompile(`(?m)^Source: (.+) \(`)
 // store: no finished unit's model call is made again (planner, an analysed
 // source's analyst), and the run completes.
 func TestKillMidFlowThenResume(t *testing.T) {
+	killMidFlow(t, &pipelinetest.Script{RevisionRounds: 1}, func(analysts, reflectors int) bool { return analysts >= 3 })
+}
+
+// TestKillInRoundTwoThenResume does the same during a follow-up round:
+// reflection has run and round 2's analysts are at work.
+func TestKillInRoundTwoThenResume(t *testing.T) {
+	script := &pipelinetest.Script{RevisionRounds: 1, MissingSlot: "open problems", GapQueries: []string{"del_maestro luttinger liquids"}}
+	before := killMidFlow(t, script, func(analysts, reflectors int) bool { return reflectors >= 1 && analysts >= 10 })
+	if script.Calls(pipelinetest.Reflector) != 1 {
+		t.Errorf("reflection ran %d times over the kill and the resume, want once", script.Calls(pipelinetest.Reflector))
+	}
+	_ = before
+}
+
+func killMidFlow(t *testing.T, script *pipelinetest.Script, killWhen func(analysts, reflectors int) bool) []ollamafake.Logged {
 	if testing.Short() {
 		t.Skip("starts a child process")
 	}
-	script := &pipelinetest.Script{RevisionRounds: 1}
 	oll := ollamafake.New(ollamafake.Options{Responder: script.Responder(), TokenDelay: 3 * time.Millisecond, Parallel: 1})
 	defer oll.Close()
 	env := pipelinetest.NewEnv(t, script, "")
@@ -83,11 +97,20 @@ func TestKillMidFlowThenResume(t *testing.T) {
 		}
 		return out
 	}
+	reflectors := func(reqs []ollamafake.Logged) int {
+		n := 0
+		for _, q := range reqs {
+			if q.Path == "/api/chat" && pipelinetest.KindOf(q.Call) == pipelinetest.Reflector {
+				n++
+			}
+		}
+		return n
+	}
 	deadline := time.Now().Add(30 * time.Second)
-	for len(analystTitles(oll.Requests())) < 3 {
+	for reqs := oll.Requests(); !killWhen(len(analystTitles(reqs)), reflectors(reqs)); reqs = oll.Requests() {
 		if time.Now().After(deadline) {
 			cmd.Process.Kill()
-			t.Fatal("the child never reached its third analysis")
+			t.Fatal("the child never reached the point to kill it at")
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -157,5 +180,7 @@ func TestKillMidFlowThenResume(t *testing.T) {
 			t.Errorf("the resume analysed %q again, though its analysis was saved before the kill", title)
 		}
 	}
-	t.Logf("killed after %d analyst calls (%d saved); the resume made %d", len(analystTitles(before)), len(keys), len(analystTitles(after)))
+	rep, _ := pipeline.LoadReport(st, id)
+	t.Logf("killed after %d analyst calls (%d saved); the resume made %d; rounds %+v", len(analystTitles(before)), len(keys), len(analystTitles(after)), rep.Rounds)
+	return before
 }

@@ -50,6 +50,9 @@ type Options struct {
 	Think bool `json:"think,omitempty"`
 	// MaxSteps bounds the number of model calls in a run (0: by depth).
 	MaxSteps int `json:"max_steps,omitempty"`
+	// Rounds is how many follow-up research rounds may follow the first
+	// (nil: by depth; quick 0, standard 1, deep 2).
+	Rounds *int `json:"rounds,omitempty"`
 }
 
 // depthPlan is what a depth means in numbers.
@@ -94,6 +97,9 @@ func (o *Options) Normalize() error {
 	}
 	if o.MaxRevisions < 0 {
 		return fmt.Errorf("%w: --max-revisions must be 0 or more", ErrBadInput)
+	}
+	if o.Rounds != nil && (*o.Rounds < 0 || *o.Rounds > 5) {
+		return fmt.Errorf("%w: --rounds must be between 0 and 5", ErrBadInput)
 	}
 	if o.BudgetTokens < 0 {
 		return fmt.Errorf("%w: --budget-tokens must be 0 or more", ErrBadInput)

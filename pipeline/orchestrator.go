@@ -44,6 +44,7 @@ type runState struct {
 	Found     *foundSet
 	Contexts  map[string][]ContextChunk // sub-question ID → retrieved chunks
 	Analyses  []Analysis                // in citation order
+	Rounds    []RoundSummary            // the research rounds
 	Drafts    []string
 	Reviews   []ReviewRequest
 	Decisions []Decision

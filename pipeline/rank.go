@@ -23,6 +23,11 @@ type Candidate struct {
 	Lexical  float64 `json:"lexical"`  // BM25 over the pool, as a share of the pool's best
 	Read     bool    `json:"read"`
 	Reason   string  `json:"reason"`
+	// Round is the round of research that found it (1 is the first);
+	// Origin how: "search: arxiv", "knowledge base", "query: …" (a later
+	// round's query), "reference of <key>" or "cites <key>".
+	Round  int    `json:"round"`
+	Origin string `json:"origin"`
 }
 
 // Ranking weights and cut-offs.

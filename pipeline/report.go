@@ -44,6 +44,7 @@ type Report struct {
 	Sources   []CitedSource   `json:"sources"`
 	Metrics   CitationMetrics `json:"metrics"`
 	Funnel    Funnel          `json:"funnel"`
+	Rounds    []RoundSummary  `json:"rounds,omitempty"`
 	Reviews   []ReviewRequest `json:"reviews,omitempty"`
 	Decisions []Decision      `json:"decisions,omitempty"`
 	Warnings  []string        `json:"warnings,omitempty"`

@@ -62,7 +62,8 @@ type runState struct {
 	sources  map[string]int // chosen for reading, per source type
 	flow     []*sourceRow   // every chosen source, in the order chosen
 	byKey    map[string]*sourceRow
-	found    int // distinct candidates found (ranked), read or not
+	found    int    // distinct candidates found (ranked), read or not
+	round    string // the follow-up round running, e.g. "round 2 of 3 — missing: …"
 	docs     int
 	fullText int
 	chunks   int
@@ -201,8 +202,14 @@ func (rs *runState) apply(ev pipeline.Event) {
 				n = 1
 			}
 			rs.sources[kind] += n
-			rs.source(ev.Source).state = pipeline.StateQueued
+			row := rs.source(ev.Source)
+			row.state = pipeline.StateQueued
+			if m := ev.Message; strings.HasPrefix(m, "reference of") || strings.HasPrefix(m, "cites") || strings.HasPrefix(m, "query:") {
+				row.origin = sanitizeLine(m) // found by a follow-up round
+			}
 		}
+	case pipeline.RoundStarted:
+		rs.round = sanitizeLine(ev.Message)
 	case pipeline.CandidatesRanked:
 		rs.found = max(rs.found, ev.Count)
 	case pipeline.SourceProgress:
@@ -268,6 +275,7 @@ type sourceRow struct {
 	state       string // pipeline.State*
 	full        bool   // read in full text, not only its abstract
 	note        string // why it was skipped
+	origin      string // how a follow-up round found it ("reference of …")
 }
 
 // source is the row of a source, added when first seen.

@@ -142,6 +142,9 @@ func (m *rootModel) runSources(rs *runState, w, room int) []string {
 		head += st.Muted.Render(fmt.Sprintf("  read %d of %d found", n, max(rs.found, n)))
 	}
 	lines := []string{head}
+	if rs.round != "" {
+		lines = append(lines, "  "+st.Text.Render(trunc(rs.round, w-2)))
+	}
 	kinds := rs.sourceKinds()
 	if len(kinds) == 0 {
 		return append(lines, st.Subtle.Render("  none yet"))
@@ -178,6 +181,9 @@ func (m *rootModel) runSources(rs *runState, w, room int) []string {
 				label += " — " + r.note
 			} else if r.state == pipeline.StateAnalysed && !r.full {
 				label += " (abstract)"
+			}
+			if r.origin != "" {
+				label += " ← " + r.origin
 			}
 			lines = append(lines, "  "+mark+" "+style.Render(trunc(label, w-4)))
 		}

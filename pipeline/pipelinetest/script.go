@@ -18,11 +18,12 @@ import (
 
 // Agent kinds, recognised from the system prompt.
 const (
-	Planner  = "planner"
-	Analyst  = "analyst"
-	Writer   = "writer"
-	Reviewer = "reviewer"
-	Other    = "other"
+	Planner   = "planner"
+	Analyst   = "analyst"
+	Reflector = "reflector"
+	Writer    = "writer"
+	Reviewer  = "reviewer"
+	Other     = "other"
 )
 
 // KindOf says which agent a chat call comes from.
@@ -40,6 +41,8 @@ func KindOf(call ollamafake.ChatCall) string {
 		return Writer
 	case strings.Contains(sys, "reviewer agent"):
 		return Reviewer
+	case strings.Contains(sys, "reflection agent"):
+		return Reflector
 	}
 	return Other
 }
@@ -73,6 +76,13 @@ type Script struct {
 	// excerpts), reports of ~700. Benchmarks use it, so model time weighs
 	// what it weighs in a real run; tests keep answers short.
 	Realistic bool
+	// MissingSlot is an information slot no analyst ever fills, so every
+	// reflection finds it missing (a model that keeps reporting gaps).
+	MissingSlot string
+	// GapQueries are the reflector's queries, one per round (round 1's
+	// reflection writes the first); past the list it writes a query made of
+	// the missing slot's words and the round number.
+	GapQueries []string
 	// BogusCitation makes the writer also cite a source number that does
 	// not exist, which finalise must remove.
 	BogusCitation bool
@@ -129,9 +139,11 @@ func (s *Script) Responder() ollamafake.Responder {
 			return ollamafake.Reply{Content: s.plan(user)}
 		case Analyst:
 			if s.Realistic {
-				return ollamafake.Reply{Content: longAnalysis(user)}
+				return ollamafake.Reply{Content: s.withSlots(longAnalysis(user), user)}
 			}
-			return ollamafake.Reply{Content: analysis(user)}
+			return ollamafake.Reply{Content: s.withSlots(analysis(user), user)}
+		case Reflector:
+			return ollamafake.Reply{Content: s.reflect(user, n)}
 		case Writer:
 			rep := s.report(user)
 			if s.Realistic {
@@ -172,7 +184,8 @@ func (s *Script) plan(user string) string {
 	}
 	for i := 0; i < n && i < len(topics); i++ {
 		t := topics[i]
-		subs = append(subs, map[string]any{"question": t.Question, "queries": map[string]string{"strict": t.Strict, "moderate": t.Moderate, "broad": t.Broad}})
+		subs = append(subs, map[string]any{"question": t.Question, "queries": map[string]string{"strict": t.Strict, "moderate": t.Moderate, "broad": t.Broad},
+			"slots": []string{"key findings", "methods", "open problems"}})
 	}
 	intent := s.Intent
 	if intent == "" {
@@ -330,4 +343,52 @@ func lengthen(report, user string) string {
 			"Its authors are careful about the limits of their evaluation, which is why the report weighs it together with the other sources rather than on its own, and why the sections above state the conditions under which each claim holds [%d].\n\n", i+1, i+1, i+1)
 	}
 	return strings.Replace(report, "## Consensus", extra.String()+"## Consensus", 1)
+}
+
+var slotsLine = regexp.MustCompile(`(?m)^  slots: (.+)$`)
+
+// withSlots adds to an analysis the slots listed in the prompt, each shown
+// by the first excerpt, except MissingSlot.
+func (s *Script) withSlots(analysis, user string) string {
+	var an map[string]any
+	if json.Unmarshal([]byte(analysis), &an) != nil {
+		return analysis
+	}
+	m := excerpt.FindStringSubmatch(user)
+	var slots []map[string]string
+	seen := map[string]bool{}
+	for _, line := range slotsLine.FindAllStringSubmatch(user, -1) {
+		for _, slot := range strings.Split(line[1], "; ") {
+			if m != nil && slot != s.MissingSlot && !seen[slot] {
+				seen[slot] = true
+				slots = append(slots, map[string]string{"slot": slot, "chunk_id": m[1]})
+			}
+		}
+	}
+	an["slots"] = slots
+	b, _ := json.Marshal(an)
+	return string(b)
+}
+
+var unfilledLine = regexp.MustCompile(`(?m)^- (q\d+): .*\n(?:  .*\n)*?  unfilled: (.+)$`)
+
+// reflect reports the unfilled slots the prompt lists, with a new query.
+func (s *Script) reflect(user string, n int) string {
+	var subs []map[string]any
+	for _, m := range unfilledLine.FindAllStringSubmatch(user, -1) {
+		if m[2] == "none" {
+			continue
+		}
+		missing := strings.Split(m[2], ", ")
+		q := fmt.Sprintf("%s round %d", missing[0], n+1)
+		if n <= len(s.GapQueries) {
+			q = s.GapQueries[n-1]
+		}
+		subs = append(subs, map[string]any{"id": m[1], "missing": missing, "queries": []string{q}})
+	}
+	if subs == nil {
+		subs = []map[string]any{}
+	}
+	b, _ := json.Marshal(map[string]any{"sub_questions": subs})
+	return string(b)
 }

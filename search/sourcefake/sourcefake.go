@@ -36,11 +36,12 @@ type Server struct {
 	srv *httptest.Server
 	opt Options
 
-	mu           sync.Mutex
-	requests     []string
-	arxivFail    int
-	arxivNext    time.Time // ArxivSpacing: when arXiv may answer next
-	openAlexFail int
+	mu            sync.Mutex
+	requests      []string
+	arxivFail     int
+	arxivNext     time.Time // ArxivSpacing: when arXiv may answer next
+	citationsFail bool
+	openAlexFail  int
 }
 
 // New starts a fake server; Close it when done.
@@ -69,6 +70,7 @@ func NewWith(opt Options) *Server {
 	mux.HandleFunc("/openalex/works/", s.openAlexWork)
 	mux.HandleFunc("/s2/graph/v1/paper/search", s.semanticScholar)
 	mux.HandleFunc("/pdf/", s.pdf)
+	mux.HandleFunc("/s2/graph/v1/paper/", s.semanticScholarGraph)
 	s.srv = httptest.NewServer(s.log(mux))
 	s.URL = s.srv.URL
 	return s
@@ -86,6 +88,39 @@ func (s *Server) SemanticScholarURL() string { return s.URL + "/s2" }
 func (s *Server) semanticScholar(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Write(body("semanticscholar/paper-search-turing-allfields-limit100.json"))
+}
+
+// semanticScholarGraph answers /paper/{id}/references and /citations with
+// the recorded pages (50 references of a microfinance paper; 100 citing
+// works in development economics), whatever the paper; /citations answers
+// the recorded 504 while FailCitations is on.
+func (s *Server) semanticScholarGraph(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	switch {
+	case strings.HasSuffix(r.URL.Path, "/references"):
+		w.Write(body("semanticscholar/paper-references-ssrn.2250500-fields-title-offset0.json"))
+	case strings.HasSuffix(r.URL.Path, "/citations"):
+		s.mu.Lock()
+		fail := s.citationsFail
+		s.mu.Unlock()
+		if fail {
+			w.WriteHeader(http.StatusGatewayTimeout)
+			w.Write(body("semanticscholar/error-504-citations-timeout.json"))
+			return
+		}
+		w.Write(body("semanticscholar/paper-citations-corpusid-14514057-fields-title-offset0.json"))
+	default:
+		w.WriteHeader(http.StatusNotFound)
+		w.Write([]byte(`{"error":"Paper with id 0 not found"}` + "\n"))
+	}
+}
+
+// FailCitations makes Semantic Scholar's /citations answer its recorded
+// 504 ("Endpoint request timed out").
+func (s *Server) FailCitations(on bool) {
+	s.mu.Lock()
+	s.citationsFail = on
+	s.mu.Unlock()
 }
 
 // OpenAlexURL is the base URL for search.NewOpenAlex (or RESEARCHTUI_OPENALEX_URL).

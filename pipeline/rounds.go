@@ -1,0 +1,288 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/researchtui/researchtui/search"
+)
+
+// RoundSummary is what one round of research did (`sessions show --json`
+// "rounds", the report's method note).
+type RoundSummary struct {
+	Round    int      `json:"round"`
+	Queries  []string `json:"queries"`  // the queries run
+	Chased   []string `json:"chased"`   // sources whose references and citing works were followed
+	Found    int      `json:"found"`    // new candidates
+	Read     int      `json:"read"`     // new sources read
+	Analysed int      `json:"analysed"` // new sources analysed
+	Missing  []string `json:"missing"`  // slots still open after the round
+	// Missing0 are the slots the round set out to fill.
+	Missing0 []string `json:"looked_for,omitempty"`
+}
+
+// Citation chasing bounds (per sub-question and round).
+const (
+	chaseSources = 3  // the best analysed sources whose links are followed
+	chaseLinks   = 50 // references, and citing works, asked per source
+)
+
+// followUpRounds is how many rounds may follow the first: quick 0,
+// standard 1, deep 2, or --rounds.
+func (o *orchestrator) followUpRounds() int {
+	if o.opt.Rounds != nil {
+		return max(0, *o.opt.Rounds)
+	}
+	switch o.opt.Depth {
+	case DepthQuick:
+		return 0
+	case DepthDeep:
+		return 2
+	}
+	return 1
+}
+
+// roundPlan is what a later round does for one sub-question.
+type roundPlan struct {
+	sq      SubQuestion
+	missing []string
+	queries []string
+}
+
+// rounds runs the first round, then reflects and runs follow-up rounds
+// while something is missing, a round adds analysed sources, and the round
+// cap and budget allow.
+func (f *flow) rounds(ctx context.Context) error {
+	o := f.o
+	last := 1 + o.followUpRounds()
+	var next []roundPlan
+	for round := 1; round <= last; round++ {
+		f.round = round
+		f.mu.Lock()
+		found0, read0, analysed0 := len(f.distinct), len(f.claimed), f.counts.analysed
+		f.mu.Unlock()
+		sum := RoundSummary{Round: round}
+		research := f.researchAll
+		if round == 1 {
+			for _, sq := range o.st.Plan.SubQuestions {
+				sum.Queries = append(sum.Queries, sq.Queries.tiers()...)
+			}
+		} else {
+			var missing []string
+			for _, p := range next {
+				sum.Queries = append(sum.Queries, p.queries...)
+				missing = append(missing, p.missing...)
+			}
+			sum.Missing0 = dedupe(missing)
+			o.emit(Event{Type: RoundStarted, Stage: StageResearch, Count: round,
+				Message: fmt.Sprintf("round %d of %d — missing: %s", round, last, orNone(sum.Missing0))})
+			f.runCap += o.plan.AnalyseMax / 2
+			plans := next
+			research = func(ctx context.Context) error {
+				chased, err := f.researchLater(ctx, round, plans)
+				sum.Chased = chased
+				return err
+			}
+		}
+		if err := f.runRound(ctx, research); err != nil {
+			return err
+		}
+		f.mu.Lock()
+		sum.Found, sum.Read, sum.Analysed = len(f.distinct)-found0, len(f.claimed)-read0, f.counts.analysed-analysed0
+		f.mu.Unlock()
+		gaps := f.unfilled()
+		for _, sq := range o.st.Plan.SubQuestions {
+			sum.Missing = append(sum.Missing, gaps[sq.ID]...)
+		}
+		sum.Missing = dedupe(sum.Missing)
+		f.summaries = append(f.summaries, sum)
+		if round > 1 && sum.Analysed == 0 {
+			break // the round added nothing: more of the same won't either
+		}
+		if round == last || o.meter.exhausted() {
+			break
+		}
+		r, err := o.reflect(ctx, round, f)
+		if err != nil {
+			return err
+		}
+		next = next[:0]
+		for _, s := range r.SubQuestions {
+			for _, q := range s.Queries {
+				f.markRun(q) // also when the reflection was restored
+			}
+			for _, sq := range o.st.Plan.SubQuestions {
+				if sq.ID == s.ID {
+					next = append(next, roundPlan{sq: sq, missing: s.Missing, queries: s.Queries})
+				}
+			}
+		}
+		if len(next) == 0 {
+			break
+		}
+	}
+	return nil
+}
+
+// researchLater is a follow-up round's research: per sub-question, the
+// reflection's new queries, and the references and citing works of its
+// best analysed sources. Only works never found before are candidates;
+// they are ranked like the first round's and the best sent to be read. A
+// failing API costs its own results, never the round.
+func (f *flow) researchLater(ctx context.Context, round int, plans []roundPlan) ([]string, error) {
+	o := f.o
+	var chasedMu sync.Mutex
+	var chased []string
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(o.engine.workers())
+	for _, p := range plans {
+		g.Go(func() error {
+			name := fmt.Sprintf("research/r%d/%s", round, p.sq.ID)
+			var unit researchUnit
+			if ok, err := o.loadCheckpoint(name, &unit); err != nil {
+				return err
+			} else if ok {
+				f.mu.Lock()
+				for _, k := range unit.Chased {
+					f.chased[k] = true
+				}
+				f.mu.Unlock()
+				chasedMu.Lock()
+				chased = append(chased, unit.Chased...)
+				chasedMu.Unlock()
+				return f.apply(gctx, p.sq, unit, true)
+			}
+			a := o.startAgent(StageResearch, fmt.Sprintf("researcher %s (round %d)", p.sq.ID, round), "missing: "+orNone(p.missing))
+			var recs []search.Record
+			var origins []string
+			for _, q := range p.queries {
+				for _, r := range o.searchOnce(gctx, q, func(src string, err error) { a.warn("%s failed: %s", src, shortErr(err)) }) {
+					recs, origins = append(recs, r), append(origins, "query: "+q)
+				}
+			}
+			var keys []string
+			for _, key := range f.bestAnalysed(p.sq.ID, chaseSources) {
+				got, asked := o.chase(gctx, a, f.reg.get(key))
+				if asked {
+					keys = append(keys, key)
+				}
+				for _, r := range got {
+					recs, origins = append(recs, r.rec), append(origins, r.origin)
+				}
+			}
+			if gctx.Err() != nil {
+				return gctx.Err()
+			}
+			recs, origins = f.unseen(recs, origins)
+			unit = f.rank(gctx, a, p.sq, recs, origins, max(2, f.quota/2))
+			unit.Chased = keys
+			if err := o.checkpoint(name, unit); err != nil {
+				return err
+			}
+			chasedMu.Lock()
+			chased = append(chased, keys...)
+			chasedMu.Unlock()
+			if err := f.apply(gctx, p.sq, unit, false); err != nil {
+				return err
+			}
+			a.finish(fmt.Sprintf("%d new candidates (%d links followed from %d sources)", len(unit.Candidates), countPrefix(origins, "reference of", "cites"), len(keys)))
+			return nil
+		})
+	}
+	err := g.Wait()
+	sort.Strings(chased)
+	return dedupe(chased), err
+}
+
+// searchOnce runs one query on every chosen source (no tier widening).
+func (o *orchestrator) searchOnce(ctx context.Context, q string, onFail func(string, error)) []search.Record {
+	sq := SubQuestion{Queries: Queries{Strict: q}}
+	return o.searchSources(ctx, sq, onFail)
+}
+
+type chasedRecord struct {
+	rec    search.Record
+	origin string
+}
+
+// chase follows rec's references and citing works through every chosen
+// source that can; asked is false when none could (no identifier).
+func (o *orchestrator) chase(ctx context.Context, a *agentCall, rec search.Record) (out []chasedRecord, asked bool) {
+	for _, name := range o.st.Plan.Sources {
+		cg, ok := o.engine.Sources[name].(search.CitationGraph)
+		if !ok {
+			continue
+		}
+		refs, err := cg.References(ctx, rec, chaseLinks)
+		asked = asked || !errors.Is(err, search.ErrNoGraphID)
+		if err != nil && !errors.Is(err, search.ErrNoGraphID) && ctx.Err() == nil {
+			a.warn("%s: the references of %q could not be followed: %s", name, truncateRunes(rec.Title, 50), shortErr(err))
+		}
+		for _, r := range refs {
+			out = append(out, chasedRecord{r, "reference of " + rec.Key})
+		}
+		cites, err := cg.CitedBy(ctx, rec, chaseLinks)
+		asked = asked || !errors.Is(err, search.ErrNoGraphID)
+		if err != nil && !errors.Is(err, search.ErrNoGraphID) && ctx.Err() == nil {
+			a.warn("%s: the works citing %q could not be followed: %s", name, truncateRunes(rec.Title, 50), shortErr(err))
+		}
+		for _, r := range cites {
+			out = append(out, chasedRecord{r, "cites " + rec.Key})
+		}
+	}
+	return out, asked
+}
+
+// bestAnalysed are a sub-question's n best analysed sources not chased
+// before, by the analyst's confidence; they are marked chased.
+func (f *flow) bestAnalysed(subq string, n int) []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var keys []string
+	for _, k := range f.bySubQ[subq] {
+		if an, ok := f.analyses[k]; ok && !an.Degraded && !f.chased[k] {
+			keys = append(keys, k)
+		}
+	}
+	sort.SliceStable(keys, func(i, j int) bool { return f.analyses[keys[i]].Confidence > f.analyses[keys[j]].Confidence })
+	keys = keys[:min(n, len(keys))]
+	for _, k := range keys {
+		f.chased[k] = true
+	}
+	return keys
+}
+
+// unseen drops works found before (in any round or sub-question).
+func (f *flow) unseen(recs []search.Record, origins []string) ([]search.Record, []string) {
+	var r2 []search.Record
+	var o2 []string
+	for i, r := range recs {
+		key, _ := f.reg.add(r)
+		f.mu.Lock()
+		seen := f.distinct[key]
+		f.mu.Unlock()
+		if !seen {
+			r2, o2 = append(r2, r), append(o2, origins[i])
+		}
+	}
+	return r2, o2
+}
+
+func countPrefix(ss []string, prefixes ...string) int {
+	n := 0
+	for _, s := range ss {
+		for _, p := range prefixes {
+			if strings.HasPrefix(s, p) {
+				n++
+				break
+			}
+		}
+	}
+	return n
+}
