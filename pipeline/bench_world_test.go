@@ -131,19 +131,25 @@ func BenchmarkRealWorldRun(b *testing.B) {
 		name      string
 		realistic bool
 		parallel  int
+		gaps      bool
 	}{
-		{"answers=short/parallel=1", false, 1}, // the scripted model's terse answers
-		{"answers=8B/parallel=1", true, 1},     // answers as long as an 8B model's
-		{"answers=8B/parallel=2", true, 2},     // OLLAMA_NUM_PARALLEL=2
+		{"answers=short/parallel=1", false, 1, false}, // the scripted model's terse answers
+		{"answers=8B/parallel=1", true, 1, false},     // answers as long as an 8B model's
+		{"answers=8B/parallel=2", true, 2, false},     // OLLAMA_NUM_PARALLEL=2
+		{"answers=8B/gaps", true, 1, true},            // a gap remains: one follow-up round
 	}
 	for _, wd := range worlds {
 		realistic, parallel := wd.realistic, wd.parallel
 		b.Run(wd.name, func(b *testing.B) {
 			var wall, busy, bound time.Duration
-			var pdfs, refused int
+			var pdfs, refused, chats int
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
-				w := newRealWorld(b, &pipelinetest.Script{RevisionRounds: 1, Realistic: realistic}, parallel)
+				script := &pipelinetest.Script{RevisionRounds: 1, Realistic: realistic}
+				if wd.gaps {
+					script.MissingSlot, script.GapQueries = "open problems", []string{"del_maestro luttinger liquids"}
+				}
+				w := newRealWorld(b, script, parallel)
 				b.StartTimer()
 				start := time.Now()
 				r, err := w.engine.Start(context.Background(), pipeline.Options{Question: "How is software testing studied, and how are language models given tools for chemistry?",
@@ -163,6 +169,7 @@ func BenchmarkRealWorldRun(b *testing.B) {
 				b.StopTimer()
 				wall += el
 				busy += w.ollama.Busy()
+				chats += len(w.ollama.ChatCalls())
 				w.docs.mu.Lock()
 				pdfs += w.docs.downloads
 				refused += w.docs.refused
@@ -175,6 +182,7 @@ func BenchmarkRealWorldRun(b *testing.B) {
 			b.ReportMetric(float64(wall)/float64(b.N)/1e9, "wall-s")
 			b.ReportMetric(float64(pdfs)/float64(b.N), "pdfs")
 			b.ReportMetric(float64(refused)/float64(b.N), "refused")
+			b.ReportMetric(float64(chats)/float64(b.N), "chat-calls")
 		})
 	}
 }

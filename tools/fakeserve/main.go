@@ -26,10 +26,15 @@ func main() {
 	rounds := flag.Int("revision-rounds", 1, "review rounds that ask for revisions before approving")
 	fresh := flag.Bool("fresh", false, "start with no models installed (they can be pulled), like a new Ollama")
 	world := flag.String("world", "", `"real": the world users live in: 20 ms a token, 300 ms to the first, one request at a time, answers as long as an 8B model's, APIs at 300 ms, arXiv's 3 s spacing, PDFs in 0.8 s (set -pdf)`)
+	gaps := flag.Bool("gaps", false, `a model that keeps reporting a gap ("open problems"): follow-up rounds search for it (their queries find other recorded papers) and chase citations`)
 	pdfPath := flag.String("pdf", "", "a PDF served for every arXiv paper (e.g. ../shared/fixtures/pdf/arxiv-1111.2011v2.pdf); needs RESEARCHTUI_ALLOW_PRIVATE_FETCH=1")
 	flag.Parse()
 	script := &pipelinetest.Script{RevisionRounds: *rounds}
 	opt := ollamafake.Options{Responder: script.Responder(), TokenDelay: *delay}
+	if *gaps {
+		script.MissingSlot = "open problems"
+		script.GapQueries = []string{"del_maestro luttinger liquids", "1111.2011 bethe lattice"}
+	}
 	var srcOpt sourcefake.Options
 	if *world == "real" {
 		opt.TokenDelay, opt.FirstTokenDelay, opt.Parallel, opt.EmbedDelay = 20*time.Millisecond, 300*time.Millisecond, 1, 50*time.Millisecond
