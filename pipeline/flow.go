@@ -364,7 +364,7 @@ func (f *flow) apply(ctx context.Context, sq SubQuestion, unit researchUnit, res
 		}
 		f.bySubQ[sq.ID] = append(f.bySubQ[sq.ID], c.Key)
 	}
-	f.candidates[sq.ID] = unit.Candidates
+	f.candidates[sq.ID] = append(f.candidates[sq.ID], unit.Candidates...) // every round's
 	distinct := len(f.distinct)
 	f.mu.Unlock()
 

@@ -77,15 +77,15 @@ func (o *orchestrator) methodNote(f Funnel) string {
 		fmt.Fprintf(&b, " Round %d looked for what was missing (%s)", r.Round, orNone(r.Missing0))
 		var how []string
 		if len(r.Queries) > 0 {
-			how = append(how, fmt.Sprintf("with %d new queries", len(r.Queries)))
+			how = append(how, fmt.Sprintf("with %s", plural(len(r.Queries), "new query", "new queries")))
 		}
 		if len(r.Chased) > 0 {
-			how = append(how, fmt.Sprintf("by following the references and citing works of %d sources", len(r.Chased)))
+			how = append(how, "by following the references and citing works of "+plural(len(r.Chased), "source", "sources"))
 		}
 		if len(how) > 0 {
 			b.WriteString(" " + strings.Join(how, " and "))
 		}
-		fmt.Fprintf(&b, ": %d new candidates, %d read, %d analysed.", r.Found, r.Read, r.Analysed)
+		fmt.Fprintf(&b, ": %s, %d read, %d analysed.", plural(r.Found, "new candidate", "new candidates"), r.Read, r.Analysed)
 	}
 	if len(o.st.Rounds) > 0 {
 		if last := o.st.Rounds[len(o.st.Rounds)-1]; len(last.Missing) > 0 {
@@ -93,4 +93,11 @@ func (o *orchestrator) methodNote(f Funnel) string {
 		}
 	}
 	return b.String()
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

@@ -67,7 +67,7 @@ func (f *flow) rounds(ctx context.Context) error {
 		f.mu.Lock()
 		found0, read0, analysed0 := len(f.distinct), len(f.claimed), f.counts.analysed
 		f.mu.Unlock()
-		sum := RoundSummary{Round: round}
+		sum := RoundSummary{Round: round, Queries: []string{}, Chased: []string{}, Missing: []string{}}
 		research := f.researchAll
 		if round == 1 {
 			for _, sq := range o.st.Plan.SubQuestions {
@@ -86,7 +86,7 @@ func (f *flow) rounds(ctx context.Context) error {
 			plans := next
 			research = func(ctx context.Context) error {
 				chased, err := f.researchLater(ctx, round, plans)
-				sum.Chased = chased
+				sum.Chased = append(sum.Chased, chased...)
 				return err
 			}
 		}
