@@ -38,7 +38,7 @@ func TestUnreachableHostIsGivenUpForTheRun(t *testing.T) {
 	evs, _ := runToEnd(t, env, env.Options(question))
 	pdfs := 0
 	for _, ev := range evs {
-		if ev.Source != nil && ev.Type == "document_read" && strings.Contains(ev.Message, "could not be reached earlier") {
+		if ev.Source != nil && ev.Type == "document_read" && strings.Contains(ev.Message, "given up earlier") {
 			pdfs++
 		}
 	}

@@ -34,9 +34,12 @@ type FetchOptions struct {
 	// AllowPrivate permits loopback/private/link-local targets (the caller
 	// sets it from RESEARCHTUI_ALLOW_PRIVATE_FETCH=1).
 	AllowPrivate bool
-	MaxBytes     int64         // default 50 MB
-	Timeout      time.Duration // default 60 s
-	MaxRedirects int           // default 5
+	MaxBytes     int64 // default 50 MB
+	// Timeout is a ceiling on one download (default 10 min); downloads are
+	// judged by their progress (Progress) well before it.
+	Timeout      time.Duration
+	Progress     ProgressRule // zero: DefaultProgress
+	MaxRedirects int          // default 5
 	// Transport, when set, replaces the guarded dialer: for tests and
 	// benchmarks that simulate the hosts documents come from. The private
 	// address guard then applies only to literal addresses.
@@ -68,8 +71,9 @@ func NewFetcher(c *Client, opt FetchOptions) *Fetcher {
 		opt.MaxBytes = 50 << 20
 	}
 	if opt.Timeout <= 0 {
-		opt.Timeout = 60 * time.Second
+		opt.Timeout = 10 * time.Minute
 	}
+	opt.Progress = opt.Progress.withDefaults()
 	if opt.MaxRedirects <= 0 {
 		opt.MaxRedirects = 5
 	}
@@ -155,8 +159,13 @@ func (f *Fetcher) FetchGated(ctx context.Context, rawURL string, gate *HostSet) 
 	}
 	hdr := http.Header{"Accept": {"application/pdf, text/html;q=0.9, text/plain;q=0.8, */*;q=0.5"}}
 	resp, err := f.c.get(ctx, u.String(), hdr, getOptions{
-		hc: f.hc, maxBody: f.opt.MaxBytes, timeout: f.opt.Timeout, gate: gate,
-		noRetry: func(err error) bool { return errors.Is(err, ErrBlockedAddress) },
+		hc: f.hc, maxBody: f.opt.MaxBytes, timeout: f.opt.Timeout, gate: gate, progress: &f.opt.Progress,
+		// A download that broke off, stalled or outgrew the cap is not
+		// tried again: it would cost as much and most likely end the same.
+		noRetry: func(err error) bool {
+			var se *StalledError
+			return errors.Is(err, ErrBlockedAddress) || errors.Is(err, ErrBodyTooLarge) || errors.Is(err, errMidBody) || errors.As(err, &se)
+		},
 	})
 	if err != nil {
 		return Document{}, fmt.Errorf("fetch: %w", err)

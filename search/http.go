@@ -298,7 +298,15 @@ type getOptions struct {
 	// gate, when set, is asked before every attempt (after the host's
 	// turn came) and told when the host turned out to be unreachable.
 	gate *HostSet
+	// progress, when set, judges the download by its progress (the
+	// timeout is then only a ceiling).
+	progress *ProgressRule
 }
+
+// errMidBody marks a download that failed after its answer began: it is
+// not retried for documents (the next attempt would most likely fail the
+// same way, and has to start over).
+var errMidBody = errors.New("the download broke off")
 
 func (c *Client) get(ctx context.Context, rawURL string, header http.Header, o getOptions) (*Response, error) {
 	u, err := url.Parse(rawURL)
@@ -349,7 +357,8 @@ func (c *Client) attempts(ctx context.Context, u *url.URL, header http.Header, o
 			return nil, &UnreachableError{Host: u.Host}
 		}
 		resp, err := c.once(ctx, u.String(), header, o)
-		if err != nil && IsUnreachable(err) {
+		var stalled *StalledError
+		if err != nil && (IsUnreachable(err) || errors.As(err, &stalled)) {
 			o.gate.Add(u.Host)
 		}
 		last := attempt >= c.opt.Retries
@@ -389,6 +398,12 @@ func (c *Client) attempts(ctx context.Context, u *url.URL, header http.Header, o
 func (c *Client) once(ctx context.Context, rawURL string, header http.Header, o getOptions) (*Response, error) {
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
+	var watch *progressWatch
+	if o.progress != nil {
+		var stop func()
+		ctx, watch, stop = watchProgress(ctx, *o.progress, hostOfURL(rawURL))
+		defer stop()
+	}
 	method := o.method
 	if method == "" {
 		method = http.MethodGet
@@ -409,20 +424,50 @@ func (c *Client) once(ctx context.Context, rawURL string, header http.Header, o 
 	}
 	resp, err := o.hc.Do(req)
 	if err != nil {
+		if se := stalledCause(ctx); se != nil {
+			return nil, se
+		}
 		return nil, &TransportError{Host: req.URL.Host, Err: err, Timeout: o.timeout}
 	}
 	defer resp.Body.Close()
+	var bodyReader io.Reader = resp.Body
+	if watch != nil {
+		watch.started.Store(true)
+		bodyReader = watch.reader(resp.Body)
+	}
 	if resp.ContentLength > o.maxBody {
 		return nil, fmt.Errorf("GET %s: %w (%d bytes, limit %d)", redactURL(rawURL), ErrBodyTooLarge, resp.ContentLength, o.maxBody)
 	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, o.maxBody+1))
+	body, err := io.ReadAll(io.LimitReader(bodyReader, o.maxBody+1))
 	if err != nil {
+		if se := stalledCause(ctx); se != nil {
+			return nil, se
+		}
+		if watch != nil {
+			return nil, fmt.Errorf("GET %s: %w after %s: %w", redactURL(rawURL), errMidBody, sizeText(watch.count.Load()), err)
+		}
 		return nil, fmt.Errorf("GET %s: reading body: %w", redactURL(rawURL), err)
 	}
 	if int64(len(body)) > o.maxBody {
 		return nil, fmt.Errorf("GET %s: %w (limit %d bytes)", redactURL(rawURL), ErrBodyTooLarge, o.maxBody)
 	}
 	return &Response{Status: resp.StatusCode, Header: resp.Header, Body: body, URL: resp.Request.URL.String()}, nil
+}
+
+// stalledCause is the *StalledError a progress watch cancelled ctx with.
+func stalledCause(ctx context.Context) *StalledError {
+	var se *StalledError
+	if errors.As(context.Cause(ctx), &se) {
+		return se
+	}
+	return nil
+}
+
+func hostOfURL(raw string) string {
+	if u, err := url.Parse(raw); err == nil {
+		return u.Host
+	}
+	return raw
 }
 
 // backoff is BaseBackoff·2^attempt with "equal jitter" (half fixed, half random).

@@ -29,9 +29,9 @@ func IsUnreachable(err error) bool {
 	return errors.As(err, &op) && op.Op == "dial"
 }
 
-// HostSet is a set of hosts found unreachable, shared by the downloads of
-// one research run: once a host refuses connections or does not resolve,
-// its other links are not tried (nor do they wait for the host's turn
+// HostSet is a set of hosts given up, shared by the downloads of one
+// research run: once a host refuses connections, does not resolve or lets
+// a download stall, its other links are not tried (nor do they wait for the host's turn
 // under its rate limit). The zero value is empty; a nil set holds nothing.
 type HostSet struct {
 	mu sync.Mutex
@@ -61,10 +61,10 @@ func (h *HostSet) Add(host string) {
 	h.m[host] = true
 }
 
-// UnreachableError is a download not attempted because its host was found
-// unreachable earlier in the run.
+// UnreachableError is a download not attempted because its host was given
+// up earlier in the run (it could not be reached, or it stalled).
 type UnreachableError struct{ Host string }
 
 func (e *UnreachableError) Error() string {
-	return e.Host + " could not be reached earlier in this run"
+	return e.Host + " was given up earlier in this run (unreachable or stalled)"
 }
