@@ -75,6 +75,7 @@ func (c *Config) defaultOptions() pipeline.Options {
 		o.MaxRevisions = *c.MaxRevisions
 	}
 	o.Rounds = c.Rounds
+	o.Deadline, o.Grace = c.deadline, c.grace
 	return o
 }
 

@@ -18,6 +18,7 @@ import (
 // runFlags are the flags of run and resume (DESIGN §3).
 type runFlags struct {
 	model, embedModel, backend, sources, depth, review, out string
+	deadline                                                string
 	maxRevisions, budgetTokens, rounds                      int
 	json, think                                             bool
 }
@@ -32,6 +33,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.review, "review", pipeline.ReviewApprove, "what to do with reviewer requests: approve|reject|ask")
 	fl.IntVar(&f.maxRevisions, "max-revisions", 2, "revision rounds at most")
 	fl.IntVar(&f.budgetTokens, "budget-tokens", 0, "stop optional work after this many tokens (0: no limit)")
+	fl.StringVar(&f.deadline, "deadline", "", "stop new work after this long (e.g. 90s, 5m) and write from what is analysed")
 	fl.IntVar(&f.rounds, "rounds", 0, "follow-up research rounds for what is still missing (default by depth: quick 0, standard 1, deep 2)")
 	fl.StringVar(&f.out, "out", "", "write the report to FILE (default: stdout)")
 	fl.BoolVar(&f.json, "json", false, "print progress as NDJSON events on stdout")
@@ -69,6 +71,9 @@ func (f *runFlags) apply(cfg *Config, changed func(string) bool) {
 	if changed("rounds") {
 		cfg.Rounds = &f.rounds
 	}
+	if changed("deadline") {
+		cfg.Deadline = f.deadline
+	}
 }
 
 // config checks the flags and returns the config with them applied.
@@ -83,6 +88,9 @@ func (f *runFlags) config(cmd *cobra.Command) (*Config, error) {
 		return nil, err
 	}
 	f.apply(cfg, cmd.Flags().Changed)
+	if err := cfg.parseDurations(); err != nil {
+		return nil, err
+	}
 	return cfg, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/pelletier/go-toml/v2"
 )
@@ -37,6 +38,12 @@ type Config struct {
 	Think bool `toml:"think"`
 	// FullText turns full-text downloads (PDF, HTML) on or off; on by default.
 	FullText *bool `toml:"full_text"`
+	// Deadline (e.g. "90s", "10m"; empty: none) is how long a run may
+	// research before it stops starting new work and writes.
+	Deadline string `toml:"deadline"`
+	// StragglerGrace is how long one download may hold a sub-question
+	// whose other sources are analysed ("20s" by default).
+	StragglerGrace string `toml:"straggler_grace"`
 	// ModelParallel is how many chat requests the model server answers at
 	// once (Ollama's OLLAMA_NUM_PARALLEL, 1 by default; per host of a
 	// pool). researchtui queues the rest itself. 0: OLLAMA_NUM_PARALLEL
@@ -48,6 +55,30 @@ type Config struct {
 
 	configPath string
 	dataDir    string
+	// deadline and grace are Deadline and StragglerGrace parsed.
+	deadline, grace time.Duration
+}
+
+// parseDurations reads Deadline and StragglerGrace; a bad value is the
+// person's to fix (exit 2).
+func (c *Config) parseDurations() error {
+	parse := func(name, v string) (time.Duration, error) {
+		v = strings.TrimSpace(v)
+		if v == "" {
+			return 0, nil
+		}
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return 0, fmt.Errorf("%w: %s %q is not a duration like 90s or 10m", errUsage, name, v)
+		}
+		return d, nil
+	}
+	var err error
+	if c.deadline, err = parse("deadline", c.Deadline); err != nil {
+		return err
+	}
+	c.grace, err = parse("straggler_grace", c.StragglerGrace)
+	return err
 }
 
 const (
@@ -111,6 +142,9 @@ func loadConfig() (*Config, error) {
 	}
 	if c.Theme == "" {
 		c.Theme = "auto"
+	}
+	if err := c.parseDurations(); err != nil {
+		return nil, err
 	}
 	return c, nil
 }

@@ -132,11 +132,13 @@ func BenchmarkRealWorldRun(b *testing.B) {
 		realistic bool
 		parallel  int
 		gaps      bool
+		deadline  time.Duration
 	}{
-		{"answers=short/parallel=1", false, 1, false}, // the scripted model's terse answers
-		{"answers=8B/parallel=1", true, 1, false},     // answers as long as an 8B model's
-		{"answers=8B/parallel=2", true, 2, false},     // OLLAMA_NUM_PARALLEL=2
-		{"answers=8B/gaps", true, 1, true},            // a gap remains: one follow-up round
+		{"answers=short/parallel=1", false, 1, false, 0},              // the scripted model's terse answers
+		{"answers=8B/parallel=1", true, 1, false, 0},                  // answers as long as an 8B model's
+		{"answers=8B/parallel=2", true, 2, false, 0},                  // OLLAMA_NUM_PARALLEL=2
+		{"answers=8B/gaps", true, 1, true, 0},                         // a gap remains: one follow-up round
+		{"answers=8B/deadline=30s", true, 1, false, 30 * time.Second}, // --deadline 30s
 	}
 	for _, wd := range worlds {
 		realistic, parallel := wd.realistic, wd.parallel
@@ -153,7 +155,7 @@ func BenchmarkRealWorldRun(b *testing.B) {
 				b.StartTimer()
 				start := time.Now()
 				r, err := w.engine.Start(context.Background(), pipeline.Options{Question: "How is software testing studied, and how are language models given tools for chemistry?",
-					Model: pipelinetest.Model, EmbedModel: pipelinetest.EmbedModel, Sources: []string{"arxiv", "openalex"}, MaxRevisions: 2})
+					Model: pipelinetest.Model, EmbedModel: pipelinetest.EmbedModel, Sources: []string{"arxiv", "openalex"}, MaxRevisions: 2, Deadline: wd.deadline})
 				if err != nil {
 					b.Fatal(err)
 				}

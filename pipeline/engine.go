@@ -60,6 +60,9 @@ type Run struct {
 
 	session store.Session
 	err     error
+
+	cut      *cutoff   // WriteNow and the deadline
+	deadline time.Time // zero: none
 }
 
 // ID is the session ID.
@@ -195,6 +198,7 @@ func (e *Engine) launch(parent context.Context, sess store.Session, opt Options,
 		cancel:   cancel,
 		done:     make(chan struct{}),
 		decision: make(chan Decision, 1),
+		cut:      newCutoff(),
 	}
 	r.em = newEmitter(sess.ID, lastSeq, e.now, func(evs []Event) error {
 		return e.persistEvents(sess.ID, evs)
@@ -211,6 +215,12 @@ func (e *Engine) launch(parent context.Context, sess store.Session, opt Options,
 	}
 	if opt.MaxSteps > 0 {
 		o.plan.MaxSteps = opt.MaxSteps
+	}
+	o.cut = r.cut
+	if opt.Deadline > 0 {
+		r.deadline = o.started.Add(opt.Deadline)
+		t := time.AfterFunc(opt.Deadline, func() { r.cut.cut("skipped at the deadline") })
+		defer func() { go func() { <-r.done; t.Stop() }() }()
 	}
 	go func() {
 		defer cancel()

@@ -66,8 +66,10 @@ type flow struct {
 	counts     struct{ read, full, chunks, analysed int }
 	ran        map[string]bool // queries run, normalised (normQuery)
 	summaries  []RoundSummary
-	round      int             // the round running
-	chased     map[string]bool // sources whose citations were followed
+	round      int                  // the round running
+	chased     map[string]bool      // sources whose citations were followed
+	reading    map[string]*inflight // downloads under way (cutoff.go)
+	skipped    map[string]bool      // not analysed because of the cutoff
 }
 
 // stageGather runs research, read, index and analyse as one flow, in
@@ -91,6 +93,8 @@ func (o *orchestrator) stageGather(ctx context.Context) error {
 		analyses:   map[string]Analysis{},
 		ran:        map[string]bool{},
 		chased:     map[string]bool{},
+		reading:    map[string]*inflight{},
+		skipped:    map[string]bool{},
 	}
 	start := time.Now()
 	o.stageStart(StageResearch, fmt.Sprintf("searching %v, ranking what is found", o.st.Plan.Sources))
@@ -129,6 +133,8 @@ func (f *flow) runRound(ctx context.Context, research func(context.Context) erro
 		defer close(f.readCh)
 		return research(gctx)
 	})
+	readDone := make(chan struct{})
+	go f.watchStragglers(readDone)
 	var readers sync.WaitGroup
 	for range readerCount(o.engine.workers()) {
 		readers.Add(1)
@@ -139,6 +145,7 @@ func (f *flow) runRound(ctx context.Context, research func(context.Context) erro
 	}
 	g.Go(func() error {
 		readers.Wait()
+		close(readDone)
 		close(f.indexCh)
 		if n, why := o.fetchFailures.take(); n > 0 && gctx.Err() == nil {
 			o.warn(StageRead, "reader", "%d full texts could not be downloaded (e.g. %s); those sources are read from their abstracts", n, why)
@@ -181,6 +188,9 @@ func (o *orchestrator) restoreGather() (bool, error) {
 	}
 	o.st.Found = &found
 	if _, err := o.loadCheckpoint(checkpointRounds, &o.st.Rounds); err != nil {
+		return false, err
+	}
+	if _, err := o.loadCheckpoint(checkpointUnread, &o.st.Unread); err != nil {
 		return false, err
 	}
 	for _, k := range keys {
@@ -403,7 +413,9 @@ func (f *flow) apply(ctx context.Context, sq SubQuestion, unit researchUnit, res
 func (f *flow) readLoop(ctx context.Context) error {
 	for rec := range f.readCh {
 		f.progress(rec, StateReading, "")
-		chunks, full, err := f.o.readSource(ctx, rec)
+		rctx, done := f.startRead(ctx, rec.Key)
+		chunks, full, err := f.o.readSource(rctx, rec)
+		done()
 		if err != nil {
 			return err
 		}
@@ -510,6 +522,15 @@ func (f *flow) analyse(ctx context.Context, rs readySource) error {
 		f.done(rs.rec, an)
 		return nil
 	}
+	if o.cut.passed() {
+		// Past the deadline (or "write now"): no new model work.
+		f.mu.Lock()
+		f.skipped[key] = true
+		f.mu.Unlock()
+		f.progress(rs.rec, StateSkipped, "not analysed: "+o.cut.reason())
+		o.noteUnread(rs.rec.Title, "not analysed: "+o.cut.reason())
+		return nil
+	}
 	evidence := o.sourceEvidence(rs.rec, rs.chunks, f.vectorsFor(key))
 	if f.breaker.isOpen() || o.meter.exhausted() {
 		an = degradedAnalysis(rs.rec, evidence)
@@ -517,6 +538,15 @@ func (f *flow) analyse(ctx context.Context, rs readySource) error {
 		release, err := o.engine.acquireModel(ctx)
 		if err != nil {
 			return err
+		}
+		if o.cut.passed() { // the deadline came while it waited for the model
+			release()
+			f.mu.Lock()
+			f.skipped[key] = true
+			f.mu.Unlock()
+			f.progress(rs.rec, StateSkipped, "not analysed: "+o.cut.reason())
+			o.noteUnread(rs.rec.Title, "not analysed: "+o.cut.reason())
+			return nil
 		}
 		f.progress(rs.rec, StateAnalysing, "")
 		f.mu.Lock()
@@ -655,6 +685,9 @@ func (f *flow) finish(startAnalyse time.Time) error {
 	}
 	o.st.Rounds = f.summaries
 	if err := o.checkpoint(checkpointRounds, f.summaries); err != nil {
+		return err
+	}
+	if err := o.checkpoint(checkpointUnread, o.st.Unread); err != nil {
 		return err
 	}
 	if err := o.checkpoint("analyse", keys); err != nil {

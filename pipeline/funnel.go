@@ -15,6 +15,9 @@ const checkpointCandidates = "candidates"
 // checkpointRounds holds the research rounds' summaries.
 const checkpointRounds = "rounds"
 
+// checkpointUnread lists the sources cut short on purpose.
+const checkpointUnread = "unread"
+
 // Funnel is how a run narrowed what it found down to what it cited.
 type Funnel struct {
 	Found    int `json:"found"`    // distinct candidates
@@ -91,6 +94,9 @@ func (o *orchestrator) methodNote(f Funnel) string {
 		if last := o.st.Rounds[len(o.st.Rounds)-1]; len(last.Missing) > 0 {
 			fmt.Fprintf(&b, " Still not covered by any source: %s.", strings.Join(last.Missing, ", "))
 		}
+	}
+	if len(o.st.Unread) > 0 {
+		fmt.Fprintf(&b, " Not read in full: %s.", strings.Join(o.st.Unread, "; "))
 	}
 	return b.String()
 }

@@ -59,7 +59,14 @@ func (o *orchestrator) readSource(ctx context.Context, rec search.Record) ([]sto
 	}
 	pages, full, why, noText := o.fetchText(ctx, rec)
 	if ctx.Err() != nil {
-		return nil, false, ctx.Err()
+		skip, ok := skippedOnPurpose(ctx)
+		if !ok {
+			return nil, false, ctx.Err()
+		}
+		// Cut short on purpose (a straggler, the deadline): the abstract
+		// stands in, and the source's status says why.
+		pages, full, why, noText = nil, false, skip, false
+		o.noteUnread(rec.Title, skip)
 	}
 	var chunks []store.Chunk
 	opt := search.ChunkOptions{TargetTokens: 500, OverlapTokens: 50}

@@ -3,8 +3,10 @@ package pipeline
 import (
 	"errors"
 	"fmt"
-	"github.com/researchtui/researchtui/search"
 	"strings"
+	"time"
+
+	"github.com/researchtui/researchtui/search"
 )
 
 // Depth presets.
@@ -53,6 +55,12 @@ type Options struct {
 	// Rounds is how many follow-up research rounds may follow the first
 	// (nil: by depth; quick 0, standard 1, deep 2).
 	Rounds *int `json:"rounds,omitempty"`
+	// Deadline, when set, is how long after its start a run stops
+	// starting new work and writes from what is analysed (--deadline).
+	Deadline time.Duration `json:"deadline,omitempty"`
+	// Grace is how long a straggling download may hold a sub-question
+	// whose other sources are analysed (0: DefaultGrace).
+	Grace time.Duration `json:"grace,omitempty"`
 }
 
 // depthPlan is what a depth means in numbers.
@@ -100,6 +108,9 @@ func (o *Options) Normalize() error {
 	}
 	if o.Rounds != nil && (*o.Rounds < 0 || *o.Rounds > 5) {
 		return fmt.Errorf("%w: --rounds must be between 0 and 5", ErrBadInput)
+	}
+	if o.Deadline < 0 || o.Grace < 0 {
+		return fmt.Errorf("%w: --deadline and the grace period must be positive durations", ErrBadInput)
 	}
 	if o.BudgetTokens < 0 {
 		return fmt.Errorf("%w: --budget-tokens must be 0 or more", ErrBadInput)

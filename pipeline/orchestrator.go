@@ -30,6 +30,7 @@ type orchestrator struct {
 
 	fetchFailures failureTally
 	deadHosts     search.HostSet // download hosts found unreachable in this run
+	cut           *cutoff        // the deadline or "write now": stop starting new work
 
 	warnMu   sync.Mutex // agents warn from many goroutines
 	warnings []string
@@ -45,6 +46,7 @@ type runState struct {
 	Contexts  map[string][]ContextChunk // sub-question ID → retrieved chunks
 	Analyses  []Analysis                // in citation order
 	Rounds    []RoundSummary            // the research rounds
+	Unread    []string                  // sources cut short on purpose, with why
 	Drafts    []string
 	Reviews   []ReviewRequest
 	Decisions []Decision

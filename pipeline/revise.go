@@ -43,6 +43,10 @@ func (o *orchestrator) stageWriteAndReview(ctx context.Context) error {
 	}
 	reviewStart := o.stageStart(StageReview, "reviewing the draft")
 	for round := 1; ; round++ {
+		if o.cut.passed() {
+			o.warn(StageReview, "", "%s: the draft is finalised without further review", o.cut.reason())
+			break
+		}
 		var rv ReviewRequest
 		if ok, err := o.loadCheckpoint(fmt.Sprintf("review/%d", round), &rv); err != nil {
 			return err

@@ -105,8 +105,8 @@ func (f *flow) rounds(ctx context.Context) error {
 		if round > 1 && sum.Analysed == 0 {
 			break // the round added nothing: more of the same won't either
 		}
-		if round == last || o.meter.exhausted() {
-			break
+		if round == last || o.meter.exhausted() || o.cut.passed() || o.overHalfTime() {
+			break // no time or budget for another round
 		}
 		r, err := o.reflect(ctx, round, f)
 		if err != nil {

@@ -75,6 +75,8 @@ func (r *emittingRun) Events() <-chan pipeline.Event    { return r.ch }
 func (r *emittingRun) Done() <-chan struct{}            { return r.done }
 func (r *emittingRun) Pending() *pipeline.ReviewRequest { return nil }
 func (r *emittingRun) Decide(pipeline.Decision) error   { return nil }
+func (r *emittingRun) WriteNow()                        {}
+func (r *emittingRun) Deadline() time.Time              { return time.Time{} }
 func (r *emittingRun) Cancel() {
 	r.once.Do(func() {
 		go func() {

@@ -135,6 +135,10 @@ func decideCmd(h runHandle, d pipeline.Decision) tea.Cmd {
 	return func() tea.Msg { return decidedMsg{id: h.ID(), err: h.Decide(d)} }
 }
 
+func writeNowCmd(h runHandle) tea.Cmd {
+	return func() tea.Msg { h.WriteNow(); return nil }
+}
+
 func cancelCmd(h runHandle) tea.Cmd {
 	return func() tea.Msg { h.Cancel(); return nil }
 }

@@ -33,6 +33,8 @@ type fakeRun struct {
 	decisions []pipeline.Decision
 	cancelled bool
 	pending   *pipeline.ReviewRequest
+	wroteNow  bool      // WriteNow was called
+	deadline  time.Time // what Deadline reports
 }
 
 func newFakeRun(id string) *fakeRun {
@@ -53,6 +55,12 @@ func (r *fakeRun) Decide(d pipeline.Decision) error {
 	r.decisions = append(r.decisions, d)
 	return nil
 }
+func (r *fakeRun) WriteNow() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.wroteNow = true
+}
+func (r *fakeRun) Deadline() time.Time { return r.deadline }
 func (r *fakeRun) Cancel() {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -62,7 +62,7 @@ func (sessionsKeyMap) FullHelp() [][]key.Binding {
 }
 
 type runKeys struct {
-	Cancel, Back, Review, Report key.Binding
+	Cancel, Back, Review, Report, WriteNow key.Binding
 }
 
 var rKeys = runKeys{
@@ -70,6 +70,8 @@ var rKeys = runKeys{
 	Back:   kb([]string{"esc"}, "esc", "sessions (run continues)"),
 	Review: kb([]string{"v"}, "v", "open review"),
 	Report: kb([]string{"enter"}, "enter", "report (when done)"),
+	// s: stop waiting for downloads and research; write from what is analysed.
+	WriteNow: kb([]string{"s"}, "s", "skip downloads, write now"),
 }
 
 type runKeyMap struct{}
@@ -80,7 +82,7 @@ func (runKeyMap) ShortHelp() []key.Binding {
 
 func (runKeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{rKeys.Back, rKeys.Cancel, rKeys.Review, rKeys.Report},
+		{rKeys.Back, rKeys.Cancel, rKeys.Review, rKeys.Report, rKeys.WriteNow},
 		{nav.Up, nav.Down},
 		{gKeys.Theme, gKeys.Help, gKeys.Quit},
 	}

@@ -563,3 +563,25 @@ func TestNewResearchWithNoSourcesTickedIsAuto(t *testing.T) {
 		t.Fatalf("started %+v, want arxiv only", svc.started)
 	}
 }
+
+// TestWriteNowAndTimeLeft: s on the run screen tells the live run to stop
+// waiting and write; a run with a deadline shows the time left.
+func TestWriteNowAndTimeLeft(t *testing.T) {
+	m, svc := newTestModel(t, 120, 40, "dark", false)
+	c := &clock{t: testNow}
+	m.now = c.now
+	r := startScripted(t, m, svc, c, false)
+	r.mu.Lock()
+	r.deadline = testNow.Add(90 * time.Second)
+	r.mu.Unlock()
+	if out := m.render(); !strings.Contains(out, "left") || !strings.Contains(out, "1m30s") {
+		t.Errorf("no time left shown:\n%s", out)
+	}
+	press(t, m, "s")
+	r.mu.Lock()
+	wrote := r.wroteNow
+	r.mu.Unlock()
+	if !wrote || !strings.Contains(m.render(), "writing now") {
+		t.Error("s did not ask the run to write now")
+	}
+}

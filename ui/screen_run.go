@@ -33,6 +33,11 @@ func (m *rootModel) runKey(msg tea.KeyPressMsg) tea.Cmd {
 		if rs != nil && rs.status == "completed" {
 			return m.openReport(rs.id, rs.title)
 		}
+	case key.Matches(msg, rKeys.WriteNow):
+		if rs != nil && rs.live() && rs.h != nil {
+			m.notice = "writing now: downloads still under way are read from their abstracts"
+			return writeNowCmd(rs.h)
+		}
 	}
 	return nil
 }
@@ -303,6 +308,12 @@ func (m *rootModel) runStatusBar(rs *runState, w int, now time.Time) string {
 	}
 	bar += st.StatusKey.Render("cost") + st.Cost.Inherit(st.StatusItem).Render(" "+fmtCost(u.CostUSD)+"  ")
 	bar += item("elapsed", fmtDuration(rs.elapsed(now)))
+	if rs.h != nil && rs.live() {
+		if d := rs.h.Deadline(); !d.IsZero() {
+			left := max(d.Sub(now), 0)
+			bar += item("left", fmtDuration(left))
+		}
+	}
 	bar += item("model", rs.model)
 	bar = " " + bar
 	return st.StatusBar.Render(padRight(bar, w))

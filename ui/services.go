@@ -24,6 +24,10 @@ type runHandle interface {
 	Pending() *pipeline.ReviewRequest
 	Cancel()
 	Done() <-chan struct{}
+	// WriteNow cuts reading and research short and writes from what is
+	// analysed; Deadline is when the run does that by itself (zero: never).
+	WriteNow()
+	Deadline() time.Time
 }
 
 // services is every piece of IO the UI performs. Only Cmds call it, never
