@@ -120,7 +120,7 @@ func (o *orchestrator) fetchText(ctx context.Context, rec search.Record) ([]stri
 	if rec.PDFURL != "" {
 		urls = append(urls, rec.PDFURL)
 	}
-	if rec.URL != "" && rec.Source == "web" {
+	if rec.URL != "" && rec.Source == "web" && rec.URL != rec.PDFURL {
 		urls = append(urls, rec.URL)
 	}
 	if len(urls) == 0 {
