@@ -74,10 +74,10 @@ func TestHostileWebResultsDontHoldTheRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	links := map[string]string{
-		"https://www.python.org/about/gettingstarted/": hostile.URL + "/drip.html",
+		"https://www.python.org/about/gettingstarted/":               hostile.URL + "/drip.html",
 		"https://wiki.nerdvpn.de/wiki/Python_(programming_language)": hostile.URL + "/endless.html",
-		"https://docs.python.org/3/tutorial/index.html":               hostile.URL + "/endless.pdf",
-		"https://www.python.org/downloads/":                           hostile.URL + "/bomb.html",
+		"https://docs.python.org/3/tutorial/index.html":              hostile.URL + "/endless.pdf",
+		"https://www.python.org/downloads/":                          hostile.URL + "/bomb.html",
 	}
 	body := string(recorded)
 	for from, to := range links {
