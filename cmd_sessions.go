@@ -81,6 +81,8 @@ type sessionDetail struct {
 	// Rounds: each research round's queries, chased sources, counts and
 	// the slots still missing after it.
 	Rounds []pipeline.RoundSummary `json:"rounds,omitempty"`
+	// Versions: the report as the run wrote it, then after each follow-up.
+	Versions []pipeline.Version `json:"versions"`
 	// Candidates: every search result considered, with its relevance and
 	// why it was or was not read.
 	Candidates []pipeline.Candidate `json:"candidates"`
@@ -104,6 +106,10 @@ func sessionsShow() *cobra.Command {
 				}
 				if cs, err := pipeline.LoadCandidates(st, s.ID); err == nil && cs != nil {
 					d.Candidates = cs
+				}
+				d.Versions = []pipeline.Version{}
+				if vs, err := pipeline.LoadVersions(st, s.ID); err == nil && vs != nil {
+					d.Versions = vs
 				}
 				out := cmd.OutOrStdout()
 				if asJSON {
@@ -139,6 +145,7 @@ func sessionsShow() *cobra.Command {
 
 func sessionsExport() *cobra.Command {
 	var format, out string
+	var version int
 	cmd := &cobra.Command{
 		Use:   "export ID --format md|html|json|bibtex [--out FILE]",
 		Short: "Export a session's report",
@@ -151,6 +158,11 @@ func sessionsExport() *cobra.Command {
 				rep, err := pipeline.LoadReport(st, args[0])
 				if err != nil {
 					return &exitError{exitFailed, err}
+				}
+				if version != 0 {
+					if rep, err = pipeline.ReportVersion(st, rep, version); err != nil {
+						return fmt.Errorf("%w: %v", errUsage, err)
+					}
 				}
 				data, err := pipeline.ExportReport(rep, format)
 				if err != nil {
@@ -170,6 +182,7 @@ func sessionsExport() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&format, "format", "md", "md|html|json|bibtex")
 	cmd.Flags().StringVar(&out, "out", "", "write to FILE instead of stdout")
+	cmd.Flags().IntVar(&version, "version", 0, "the report version to export (default: the latest)")
 	return cmd
 }
 

@@ -171,6 +171,32 @@ func TestRunHeadlessJSON(t *testing.T) {
 	if f := shown.Funnel; len(shown.Candidates) <= len(readKeys) || f.Read != len(readKeys) || f.Cited != len(shown.Sources) || f.Found < f.Read || f.Analysed < f.Cited {
 		t.Errorf("funnel %+v with %d candidates, %d read, %d cited", f, len(shown.Candidates), len(readKeys), len(shown.Sources))
 	}
+	// A follow-up grows the report as a second version; the first stays.
+	first := shown.Report
+	_, stderr, code, _ = c.run("ask", id, "Which software testing techniques do these papers study?")
+	if code != 0 {
+		t.Fatalf("ask: exit %d: %s", code, stderr)
+	}
+	stdout, _, _, _ = c.run("sessions", "show", id, "--json")
+	var grown struct {
+		Versions []struct {
+			N      int    `json:"n"`
+			Kind   string `json:"kind"`
+			Report string `json:"report"`
+		} `json:"versions"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &grown); err != nil || len(grown.Versions) != 2 || grown.Versions[0].Report != first ||
+		grown.Versions[1].Kind != "follow_up" || !strings.Contains(grown.Versions[1].Report, "## Follow-up:") {
+		t.Errorf("versions after ask: %v %+v", err, grown.Versions)
+	}
+	if out, _, code, _ := c.run("sessions", "export", id, "--version", "1"); code != 0 || strings.TrimSpace(out) != strings.TrimSpace(first) {
+		t.Errorf("export --version 1: exit %d", code)
+	}
+	for _, bad := range [][]string{{"ask", id, "  "}, {"ask", "nope", "why?"}, {"ask", id}} {
+		if _, stderr, code, _ := c.run(bad...); code != 2 {
+			t.Errorf("%q: exit %d, want 2 (%s)", bad, code, stderr)
+		}
+	}
 	stdout, _, code, _ = c.run("sessions", "export", id, "--format", "bibtex")
 	entries := strings.Count("\n"+stdout, "\n@")
 	if code != 0 || entries != len(shown.Sources) {

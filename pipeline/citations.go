@@ -72,9 +72,18 @@ func stripReferences(md string) string {
 
 // checkCitations resolves every [n] against n sources: valid ones are
 // renumbered in order of first use, invalid ones are removed.
-func checkCitations(md string, n int) citationCheck {
+func checkCitations(md string, n int) citationCheck { return checkCitationsPinned(md, n, 0) }
+
+// checkCitationsPinned is checkCitations with sources 1..pinned keeping
+// their numbers (a follow-up keeps the report's references where they
+// were); later sources are numbered after them in order of first use.
+func checkCitationsPinned(md string, n, pinned int) citationCheck {
 	res := citationCheck{}
 	newNum := map[int]int{}
+	for i := 1; i <= min(pinned, n); i++ {
+		res.order = append(res.order, i)
+		newNum[i] = i
+	}
 	var b strings.Builder
 	last := 0
 	for _, m := range citeGroup.FindAllStringSubmatchIndex(md, -1) {

@@ -163,8 +163,12 @@ func (e *Engine) Resume(ctx context.Context, id string, decision *Decision) (*Ru
 		}
 		return nil, err
 	}
-	if sess.Status == store.StatusCompleted {
-		return nil, fmt.Errorf("%w: session %s is already completed", ErrBadInput, id)
+	fu, err := e.pendingFollowUp(id)
+	if err != nil {
+		return nil, err
+	}
+	if sess.Status == store.StatusCompleted && fu == nil {
+		return nil, fmt.Errorf("%w: session %s is already completed (ask it a follow-up with `researchtui ask %s QUESTION`)", ErrBadInput, id, id)
 	}
 	var opt Options
 	if err := json.Unmarshal(sess.Options, &opt); err != nil {
@@ -172,6 +176,9 @@ func (e *Engine) Resume(ctx context.Context, id string, decision *Decision) (*Ru
 	}
 	if err := opt.Normalize(); err != nil {
 		return nil, err
+	}
+	if fu != nil {
+		opt.Question = fu.Question
 	}
 	if !e.claim(id) {
 		return nil, fmt.Errorf("%w: %s", ErrRunning, id)
@@ -188,10 +195,15 @@ func (e *Engine) Resume(ctx context.Context, id string, decision *Decision) (*Ru
 		e.release(id)
 		return nil, err
 	}
-	return e.launch(ctx, sess, opt, decision, lastSeq)
+	return e.launchWith(ctx, sess, opt, decision, lastSeq, fu)
 }
 
 func (e *Engine) launch(parent context.Context, sess store.Session, opt Options, decision *Decision, lastSeq int64) (*Run, error) {
+	return e.launchWith(parent, sess, opt, decision, lastSeq, nil)
+}
+
+// launchWith starts a run; fu, when set, makes it a follow-up (followup.go).
+func (e *Engine) launchWith(parent context.Context, sess store.Session, opt Options, decision *Decision, lastSeq int64, fu *followUp) (*Run, error) {
 	ctx, cancel := context.WithCancel(parent)
 	r := &Run{
 		id:       sess.ID,
@@ -215,6 +227,10 @@ func (e *Engine) launch(parent context.Context, sess store.Session, opt Options,
 	}
 	if opt.MaxSteps > 0 {
 		o.plan.MaxSteps = opt.MaxSteps
+	}
+	if fu != nil {
+		o.follow = fu
+		o.plan.SubQuestions = min(o.plan.SubQuestions, 2)
 	}
 	o.cut = r.cut
 	if opt.Deadline > 0 {

@@ -32,20 +32,31 @@ func TestKilledRunChild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	client := search.NewClient(search.ClientOptions{BaseBackoff: time.Millisecond, Retries: 1})
 	src := os.Getenv("RESEARCHTUI_KILL_CHILD_SOURCES")
-	client.SetHostLimit(strings.TrimPrefix(src, "http://"), 0)
-	e := &pipeline.Engine{Store: st, LLM: backend, Sources: map[string]search.Source{
-		"arxiv":    search.NewArxiv(client, src+"/arxiv/api/query"),
-		"openalex": search.NewOpenAlex(client, src+"/openalex", ""),
-	}}
-	r, err := e.Start(context.Background(), pipeline.Options{Question: question, Model: pipelinetest.Model, EmbedModel: pipelinetest.EmbedModel, Sources: []string{"arxiv", "openalex"}, MaxRevisions: 2})
+	e := killEngine(st, backend, src)
+	var r *pipeline.Run
+	if q := os.Getenv("RESEARCHTUI_KILL_CHILD_ASK"); q != "" {
+		sessions, _ := st.ListSessions()
+		r, err = e.Ask(context.Background(), sessions[0].ID, q, nil)
+	} else {
+		r, err = e.Start(context.Background(), pipeline.Options{Question: question, Model: pipelinetest.Model, EmbedModel: pipelinetest.EmbedModel, Sources: []string{"arxiv", "openalex"}, MaxRevisions: 2})
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
 	for range r.Events() {
 	}
 	time.Sleep(time.Minute) // the parent kills us long before
+}
+
+// killEngine is an engine on the parent's fakes.
+func killEngine(st *store.Store, backend llm.Backend, src string) *pipeline.Engine {
+	client := search.NewClient(search.ClientOptions{BaseBackoff: time.Millisecond, Retries: 1})
+	client.SetHostLimit(strings.TrimPrefix(src, "http://"), 0)
+	return &pipeline.Engine{Store: st, LLM: backend, Sources: map[string]search.Source{
+		"arxiv":    search.NewArxiv(client, src+"/arxiv/api/query"),
+		"openalex": search.NewOpenAlex(client, src+"/openalex", ""),
+	}}
 }
 
 var analysedTitle = regexp.MustCompile(`(?m)^Source: (.+) \(`)
@@ -56,21 +67,37 @@ var analysedTitle = regexp.MustCompile(`(?m)^Source: (.+) \(`)
 // store: no finished unit's model call is made again (planner, an analysed
 // source's analyst), and the run completes.
 func TestKillMidFlowThenResume(t *testing.T) {
-	killMidFlow(t, &pipelinetest.Script{RevisionRounds: 1}, func(analysts, reflectors int) bool { return analysts >= 3 })
+	killMidFlow(t, &pipelinetest.Script{RevisionRounds: 1}, func(analysts, reflectors int) bool { return analysts >= 3 }, "")
+}
+
+// TestKillDuringAFollowUpThenResume kills the process while a follow-up
+// reads and analyses new sources; resume finishes it repeating nothing.
+func TestKillDuringAFollowUpThenResume(t *testing.T) {
+	script := &pipelinetest.Script{
+		FollowUpTopics: []pipelinetest.Topic{{Question: "What is known about Luttinger liquids of helium in nanopores?", Strict: "luttinger liquid helium nanopores", Moderate: "luttinger liquid", Broad: "helium"}},
+		GapQueries:     []string{"del_maestro luttinger liquids"},
+	}
+	killMidFlow(t, script, func(analysts, reflectors int) bool { return analysts >= 10 }, "What is known about Luttinger liquids of helium in nanopores?")
+	if n := script.Calls(pipelinetest.Planner); n != 2 {
+		t.Errorf("%d planner calls for a run and its follow-up, over a kill; want 2", n)
+	}
 }
 
 // TestKillInRoundTwoThenResume does the same during a follow-up round:
 // reflection has run and round 2's analysts are at work.
 func TestKillInRoundTwoThenResume(t *testing.T) {
 	script := &pipelinetest.Script{RevisionRounds: 1, MissingSlot: "open problems", GapQueries: []string{"del_maestro luttinger liquids"}}
-	before := killMidFlow(t, script, func(analysts, reflectors int) bool { return reflectors >= 1 && analysts >= 10 })
+	before := killMidFlow(t, script, func(analysts, reflectors int) bool { return reflectors >= 1 && analysts >= 10 }, "")
 	if script.Calls(pipelinetest.Reflector) != 1 {
 		t.Errorf("reflection ran %d times over the kill and the resume, want once", script.Calls(pipelinetest.Reflector))
 	}
 	_ = before
 }
 
-func killMidFlow(t *testing.T, script *pipelinetest.Script, killWhen func(analysts, reflectors int) bool) []ollamafake.Logged {
+// killMidFlow runs a session in a child process and kills it when killWhen
+// says so; with ask set, the session is first run to its end here and the
+// child asks it that follow-up.
+func killMidFlow(t *testing.T, script *pipelinetest.Script, killWhen func(analysts, reflectors int) bool, ask string) []ollamafake.Logged {
 	if testing.Short() {
 		t.Skip("starts a child process")
 	}
@@ -80,9 +107,19 @@ func killMidFlow(t *testing.T, script *pipelinetest.Script, killWhen func(analys
 	dir := t.TempDir()
 	db := dir + "/researchtui.db"
 	env.Store.Close() // the child owns its own store; this env only lends its source fake
+	if ask != "" {
+		st, err := store.Open(db, store.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		backend, _ := llm.NewOllama(oll.URL, llm.OllamaOptions{})
+		first := &pipelinetest.Env{Engine: killEngine(st, backend, env.Sources.URL)}
+		runToEnd(t, first, pipeline.Options{Question: question, Model: pipelinetest.Model, EmbedModel: pipelinetest.EmbedModel, Sources: []string{"arxiv", "openalex"}, MaxRevisions: 2})
+		st.Close()
+	}
 
 	cmd := exec.Command(os.Args[0], "-test.run=^TestKilledRunChild$", "-test.v")
-	cmd.Env = append(os.Environ(), "RESEARCHTUI_KILL_CHILD_DB="+db, "RESEARCHTUI_KILL_CHILD_OLLAMA="+oll.URL, "RESEARCHTUI_KILL_CHILD_SOURCES="+env.Sources.URL)
+	cmd.Env = append(os.Environ(), "RESEARCHTUI_KILL_CHILD_DB="+db, "RESEARCHTUI_KILL_CHILD_OLLAMA="+oll.URL, "RESEARCHTUI_KILL_CHILD_SOURCES="+env.Sources.URL, "RESEARCHTUI_KILL_CHILD_ASK="+ask)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

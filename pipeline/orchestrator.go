@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -37,6 +38,20 @@ type orchestrator struct {
 
 	st       runState
 	subqVecs [][]float32 // sub-question embeddings, when already computed
+
+	// follow, when set, makes this run a follow-up question inside a
+	// finished session (followup.go); its checkpoints are prefixed.
+	follow *followUp
+}
+
+// unitName is a checkpoint's name in the store: a follow-up's stages live
+// under their own prefix, while a source's read and analysis are the
+// session's, whichever run did them.
+func (o *orchestrator) unitName(name string) string {
+	if o.follow == nil || strings.HasPrefix(name, "read/") || strings.HasPrefix(name, "analyse/") {
+		return name
+	}
+	return fmt.Sprintf("fu%d/%s", o.follow.N, name)
 }
 
 // runState is everything the stages produce; each field is checkpointed.
@@ -73,7 +88,12 @@ func (o *orchestrator) warningList() []string {
 func (o *orchestrator) execute(ctx context.Context) (store.Session, error) {
 	o.meter = &meter{model: o.opt.Model, usage: o.usage, steps: o.session.Steps, maxSteps: o.plan.MaxSteps, budget: o.opt.BudgetTokens}
 	o.emit(Event{Type: RunStarted, Message: o.opt.Question})
-	err := o.stages(ctx)
+	var err error
+	if o.follow != nil {
+		err = o.followUpStages(ctx)
+	} else {
+		err = o.stages(ctx)
+	}
 	return o.conclude(ctx, err)
 }
 
@@ -141,6 +161,7 @@ func (o *orchestrator) conclude(ctx context.Context, runErr error) (store.Sessio
 // usage so far, in one transaction, so a resume neither repeats the work nor
 // loses its cost.
 func (o *orchestrator) checkpoint(name string, v any) error {
+	name = o.unitName(name)
 	raw, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -183,7 +204,7 @@ func storeUsage(t UsageTotals) store.Usage {
 
 // loadCheckpoint reads a checkpoint into v; ok is false when there is none.
 func (o *orchestrator) loadCheckpoint(name string, v any) (bool, error) {
-	raw, ok, err := o.engine.Store.Checkpoint(o.session.ID, name)
+	raw, ok, err := o.engine.Store.Checkpoint(o.session.ID, o.unitName(name))
 	if err != nil || !ok {
 		return false, err
 	}

@@ -103,7 +103,7 @@ func (o *orchestrator) stagePlan(ctx context.Context) error {
 	req := llm.ChatRequest{
 		Messages: []llm.Message{
 			{Role: "system", Content: fmt.Sprintf(plannerSystem, minQ, o.plan.SubQuestions)},
-			{Role: "user", Content: "Research question: " + o.opt.Question},
+			{Role: "user", Content: o.planPrompt()},
 		},
 		Schema:      json.RawMessage(planSchema),
 		Temperature: ptr(0.2),
@@ -126,7 +126,7 @@ func (o *orchestrator) stagePlan(ctx context.Context) error {
 		return err
 	}
 	_, err = o.engine.Store.UpdateSession(o.session.ID, func(s *store.Session) error {
-		if p.Title != "" {
+		if p.Title != "" && o.follow == nil {
 			s.Title = shortTitle(p.Title)
 		}
 		return nil
@@ -135,6 +135,14 @@ func (o *orchestrator) stagePlan(ctx context.Context) error {
 		return err
 	}
 	return o.stageDone(StagePlan, start, fmt.Sprintf("%d sub-questions", len(p.SubQuestions)))
+}
+
+// planPrompt is the planner's question; a follow-up's says what it follows.
+func (o *orchestrator) planPrompt() string {
+	if o.follow != nil {
+		return fmt.Sprintf("Research question (a follow-up to a finished report on %q): %s", o.session.Question, o.opt.Question)
+	}
+	return "Research question: " + o.opt.Question
 }
 
 func validatePlan(p *Plan) error {

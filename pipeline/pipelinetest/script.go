@@ -83,6 +83,9 @@ type Script struct {
 	// reflection writes the first); past the list it writes a query made of
 	// the missing slot's words and the round number.
 	GapQueries []string
+	// FollowUpTopics are what the planner writes for a follow-up question
+	// (default: the first of the run's topics).
+	FollowUpTopics []Topic
 	// BogusCitation makes the writer also cite a source number that does
 	// not exist, which finalise must remove.
 	BogusCitation bool
@@ -136,6 +139,9 @@ func (s *Script) Responder() ollamafake.Responder {
 		user := lastUser(call)
 		switch kind {
 		case Planner:
+			if strings.Contains(user, "a follow-up to") {
+				return ollamafake.Reply{Content: s.followUpPlan()}
+			}
 			return ollamafake.Reply{Content: s.plan(user)}
 		case Analyst:
 			if s.Realistic {
@@ -143,8 +149,14 @@ func (s *Script) Responder() ollamafake.Responder {
 			}
 			return ollamafake.Reply{Content: s.withSlots(analysis(user), user)}
 		case Reflector:
+			if strings.Contains(user, "evidence from the session:") {
+				return ollamafake.Reply{Content: s.coverage(user)}
+			}
 			return ollamafake.Reply{Content: s.reflect(user, n)}
 		case Writer:
+			if strings.Contains(user, "Follow-up question:") {
+				return ollamafake.Reply{Content: section(user)}
+			}
 			rep := s.report(user)
 			if s.Realistic {
 				rep = lengthen(rep, user)
@@ -391,4 +403,67 @@ func (s *Script) reflect(user string, n int) string {
 	}
 	b, _ := json.Marshal(map[string]any{"sub_questions": subs})
 	return string(b)
+}
+
+func (s *Script) followUpPlan() string {
+	topics := s.FollowUpTopics
+	if len(topics) == 0 {
+		topics = []Topic{{"Which software testing techniques are studied in these papers?", "software testing techniques", "software testing", "testing"}}
+	}
+	var subs []map[string]any
+	for _, t := range topics {
+		subs = append(subs, map[string]any{"question": t.Question, "queries": map[string]string{"strict": t.Strict, "moderate": t.Moderate, "broad": t.Broad},
+			"slots": []string{"key findings"}})
+	}
+	b, _ := json.Marshal(map[string]any{"title": "Follow-up", "intent": "cs_physics", "canonical_term": "testing", "sub_questions": subs})
+	return string(b)
+}
+
+var coverageBlock = regexp.MustCompile(`(?m)^- (q\d+): (.+)\n  slots: .*\n  evidence from the session:\n((?:    .*\n?)*)`)
+
+// coverage says a follow-up sub-question is answered when most of its
+// words are in the session's passages, as a careful reader would judge.
+func (s *Script) coverage(user string) string {
+	subs := []map[string]any{}
+	for _, m := range coverageBlock.FindAllStringSubmatch(user, -1) {
+		evidence := strings.ToLower(m[3])
+		var words, found int
+		for _, w := range strings.Fields(strings.ToLower(m[2])) {
+			w = strings.Trim(w, "?,.;:")
+			if len(w) < 5 {
+				continue
+			}
+			words++
+			if strings.Contains(evidence, w) {
+				found++
+			}
+		}
+		if words > 0 && 2*found >= words {
+			continue
+		}
+		q := strings.Join(strings.Fields(m[2])[:min(4, len(strings.Fields(m[2])))], " ")
+		if len(s.GapQueries) > 0 {
+			q = s.GapQueries[0]
+		}
+		subs = append(subs, map[string]any{"id": m[1], "missing": []string{"key findings"}, "queries": []string{q}})
+	}
+	b, _ := json.Marshal(map[string]any{"sub_questions": subs})
+	return string(b)
+}
+
+// section answers a follow-up from the numbered sources: the first
+// finding of up to three sources, the newest (highest-numbered) first.
+func section(user string) string {
+	srcs := sourceLine.FindAllStringSubmatch(user, -1)
+	blocks := sourceLine.Split(user, -1)
+	var b strings.Builder
+	b.WriteString("The sources answer the follow-up as follows.")
+	for i, n := len(srcs)-1, 0; i >= 0 && n < 3; i, n = i-1, n+1 {
+		finding := "This source is relevant"
+		if f := findingLine.FindStringSubmatch(blocks[i+1]); f != nil {
+			finding = f[1]
+		}
+		fmt.Fprintf(&b, " %s [%s].", strings.TrimSuffix(finding, "."), srcs[i][1])
+	}
+	return b.String()
 }

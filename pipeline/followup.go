@@ -1,0 +1,595 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/researchtui/researchtui/llm"
+	"github.com/researchtui/researchtui/search"
+	"github.com/researchtui/researchtui/store"
+)
+
+// A follow-up is a small run inside a finished session: it plans the new
+// question against what the session holds, asks reflection whether the
+// session's own sources (and the knowledge base) already answer it, searches
+// and reads only for what they don't, and writes a new version of the
+// report: the old one with a "Follow-up" section, or, when the question asks
+// for a change ("shorter", "add a table"), a revised one. References keep
+// their numbers; new sources take the next ones.
+
+// Version is one state of a session's report; earlier versions are never
+// changed.
+type Version struct {
+	N         int       `json:"n"`
+	Kind      string    `json:"kind"` // run | follow_up | revision
+	Question  string    `json:"question"`
+	CreatedAt time.Time `json:"created_at"`
+	Report    string    `json:"report"`
+}
+
+// Version kinds.
+const (
+	VersionRun      = "run"
+	VersionFollowUp = "follow_up"
+	VersionRevision = "revision"
+)
+
+const (
+	checkpointVersions = "versions"
+	checkpointFollowUp = "followup/current"
+)
+
+// followUp is the follow-up a run works on.
+type followUp struct {
+	N        int    `json:"n"` // the version it will make
+	Question string `json:"question"`
+	Done     bool   `json:"done,omitempty"`
+}
+
+// LoadVersions lists a session's report versions, oldest first. A session
+// finished before versions existed has its report as version 1.
+func LoadVersions(st *store.Store, id string) ([]Version, error) {
+	raw, ok, err := st.Checkpoint(id, checkpointVersions)
+	if err != nil {
+		return nil, err
+	}
+	var vs []Version
+	if ok {
+		if err := json.Unmarshal(raw, &vs); err != nil {
+			return nil, fmt.Errorf("session %s has unreadable versions: %w", id, err)
+		}
+		return vs, nil
+	}
+	rep, err := LoadReport(st, id)
+	if err != nil {
+		return nil, nil
+	}
+	sess, err := st.Session(id)
+	if err != nil {
+		return nil, err
+	}
+	return []Version{{N: 1, Kind: VersionRun, Question: sess.Question, CreatedAt: sess.CreatedAt, Report: rep.Markdown}}, nil
+}
+
+// ErrNotFinished is returned when a follow-up is asked of a session that
+// has no finished report to grow.
+var ErrNotFinished = errors.New("the session has no finished report yet")
+
+// Ask starts a follow-up question on a finished session. adjust, when set,
+// changes the session's options for this follow-up (--depth, --sources).
+func (e *Engine) Ask(ctx context.Context, id, question string, adjust func(*Options)) (*Run, error) {
+	question = normalizeQuestion(question)
+	if question == "" {
+		return nil, fmt.Errorf("%w: the follow-up question is empty", ErrBadInput)
+	}
+	if len(question) > MaxQuestionBytes {
+		return nil, fmt.Errorf("%w: the question is %d bytes; keep it under %d", ErrBadInput, len(question), MaxQuestionBytes)
+	}
+	sess, err := e.Store.Session(id)
+	if err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, fmt.Errorf("%w: no session %q (see `researchtui sessions list`)", ErrBadInput, id)
+		}
+		return nil, err
+	}
+	switch sess.Status {
+	case store.StatusCompleted:
+	case store.StatusAwaitingReview:
+		return nil, fmt.Errorf("%w: session %s waits for a review decision; decide it first (`researchtui resume %s`)", ErrBadInput, id, id)
+	case store.StatusRunning:
+		return nil, fmt.Errorf("%w: session %s is running; ask once it has finished", ErrBadInput, id)
+	default:
+		return nil, fmt.Errorf("%w: session %s is %s; resume it (`researchtui resume %s`) and ask once it has finished", ErrBadInput, id, sess.Status, id)
+	}
+	versions, err := LoadVersions(e.Store, id)
+	if err != nil {
+		return nil, err
+	}
+	if len(versions) == 0 {
+		return nil, fmt.Errorf("%w: %w", ErrBadInput, ErrNotFinished)
+	}
+	var opt Options
+	if err := json.Unmarshal(sess.Options, &opt); err != nil {
+		return nil, fmt.Errorf("session %s has unreadable options: %w", id, err)
+	}
+	if adjust != nil {
+		adjust(&opt)
+	}
+	if err := opt.Normalize(); err != nil {
+		return nil, err
+	}
+	if !e.claim(id) {
+		return nil, fmt.Errorf("%w: %s", ErrRunning, id)
+	}
+	fu := followUp{N: len(versions) + 1, Question: question}
+	raw, _ := json.Marshal(fu)
+	lastSeq, err := e.Store.LastSeq(id)
+	if err == nil {
+		sess, err = e.Store.CheckpointAndUpdate(id, checkpointFollowUp, raw, func(s *store.Session) error {
+			s.Status = store.StatusRunning
+			s.Error = ""
+			return nil
+		})
+	}
+	if err != nil {
+		e.release(id)
+		return nil, err
+	}
+	return e.launchFollowUp(ctx, sess, opt, fu, lastSeq)
+}
+
+// pendingFollowUp is the follow-up a session was working on, if any.
+func (e *Engine) pendingFollowUp(id string) (*followUp, error) {
+	raw, ok, err := e.Store.Checkpoint(id, checkpointFollowUp)
+	if err != nil || !ok {
+		return nil, err
+	}
+	var fu followUp
+	if err := json.Unmarshal(raw, &fu); err != nil || fu.Done {
+		return nil, nil
+	}
+	return &fu, nil
+}
+
+func (e *Engine) launchFollowUp(ctx context.Context, sess store.Session, opt Options, fu followUp, lastSeq int64) (*Run, error) {
+	opt.Question = fu.Question
+	return e.launchWith(ctx, sess, opt, nil, lastSeq, &fu)
+}
+
+// revisionAsk recognises follow-ups that ask to change the report rather
+// than to answer something new.
+var revisionAsk = regexp.MustCompile(`(?i)^\s*(please\s+)?(make|rewrite|shorten|condense|summari[sz]e|simplify|restructure|reorganise|reorganize|revise|add a (table|summary|section)|turn|remove|drop)\b|\b(shorter|longer|more concise|less technical|as a table)\b`)
+
+// followUpStages is a follow-up's run: plan, coverage, research for what is
+// missing, write, finalise.
+func (o *orchestrator) followUpStages(ctx context.Context) error {
+	fu := o.follow
+	versions, err := LoadVersions(o.engine.Store, o.session.ID)
+	if err != nil {
+		return err
+	}
+	prev := versions[len(versions)-1]
+	parent, err := LoadReport(o.engine.Store, o.session.ID)
+	if err != nil {
+		return err
+	}
+	// What the session holds: its sources and analyses, in the order of
+	// the report's numbers.
+	var found foundSet
+	if _, err := o.loadRaw("research", &found); err != nil {
+		return err
+	}
+	o.st.Found = &found
+	for _, src := range parent.Sources {
+		var an Analysis
+		if ok, _ := o.loadRaw("analyse/"+src.Key, &an); ok {
+			an.SourceKey = src.Key
+			o.st.Analyses = append(o.st.Analyses, an)
+		} else {
+			rec, _ := o.loadSource(src.Key)
+			o.st.Analyses = append(o.st.Analyses, degradedAnalysis(rec, nil))
+		}
+	}
+	pinned := len(o.st.Analyses)
+	var parentPlan Plan
+	if _, err := o.loadRaw("plan", &parentPlan); err != nil {
+		return err
+	}
+
+	// Plan the follow-up against the session.
+	if err := o.stagePlan(ctx); err != nil {
+		return err
+	}
+	o.st.Plan.Sources = parentPlan.Sources
+	if len(o.opt.Sources) > 0 && !o.opt.AutoSources {
+		o.st.Plan.Sources = o.routeSources(o.st.Plan.Intent)
+	}
+
+	// Coverage: reflection over the session's best passages decides what
+	// is missing; a covered follow-up searches nothing.
+	start := o.stageStart(StageResearch, "looking in the session's sources first")
+	r, err := o.coverage(ctx)
+	if err != nil {
+		return err
+	}
+	var plans []roundPlan
+	for _, s := range r.SubQuestions {
+		for _, sq := range o.st.Plan.SubQuestions {
+			if sq.ID == s.ID && len(s.Queries) > 0 {
+				plans = append(plans, roundPlan{sq: sq, missing: s.Missing, queries: s.Queries})
+			}
+		}
+	}
+	newAnalyses, err := o.followUpResearch(ctx, plans, parent)
+	if err != nil {
+		return err
+	}
+	o.st.Analyses = append(o.st.Analyses, newAnalyses...)
+	o.emit(Event{Type: StageFinished, Stage: StageResearch, Count: len(newAnalyses), Elapsed: time.Since(start),
+		Message: fmt.Sprintf("%d new sources analysed", len(newAnalyses))})
+
+	// Write: a new section, or a revised report.
+	kind := VersionFollowUp
+	if revisionAsk.MatchString(fu.Question) {
+		kind = VersionRevision
+	}
+	wstart := o.stageStart(StageWrite, "writing the follow-up")
+	var draft string
+	if ok, err := o.loadCheckpoint("write/0", &draft); err != nil {
+		return err
+	} else if !ok {
+		body := stripSection(stripReferences(prev.Report), "Method")
+		if kind == VersionRevision {
+			draft, err = o.write(ctx, 1, body, nil, fu.Question)
+		} else {
+			var section string
+			section, err = o.writeSection(ctx)
+			draft = strings.TrimRight(body, "\n ") + "\n\n## Follow-up: " + fu.Question + "\n\n" + strings.TrimSpace(section) + "\n"
+		}
+		if err != nil {
+			return err
+		}
+		if err := o.checkpoint("write/0", draft); err != nil {
+			return err
+		}
+	}
+	o.st.Drafts = append(o.st.Drafts, draft)
+	o.emit(Event{Type: DraftReady, Stage: StageWrite, Text: draft})
+	if err := o.stageDone(StageWrite, wstart, "draft ready"); err != nil {
+		return err
+	}
+	return o.finaliseFollowUp(ctx, kind, pinned, parent)
+}
+
+// loadRaw reads a checkpoint of the session itself, not of the follow-up.
+func (o *orchestrator) loadRaw(name string, v any) (bool, error) {
+	raw, ok, err := o.engine.Store.Checkpoint(o.session.ID, name)
+	if err != nil || !ok {
+		return false, err
+	}
+	return true, json.Unmarshal(raw, v)
+}
+
+const coverageSystem = `You are the reflection agent of a research assistant. A finished report is being asked a follow-up question. For each of the follow-up's sub-questions you get its information slots and the best passages the session's sources already hold.
+Answer with JSON only: "sub_questions": one entry per sub-question the passages do NOT answer, with its "id", "missing" (the slots the passages leave open) and "queries" (1-3 search strings for a scholarly search engine, 2-6 words, aimed at what is missing; no boolean operators, no quotes).
+Leave out sub-questions the passages answer. An empty list means the session already answers the follow-up.`
+
+// coverage asks reflection whether the session's best passages answer the
+// follow-up's sub-questions. Checkpointed.
+func (o *orchestrator) coverage(ctx context.Context) (Reflection, error) {
+	var r Reflection
+	if ok, err := o.loadCheckpoint("reflect/0", &r); err != nil || ok {
+		return r, err
+	}
+	a := o.startAgent(StageResearch, "reflector", "does the session already answer it?")
+	qa := &agentCall{o: o, stage: StageResearch, name: "reflector", start: time.Now()}
+	var texts []string
+	for _, sq := range o.st.Plan.SubQuestions {
+		texts = append(texts, sq.Question)
+	}
+	vecs, err := o.embedCached(ctx, qa, roleQuery, texts)
+	if fatal(ctx, err) {
+		return r, err
+	}
+	ix, err := o.engine.index(o.opt.EmbedModel)
+	if err != nil {
+		return r, err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Original question: %s\nFollow-up question: %s\n\n", o.session.Question, o.follow.Question)
+	for i, sq := range o.st.Plan.SubQuestions {
+		fmt.Fprintf(&b, "- %s: %s\n  slots: %s\n  evidence from the session:\n", sq.ID, sq.Question, strings.Join(sq.Slots, "; "))
+		n := 0
+		if vecs != nil && vecs[i] != nil {
+			hits, _ := ix.Search(vecs[i], 12)
+			for _, h := range hits {
+				if h.Score < retrieveMinScore || n == 3 {
+					break
+				}
+				if c, ok, err := o.engine.Store.Chunk(h.ID); err == nil && ok {
+					fmt.Fprintf(&b, "    [%s] %s\n", c.ID, truncateRunes(oneLine(c.Text), 400))
+					n++
+				}
+			}
+		}
+		if n == 0 {
+			b.WriteString("    (none)\n")
+		}
+	}
+	req := llm.ChatRequest{
+		Messages:    []llm.Message{{Role: "system", Content: coverageSystem}, {Role: "user", Content: b.String()}},
+		Schema:      json.RawMessage(reflectSchema),
+		Temperature: ptr(0.2),
+	}
+	known := map[string]bool{}
+	for _, sq := range o.st.Plan.SubQuestions {
+		known[sq.ID] = true
+	}
+	validate := func(r *Reflection) error {
+		for _, s := range r.SubQuestions {
+			if !known[s.ID] {
+				return fmt.Errorf("unknown sub-question id %q", s.ID)
+			}
+		}
+		return nil
+	}
+	// Without a usable answer, search: a follow-up answered from nothing
+	// is worse than one that costs a search.
+	fallback := func() Reflection {
+		var out Reflection
+		for _, sq := range o.st.Plan.SubQuestions {
+			out.SubQuestions = append(out.SubQuestions, SubQReflection{ID: sq.ID, Missing: sq.Slots, Queries: sq.Queries.tiers()[:1]})
+		}
+		out.ByCounts = true
+		return out
+	}
+	r, _, err = structured(ctx, a, req, validate, fallback)
+	if fatal(ctx, err) {
+		a.finish("failed")
+		return r, err
+	}
+	a.usage = a.usage.Add(qa.usage)
+	var missing []string
+	for i, s := range r.SubQuestions {
+		r.SubQuestions[i].Queries = cleanQueries(s.Queries)
+		missing = append(missing, s.Missing...)
+	}
+	if len(r.SubQuestions) == 0 {
+		a.finish("the session's sources answer it: no search")
+	} else {
+		a.finish("missing: " + orNone(dedupe(missing)))
+	}
+	return r, o.checkpoint("reflect/0", r)
+}
+
+func cleanQueries(qs []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, q := range qs {
+		q = cleanQuery(q)
+		if plausible(q, 1) && !seen[normQuery(q)] {
+			seen[normQuery(q)] = true
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// followUpResearch runs one round of the flow for the follow-up's missing
+// sub-questions: only works the session never found are candidates.
+func (o *orchestrator) followUpResearch(ctx context.Context, plans []roundPlan, parent Report) ([]Analysis, error) {
+	if len(plans) == 0 {
+		return nil, nil
+	}
+	f := &flow{
+		o: o, reg: newRegistry(), quota: max(2, readQuota(o.plan, len(o.st.Plan.SubQuestions))/2), runCap: o.plan.AnalyseMax,
+		claimed: map[string]bool{}, bySubQ: map[string][]string{}, candidates: map[string][]Candidate{},
+		distinct: map[string]bool{}, analyses: map[string]Analysis{}, ran: map[string]bool{}, chased: map[string]bool{},
+		reading: map[string]*inflight{}, skipped: map[string]bool{}, round: 1,
+	}
+	known := map[string]bool{}
+	for _, r := range o.st.Found.Records {
+		key, _ := f.reg.add(r)
+		f.distinct[key], known[key] = true, true
+	}
+	for _, s := range parent.Sources {
+		f.distinct[s.Key], known[s.Key] = true, true
+	}
+	f.queryVecs = o.queryVectors(ctx)
+	if err := f.runRound(ctx, func(ctx context.Context) error {
+		_, err := f.researchLater(ctx, 1, plans)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	var out []Analysis
+	for _, k := range citationOrder(o.st.Plan.SubQuestions, f.bySubQ) {
+		if an, ok := f.analyses[k]; ok && !known[k] {
+			out = append(out, an)
+		}
+	}
+	out = filterByConfidence(out)
+	for _, an := range out {
+		rec := f.reg.get(an.SourceKey)
+		o.st.Found.Records = append(o.st.Found.Records, rec)
+		if err := o.saveSource(rec); err != nil {
+			return nil, err
+		}
+	}
+	var cands []Candidate
+	for _, sq := range o.st.Plan.SubQuestions {
+		cands = append(cands, f.candidates[sq.ID]...)
+	}
+	return out, o.checkpoint(checkpointCandidates, cands)
+}
+
+const sectionSystem = `You are the writing agent of a research assistant. A finished report is being asked a follow-up question. Write ONLY the section that answers it: 1 to 4 paragraphs of Markdown, no heading, from the numbered sources you are given.
+Rules: support every factual sentence with citations of the form [n] using ONLY the given source numbers; never invent sources or results; say plainly what the sources do not answer. Do NOT write a references section.`
+
+// writeSection writes the follow-up's section of the report.
+func (o *orchestrator) writeSection(ctx context.Context) (string, error) {
+	a := o.startAgent(StageWrite, "writer", "answering the follow-up")
+	var user strings.Builder
+	fmt.Fprintf(&user, "Original question: %s\nFollow-up question: %s\nSub-questions:\n%s\nSources:\n%s", o.session.Question, o.follow.Question, o.subQuestionList(), o.sourcesBrief())
+	req := llm.ChatRequest{
+		Messages:    []llm.Message{{Role: "system", Content: sectionSystem}, {Role: "user", Content: user.String()}},
+		Temperature: ptr(0.3),
+	}
+	resp, err := a.chat(ctx, req)
+	if fatal(ctx, err) {
+		a.finish("failed")
+		return "", err
+	}
+	text := strings.TrimSpace(search.StripControls(stripThink(resp.Content)))
+	if err != nil || !plausible(text, 5) {
+		a.warn("the writer's answer was unusable; the follow-up lists what the sources found")
+		a.finish("assembled from analyses")
+		var b strings.Builder
+		for i, an := range o.st.Analyses {
+			for _, f := range an.KeyFindings[:min(1, len(an.KeyFindings))] {
+				fmt.Fprintf(&b, "- %s [%d]\n", strings.TrimSpace(f), i+1)
+			}
+		}
+		return b.String(), nil
+	}
+	a.finish(fmt.Sprintf("%d words", len(strings.Fields(text))))
+	return text, nil
+}
+
+// finaliseFollowUp resolves the citations with the report's numbers kept,
+// rebuilds the references, and stores the new version.
+func (o *orchestrator) finaliseFollowUp(ctx context.Context, kind string, pinned int, parent Report) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	start := o.stageStart(StageFinalise, "checking citations and writing the references")
+	draft := stripReferences(o.lastDraft())
+	supported, cited, _ := o.grounding(draft)
+	check := checkCitationsPinned(draft, len(o.st.Analyses), pinned)
+	if check.removed > 0 {
+		o.warn(StageFinalise, "", "%d citations pointed to sources that were not retrieved and were removed", check.removed)
+	}
+	rep := Report{SessionID: o.session.ID, Title: parent.Title, Question: o.session.Question, Reviews: parent.Reviews, Decisions: parent.Decisions, Rounds: parent.Rounds}
+	var refs strings.Builder
+	for i, old := range check.order {
+		an := o.st.Analyses[old-1]
+		rec, _ := o.loadSource(an.SourceKey)
+		cs := citedSource(i+1, rec, an)
+		if i < len(parent.Sources) {
+			cs.Quote = firstNonEmpty(cs.Quote, parent.Sources[i].Quote)
+		}
+		rep.Sources = append(rep.Sources, cs)
+		fmt.Fprintf(&refs, "[%d] %s\n\n", cs.N, cs.Reference)
+	}
+	md := strings.TrimSpace(check.text)
+	if m := sectionText(parent.Markdown, "Method"); m != "" {
+		md += "\n\n## Method\n\n" + m
+	}
+	md += "\n\n" + o.followUpNote(kind, len(o.st.Analyses)-pinned)
+	if refs.Len() > 0 {
+		md += "\n\n## References\n\n" + strings.TrimSpace(refs.String()) + "\n"
+	}
+	rep.Markdown = md
+	rep.Metrics = CitationMetrics{Citations: check.markers, DistinctSources: len(check.order), Removed: check.removed}
+	if cited > 0 {
+		rep.Metrics.SupportedRatio = float64(supported) / float64(cited)
+	}
+	rep.Funnel = parent.Funnel
+	rep.Funnel.Analysed += len(o.st.Analyses) - pinned
+	rep.Funnel.Cited = len(check.order)
+	rep.Warnings = o.warningList()
+	versions, err := LoadVersions(o.engine.Store, o.session.ID)
+	if err != nil {
+		return err
+	}
+	versions = append(versions, Version{N: o.follow.N, Kind: kind, Question: o.follow.Question, CreatedAt: o.engine.now(), Report: md})
+	done := *o.follow
+	done.Done = true
+	for name, v := range map[string]any{checkpointReport: rep, checkpointVersions: versions, checkpointFollowUp: done} {
+		raw, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		if _, err := o.engine.Store.CheckpointAndUpdate(o.session.ID, name, raw, func(s *store.Session) error {
+			s.Report = md
+			return nil
+		}); err != nil {
+			return err
+		}
+	}
+	o.emit(Event{Type: ReportReady, Stage: StageFinalise, Text: md, Count: len(rep.Sources),
+		Message: fmt.Sprintf("version %d: %d citations of %d sources", o.follow.N, rep.Metrics.Citations, rep.Metrics.DistinctSources)})
+	return o.stageDone(StageFinalise, start, "report ready")
+}
+
+// followUpNote says how the follow-up was answered.
+func (o *orchestrator) followUpNote(kind string, added int) string {
+	what := "Follow-up"
+	if kind == VersionRevision {
+		what = "Revision"
+	}
+	how := "answered from the session's own sources; nothing new was searched"
+	if added > 0 {
+		how = fmt.Sprintf("the session's sources did not cover it, so it was searched for and %s", plural(added, "new source was read", "new sources were read"))
+	}
+	return fmt.Sprintf("*%s (version %d): %q — %s.*", what, o.follow.N, o.follow.Question, how)
+}
+
+// stripSection removes a "## name" section (up to the next "## ").
+func stripSection(md, name string) string {
+	text := sectionText(md, name)
+	if text == "" {
+		return md
+	}
+	head := "## " + name
+	i := strings.Index(md, head)
+	end := i + len(head)
+	if j := strings.Index(md[end:], "\n## "); j >= 0 {
+		return strings.TrimRight(md[:i], "\n ") + "\n\n" + md[end+j+1:]
+	}
+	return strings.TrimRight(md[:i], "\n ") + "\n"
+}
+
+// sectionText is the body of a "## name" section, or "".
+func sectionText(md, name string) string {
+	head := "\n## " + name + "\n"
+	i := strings.Index("\n"+md, head)
+	if i < 0 {
+		return ""
+	}
+	rest := md[i+len(head)-1:]
+	if j := strings.Index(rest, "\n## "); j >= 0 {
+		rest = rest[:j]
+	}
+	return strings.TrimSpace(rest)
+}
+
+// ReportVersion is the report as it was at version n: its Markdown, and the
+// sources its references list (numbers never change between versions).
+func ReportVersion(st *store.Store, latest Report, n int) (Report, error) {
+	vs, err := LoadVersions(st, latest.SessionID)
+	if err != nil {
+		return Report{}, err
+	}
+	for _, v := range vs {
+		if v.N != n {
+			continue
+		}
+		rep := latest
+		rep.Markdown = v.Report
+		_, refs, _ := strings.Cut(v.Report, "## References")
+		rep.Sources = nil
+		for _, s := range latest.Sources {
+			if strings.Contains(refs, fmt.Sprintf("\n[%d] ", s.N)) {
+				rep.Sources = append(rep.Sources, s)
+			}
+		}
+		return rep, nil
+	}
+	return Report{}, fmt.Errorf("session %s has no version %d (it has %d)", latest.SessionID, n, len(vs))
+}
