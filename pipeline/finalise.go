@@ -39,6 +39,7 @@ func (o *orchestrator) stageFinalise(ctx context.Context) error {
 		an := o.st.Analyses[old-1]
 		rec, _ := o.loadSource(an.SourceKey)
 		cs := citedSource(i+1, rec, an)
+		cs.Read = o.readAs(an.SourceKey)
 		rep.Sources = append(rep.Sources, cs)
 		fmt.Fprintf(&refs, "[%d] %s\n\n", cs.N, cs.Reference)
 	}
@@ -84,6 +85,19 @@ func citedSource(n int, r search.Record, an Analysis) CitedSource {
 	}
 	cs.Reference = APA(r)
 	return cs
+}
+
+// readAs says how a source was read, from its read checkpoint: full text
+// or the abstract; empty when this session has no record of reading it.
+func (o *orchestrator) readAs(key string) string {
+	var rr readResult
+	if ok, err := o.loadCheckpoint("read/"+key, &rr); err != nil || !ok {
+		return ""
+	}
+	if rr.FullText {
+		return ReadFullText
+	}
+	return ReadAbstract
 }
 
 // APA formats a reference in APA 7 style from source metadata.

@@ -24,7 +24,16 @@ type CitedSource struct {
 	Source    string   `json:"source"`
 	Quote     string   `json:"quote,omitempty"`
 	Reference string   `json:"reference"` // the APA line as printed
+	// Read is how the run read the source: ReadFullText or ReadAbstract;
+	// empty when the report does not record it (older reports).
+	Read string `json:"read,omitempty"`
 }
+
+// How a cited source was read.
+const (
+	ReadFullText = "full_text"
+	ReadAbstract = "abstract"
+)
 
 // CitationMetrics summarise how well a report is grounded.
 type CitationMetrics struct {
