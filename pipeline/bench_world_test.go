@@ -188,3 +188,59 @@ func BenchmarkRealWorldRun(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRealWorldFollowUp: in realWorld with 8B-length answers, a run,
+// then a follow-up its sources answer (covered) and one they don't
+// (uncovered); wall time and chat calls of each.
+//
+//	go test -run '^$' -bench RealWorldFollowUp -benchtime 1x ./pipeline/
+func BenchmarkRealWorldFollowUp(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		script := &pipelinetest.Script{RevisionRounds: 1, Realistic: true,
+			FollowUpTopics: []pipelinetest.Topic{{Question: "What is known about Luttinger liquids of helium in nanopores?", Strict: "luttinger liquid helium nanopores", Moderate: "luttinger liquid", Broad: "helium"}},
+			GapQueries:     []string{"del_maestro luttinger liquids"}}
+		w := newRealWorld(b, script, 1)
+		measure := func(start func() (*pipeline.Run, error)) (time.Duration, int) {
+			calls := len(w.ollama.ChatCalls())
+			t0 := time.Now()
+			r, err := start()
+			if err != nil {
+				b.Fatal(err)
+			}
+			for ev := range r.Events() {
+				if ev.Review != nil && !ev.Review.Approved {
+					_ = r.Decide(pipeline.Decision{Approve: true})
+				}
+			}
+			if _, err := r.Wait(); err != nil {
+				b.Fatal(err)
+			}
+			return time.Since(t0), len(w.ollama.ChatCalls()) - calls
+		}
+		var id string
+		runWall, runCalls := measure(func() (*pipeline.Run, error) {
+			r, err := w.engine.Start(context.Background(), pipeline.Options{Question: "How is software testing studied, and how are language models given tools for chemistry?",
+				Model: pipelinetest.Model, EmbedModel: pipelinetest.EmbedModel, Sources: []string{"arxiv", "openalex"}, MaxRevisions: 2})
+			if r != nil {
+				id = r.ID()
+			}
+			return r, err
+		})
+		// The scripted planner plans the first follow-up topic; the covered
+		// question is answered by the run's own sources only when the topic
+		// is the run's, so the two follow-ups use two scripts' worth of topics.
+		uncWall, uncCalls := measure(func() (*pipeline.Run, error) {
+			return w.engine.Ask(context.Background(), id, "What is known about Luttinger liquids of helium in nanopores?", nil)
+		})
+		script.FollowUpTopics = nil // the planner now asks what the run already read
+		covWall, covCalls := measure(func() (*pipeline.Run, error) {
+			return w.engine.Ask(context.Background(), id, "Which software testing techniques do these papers study?", nil)
+		})
+		b.ReportMetric(runWall.Seconds(), "run-s")
+		b.ReportMetric(float64(runCalls), "run-calls")
+		b.ReportMetric(covWall.Seconds(), "covered-s")
+		b.ReportMetric(float64(covCalls), "covered-calls")
+		b.ReportMetric(uncWall.Seconds(), "uncovered-s")
+		b.ReportMetric(float64(uncCalls), "uncovered-calls")
+	}
+}

@@ -312,7 +312,8 @@ func (o *orchestrator) coverage(ctx context.Context) (Reflection, error) {
 					break
 				}
 				if c, ok, err := o.engine.Store.Chunk(h.ID); err == nil && ok {
-					fmt.Fprintf(&b, "    [%s] %s\n", c.ID, truncateRunes(oneLine(c.Text), 400))
+					rec, _ := o.loadSource(c.SourceKey)
+					fmt.Fprintf(&b, "    [%s] (%s) %s\n", c.ID, truncateRunes(rec.Title, 100), truncateRunes(oneLine(c.Text), 400))
 					n++
 				}
 			}

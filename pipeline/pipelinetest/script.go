@@ -430,7 +430,7 @@ func (s *Script) coverage(user string) string {
 		var words, found int
 		for _, w := range strings.Fields(strings.ToLower(m[2])) {
 			w = strings.Trim(w, "?,.;:")
-			if len(w) < 5 {
+			if len(w) < 5 || coverageStop[w] {
 				continue
 			}
 			words++
@@ -450,6 +450,8 @@ func (s *Script) coverage(user string) string {
 	b, _ := json.Marshal(map[string]any{"sub_questions": subs})
 	return string(b)
 }
+
+var coverageStop = map[string]bool{"which": true, "these": true, "those": true, "about": true, "there": true, "their": true, "study": true, "studied": true, "papers": true, "paper": true, "known": true}
 
 // section answers a follow-up from the numbered sources: the first
 // finding of up to three sources, the newest (highest-numbered) first.
