@@ -49,6 +49,23 @@ type followUp struct {
 	N        int    `json:"n"` // the version it will make
 	Question string `json:"question"`
 	Done     bool   `json:"done,omitempty"`
+
+	kind string // VersionFollowUp or VersionRevision
+	body string // the previous version without its references and method note
+}
+
+// followUpDraft is a follow-up's first draft: the previous report with a
+// new section, or the report revised as the question asks.
+func (o *orchestrator) followUpDraft(ctx context.Context) (string, error) {
+	fu := o.follow
+	if fu.kind == VersionRevision {
+		return o.writeRevision(ctx, fu.body, fu.Question)
+	}
+	section, err := o.writeSection(ctx)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimRight(fu.body, "\n ") + "\n\n## Follow-up: " + fu.Question + "\n\n" + strings.TrimSpace(section) + "\n", nil
 }
 
 // LoadVersions lists a session's report versions, oldest first. A session
@@ -238,29 +255,9 @@ func (o *orchestrator) followUpStages(ctx context.Context) error {
 	if revisionAsk.MatchString(fu.Question) {
 		kind = VersionRevision
 	}
-	wstart := o.stageStart(StageWrite, "writing the follow-up")
-	var draft string
-	if ok, err := o.loadCheckpoint("write/0", &draft); err != nil {
-		return err
-	} else if !ok {
-		body := stripSection(stripReferences(prev.Report), "Method")
-		if kind == VersionRevision {
-			draft, err = o.write(ctx, 1, body, nil, fu.Question)
-		} else {
-			var section string
-			section, err = o.writeSection(ctx)
-			draft = strings.TrimRight(body, "\n ") + "\n\n## Follow-up: " + fu.Question + "\n\n" + strings.TrimSpace(section) + "\n"
-		}
-		if err != nil {
-			return err
-		}
-		if err := o.checkpoint("write/0", draft); err != nil {
-			return err
-		}
-	}
-	o.st.Drafts = append(o.st.Drafts, draft)
-	o.emit(Event{Type: DraftReady, Stage: StageWrite, Text: draft})
-	if err := o.stageDone(StageWrite, wstart, "draft ready"); err != nil {
+	fu.kind, fu.body = kind, stripSection(stripReferences(prev.Report), "Method")
+	// The reviewer and the person's gate apply as in a run.
+	if err := o.stageWriteAndReview(ctx); err != nil {
 		return err
 	}
 	return o.finaliseFollowUp(ctx, kind, pinned, parent)

@@ -73,6 +73,15 @@ func TestCoveredFollowUpSearchesNothing(t *testing.T) {
 	if rep.Metrics.Removed != 0 {
 		t.Errorf("%d citations did not resolve", rep.Metrics.Removed)
 	}
+	if n := calls(env, pipelinetest.Reviewer); n != 2 {
+		t.Errorf("%d reviewer calls for a run and a follow-up; the follow-up is reviewed too", n)
+	}
+	// A follow-up that asks for a change revises the report instead.
+	sess = ask(t, env, sess.ID, "Make it shorter, please")
+	vs, _ = pipeline.LoadVersions(env.Store, sess.ID)
+	if len(vs) != 3 || vs[2].Kind != pipeline.VersionRevision || vs[1].Report == vs[2].Report {
+		t.Errorf("versions after a revision request: %d, kind %q", len(vs), vs[len(vs)-1].Kind)
+	}
 }
 
 // TestUncoveredFollowUpReadsNewSourcesNumberedAfter: the follow-up asks

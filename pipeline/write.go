@@ -58,6 +58,19 @@ func (o *orchestrator) subQuestionList() string {
 // carries out the accepted requests. A writer that fails twice is replaced
 // by a draft assembled from the analyses, so a run always has a report.
 func (o *orchestrator) write(ctx context.Context, round int, prior string, accepted []RevisionRequest, note string) (string, error) {
+	if o.follow != nil && round == 0 {
+		return o.followUpDraft(ctx)
+	}
+	return o.writeDraft(ctx, round, prior, accepted, note)
+}
+
+// writeRevision rewrites a report as a person asked (a follow-up that asks
+// for a change).
+func (o *orchestrator) writeRevision(ctx context.Context, prior, ask string) (string, error) {
+	return o.writeDraft(ctx, 1, prior, nil, ask)
+}
+
+func (o *orchestrator) writeDraft(ctx context.Context, round int, prior string, accepted []RevisionRequest, note string) (string, error) {
 	name := "writer"
 	what := "writing the report"
 	if round > 0 {
