@@ -52,11 +52,21 @@ type Config struct {
 	// CacheMaxAge is how long cached API answers and documents are reused
 	// without asking the network ("168h", "7d"; "off" disables the cache).
 	CacheMaxAge string `toml:"cache_max_age"`
+	// TUI is what the TUI remembers (written by it, see config_write.go).
+	TUI tuiConfig `toml:"tui"`
 
 	configPath string
 	dataDir    string
 	// deadline and grace are Deadline and StragglerGrace parsed.
 	deadline, grace time.Duration
+}
+
+// tuiConfig is the [tui] table: the last depth and sources chosen in the
+// TUI's new-research form, offered again next time. They don't change what
+// `researchtui run` does.
+type tuiConfig struct {
+	Depth   string    `toml:"depth"`
+	Sources *[]string `toml:"sources"` // nil: never chosen; empty: by topic
 }
 
 // parseDurations reads Deadline and StragglerGrace; a bad value is the

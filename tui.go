@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/researchtui/researchtui/llm"
+	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/ui"
 )
 
@@ -32,16 +33,31 @@ func runTUI(ctx context.Context, question string) error {
 	if err := ui.Run(ctx, ui.Config{
 		Engine:        a.engine,
 		Store:         a.store,
-		Defaults:      cfg.defaultOptions(),
+		Defaults:      cfg.tuiOptions(),
 		BackendErr:    bannerError(backendErr, a.backend.Host(), missing),
 		MissingModels: missing,
 		Theme:         cfg.Theme,
 		Question:      question,
 		DataDir:       cfg.dataDir,
+		SaveSettings:  func(s ui.Settings) error { return saveSettings(cfg.configPath, s) },
 	}); err != nil {
 		return fmt.Errorf("terminal UI: %w", err)
 	}
 	return nil
+}
+
+// tuiOptions are the run options the new-research form starts from: the
+// config's, with the form's last choice over them.
+func (c *Config) tuiOptions() pipeline.Options {
+	o := c.defaultOptions()
+	if c.TUI.Depth != "" {
+		o.Depth = c.TUI.Depth
+	}
+	if c.TUI.Sources != nil {
+		o.Sources = *c.TUI.Sources
+		o.AutoSources = len(o.Sources) == 0
+	}
+	return o
 }
 
 // bannerError phrases a backend problem as one line for the TUI's banner:

@@ -33,6 +33,9 @@ type Config struct {
 	Theme         string // "auto", "dark", "light", ... from config
 	Question      string // non-empty: start this research at once
 	DataDir       string // where exports are written by default
+	// SaveSettings writes what the TUI remembers (the theme, the form's
+	// last choice) to the config file; nil: nothing is saved.
+	SaveSettings func(Settings) error
 }
 
 // Run shows the TUI until the person quits or ctx is cancelled. Live runs

@@ -1,0 +1,16 @@
+package ui
+
+// Settings are what the TUI remembers between sessions: the theme chosen
+// with t and the last choice of the new-research form. main writes them to
+// the config file; empty parts are left as they are.
+type Settings struct {
+	Theme string
+	Form  *FormChoice // nil: unchanged
+}
+
+// FormChoice is the new-research form's depth and sources (no sources: the
+// planner picks them by the question's topic).
+type FormChoice struct {
+	Depth   string
+	Sources []string
+}
