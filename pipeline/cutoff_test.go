@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -43,7 +44,10 @@ func stuckEnv(t *testing.T, hang func(string) bool) (*pipelinetest.Env, *stuckHo
 	env := pipelinetest.NewEnv(t, nil, "")
 	hosts := &stuckHosts{pdf: pdf, hang: hang}
 	env.Client.SetHostLimit("arxiv.org", 0)
-	env.Engine.Fetcher = search.NewFetcher(env.Client, search.FetchOptions{Transport: hosts})
+	// Only the grace period and the deadline may cut a download here, not
+	// the progress rule, however slow the machine.
+	env.Engine.Fetcher = search.NewFetcher(env.Client, search.FetchOptions{Transport: hosts,
+		Progress: search.ProgressRule{FirstByte: time.Hour, Window: time.Hour, MinBytes: 1}})
 	return env, hosts
 }
 
@@ -51,8 +55,11 @@ func stuckEnv(t *testing.T, hang func(string) bool) (*pipelinetest.Env, *stuckHo
 // Once every other source of its sub-question is analysed, it gets the
 // grace period, then the run goes on from its abstract and says so.
 func TestAStragglerGetsAGracePeriodThenTheAbstract(t *testing.T) {
+	var mu sync.Mutex
 	var stuck string
 	env, hosts := stuckEnv(t, func(path string) bool {
+		mu.Lock()
+		defer mu.Unlock()
 		if stuck == "" {
 			stuck = path // the first PDF asked for
 		}

@@ -94,7 +94,7 @@ func TestHostileWebResultsDontHoldTheRun(t *testing.T) {
 	}, Canonical: "python"}
 	env := pipelinetest.NewEnv(t, script, "")
 	env.Client.SetHostLimit(strings.TrimPrefix(hostile.URL, "http://"), 0)
-	rule := search.ProgressRule{FirstByte: 300 * time.Millisecond, Window: 500 * time.Millisecond, MinBytes: 8 << 10}
+	rule := search.ProgressRule{FirstByte: 2 * time.Second, Window: time.Second, MinBytes: 8 << 10}
 	if os.Getenv("RESEARCHTUI_REAL_PROGRESS") == "1" {
 		rule = search.DefaultProgress
 	}
