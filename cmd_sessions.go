@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -16,7 +17,7 @@ import (
 
 func sessionsCommand() *cobra.Command {
 	c := &cobra.Command{Use: "sessions", Short: "List, show, export and delete past sessions (offline)"}
-	c.AddCommand(sessionsList(), sessionsShow(), sessionsExport(), sessionsDelete())
+	c.AddCommand(sessionsList(), sessionsShow(), sessionsExport(), sessionsDelete(), sessionsTrace())
 	return c
 }
 
@@ -83,6 +84,8 @@ type sessionDetail struct {
 	Rounds []pipeline.RoundSummary `json:"rounds,omitempty"`
 	// Versions: the report as the run wrote it, then after each follow-up.
 	Versions []pipeline.Version `json:"versions"`
+	// Scores: review outcome, steps, grounding, citations, model use.
+	Scores *pipeline.RunScores `json:"scores,omitempty"`
 	// Candidates: every search result considered, with its relevance and
 	// why it was or was not read.
 	Candidates []pipeline.Candidate `json:"candidates"`
@@ -107,6 +110,9 @@ func sessionsShow() *cobra.Command {
 				if cs, err := pipeline.LoadCandidates(st, s.ID); err == nil && cs != nil {
 					d.Candidates = cs
 				}
+				if sc, err := pipeline.LoadScores(st, s.ID); err == nil {
+					d.Scores = &sc
+				}
 				d.Versions = []pipeline.Version{}
 				if vs, err := pipeline.LoadVersions(st, s.ID); err == nil && vs != nil {
 					d.Versions = vs
@@ -122,6 +128,10 @@ func sessionsShow() *cobra.Command {
 					s.CreatedAt.Local().Format(time.RFC1123), s.Model, s.Usage.PromptTokens, s.Usage.CompletionTokens, s.Usage.EmbeddingTokens)
 				if s.Error != "" {
 					fmt.Fprintf(out, "error     %s\n", sanitize(s.Error))
+				}
+				if sc := d.Scores; sc != nil {
+					fmt.Fprintf(out, "scores    reviewer %s, %d revision rounds, %d of %d steps, %.0f%% of cited sentences grounded, %d citations of %d sources, model busy %.0f%% of the run\n",
+						map[bool]string{true: "approved", false: "not approved"}[sc.ReviewerApproved], sc.RevisionRounds, sc.StepsUsed, sc.StepsBudget, 100*sc.GroundingRatio, sc.Citations, sc.SourcesCited, 100*sc.ModelUtil)
 				}
 				if f := d.Funnel; f != nil && f.Found > 0 {
 					fmt.Fprintf(out, "funnel    %d found, %d read, %d analysed, %d cited (%.0f%% of those read)\n", f.Found, f.Read, f.Analysed, f.Cited, 100*f.CitedOfRead)
@@ -208,4 +218,40 @@ func notFound(id string, err error) error {
 		return fmt.Errorf("%w: no session %q (see `researchtui sessions list`)", errUsage, id)
 	}
 	return err
+}
+
+// sessionsTrace is `sessions trace ID`: the run's waterfall from its stored
+// event log (stages, agents, model busy time and idle gaps, tokens, the
+// critical path), offline; --json gives the same data to scripts.
+func sessionsTrace() *cobra.Command {
+	var asJSON bool
+	var width int
+	cmd := &cobra.Command{
+		Use:   "trace ID [--json]",
+		Short: "Show where a session's time and tokens went: a waterfall of stages, agents and model calls",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return withStore(func(st *store.Store) error {
+				if _, err := st.Session(args[0]); err != nil {
+					return notFound(args[0], err)
+				}
+				evs, err := pipeline.LoadEvents(st, args[0])
+				if err != nil {
+					return err
+				}
+				tl := pipeline.BuildTimeline(args[0], evs)
+				out := cmd.OutOrStdout()
+				if asJSON {
+					enc := json.NewEncoder(out)
+					enc.SetIndent("", "  ")
+					return enc.Encode(tl)
+				}
+				_, err = io.WriteString(out, sanitize(tl.Waterfall(width)))
+				return err
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "the timeline as JSON")
+	cmd.Flags().IntVar(&width, "width", 100, "columns to draw in")
+	return cmd
 }

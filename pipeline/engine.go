@@ -301,20 +301,7 @@ func (e *Engine) index(model string) (*store.Index, error) {
 }
 
 // Events reads a session's persisted event log (its trace).
-func (e *Engine) Events(id string) ([]Event, error) {
-	recs, err := e.Store.Events(id)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Event, 0, len(recs))
-	for _, rec := range recs {
-		var ev Event
-		if json.Unmarshal(rec.Data, &ev) == nil {
-			out = append(out, ev)
-		}
-	}
-	return out, nil
-}
+func (e *Engine) Events(id string) ([]Event, error) { return LoadEvents(e.Store, id) }
 
 func shortTitle(q string) string {
 	r := []rune(q)

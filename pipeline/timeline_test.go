@@ -1,0 +1,87 @@
+package pipeline_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/pipelinetest"
+)
+
+// TestTimelineFromTheEventLog: a finished run's stored events give a
+// waterfall with every stage, the agents' tokens adding up to the
+// session's, the model's busy share, and a critical path that ends with
+// the last agent; a cancelled run's unfinished spans are marked open.
+func TestTimelineFromTheEventLog(t *testing.T) {
+	env := pipelinetest.NewEnv(t, &pipelinetest.Script{RevisionRounds: 1}, "")
+	_, sess := runToEnd(t, env, env.Options(question))
+	evs, err := pipeline.LoadEvents(env.Store, sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl := pipeline.BuildTimeline(sess.ID, evs)
+	stages := map[string]bool{}
+	prompt, completion := 0, 0
+	for _, s := range tl.Spans {
+		if s.Kind == "stage" {
+			stages[s.Name] = true
+		}
+		prompt += s.Prompt
+		completion += s.Completion
+		if s.Open || s.End < s.Start {
+			t.Errorf("span %+v is open or ends before it starts", s)
+		}
+	}
+	for _, st := range pipeline.Stages {
+		if !stages[string(st)] {
+			t.Errorf("no %s stage in the timeline", st)
+		}
+	}
+	if prompt != sess.Usage.PromptTokens || completion != sess.Usage.CompletionTokens {
+		t.Errorf("agents' tokens %d/%d, session %d/%d", prompt, completion, sess.Usage.PromptTokens, sess.Usage.CompletionTokens)
+	}
+	if tl.ModelUtil <= 0 || tl.ModelUtil > 1 || len(tl.Critical) == 0 || !strings.HasPrefix(tl.Critical[len(tl.Critical)-1], "reviewer") {
+		t.Errorf("utilisation %.2f, critical path %v", tl.ModelUtil, tl.Critical)
+	}
+	w := tl.Waterfall(80)
+	for _, want := range []string{"plan", "analyst 1", "writer", "model busy", "critical path:"} {
+		if !strings.Contains(w, want) {
+			t.Errorf("waterfall lacks %q:\n%s", want, w)
+		}
+	}
+	for _, line := range strings.Split(w, "\n") {
+		if len([]rune(line)) > 80 {
+			t.Errorf("line wider than 80 columns: %q", line)
+		}
+	}
+	sc, err := pipeline.LoadScores(env.Store, sess.ID)
+	if err != nil || !sc.ReviewerApproved || sc.RevisionRounds != 1 || sc.SourcesCited == 0 || sc.StepsUsed != sess.Steps {
+		t.Errorf("scores %+v, %v", sc, err)
+	}
+
+	// A cancelled run: the spans that never finished are open.
+	r, err := env.Engine.Start(context.Background(), env.Options(question))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for ev := range r.Events() {
+		if ev.Type == pipeline.AgentStarted && strings.HasPrefix(ev.Agent, "analyst") {
+			r.Cancel()
+		}
+	}
+	if _, err := r.Wait(); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancel: %v", err)
+	}
+	evs, _ = pipeline.LoadEvents(env.Store, r.ID())
+	open := 0
+	for _, s := range pipeline.BuildTimeline(r.ID(), evs).Spans {
+		if s.Open {
+			open++
+		}
+	}
+	if open == 0 {
+		t.Error("a cancelled run shows no unfinished span")
+	}
+}
