@@ -522,13 +522,8 @@ func (f *flow) analyse(ctx context.Context, rs readySource) error {
 		f.done(rs.rec, an)
 		return nil
 	}
-	if o.cut.passed() {
-		// Past the deadline (or "write now"): no new model work.
-		f.mu.Lock()
-		f.skipped[key] = true
-		f.mu.Unlock()
-		f.progress(rs.rec, StateSkipped, "not analysed: "+o.cut.reason())
-		o.noteUnread(rs.rec.Title, "not analysed: "+o.cut.reason())
+	if o.cut.passed() { // past the deadline (or "write now"): no new model work
+		f.skipAnalysis(rs.rec)
 		return nil
 	}
 	evidence := o.sourceEvidence(rs.rec, rs.chunks, f.vectorsFor(key))
@@ -541,11 +536,7 @@ func (f *flow) analyse(ctx context.Context, rs readySource) error {
 		}
 		if o.cut.passed() { // the deadline came while it waited for the model
 			release()
-			f.mu.Lock()
-			f.skipped[key] = true
-			f.mu.Unlock()
-			f.progress(rs.rec, StateSkipped, "not analysed: "+o.cut.reason())
-			o.noteUnread(rs.rec.Title, "not analysed: "+o.cut.reason())
+			f.skipAnalysis(rs.rec)
 			return nil
 		}
 		f.progress(rs.rec, StateAnalysing, "")
@@ -573,6 +564,16 @@ func (f *flow) analyse(ctx context.Context, rs readySource) error {
 	}
 	f.done(rs.rec, an)
 	return nil
+}
+
+// skipAnalysis leaves a source unanalysed because of the cutoff, and says so.
+func (f *flow) skipAnalysis(rec search.Record) {
+	f.mu.Lock()
+	f.skipped[rec.Key] = true
+	f.mu.Unlock()
+	why := "not analysed: " + f.o.cut.reason()
+	f.progress(rec, StateSkipped, why)
+	f.o.noteUnread(rec.Title, why)
 }
 
 func (f *flow) done(rec search.Record, an Analysis) {

@@ -324,18 +324,6 @@ func (o *orchestrator) coverage(ctx context.Context) (Reflection, error) {
 		Schema:      json.RawMessage(reflectSchema),
 		Temperature: ptr(0.2),
 	}
-	known := map[string]bool{}
-	for _, sq := range o.st.Plan.SubQuestions {
-		known[sq.ID] = true
-	}
-	validate := func(r *Reflection) error {
-		for _, s := range r.SubQuestions {
-			if !known[s.ID] {
-				return fmt.Errorf("unknown sub-question id %q", s.ID)
-			}
-		}
-		return nil
-	}
 	// Without a usable answer, search: a follow-up answered from nothing
 	// is worse than one that costs a search.
 	fallback := func() Reflection {
@@ -346,7 +334,7 @@ func (o *orchestrator) coverage(ctx context.Context) (Reflection, error) {
 		out.ByCounts = true
 		return out
 	}
-	r, _, err = structured(ctx, a, req, validate, fallback)
+	r, _, err = structured(ctx, a, req, o.validReflection, fallback)
 	if fatal(ctx, err) {
 		a.finish("failed")
 		return r, err

@@ -114,20 +114,8 @@ func (o *orchestrator) reflect(ctx context.Context, round int, f *flow) (Reflect
 		Schema:      json.RawMessage(reflectSchema),
 		Temperature: ptr(0.2),
 	}
-	known := map[string]bool{}
-	for _, sq := range o.st.Plan.SubQuestions {
-		known[sq.ID] = true
-	}
-	validate := func(r *Reflection) error {
-		for _, s := range r.SubQuestions {
-			if !known[s.ID] {
-				return fmt.Errorf("unknown sub-question id %q", s.ID)
-			}
-		}
-		return nil
-	}
 	fallback := func() Reflection { return f.reflectByCounts(sources) }
-	r, info, err := structured(ctx, a, req, validate, fallback)
+	r, info, err := structured(ctx, a, req, o.validReflection, fallback)
 	if fatal(ctx, err) {
 		a.finish("failed")
 		return r, err
@@ -143,6 +131,21 @@ func (o *orchestrator) reflect(ctx context.Context, round int, f *flow) (Reflect
 	}
 	a.finish("missing: " + orNone(dedupe(missing)))
 	return r, o.checkpoint(name, r)
+}
+
+// validReflection accepts a reflection that names only the plan's
+// sub-questions.
+func (o *orchestrator) validReflection(r *Reflection) error {
+	for _, s := range r.SubQuestions {
+		known := false
+		for _, sq := range o.st.Plan.SubQuestions {
+			known = known || sq.ID == s.ID
+		}
+		if !known {
+			return fmt.Errorf("unknown sub-question id %q", s.ID)
+		}
+	}
+	return nil
 }
 
 // reflectByCounts is the decision when reflection fails: one broadened

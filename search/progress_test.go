@@ -7,6 +7,8 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -118,5 +120,34 @@ func TestDownloadsAreJudgedByProgress(t *testing.T) {
 	var ue *UnreachableError
 	if !errors.As(err, &ue) || srv.count("/drip-again.html") != 0 {
 		t.Errorf("a host that stalled was asked again: %v (%d requests)", err, srv.count("/drip-again.html"))
+	}
+}
+
+// TestSteady30MBPDFWithTheRealRule sends a 30 MB PDF at 200 KiB/s (2.5
+// minutes) through the real download rule: it must be read in full. It is
+// slow, so it runs only with RESEARCHTUI_SLOW_TESTS=1.
+func TestSteady30MBPDFWithTheRealRule(t *testing.T) {
+	if os.Getenv("RESEARCHTUI_SLOW_TESTS") != "1" {
+		t.Skip("set RESEARCHTUI_SLOW_TESTS=1 (takes 2.5 minutes)")
+	}
+	const size, rate = 30 << 20, 200 << 10
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", strconv.Itoa(size))
+		fl, _ := w.(http.Flusher)
+		piece := bytes.Repeat([]byte("x"), rate/10)
+		for sent := 0; sent < size && r.Context().Err() == nil; sent += len(piece) {
+			if size-sent < len(piece) {
+				piece = piece[:size-sent]
+			}
+			w.Write(piece)
+			fl.Flush()
+			time.Sleep(100 * time.Millisecond)
+		}
+	}))
+	defer srv.Close()
+	c := NewClient(ClientOptions{})
+	resp, err := c.get(context.Background(), srv.URL+"/big.pdf", nil, getOptions{hc: http.DefaultClient, maxBody: 50 << 20, timeout: 10 * time.Minute, progress: &DefaultProgress})
+	if err != nil || len(resp.Body) != size {
+		t.Fatalf("steady 30 MB: %v, %d bytes", err, len(resp.Body))
 	}
 }
