@@ -64,6 +64,8 @@ type exportedMsg struct {
 
 type openedMsg struct{ err error }
 
+type settingsSavedMsg struct{ err error }
+
 // tickMsg refreshes elapsed times while a live run is on screen. gen guards
 // against two tick chains running at once.
 type tickMsg struct{ gen int }
@@ -156,6 +158,10 @@ func exportCmd(svc services, dir string, rep pipeline.Report, format string) tea
 
 func openURLCmd(svc services, url string) tea.Cmd {
 	return func() tea.Msg { return openedMsg{err: svc.OpenURL(url)} }
+}
+
+func saveSettingsCmd(svc services, s Settings) tea.Cmd {
+	return func() tea.Msg { return settingsSavedMsg{err: svc.SaveSettings(s)} }
 }
 
 func tickCmd(gen int) tea.Cmd {

@@ -93,14 +93,14 @@ func (d *newRunDialog) options() pipeline.Options {
 func (d *newRunDialog) handle(msg tea.KeyPressMsg, _ time.Time) (action, bool, tea.Cmd) {
 	switch msg.String() {
 	case "esc":
-		return nil, false, nil
+		return actFormClosed{question: d.question.Value()}, false, nil
 	case "enter":
 		opt := d.options()
 		if opt.Question == "" {
 			d.err = "type a question first"
 			return nil, true, d.setFocus(fieldQuestion)
 		}
-		return actStart{opt: opt}, false, nil
+		return actStart{opt: opt, form: true}, false, nil
 	case "tab", "down":
 		return nil, true, d.setFocus(d.focus + 1)
 	case "shift+tab", "up":
@@ -139,10 +139,9 @@ func (d *newRunDialog) handle(msg tea.KeyPressMsg, _ time.Time) (action, bool, t
 func (d *newRunDialog) paste(s string) tea.Cmd {
 	switch d.focus {
 	case fieldQuestion:
-		d.question.SetValue(d.question.Value() + sanitizeLine(s))
-		d.question.CursorEnd()
+		d.question.Insert(pastedLine(s))
 	case fieldModel:
-		d.model.SetValue(d.model.Value() + sanitizeLine(s))
+		d.model.Insert(pastedLine(s))
 	}
 	return nil
 }

@@ -34,9 +34,19 @@ type (
 		id string
 		d  pipeline.Decision
 	}
-	actLater  struct{ id string }
-	actStart  struct{ opt pipeline.Options }
-	actDelete struct{ id string }
+	actLater struct{ id string }
+	// actStart starts a run; form: from the new-research form, whose
+	// choice is remembered.
+	actStart struct {
+		opt  pipeline.Options
+		form bool
+	}
+	// actFormClosed: the form was closed without starting; its question
+	// goes back to the question line.
+	actFormClosed struct{ question string }
+	actRestore    struct{ d dialog } // reopen a dialog a question had covered
+	actQuit       struct{}
+	actDelete     struct{ id string }
 	// actResume resumes a stored session, answering its pending review.
 	actResume struct {
 		s store.Session
@@ -149,6 +159,70 @@ func (d *confirmDialog) view(st *themes.Styles, w, _ int) string {
 
 func (d *confirmDialog) keyMap() help.KeyMap { return formKeyMap{short: []key.Binding{keyYes, keyNo}} }
 
+// quitDialog asks before quitting while runs are going: it names each run
+// and where it is. y quits (after the grace period, like every
+// confirmation); ctrl+c quits at once (handled by the root); any other key
+// keeps working and reopens the dialog it covered (a review, say).
+type quitDialog struct {
+	runs  []string // "title — what it is doing"
+	prev  dialog
+	armed time.Time
+}
+
+func newQuitDialog(live []*runState, prev dialog, now time.Time) *quitDialog {
+	d := &quitDialog{prev: prev, armed: now.Add(confirmGrace)}
+	for _, rs := range live {
+		d.runs = append(d.runs, "“"+rs.title+"” — "+rs.doing())
+	}
+	return d
+}
+
+func (d *quitDialog) handle(msg tea.KeyPressMsg, now time.Time) (action, bool, tea.Cmd) {
+	if now.Before(d.armed) {
+		d.armed = now.Add(confirmGrace)
+		return nil, true, nil
+	}
+	if key.Matches(msg, keyYes) {
+		return actQuit{}, false, nil
+	}
+	if d.prev != nil {
+		return actRestore{d: d.prev}, false, nil
+	}
+	return nil, false, nil
+}
+
+func (d *quitDialog) paste(string) tea.Cmd { return nil }
+
+func (d *quitDialog) view(st *themes.Styles, w, _ int) string {
+	dw := dialogWidth(w, 64)
+	inner := dw - st.Dialog.GetHorizontalFrameSize()
+	head, them := "1 run is still going:", "it"
+	if n := len(d.runs); n > 1 {
+		head, them = itoa(n)+" runs are still going:", "them"
+	}
+	lines := []string{st.Text.Render(head)}
+	for _, r := range d.runs {
+		for i, l := range strings.Split(wrapText(r, max(inner-4, 10)), "\n") {
+			if i == 0 {
+				lines = append(lines, st.Accent.Render("  • ")+st.Text.Render(l))
+			} else {
+				lines = append(lines, "    "+st.Text.Render(l))
+			}
+		}
+	}
+	lines = append(lines, "", st.Muted.Render(wrapText("Quitting stops "+them+": finished stages are kept, and R on the sessions list resumes "+them+" later; a run waiting for your review stays awaiting review.", inner)))
+	foot := helpLines(st, d.keyMap().ShortHelp(), inner)
+	return dialogBox(st, dw, "Quit researchtui?", strings.Join(lines, "\n"), foot)
+}
+
+func (d *quitDialog) keyMap() help.KeyMap {
+	yes, now, no := keyYes, gKeys.QuitNow, keyNo
+	yes.SetHelp("y", "quit")
+	now.SetHelp("ctrl+c", "quit now")
+	no.SetHelp("any other key", "keep working")
+	return formKeyMap{short: []key.Binding{yes, now, no}}
+}
+
 // exportDialog picks an export format.
 type exportDialog struct{}
 
@@ -201,7 +275,7 @@ func (d *sourceDialog) paste(string) tea.Cmd { return nil }
 
 func (d *sourceDialog) view(st *themes.Styles, w, h int) string {
 	dw := dialogWidth(w, 84)
-	body := strings.Join(sourceLines(st, d.src, dw-4, true), "\n")
+	body := strings.Join(sourceLines(st, d.src, dw-4, true, true), "\n")
 	lines := strings.Split(body, "\n")
 	if len(lines) > h-8 && h > 10 {
 		lines = append(lines[:h-9], st.Subtle.Render("…"))

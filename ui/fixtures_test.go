@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -85,6 +86,15 @@ type fakeServices struct {
 	resumeErr error // returned by Resume (the engine refusing a second resume)
 	pulled    []string
 	pullErr   error
+	saved     []Settings // what SaveSettings was asked to write
+	saveErr   error
+}
+
+func (f *fakeServices) SaveSettings(s Settings) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.saved = append(f.saved, s)
+	return f.saveErr
 }
 
 func (f *fakeServices) ListSessions() ([]store.Session, error) {
@@ -190,9 +200,12 @@ func fixtureReport() pipeline.Report {
 			"Encapsulation and 2D/3D heterostructures extend lifetimes to over 1,000 hours [2].\n\n" +
 			"## Mechanisms\n\nWater forms hydrate phases that decompose to PbI2 [1][3].\n\n- hydration\n- ion migration\n\n## References\n\n1. Smith (2021)\n2. Li (2022)\n3. Kim (2020)\n",
 		Sources: []pipeline.CitedSource{
-			{N: 1, Key: "doi:10.1/a", Title: "Moisture-induced degradation of MAPbI3", Authors: []string{"J. Smith", "A. Jones"}, Year: 2021, Venue: "Nature Energy", DOI: "10.1038/nenergy.2021.1", Source: "openalex", Quote: "films degraded within 6 hours at 80% RH"},
-			{N: 2, Key: "arxiv:2201.00001", Title: "2D/3D heterostructures for stable perovskites", Authors: []string{"W. Li", "B. Chen", "C. Wang", "D. Zhao"}, Year: 2022, Venue: "arXiv", URL: "https://arxiv.org/abs/2201.00001", Source: "arxiv", Quote: "T80 lifetime exceeded 1,000 h"},
-			{N: 3, Key: "doi:10.1/c", Title: "Hydrate phases in hybrid perovskites", Authors: []string{"H. Kim"}, Year: 2020, Venue: "JACS", DOI: "10.1021/jacs.0c00001", Source: "crossref"},
+			{N: 1, Key: "doi:10.1/a", Title: "Moisture-induced degradation of MAPbI3", Authors: []string{"J. Smith", "A. Jones"}, Year: 2021, Venue: "Nature Energy", DOI: "10.1038/nenergy.2021.1", Source: "openalex", Quote: "films degraded within 6 hours at 80% RH", Read: pipeline.ReadFullText,
+				Reference: "Smith, J., & Jones, A. (2021). Moisture-induced degradation of MAPbI3. *Nature Energy*. https://doi.org/10.1038/nenergy.2021.1"},
+			{N: 2, Key: "arxiv:2201.00001", Title: "2D/3D heterostructures for stable perovskites", Authors: []string{"W. Li", "B. Chen", "C. Wang", "D. Zhao"}, Year: 2022, Venue: "arXiv", URL: "https://arxiv.org/abs/2201.00001", Source: "arxiv", Quote: "T80 lifetime exceeded 1,000 h", Read: pipeline.ReadAbstract,
+				Reference: "Li, W., Chen, B., Wang, C., & Zhao, D. (2022). 2D/3D heterostructures for stable perovskites. *arXiv*. https://arxiv.org/abs/2201.00001"},
+			{N: 3, Key: "doi:10.1/c", Title: "Hydrate phases in hybrid perovskites", Authors: []string{"H. Kim"}, Year: 2020, Venue: "JACS", DOI: "10.1021/jacs.0c00001", Source: "crossref",
+				Reference: "Kim, H. (2020). Hydrate phases in hybrid perovskites. *JACS*. https://doi.org/10.1021/jacs.0c00001"},
 		},
 		Metrics: pipeline.CitationMetrics{Citations: 4, DistinctSources: 3, SupportedRatio: 1},
 		Funnel:  pipeline.Funnel{Found: 87, Read: 12, Analysed: 9, Cited: 3, CitedOfRead: 0.25},
@@ -201,12 +214,16 @@ func fixtureReport() pipeline.Report {
 
 // newTestModel builds a root model over fake services with a fixed clock
 // and size, with the session list already loaded.
-func newTestModel(t testing.TB, w, h int, theme string, noColor bool) (*rootModel, *fakeServices) {
+func newTestModel(t testing.TB, w, h int, theme string, noColor bool, edit ...func(*Config)) (*rootModel, *fakeServices) {
 	t.Helper()
 	svc := &fakeServices{sessions: fixtureSessions(), reports: map[string]pipeline.Report{"s4": fixtureReport(), "s1": fixtureReport()}}
 	dark := true
-	m := newModel(context.Background(), Config{Theme: theme, DataDir: t.TempDir(), Defaults: pipeline.Options{Model: "qwen3:8b", EmbedModel: "nomic-embed-text", Depth: "standard", Sources: []string{"arxiv", "openalex"}}},
-		svc, options{now: func() time.Time { return testNow }, noColor: noColor, darkBG: &dark})
+	cfg := Config{Theme: theme, DataDir: t.TempDir(), Defaults: pipeline.Options{Model: "qwen3:8b", EmbedModel: "nomic-embed-text", Depth: "standard", Sources: []string{"arxiv", "openalex"}},
+		SaveSettings: func(Settings) error { return nil }}
+	for _, e := range edit {
+		e(&cfg)
+	}
+	m := newModel(context.Background(), cfg, svc, options{now: func() time.Time { return testNow }, noColor: noColor, darkBG: &dark})
 	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	m.Update(sessionsLoadedMsg{sessions: fixtureSessions()})
 	return m, svc
@@ -249,7 +266,16 @@ func runCmd(cmd tea.Cmd) []tea.Msg {
 }
 
 func kp(s string) tea.KeyPressMsg {
+	if c, ok := strings.CutPrefix(s, "ctrl+"); ok && len(c) == 1 {
+		return tea.KeyPressMsg{Code: rune(c[0]), Mod: tea.ModCtrl}
+	}
 	switch s {
+	case "f1":
+		return tea.KeyPressMsg{Code: tea.KeyF1}
+	case "shift+tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift}
+	case "pgdown":
+		return tea.KeyPressMsg{Code: tea.KeyPgDown}
 	case "enter":
 		return tea.KeyPressMsg{Code: tea.KeyEnter}
 	case "esc":
@@ -264,8 +290,6 @@ func kp(s string) tea.KeyPressMsg {
 		return tea.KeyPressMsg{Code: tea.KeyDown}
 	case "backspace":
 		return tea.KeyPressMsg{Code: tea.KeyBackspace}
-	case "ctrl+c":
-		return tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
 	}
 	r := []rune(s)
 	if len(r) == 1 && unicode.IsUpper(r[0]) {
@@ -273,6 +297,29 @@ func kp(s string) tea.KeyPressMsg {
 		return tea.KeyPressMsg{Code: unicode.ToLower(r[0]), ShiftedCode: r[0], Mod: tea.ModShift, Text: s}
 	}
 	return tea.KeyPressMsg{Code: r[0], Text: s}
+}
+
+// typeText types s key by key, as a person does.
+func typeText(t testing.TB, m *rootModel, s string) {
+	t.Helper()
+	for _, r := range s {
+		if r == ' ' {
+			press(t, m, "space")
+			continue
+		}
+		press(t, m, string(r))
+	}
+}
+
+// toList moves the keys from the question line to the sessions list.
+func toList(t testing.TB, m *rootModel) {
+	t.Helper()
+	if m.sessions.focus != focusList {
+		press(t, m, "tab")
+	}
+	if m.sessions.focus != focusList {
+		t.Fatal("tab did not move to the sessions list")
+	}
 }
 
 // press sends keys and runs the resulting Cmds.

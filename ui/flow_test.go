@@ -60,7 +60,7 @@ func TestFullFlow(t *testing.T) {
 
 	m := flowModel(ctx, t, env, true)
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
-	tm.Type(flowQuestion) // the first key opens the form, the rest fill it
+	tm.Type(flowQuestion) // on the question line, which has the keys at start
 	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
 	waitText(t, tm, "The reviewer asks for revisions")
 	afterGrace()
@@ -120,7 +120,9 @@ func TestQuitDuringReview(t *testing.T) {
 	tm.Type(flowQuestion)
 	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
 	waitText(t, tm, "The reviewer asks for revisions")
-	tm.Send(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
+	tm.Send(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}) // a run is live: asks
+	waitText(t, tm, "Quit researchtui?", "still going")
+	tm.Send(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}) // twice: quits at once
 	fm := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(*rootModel)
 	shutdownRuns(fm.liveHandles(), 10*time.Second) // what Run does on the way out
 	id := fm.active
@@ -132,6 +134,7 @@ func TestQuitDuringReview(t *testing.T) {
 	m2 := flowModel(ctx, t, env, true)
 	tm2 := teatest.NewTestModel(t, m2, teatest.WithInitialTermSize(120, 40))
 	waitText(t, tm2, "awaiting review")
+	tm2.Send(tea.KeyPressMsg{Code: tea.KeyTab})   // from the question line to the list
 	tm2.Send(tea.KeyPressMsg{Code: tea.KeyEnter}) // decide it from the list
 	waitText(t, tm2, "The reviewer asks for revisions")
 	afterGrace()

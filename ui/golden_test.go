@@ -20,24 +20,38 @@ var screens = []struct {
 	setup func(t *testing.T, m *rootModel, svc *fakeServices, c *clock)
 }{
 	{"sessions", func(t *testing.T, m *rootModel, svc *fakeServices, c *clock) {}},
+	{"sessions_question", func(t *testing.T, m *rootModel, svc *fakeServices, c *clock) {
+		typeText(t, m, "quantum dots in solar cells: do they beat perovskites on stability and cost per watt today?")
+	}},
+	{"sessions_list", func(t *testing.T, m *rootModel, svc *fakeServices, c *clock) {
+		toList(t, m)
+		press(t, m, "j")
+	}},
 	{"sessions_filter", func(t *testing.T, m *rootModel, svc *fakeServices, c *clock) {
+		toList(t, m)
 		press(t, m, "/", "c", "o", "m")
 	}},
 	{"sessions_empty", func(t *testing.T, m *rootModel, svc *fakeServices, c *clock) {
 		m.Update(sessionsLoadedMsg{})
 	}},
-	{"sessions_banner", func(t *testing.T, m *rootModel, svc *fakeServices, c *clock) {
-		m.cfg.BackendErr = errBackend
-		run(t, m, m.relayout())
-	}},
+	{"sessions_banner", func(t *testing.T, m *rootModel, svc *fakeServices, c *clock) {}},
 	{"confirm_delete", func(t *testing.T, m *rootModel, svc *fakeServices, c *clock) {
+		toList(t, m)
 		press(t, m, "G", "d")
 	}},
 	{"new_research", func(t *testing.T, m *rootModel, svc *fakeServices, c *clock) {
-		press(t, m, "H", "o", "w")
+		press(t, m, "H", "o", "w", "ctrl+o")
 	}},
 	{"help_sessions", func(t *testing.T, m *rootModel, svc *fakeServices, c *clock) {
+		toList(t, m)
 		press(t, m, "?")
+	}},
+	{"help_line", func(t *testing.T, m *rootModel, svc *fakeServices, c *clock) {
+		press(t, m, "f1")
+	}},
+	{"quit_confirm", func(t *testing.T, m *rootModel, svc *fakeServices, c *clock) {
+		startScripted(t, m, svc, c, false)
+		press(t, m, "q")
 	}},
 	{"run", func(t *testing.T, m *rootModel, svc *fakeServices, c *clock) {
 		startScripted(t, m, svc, c, false)
@@ -46,30 +60,55 @@ var screens = []struct {
 		startScripted(t, m, svc, c, true)
 	}},
 	{"report", func(t *testing.T, m *rootModel, svc *fakeServices, c *clock) {
-		press(t, m, "down", "down", "enter")
+		openFixtureReport(t, m)
+	}},
+	{"report_cited", func(t *testing.T, m *rootModel, svc *fakeServices, c *clock) {
+		openFixtureReport(t, m)
+		press(t, m, "]", "]")
 	}},
 	{"report_sources", func(t *testing.T, m *rootModel, svc *fakeServices, c *clock) {
-		press(t, m, "down", "down", "enter", "tab", "down")
+		openFixtureReport(t, m)
+		press(t, m, "tab", "down")
 	}},
 	{"source_detail", func(t *testing.T, m *rootModel, svc *fakeServices, c *clock) {
-		press(t, m, "down", "down", "enter", "tab", "down", "enter")
+		openFixtureReport(t, m)
+		press(t, m, "tab", "down", "enter")
 	}},
 	{"report_find", func(t *testing.T, m *rootModel, svc *fakeServices, c *clock) {
-		press(t, m, "down", "down", "enter", "/", "P", "b", "I", "enter")
+		openFixtureReport(t, m)
+		press(t, m, "/", "P", "b", "I", "enter")
 	}},
 	{"export", func(t *testing.T, m *rootModel, svc *fakeServices, c *clock) {
-		press(t, m, "down", "down", "enter", "e")
+		openFixtureReport(t, m)
+		press(t, m, "e")
 	}},
 }
 
-// startScripted starts a run by keypress and feeds it the scripted events
-// up to (and, with review, including) the review request.
+// openFixtureReport opens the completed session s4's report from the list.
+func openFixtureReport(t testing.TB, m *rootModel) {
+	t.Helper()
+	toList(t, m)
+	press(t, m, "g", "down", "down", "enter")
+	if m.screen != screenReport || m.report.id != "s4" {
+		t.Fatalf("the report of s4 did not open: screen %v, id %q", m.screen, m.report.id)
+	}
+}
+
+// screenConfig is the configuration a screen's program starts with, where
+// it isn't the default.
+var screenConfig = map[string]func(*Config){
+	"sessions_banner": func(c *Config) { c.BackendErr = errBackend },
+}
+
+// startScripted starts a run by typing the question on the question line
+// and feeds it the scripted events up to (and, with review, including) the
+// review request.
 func startScripted(t testing.TB, m *rootModel, svc *fakeServices, c *clock, review bool) *fakeRun {
 	t.Helper()
-	press(t, m, "n")
-	for _, r := range "Perovskite stability" {
-		press(t, m, string(r))
+	if m.sessions.focus != focusLine {
+		press(t, m, "tab")
 	}
+	typeText(t, m, "Perovskite stability")
 	press(t, m, "enter")
 	if len(svc.runs) == 0 {
 		t.Fatal("no run started")
@@ -87,7 +126,11 @@ func TestGoldenScreens(t *testing.T) {
 	for _, sz := range [][2]int{{80, 24}, {120, 40}} {
 		for _, sc := range screens {
 			t.Run(fmt.Sprintf("%s_%dx%d", sc.name, sz[0], sz[1]), func(t *testing.T) {
-				m, svc := newTestModel(t, sz[0], sz[1], "dark", false)
+				var edit []func(*Config)
+				if e := screenConfig[sc.name]; e != nil {
+					edit = append(edit, e)
+				}
+				m, svc := newTestModel(t, sz[0], sz[1], "dark", false, edit...)
 				c := &clock{t: testNow}
 				m.now = c.now
 				sc.setup(t, m, svc, c)
@@ -156,7 +199,7 @@ func TestResizeSurvives(t *testing.T) {
 	for _, screen := range []func(){
 		func() {},
 		func() { c.advance(time.Second); press(t, m, "esc", "esc") },
-		func() { press(t, m, "down", "down", "enter") },
+		func() { openFixtureReport(t, m) },
 	} {
 		screen()
 		for _, sz := range sizes {

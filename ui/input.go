@@ -4,6 +4,7 @@ import (
 	"strings"
 	"unicode"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -60,32 +61,33 @@ func (in *lineInput) insert(rs []rune) {
 	in.pos += len(rs)
 }
 
-// Update edits the value with the usual readline keys.
+// Update edits the value with the usual readline keys (eKeys); any other
+// key with text types it.
 func (in *lineInput) Update(msg tea.KeyPressMsg) {
-	switch msg.String() {
-	case "left", "ctrl+b":
+	switch {
+	case key.Matches(msg, eKeys.Left):
 		in.pos = max(in.pos-1, 0)
-	case "right", "ctrl+f":
+	case key.Matches(msg, eKeys.Right):
 		in.pos = min(in.pos+1, len(in.value))
-	case "home", "ctrl+a":
+	case key.Matches(msg, eKeys.Home):
 		in.pos = 0
-	case "end", "ctrl+e":
+	case key.Matches(msg, eKeys.End):
 		in.pos = len(in.value)
-	case "backspace", "ctrl+h":
+	case key.Matches(msg, eKeys.Backspace):
 		if in.pos > 0 {
 			in.value = append(in.value[:in.pos-1], in.value[in.pos:]...)
 			in.pos--
 		}
-	case "delete", "ctrl+d":
+	case key.Matches(msg, eKeys.Delete):
 		if in.pos < len(in.value) {
 			in.value = append(in.value[:in.pos], in.value[in.pos+1:]...)
 		}
-	case "ctrl+u":
+	case key.Matches(msg, eKeys.KillStart):
 		in.value = in.value[in.pos:]
 		in.pos = 0
-	case "ctrl+k":
+	case key.Matches(msg, eKeys.KillEnd):
 		in.value = in.value[:in.pos]
-	case "ctrl+w", "alt+backspace":
+	case key.Matches(msg, eKeys.KillWord):
 		i := in.pos
 		for i > 0 && unicode.IsSpace(in.value[i-1]) {
 			i--
@@ -95,14 +97,118 @@ func (in *lineInput) Update(msg tea.KeyPressMsg) {
 		}
 		in.value = append(in.value[:i], in.value[in.pos:]...)
 		in.pos = i
-	case "space":
+	case msg.String() == "space":
 		in.insert([]rune{' '})
 	default:
-		if msg.Text != "" && msg.Mod&^(tea.ModShift) == 0 {
+		if isText(msg) {
 			in.insert([]rune(sanitizeLine(msg.Text)))
 		}
 	}
 }
+
+// isText reports whether a key types text: it has printable text and no
+// modifier but shift.
+func isText(msg tea.KeyPressMsg) bool {
+	if msg.Text == "" || msg.Mod&^tea.ModShift != 0 {
+		return false
+	}
+	for _, r := range msg.Text {
+		if !unicode.IsPrint(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// pastedLine is pasted text made one line: a question pasted from a
+// document arrives with line breaks (\r from most terminals), which become
+// single spaces.
+func pastedLine(s string) string {
+	s = strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(s)
+	return strings.Join(strings.Fields(sanitize(s)), " ")
+}
+
+// restyle takes the colours of a new theme.
+func (in *lineInput) restyle(st *themes.Styles) { in.text, in.hint = st.Text, st.Subtle }
+
+// ViewRows draws the value wrapped over up to rows lines of the input's
+// width, showing the lines around the cursor; it returns the lines drawn
+// (at least one).
+func (in *lineInput) ViewRows(rows int) []string {
+	if len(in.value) == 0 || rows <= 1 {
+		return []string{in.View()}
+	}
+	return in.cursorRows(rows)
+}
+
+// span is one wrapped row of an input's value: runes [from, to).
+type span struct{ from, to int }
+
+// spans breaks the value into rows of at most the input's width less a
+// cell for the cursor, at spaces where it can.
+func (in *lineInput) spans() []span {
+	w := max(in.width, 1)
+	var spans []span
+	from := 0
+	for from < len(in.value) {
+		to, cells, lastSpace := from, 0, -1
+		for to < len(in.value) {
+			cw := ansi.StringWidth(string(in.value[to]))
+			if cells+cw > w-1 { // keep a cell for the cursor
+				break
+			}
+			if in.value[to] == ' ' {
+				lastSpace = to
+			}
+			cells += cw
+			to++
+		}
+		if to < len(in.value) && lastSpace > from {
+			to = lastSpace + 1
+		}
+		if to == from {
+			to++
+		}
+		spans = append(spans, span{from, to})
+		from = to
+	}
+	return spans
+}
+
+func (in *lineInput) cursorRows(rows int) []string {
+	spans := in.spans()
+	cur := len(spans) - 1
+	for i, sp := range spans {
+		if in.pos >= sp.from && in.pos < sp.to {
+			cur = i
+			break
+		}
+	}
+	first := max(min(cur-rows+1, len(spans)-rows), 0)
+	if cur < first {
+		first = cur
+	}
+	var out []string
+	for i := first; i < len(spans) && len(out) < rows; i++ {
+		sp := spans[i]
+		var b strings.Builder
+		for j := sp.from; j < sp.to; j++ {
+			if in.focused && j == in.pos {
+				b.WriteString(in.cursor.Render(string(in.value[j])))
+			} else {
+				b.WriteString(in.text.Render(string(in.value[j])))
+			}
+		}
+		if in.focused && in.pos == len(in.value) && i == len(spans)-1 {
+			b.WriteString(in.cursor.Render(" "))
+		}
+		out = append(out, b.String())
+	}
+	return out
+}
+
+// rowsNeeded is how many lines ViewRows needs to show the whole value.
+func (in *lineInput) rowsNeeded() int { return max(len(in.spans()), 1) }
 
 // View draws the visible window of the value, scrolled so the cursor shows.
 func (in *lineInput) View() string {

@@ -1,24 +1,105 @@
 package ui
 
-import "charm.land/bubbles/v2/key"
+import (
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+)
 
-// Key bindings follow terminal habits (DESIGN §9). Each screen has its own
-// map so the footer and the help overlay show exactly the keys that work
-// where the person is.
+// Key bindings follow terminal habits (DESIGN §9). Each screen and focus
+// has one table of commands (keyTable): a binding and what it does. The
+// same table dispatches the keys in Update, draws the footer and the ?
+// overlay, so help can never drift from behaviour.
 
 func kb(keys []string, help, desc string) key.Binding {
 	return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
 }
 
-// globalKeys work on every screen unless a text input has focus.
+// command is one key of a screen: its binding, whether the footer shows
+// it, and what it does (nil: handled elsewhere, e.g. by a text input, and
+// listed for help only).
+type command struct {
+	b     key.Binding
+	short bool
+	brief string // the footer's shorter description, if any
+	run   func(m *rootModel, msg tea.KeyPressMsg) tea.Cmd
+}
+
+// do makes a command; footer puts it in the footer; when disables it.
+func do(b key.Binding, run func(m *rootModel, msg tea.KeyPressMsg) tea.Cmd) command {
+	return command{b: b, run: run}
+}
+
+func (c command) footer() command { c.short = true; return c }
+
+// footerAs puts the command in the footer with a shorter description.
+func (c command) footerAs(brief string) command { c.short, c.brief = true, brief; return c }
+
+func (c command) when(on bool) command { c.b.SetEnabled(on); return c }
+
+// keyTable is a screen's commands in groups (the columns of the help).
+type keyTable struct {
+	title  string // what the help overlay is titled: screen and focus
+	groups [][]command
+}
+
+// dispatch runs the first enabled command whose binding matches.
+func (t keyTable) dispatch(m *rootModel, msg tea.KeyPressMsg) (tea.Cmd, bool) {
+	for _, g := range t.groups {
+		for _, c := range g {
+			if c.run != nil && key.Matches(msg, c.b) {
+				return c.run(m, msg), true
+			}
+		}
+	}
+	return nil, false
+}
+
+// ShortHelp and FullHelp make the table a help.KeyMap.
+func (t keyTable) ShortHelp() []key.Binding {
+	var out []key.Binding
+	for _, g := range t.groups {
+		for _, c := range g {
+			if c.short && c.b.Enabled() {
+				b := c.b
+				if c.brief != "" {
+					b.SetHelp(b.Help().Key, c.brief)
+				}
+				out = append(out, b)
+			}
+		}
+	}
+	return out
+}
+
+func (t keyTable) FullHelp() [][]key.Binding {
+	var out [][]key.Binding
+	for _, g := range t.groups {
+		var col []key.Binding
+		for _, c := range g {
+			if c.b.Enabled() {
+				col = append(col, c.b)
+			}
+		}
+		if len(col) > 0 {
+			out = append(out, col)
+		}
+	}
+	return out
+}
+
+// globalKeys work on every screen unless a text input has focus; ctrl+c
+// works everywhere.
 type globalKeys struct {
-	Quit, Help, Theme key.Binding
+	Quit, QuitNow, Help, HelpF1, Theme, Pull key.Binding
 }
 
 var gKeys = globalKeys{
-	Quit:  kb([]string{"q", "ctrl+c"}, "q", "quit"),
-	Help:  kb([]string{"?"}, "?", "help"),
-	Theme: kb([]string{"t"}, "t", "theme"),
+	Quit:    kb([]string{"q"}, "q", "quit"),
+	QuitNow: kb([]string{"ctrl+c"}, "ctrl+c", "quit (twice: at once)"),
+	Help:    kb([]string{"?", "f1"}, "?", "help"),
+	HelpF1:  kb([]string{"f1"}, "f1", "help"),
+	Theme:   kb([]string{"t"}, "t", "next theme (saved)"),
+	Pull:    kb([]string{"p"}, "p", "download missing models"),
 }
 
 type navKeys struct {
@@ -34,31 +115,53 @@ var nav = navKeys{
 	PageDown: kb([]string{"pgdown", "ctrl+d", "f", "space"}, "pgdn", "page down"),
 }
 
+// editKeys are the one-line inputs' editing keys (lineInput.Update).
+type editKeys struct {
+	Left, Right, Home, End, Backspace, Delete, KillStart, KillEnd, KillWord key.Binding
+}
+
+var eKeys = editKeys{
+	Left:      kb([]string{"left", "ctrl+b"}, "←", "left"),
+	Right:     kb([]string{"right", "ctrl+f"}, "→", "right"),
+	Home:      kb([]string{"home", "ctrl+a"}, "ctrl+a", "start of line"),
+	End:       kb([]string{"end", "ctrl+e"}, "ctrl+e", "end of line"),
+	Backspace: kb([]string{"backspace", "ctrl+h"}, "backspace", "delete left"),
+	Delete:    kb([]string{"delete", "ctrl+d"}, "del", "delete right"),
+	KillStart: kb([]string{"ctrl+u"}, "ctrl+u", "delete to start"),
+	KillEnd:   kb([]string{"ctrl+k"}, "ctrl+k", "delete to end"),
+	KillWord:  kb([]string{"ctrl+w", "alt+backspace"}, "ctrl+w", "delete word"),
+}
+
+// editHelp lists the editing keys for the help overlay (run: nil, the
+// input handles them).
+func editHelp() []command {
+	var out []command
+	for _, b := range []key.Binding{eKeys.Home, eKeys.End, eKeys.KillStart, eKeys.KillEnd, eKeys.KillWord} {
+		out = append(out, command{b: b})
+	}
+	return out
+}
+
 type sessionsKeys struct {
-	New, Open, Filter, Delete, Resume, Back key.Binding
+	Ask, ToList, ToLine, Options, ClearLine, New, Open, Filter, Delete, Resume, ClearFilter,
+	FilterDone, FilterClear, FilterMove key.Binding
 }
 
 var sKeys = sessionsKeys{
-	New:    kb([]string{"n"}, "n", "new research"),
-	Open:   kb([]string{"enter"}, "enter", "open"),
-	Filter: kb([]string{"/"}, "/", "filter"),
-	Delete: kb([]string{"d"}, "d", "delete"),
-	Resume: kb([]string{"R"}, "R", "resume"),
-	Back:   kb([]string{"esc"}, "esc", "clear filter"),
-}
-
-type sessionsKeyMap struct{}
-
-func (sessionsKeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{sKeys.New, sKeys.Open, sKeys.Filter, sKeys.Delete, sKeys.Resume, gKeys.Help, gKeys.Quit}
-}
-
-func (sessionsKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{
-		{nav.Up, nav.Down, nav.Top, nav.Bottom},
-		{sKeys.New, sKeys.Open, sKeys.Filter, sKeys.Back},
-		{sKeys.Delete, sKeys.Resume, gKeys.Theme, gKeys.Help, gKeys.Quit},
-	}
+	Ask:         kb([]string{"enter"}, "enter", "start research"),
+	Options:     kb([]string{"ctrl+o"}, "ctrl+o", "research with options"),
+	ToList:      kb([]string{"tab", "down", "shift+tab"}, "tab/↓", "sessions list"),
+	ClearLine:   kb([]string{"esc"}, "esc", "clear the line"),
+	ToLine:      kb([]string{"tab", "shift+tab"}, "tab", "question line"),
+	New:         kb([]string{"n"}, "n", "new research (form)"),
+	Open:        kb([]string{"enter"}, "enter", "open"),
+	Filter:      kb([]string{"/"}, "/", "filter"),
+	Delete:      kb([]string{"d"}, "d", "delete"),
+	Resume:      kb([]string{"R"}, "R", "resume"),
+	ClearFilter: kb([]string{"esc"}, "esc", "clear filter"),
+	FilterDone:  kb([]string{"enter"}, "enter", "keep filter"),
+	FilterClear: kb([]string{"esc"}, "esc", "clear filter"),
+	FilterMove:  kb([]string{"up", "down"}, "↑/↓", "select"),
 }
 
 type runKeys struct {
@@ -69,53 +172,32 @@ var rKeys = runKeys{
 	Cancel: kb([]string{"c"}, "c", "cancel run"),
 	Back:   kb([]string{"esc"}, "esc", "sessions (run continues)"),
 	Review: kb([]string{"v"}, "v", "open review"),
-	Report: kb([]string{"enter"}, "enter", "report (when done)"),
+	Report: kb([]string{"enter"}, "enter", "read the report"),
 	// s: stop waiting for downloads and research; write from what is analysed.
 	WriteNow: kb([]string{"s"}, "s", "skip downloads, write now"),
 }
 
-type runKeyMap struct{}
-
-func (runKeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{rKeys.Back, rKeys.Cancel, rKeys.Review, gKeys.Help, gKeys.Quit}
-}
-
-func (runKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{
-		{rKeys.Back, rKeys.Cancel, rKeys.Review, rKeys.Report, rKeys.WriteNow},
-		{nav.Up, nav.Down},
-		{gKeys.Theme, gKeys.Help, gKeys.Quit},
-	}
-}
-
 type reportKeys struct {
-	Tab, Detail, Open, Export, Find, Next, Prev, Back key.Binding
+	Tab, Detail, Open, Export, Find, Next, Prev, Back, Cite, NextCite, PrevCite, CopyRef, CopyDOI,
+	FindDone, FindCancel key.Binding
 }
 
 var pKeys = reportKeys{
-	Tab:    kb([]string{"tab", "shift+tab"}, "tab", "switch pane"),
-	Detail: kb([]string{"enter"}, "enter", "source details"),
-	Open:   kb([]string{"o"}, "o", "open URL"),
-	Export: kb([]string{"e"}, "e", "export"),
-	Find:   kb([]string{"/"}, "/", "find"),
-	Next:   kb([]string{"n"}, "n", "next match"),
-	Prev:   kb([]string{"N"}, "N", "previous match"),
-	Back:   kb([]string{"esc"}, "esc", "back"),
-}
-
-type reportKeyMap struct{}
-
-func (reportKeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{pKeys.Tab, pKeys.Find, pKeys.Export, pKeys.Open, pKeys.Back, gKeys.Help}
-}
-
-func (reportKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{
-		{nav.Up, nav.Down, nav.Top, nav.Bottom, nav.PageUp, nav.PageDown},
-		{pKeys.Tab, pKeys.Detail, pKeys.Open, pKeys.Export},
-		{pKeys.Find, pKeys.Next, pKeys.Prev, pKeys.Back},
-		{gKeys.Theme, gKeys.Help, gKeys.Quit},
-	}
+	Tab:        kb([]string{"tab", "shift+tab"}, "tab", "switch pane"),
+	Detail:     kb([]string{"enter"}, "enter", "source details"),
+	Open:       kb([]string{"o"}, "o", "open the source's URL"),
+	Export:     kb([]string{"e"}, "e", "export"),
+	Find:       kb([]string{"/"}, "/", "find"),
+	Next:       kb([]string{"n"}, "n", "next match"),
+	Prev:       kb([]string{"N"}, "N", "previous match"),
+	Back:       kb([]string{"esc"}, "esc", "back"),
+	Cite:       kb([]string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "0"}, "1-9", "select source [n]"),
+	NextCite:   kb([]string{"]"}, "]", "next citation"),
+	PrevCite:   kb([]string{"["}, "[", "previous citation"),
+	CopyRef:    kb([]string{"y"}, "y", "copy reference (APA)"),
+	CopyDOI:    kb([]string{"Y"}, "Y", "copy DOI or URL"),
+	FindDone:   kb([]string{"enter"}, "enter", "find"),
+	FindCancel: kb([]string{"esc"}, "esc", "cancel"),
 }
 
 type reviewKeys struct {
@@ -171,3 +253,24 @@ var (
 	keyYes    = kb([]string{"y"}, "y", "yes")
 	keyNo     = kb([]string{"n", "esc"}, "any other key", "no") // a confirmation's yes is y only
 )
+
+// globalGroup is the last help column of screens without a focused input;
+// quitInFooter: the footer has room for q.
+func (m *rootModel) globalGroup(quitInFooter bool) []command {
+	quit := do(gKeys.Quit, (*rootModel).quitKey)
+	if quitInFooter {
+		quit = quit.footer()
+	}
+	return []command{
+		do(gKeys.Theme, (*rootModel).cycleTheme),
+		do(gKeys.Pull, (*rootModel).pullKey).when(m.canPull()),
+		do(gKeys.Help, (*rootModel).openHelp).footer(),
+		quit,
+		{b: gKeys.QuitNow},
+	}
+}
+
+// typingGroup is the last help column while an input has the keys.
+func typingGroup() []command {
+	return []command{do(gKeys.HelpF1, (*rootModel).openHelp).footer(), {b: gKeys.QuitNow, short: true, brief: "quit"}}
+}

@@ -27,6 +27,10 @@ func TestSessionsKeys(t *testing.T) {
 	m, svc := newTestModel(t, 80, 24, "dark", false)
 	c := &clock{t: testNow}
 	m.now = c.now
+	if m.sessions.focus != focusLine {
+		t.Fatal("the question line has the keys at start")
+	}
+	toList(t, m)
 	if got := selectedID(m); got != "s6" {
 		t.Fatalf("newest first: selected %q, want s6", got)
 	}
@@ -45,6 +49,15 @@ func TestSessionsKeys(t *testing.T) {
 	press(t, m, "g")
 	if got := selectedID(m); got != "s6" {
 		t.Errorf("g: %q", got)
+	}
+	// ↑ on the first row goes up to the question line; ↓ comes back.
+	press(t, m, "up")
+	if m.sessions.focus != focusLine {
+		t.Fatal("↑ on the first session: the question line")
+	}
+	press(t, m, "down")
+	if m.sessions.focus != focusList || selectedID(m) != "s6" {
+		t.Fatal("↓ from the line: back on the list, selection kept")
 	}
 
 	// / filters; q is text while filtering; esc clears.
@@ -75,18 +88,24 @@ func TestSessionsKeys(t *testing.T) {
 		t.Error("? closes help")
 	}
 
-	// t cycles the theme.
+	// t cycles the theme and saves it.
 	before := m.themeName
 	press(t, m, "t")
 	if m.themeName == before {
 		t.Error("t cycles the theme")
 	}
-	// Capital T is free for typing: "The…" starts a question.
-	press(t, m, "T")
-	if d, ok := m.dialog.(*newRunDialog); !ok || d.question.Value() != "T" {
-		t.Fatalf("T starts a question: %T", m.dialog)
+	if len(svc.saved) != 1 || svc.saved[0].Theme != m.themeName || svc.saved[0].Form != nil {
+		t.Errorf("the theme was not saved: %+v", svc.saved)
 	}
-	press(t, m, "esc")
+	// A key the list doesn't bind types on the question line.
+	press(t, m, "T")
+	if m.sessions.focus != focusLine || m.sessions.line.Value() != "T" {
+		t.Fatalf("T from the list: focus %v, line %q", m.sessions.focus, m.sessions.line.Value())
+	}
+	press(t, m, "esc", "esc") // clears the line, then goes to the list
+	if m.sessions.line.Value() != "" || m.sessions.focus != focusList {
+		t.Fatalf("esc esc: line %q, focus %v", m.sessions.line.Value(), m.sessions.focus)
+	}
 
 	// d asks, n keeps, d y deletes.
 	press(t, m, "G", "d")
@@ -114,7 +133,7 @@ func TestSessionsKeys(t *testing.T) {
 		t.Fatalf("enter opens the report: screen %v id %q loaded %v", m.screen, m.report.id, m.report.loaded)
 	}
 	press(t, m, "esc")
-	if m.screen != screenSessions {
+	if m.screen != screenSessions || m.sessions.focus != focusList {
 		t.Fatal("esc returns to the list")
 	}
 
@@ -129,38 +148,123 @@ func TestSessionsKeys(t *testing.T) {
 	}
 	press(t, m, "esc")
 
-	// n opens the form; typing alone does too, with the key typed.
+	// n opens the form with what the line holds; esc gives it back.
 	press(t, m, "n")
 	if _, ok := m.dialog.(*newRunDialog); !ok {
 		t.Fatalf("n: %T", m.dialog)
 	}
-	press(t, m, "esc", "W", "h", "y")
-	d, ok := m.dialog.(*newRunDialog)
-	if !ok || d.question.Value() != "Why" {
-		t.Fatalf("typing starts a question: %T %q", m.dialog, d.question.Value())
+	press(t, m, "W", "h", "y", "esc")
+	if m.dialog != nil || m.sessions.line.Value() != "Why" {
+		t.Fatalf("esc from the form: %T, line %q", m.dialog, m.sessions.line.Value())
 	}
-	press(t, m, "esc", "q")
+	press(t, m, "ctrl+o")
+	if d, ok := m.dialog.(*newRunDialog); !ok || d.question.Value() != "Why" {
+		t.Fatalf("ctrl+o opens the form with the line's question: %T", m.dialog)
+	}
+	press(t, m, "esc", "esc", "esc", "q")
+	if _, ok := m.dialog.(*quitDialog); !ok || m.quitting {
+		t.Fatalf("q with the resumed runs live: %T, quitting %v; want the question", m.dialog, m.quitting)
+	}
+	c.advance(time.Second)
+	press(t, m, "n")
+	if m.dialog != nil || m.quitting {
+		t.Fatal("n keeps working")
+	}
+	press(t, m, "ctrl+c", "ctrl+c")
 	if !m.quitting {
-		t.Error("q quits")
+		t.Error("ctrl+c twice quits")
+	}
+}
+
+// TestQuestionLineTakesEveryKey: on the question line every key that types
+// text is text, the bound ones (and the list's) included.
+func TestQuestionLineTakesEveryKey(t *testing.T) {
+	for _, k := range []string{"q", "n", "d", "j", "k", "g", "G", "R", "/", "?", "t", "p", "y", "e", "c", "s", "v", "1", "]", "["} {
+		m, svc := newTestModel(t, 80, 24, "dark", false)
+		q := k + "uantum dots?"
+		typeText(t, m, q)
+		if got := m.sessions.line.Value(); got != q {
+			t.Errorf("%s: the line holds %q", k, got)
+		}
+		if m.quitting || m.dialog != nil || m.showHelp || m.screen != screenSessions || len(svc.saved) != 0 {
+			t.Errorf("%s acted as a command: quitting %v, dialog %T, help %v, screen %v, saved %v", k, m.quitting, m.dialog, m.showHelp, m.screen, svc.saved)
+		}
+		press(t, m, "enter")
+		if len(svc.started) != 1 || svc.started[0].Question != q {
+			t.Fatalf("%s: started %+v", k, svc.started)
+		}
+		if m.screen != screenRun || m.sessions.line.Value() != "" {
+			t.Errorf("%s: after starting, screen %v and line %q", k, m.screen, m.sessions.line.Value())
+		}
+	}
+}
+
+// TestQuestionLine: enter starts with the defaults, an empty line starts
+// nothing, a second enter doesn't start twice, and a multi-line paste is
+// one question.
+func TestQuestionLine(t *testing.T) {
+	m, svc := newTestModel(t, 80, 24, "dark", false)
+	press(t, m, "enter")
+	if len(svc.started) != 0 || m.notice == "" {
+		t.Fatalf("an empty line started %v (notice %q)", svc.started, m.notice)
+	}
+	m.Update(tea.PasteMsg{Content: "How do perovskite cells degrade\r\nunder humidity,\rand what\n\n  stops it?"})
+	want := "How do perovskite cells degrade under humidity, and what stops it?"
+	if got := m.sessions.line.Value(); got != want {
+		t.Fatalf("pasted: %q, want %q", got, want)
+	}
+	if len(svc.started) != 0 {
+		t.Fatal("a pasted line break started the research")
+	}
+	_, first := m.Update(kp("enter"))
+	_, second := m.Update(kp("enter"))
+	if second != nil {
+		t.Error("a second enter before the run started issued a Cmd")
+	}
+	run(t, m, first)
+	if len(svc.started) != 1 || svc.started[0].Question != want || svc.started[0].Depth != "standard" ||
+		!reflect.DeepEqual(svc.started[0].Sources, []string{"arxiv", "openalex"}) {
+		t.Fatalf("started %+v", svc.started)
+	}
+	// A long question wraps over up to three lines, the frame still fits.
+	press(t, m, "esc")
+	typeText(t, m, strings.Repeat("why does it rain ", 30))
+	out := ansi.Strip(m.render())
+	checkFrame(t, out, 80, 24)
+	if n := strings.Count(out, "why does it rain"); n < 8 {
+		t.Errorf("the long question shows %d times the phrase, want it wrapped over lines:\n%s", n, out)
+	}
+	// A paste onto the list goes to the line too.
+	m, _ = newTestModel(t, 80, 24, "dark", false)
+	toList(t, m)
+	m.Update(tea.PasteMsg{Content: "quantum\ndots"})
+	if m.sessions.focus != focusLine || m.sessions.line.Value() != "quantum dots" {
+		t.Errorf("paste on the list: focus %v line %q", m.sessions.focus, m.sessions.line.Value())
+	}
+	// An empty list: the line keeps the keys, tab has nowhere to go.
+	m.Update(sessionsLoadedMsg{})
+	press(t, m, "tab")
+	if m.sessions.focus != focusLine {
+		t.Error("tab with no sessions left the line")
 	}
 }
 
 func TestNewResearchForm(t *testing.T) {
 	m, svc := newTestModel(t, 80, 24, "dark", false)
+	toList(t, m)
 	press(t, m, "n", "enter")
 	d := m.dialog.(*newRunDialog)
 	if d.err == "" || len(svc.started) != 0 {
 		t.Fatal("an empty question is refused")
 	}
-	for _, r := range "Is coffee healthy" {
-		press(t, m, string(r))
-	}
+	typeText(t, m, "Is coffee healthy")
 	press(t, m, "tab", "ctrl+c")
 	if !m.quitting {
 		t.Fatal("ctrl+c quits even from a form")
 	}
 	m, svc = newTestModel(t, 80, 24, "dark", false)
-	press(t, m, "n", "I", "s", "space", "i", "t")
+	typeText(t, m, "Is it")
+	press(t, m, "ctrl+o")
 	press(t, m, "tab")                             // model
 	press(t, m, "tab", "l")                        // depth: standard -> deep
 	press(t, m, "tab", "space", "l", "l", "space") // sources: arxiv off, pubmed on
@@ -174,6 +278,17 @@ func TestNewResearchForm(t *testing.T) {
 	}
 	if m.screen != screenRun {
 		t.Error("starting shows the run screen")
+	}
+	// The form's choice is remembered: saved, and what the line starts with next.
+	if len(svc.saved) != 1 || svc.saved[0].Form == nil || svc.saved[0].Form.Depth != "deep" ||
+		!reflect.DeepEqual(svc.saved[0].Form.Sources, []string{"openalex", "pubmed"}) {
+		t.Fatalf("saved %+v", svc.saved)
+	}
+	press(t, m, "esc")
+	typeText(t, m, "Next")
+	press(t, m, "enter")
+	if len(svc.started) != 2 || svc.started[1].Depth != "deep" || !reflect.DeepEqual(svc.started[1].Sources, []string{"openalex", "pubmed"}) {
+		t.Fatalf("the next start: %+v", svc.started[1:])
 	}
 }
 
@@ -194,6 +309,7 @@ func TestRunKeys(t *testing.T) {
 		t.Fatalf("events keep arriving in the background: %q", got)
 	}
 	m.Update(sessionsLoadedMsg{sessions: append([]store.Session{{ID: r.id, Title: "Perovskite stability", Status: "running", CreatedAt: testNow}}, fixtureSessions()...)})
+	toList(t, m)
 	press(t, m, "g", "enter")
 	if m.screen != screenRun || m.active != r.id {
 		t.Fatal("enter on the live session shows it again")
@@ -314,7 +430,7 @@ func TestReviewDialogKeys(t *testing.T) {
 
 func TestReportKeys(t *testing.T) {
 	m, svc := newTestModel(t, 80, 10, "dark", false)
-	press(t, m, "j", "j", "enter")
+	openFixtureReport(t, m)
 	r := &m.report
 	if !r.loaded || r.vp.TotalLineCount() == 0 {
 		t.Fatal("report rendered")
@@ -432,6 +548,7 @@ func TestBackendDownStillBrowses(t *testing.T) {
 	if !strings.Contains(out, "new research needs the model backend") || !strings.Contains(out, "ollama serve") {
 		t.Errorf("banner with the fix:\n%s", out)
 	}
+	toList(t, m)
 	press(t, m, "G", "k", "R")
 	if len(svc.resumed) != 0 || !m.noticeErr {
 		t.Error("resume without a backend explains instead of failing")
@@ -462,6 +579,7 @@ func TestConfirmIgnoresTyping(t *testing.T) {
 	m, svc := newTestModel(t, 80, 24, "dark", false)
 	c := &clock{t: testNow}
 	m.now = c.now
+	toList(t, m)
 	for _, k := range []string{"d", "o", "e", "s", "space", "y", "o", "u", "r"} {
 		press(t, m, k)
 		c.advance(80 * time.Millisecond) // typing speed
@@ -473,6 +591,7 @@ func TestConfirmIgnoresTyping(t *testing.T) {
 	// After the grace, a key other than y is no.
 	m, svc = newTestModel(t, 80, 24, "dark", false)
 	m.now = c.now
+	toList(t, m)
 	press(t, m, "d")
 	c.advance(confirmGrace + 100*time.Millisecond)
 	press(t, m, "o")
@@ -487,6 +606,7 @@ func TestConfirmIgnoresTyping(t *testing.T) {
 	// d, a pause past the grace, y: deleted.
 	m, svc = newTestModel(t, 80, 24, "dark", false)
 	m.now = c.now
+	toList(t, m)
 	press(t, m, "G", "d")
 	c.advance(confirmGrace + 100*time.Millisecond)
 	press(t, m, "y")
@@ -499,6 +619,7 @@ func TestConfirmIgnoresTyping(t *testing.T) {
 // started resumes once; an engine that refuses a resume is a notice.
 func TestNoDoubleResume(t *testing.T) {
 	m, svc := newTestModel(t, 80, 24, "dark", false)
+	toList(t, m)
 	press(t, m, "G", "k") // s2, interrupted
 	_, first := m.Update(kp("R"))
 	_, second := m.Update(kp("R")) // before runStartedMsg arrives
@@ -528,6 +649,7 @@ func TestNoDoubleResume(t *testing.T) {
 	// R can be tried again.
 	m, svc = newTestModel(t, 80, 24, "dark", false)
 	svc.resumeErr = errors.New("session s2 is already running")
+	toList(t, m)
 	press(t, m, "G", "k", "R")
 	if !m.noticeErr || !strings.Contains(m.notice, "already running") || m.screen != screenSessions {
 		t.Fatalf("a refused resume: notice %q (err %v), screen %v", m.notice, m.noticeErr, m.screen)
@@ -547,7 +669,7 @@ func TestNoDoubleResume(t *testing.T) {
 func TestNewResearchWithNoSourcesTickedIsAuto(t *testing.T) {
 	m, svc := newTestModel(t, 80, 24, "dark", false)
 	m.cfg.Defaults.Sources = nil
-	press(t, m, "n", "W", "h", "y")
+	press(t, m, "W", "h", "y", "ctrl+o")
 	if out := m.render(); !strings.Contains(out, "none ticked") {
 		t.Errorf("the form does not say what no sources means:\n%s", out)
 	}
@@ -558,7 +680,7 @@ func TestNewResearchWithNoSourcesTickedIsAuto(t *testing.T) {
 	// Ticking one makes the choice explicit.
 	m, svc = newTestModel(t, 80, 24, "dark", false)
 	m.cfg.Defaults.Sources = nil
-	press(t, m, "n", "W", "tab", "tab", "tab", "space", "enter")
+	press(t, m, "W", "ctrl+o", "tab", "tab", "tab", "space", "enter")
 	if len(svc.started) != 1 || svc.started[0].AutoSources || !reflect.DeepEqual(svc.started[0].Sources, []string{"arxiv"}) {
 		t.Fatalf("started %+v, want arxiv only", svc.started)
 	}

@@ -2,10 +2,12 @@ package ui
 
 import (
 	"context"
+	"sort"
 	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/researchtui/researchtui/pipeline"
@@ -26,6 +28,7 @@ type options struct {
 	now     func() time.Time
 	noColor bool
 	darkBG  *bool // nil: ask the terminal
+	tmux    bool  // inside tmux: copying needs its set-clipboard on
 }
 
 // rootModel is the root and only tea.Model. Screens and dialogs are plain
@@ -65,6 +68,11 @@ type rootModel struct {
 	startedQ  bool // the Config.Question was started
 	pull      pullState
 	quitting  bool
+	// starting: a start Cmd is out and its runStartedMsg hasn't arrived, so
+	// a second enter doesn't start the same question twice.
+	starting    bool
+	saving      bool      // a settings write is under way
+	pendingSave *Settings // settings to write after it
 }
 
 func newModel(ctx context.Context, cfg Config, svc services, o options) *rootModel {
@@ -84,8 +92,14 @@ func newModel(ctx context.Context, cfg Config, svc services, o options) *rootMod
 		m.darkBG = *o.darkBG
 	}
 	m.applyTheme(themes.Resolve(cfg.Theme, m.darkBG).Name)
-	m.sessions = newSessionsModel()
+	m.sessions = newSessionsModel(m.st)
 	m.sessions.loading = true
+	if cfg.BackendErr != nil {
+		// No new research without the backend: browsing is what works, and
+		// the banner's advice p (download the models) is a key of the list.
+		// Otherwise the question line has the keys.
+		m.sessions.setFocus(focusList)
+	}
 	return m
 }
 
@@ -98,6 +112,7 @@ func (m *rootModel) applyTheme(name string) {
 	}
 	m.themeName = p.Name
 	m.st = themes.Build(p, m.noColor)
+	m.sessions.line.restyle(m.st)
 	m.help.Styles = help.Styles{
 		Ellipsis: m.st.HelpSep, ShortKey: m.st.HelpKey, ShortDesc: m.st.HelpDesc, ShortSeparator: m.st.HelpSep,
 		FullKey: m.st.HelpKey, FullDesc: m.st.HelpDesc, FullSeparator: m.st.HelpSep,
@@ -163,6 +178,9 @@ func (m *rootModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		m.sessions.setSessions(msg.sessions)
+		if len(msg.sessions) == 0 && len(m.cfg.MissingModels) == 0 {
+			m.sessions.setFocus(focusLine) // nothing to browse
+		}
 		return m, nil
 	case runStartedMsg:
 		return m, m.onRunStarted(msg)
@@ -211,22 +229,36 @@ func (m *rootModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case pullDoneMsg:
 		m.onPullDone(msg)
 		return m, nil
+	case settingsSavedMsg:
+		m.saving = false
+		if msg.err != nil {
+			m.setNotice("could not save settings: "+msg.err.Error(), true)
+		}
+		return m, m.flushSave()
 	case tea.KeyPressMsg:
 		return m, m.onKey(msg)
 	case tea.PasteMsg:
 		if m.dialog != nil {
 			return m, m.dialog.paste(msg.Content)
 		}
-		if m.screen == screenSessions {
-			return m, m.sessions.paste(m, msg.Content)
+		switch m.screen {
+		case screenSessions:
+			m.sessions.paste(msg.Content)
+		case screenReport:
+			if m.report.finding {
+				m.report.find.Insert(pastedLine(msg.Content))
+			}
 		}
 	}
 	return m, nil
 }
 
+// onKey routes a key: ctrl+c first (it works everywhere), then the open
+// dialog, the help overlay, and the current screen's key table; a key the
+// table doesn't bind goes to the focused text input, if any.
 func (m *rootModel) onKey(msg tea.KeyPressMsg) tea.Cmd {
-	if msg.String() == "ctrl+c" {
-		return m.quit()
+	if key.Matches(msg, gKeys.QuitNow) {
+		return m.ctrlC()
 	}
 	if m.dialog != nil {
 		act, keep, cmd := m.dialog.handle(msg, m.now())
@@ -236,53 +268,119 @@ func (m *rootModel) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		return tea.Batch(cmd, m.do(act))
 	}
 	if m.showHelp {
-		switch msg.String() {
-		case "?", "esc", "q":
+		if key.Matches(msg, gKeys.Help, gKeys.Quit, keyEsc) {
 			m.showHelp = false
 		}
 		return nil
 	}
-	if !m.textFocused() {
-		switch msg.String() {
-		case "?":
-			m.showHelp = true
-			return nil
-		case "p":
-			if m.screen == screenSessions && len(m.cfg.MissingModels) > 0 && !m.pull.active {
-				return m.startPull()
-			}
-		case "t": // gKeys.Theme; lower-case so questions starting "The…" can be typed
-			m.applyTheme(themes.Next(m.themeName))
-			m.configured = m.themeName
-			m.setNotice("theme: "+m.themeName, false)
-			return m.relayout()
-		}
+	if m.screen == screenReport && !key.Matches(msg, pKeys.Cite) {
+		m.report.citeBuf = "" // a number is typed in one go
 	}
-	switch m.screen {
-	case screenRun:
-		return m.runKey(msg)
-	case screenReport:
-		return m.reportKey(msg)
-	default:
-		return m.sessionsKey(msg)
+	if cmd, ok := m.keys().dispatch(m, msg); ok {
+		return cmd
 	}
-}
-
-// textFocused reports whether a text input has the keys (then q, ? and T
-// are text, not commands).
-func (m *rootModel) textFocused() bool {
 	switch m.screen {
 	case screenSessions:
-		return m.sessions.filtering
+		return m.sessionsUnbound(msg)
 	case screenReport:
-		return m.report.finding
+		m.reportUnbound(msg)
 	}
-	return false
+	return nil
+}
+
+// keys is the key table of the current screen and focus: what Update
+// dispatches and what the footer and the help overlay show.
+func (m *rootModel) keys() keyTable {
+	switch m.screen {
+	case screenRun:
+		return m.runKeys()
+	case screenReport:
+		return m.reportKeys()
+	}
+	return m.sessionsKeys()
+}
+
+func (m *rootModel) openHelp(tea.KeyPressMsg) tea.Cmd {
+	m.showHelp = true
+	return nil
+}
+
+func (m *rootModel) canPull() bool {
+	return m.screen == screenSessions && len(m.cfg.MissingModels) > 0 && !m.pull.active
+}
+
+func (m *rootModel) pullKey(tea.KeyPressMsg) tea.Cmd { return m.startPull() }
+
+// cycleTheme shows the next theme and saves it to the config file.
+func (m *rootModel) cycleTheme(tea.KeyPressMsg) tea.Cmd {
+	m.applyTheme(themes.Next(m.themeName))
+	m.configured = m.themeName
+	m.setNotice("theme: "+m.themeName, false)
+	return tea.Batch(m.relayout(), m.queueSave(Settings{Theme: m.themeName}))
+}
+
+// quitKey is q: with runs going, it asks first.
+func (m *rootModel) quitKey(tea.KeyPressMsg) tea.Cmd { return m.requestQuit() }
+
+// ctrlC quits at once when nothing is running or when the quit question
+// is already open (ctrl+c twice); with runs going it asks first.
+func (m *rootModel) ctrlC() tea.Cmd {
+	if _, ok := m.dialog.(*quitDialog); ok {
+		return m.quit()
+	}
+	return m.requestQuit()
+}
+
+func (m *rootModel) requestQuit() tea.Cmd {
+	var live []*runState
+	for _, rs := range m.runs {
+		if rs.live() {
+			live = append(live, rs)
+		}
+	}
+	if len(live) == 0 {
+		return m.quit()
+	}
+	sort.Slice(live, func(i, j int) bool { return live[i].started.Before(live[j].started) })
+	m.showHelp = false
+	m.dialog = newQuitDialog(live, m.dialog, m.now())
+	return nil
 }
 
 func (m *rootModel) quit() tea.Cmd {
 	m.quitting = true
 	return tea.Quit
+}
+
+// queueSave writes settings to the config file in a Cmd, one write at a
+// time: what changes while a write is under way is merged and written
+// after it, so the file ends with the last choice.
+func (m *rootModel) queueSave(s Settings) tea.Cmd {
+	if m.cfg.SaveSettings == nil {
+		return nil
+	}
+	if m.pendingSave == nil {
+		m.pendingSave = &Settings{}
+	}
+	if s.Theme != "" {
+		m.pendingSave.Theme = s.Theme
+	}
+	if s.Form != nil {
+		m.pendingSave.Form = s.Form
+	}
+	if m.saving {
+		return nil
+	}
+	return m.flushSave()
+}
+
+func (m *rootModel) flushSave() tea.Cmd {
+	if m.pendingSave == nil {
+		return nil
+	}
+	s := *m.pendingSave
+	m.pendingSave, m.saving = nil, true
+	return saveSettingsCmd(m.svc, s)
 }
 
 // startTicking keeps elapsed times moving while a live run is shown.
@@ -299,6 +397,8 @@ func (m *rootModel) startTicking() tea.Cmd {
 func (m *rootModel) onRunStarted(msg runStartedMsg) tea.Cmd {
 	if msg.resumed {
 		delete(m.resuming, msg.sess.ID)
+	} else {
+		m.starting = false
 	}
 	if msg.err != nil {
 		// Also how the engine refuses a second resume of a session that is
@@ -326,6 +426,9 @@ func (m *rootModel) onRunStarted(msg runStartedMsg) tea.Cmd {
 		rs.usage.CostUSD = msg.sess.CostUSD
 	}
 	m.runs[id] = rs
+	if !msg.resumed && strings.TrimSpace(m.sessions.line.Value()) == msg.opt.Question {
+		m.sessions.line.SetValue("") // asked: the line is free for the next question
+	}
 	m.active = id
 	m.screen = screenRun
 	m.dialog = nil
@@ -424,6 +527,24 @@ func (m *rootModel) openReview(rs *runState) {
 	m.dialog = newReviewDialog(rs.id, *rs.review, m.now(), m.st)
 }
 
+// start starts a new run once (a second enter before it has started does
+// nothing). A run started from the form remembers the form's depth and
+// sources, for the next form and the next start, and in the config file.
+func (m *rootModel) start(opt pipeline.Options, form bool) tea.Cmd {
+	if m.starting {
+		return nil
+	}
+	m.starting = true
+	cmds := []tea.Cmd{startRunCmd(m.ctx, m.svc, opt)}
+	if form {
+		d := &m.cfg.Defaults
+		d.Depth, d.Sources, d.AutoSources = opt.Depth, opt.Sources, opt.AutoSources
+		choice := &FormChoice{Depth: opt.Depth, Sources: append([]string{}, opt.Sources...)}
+		cmds = append(cmds, m.queueSave(Settings{Form: choice}))
+	}
+	return tea.Batch(cmds...)
+}
+
 // do turns a dialog's action into Cmds.
 func (m *rootModel) do(a action) tea.Cmd {
 	switch a := a.(type) {
@@ -446,7 +567,18 @@ func (m *rootModel) do(a action) tea.Cmd {
 		m.setNotice("review left for later — the session waits as awaiting review", false)
 		return nil
 	case actStart:
-		return startRunCmd(m.ctx, m.svc, a.opt)
+		return m.start(a.opt, a.form)
+	case actFormClosed:
+		if strings.TrimSpace(a.question) != "" && strings.TrimSpace(m.sessions.line.Value()) == "" {
+			m.sessions.line.SetValue(a.question) // nothing typed is lost
+			m.sessions.setFocus(focusLine)
+		}
+		return nil
+	case actRestore:
+		m.dialog = a.d
+		return nil
+	case actQuit:
+		return m.quit()
 	case actDelete:
 		return deleteCmd(m.svc, a.id)
 	case actResume:

@@ -11,9 +11,10 @@ import (
 // A new user with Ollama running but no models: the banner offers the pull,
 // p downloads them with progress, and the banner goes away.
 func TestPullMissingModelsFromTheBanner(t *testing.T) {
-	m, svc := newTestModel(t, 100, 30, "dark", false)
-	m.cfg.BackendErr = errors.New("model qwen3:8b is not installed: press p, or run `ollama pull qwen3:8b`")
-	m.cfg.MissingModels = []string{"qwen3:8b", "nomic-embed-text"}
+	m, svc := newTestModel(t, 100, 30, "dark", false, func(c *Config) {
+		c.BackendErr = errors.New("model qwen3:8b is not installed: press p, or run `ollama pull qwen3:8b`")
+		c.MissingModels = []string{"qwen3:8b", "nomic-embed-text"}
+	})
 	if out := ansi.Strip(m.render()); !strings.Contains(out, "Press p to download qwen3:8b and nomic-embed-text") {
 		t.Fatalf("banner does not offer the pull:\n%s", out)
 	}
@@ -44,9 +45,10 @@ func TestPullMissingModelsFromTheBanner(t *testing.T) {
 }
 
 func TestPullFailureIsShown(t *testing.T) {
-	m, svc := newTestModel(t, 100, 30, "dark", false)
-	m.cfg.BackendErr = errors.New("model qwen3:8b is not installed")
-	m.cfg.MissingModels = []string{"qwen3:8b"}
+	m, svc := newTestModel(t, 100, 30, "dark", false, func(c *Config) {
+		c.BackendErr = errors.New("model qwen3:8b is not installed")
+		c.MissingModels = []string{"qwen3:8b"}
+	})
 	svc.pullErr = errors.New("pull model manifest: file does not exist")
 	_, cmd := m.Update(kp("p"))
 	for cmd != nil {

@@ -322,6 +322,28 @@ func (rs *runState) finish(ev pipeline.Event, status string) {
 	}
 }
 
+// doing says in a few words where a live run is: its running stages and
+// how far its sources are, or that it waits for a review decision.
+func (rs *runState) doing() string {
+	if rs.review != nil {
+		return "waiting for your review"
+	}
+	var running []string
+	for _, st := range rs.stages {
+		if st.phase == phaseRunning {
+			running = append(running, string(st.stage))
+		}
+	}
+	if len(running) == 0 {
+		return "starting"
+	}
+	s := "at " + strings.Join(running, ", ")
+	if n := len(rs.flow); n > 0 {
+		s += " · " + itoa(rs.flowCounts()[pipeline.StateAnalysed]) + " of " + itoa(n) + " sources analysed"
+	}
+	return s
+}
+
 // live reports whether the run is still going (not ended, channel open).
 func (rs *runState) live() bool { return !rs.closed && rs.ended.IsZero() }
 

@@ -68,7 +68,8 @@ func TestHostileTextInReport(t *testing.T) {
 	rep.Sources[0].Authors = []string{"Mallory \x1b[8m hidden"}
 	rep.Markdown += "\n\nInjected \x1b]0;pwned\x07 markdown \x1b[2J.\n"
 	svc.reports["s4"] = rep
-	press(t, m, "j", "j", "enter", "tab")
+	openFixtureReport(t, m)
+	press(t, m, "tab")
 	out := m.render()
 	for _, bad := range []string{"\x1b]0;", "\x1b[2J", "\x1b]52", "\x07", "\x1b[8m"} {
 		if strings.Contains(out, bad) {

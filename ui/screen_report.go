@@ -5,7 +5,6 @@ import (
 	"net/url"
 	"strings"
 
-	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -43,10 +42,17 @@ type reportModel struct {
 	paneH       int
 	sourcesW    int
 	sourcesOnly bool // narrow screen showing the sources pane
+
+	// Citation selection: a number key or ]/[ selects a source (srcCursor)
+	// and the report marks its citations.
+	citeSel bool
+	citeIdx int        // the citation ]/[ stands on (index into marks), -1: none
+	citeBuf string     // digits typed so far, for numbers above 9
+	marks   []citeMark // the citations of the rendering, found lazily
 }
 
 func newReportModel(id, title string) reportModel {
-	return reportModel{id: id, title: sanitizeLine(title)}
+	return reportModel{id: id, title: sanitizeLine(title), citeIdx: -1}
 }
 
 // sanitizeReport cleans every untrusted field once, at load, so drawing
@@ -119,8 +125,19 @@ func (r *reportModel) setRendered(k renderKey, out string) {
 	off := r.vp.YOffset()
 	r.vp.SetContent(out)
 	r.vp.SetYOffset(off)
-	r.plain = nil // stripped lazily: only find needs it
+	r.plain = nil // stripped lazily: only find and citations need it
+	r.marks, r.citeIdx = nil, -1
 	r.recomputeMatches()
+}
+
+// ensurePlain strips the rendering's ANSI once.
+func (r *reportModel) ensurePlain() {
+	if r.plain == nil {
+		r.plain = make([]string, len(r.vp.lines))
+		for i, l := range r.vp.lines {
+			r.plain[i] = ansi.Strip(l)
+		}
+	}
 }
 
 // layoutReport sizes the panes and asks for a rendering at the new width;
@@ -135,7 +152,7 @@ func (m *rootModel) layoutReport(w, h int) tea.Cmd {
 		r.sourcesW, r.paneW = w, w
 	}
 	r.paneH = max(paneH, 1)
-	r.vp.SetHeight(r.paneH)
+	m.fitReportPane()
 	if !r.loaded {
 		return nil
 	}
@@ -150,18 +167,34 @@ func (m *rootModel) layoutReport(w, h int) tea.Cmd {
 	return renderCmd(m.md, r.want, r.rep.Markdown, m.st.Markdown)
 }
 
+// stripHeight is the height of the selected-source strip under the report
+// on screens too narrow for the sources pane beside it.
+const stripHeight = 5
+
+// showStrip reports whether the report pane carries the selected-source
+// strip.
+func (m *rootModel) showStrip() bool {
+	r := &m.report
+	return r.citeSel && m.width < 110 && !r.sourcesOnly && r.paneH > stripHeight+3
+}
+
+// fitReportPane gives the viewport the pane's height less the strip.
+func (m *rootModel) fitReportPane() {
+	r := &m.report
+	h := r.paneH
+	if m.showStrip() {
+		h -= stripHeight
+	}
+	r.vp.SetHeight(max(h, 1))
+}
+
 func (r *reportModel) recomputeMatches() {
 	r.matches = r.matches[:0]
 	q := strings.ToLower(strings.TrimSpace(r.query))
 	if q == "" {
 		return
 	}
-	if r.plain == nil {
-		r.plain = make([]string, len(r.vp.lines))
-		for i, l := range r.vp.lines {
-			r.plain[i] = ansi.Strip(l)
-		}
-	}
+	r.ensurePlain()
 	for i, l := range r.plain {
 		if strings.Contains(strings.ToLower(l), q) {
 			r.matches = append(r.matches, i)
@@ -179,105 +212,163 @@ func (r *reportModel) jumpToMatch() {
 	r.vp.SetYOffset(max(r.matches[r.matchIdx]-2, 0))
 }
 
-// reportKey handles keys on the report screen.
-func (m *rootModel) reportKey(msg tea.KeyPressMsg) tea.Cmd {
+// reportKeys is the report screen's key table for its focus: the report
+// pane scrolls, the sources pane moves the selection; citation keys work
+// in both.
+func (m *rootModel) reportKeys() keyTable {
 	r := &m.report
 	if r.finding {
-		switch msg.String() {
-		case "esc":
-			r.finding = false
-		case "enter":
-			r.finding = false
-			r.query = r.find.Value()
-			r.matchIdx = 0
-			r.recomputeMatches()
-			r.jumpToMatch()
-			r.focus = paneReport
-			r.sourcesOnly = false
-		default:
-			r.find.Update(msg)
-		}
-		return nil
+		return keyTable{title: "Report · find", groups: [][]command{
+			{
+				do(pKeys.FindDone, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd {
+					r := &m.report
+					r.finding = false
+					r.query = r.find.Value()
+					r.matchIdx = 0
+					r.recomputeMatches()
+					r.jumpToMatch()
+					r.focus = paneReport
+					r.sourcesOnly = false
+					return nil
+				}).footer(),
+				do(pKeys.FindCancel, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd { m.report.finding = false; return nil }).footer(),
+			},
+			editHelp(),
+			typingGroup(),
+		}}
 	}
-	switch {
-	case key.Matches(msg, gKeys.Quit):
-		return m.quit()
-	case key.Matches(msg, pKeys.Back):
-		if r.query != "" {
-			r.query, r.matches = "", nil
-			return nil
+	srcs := len(r.rep.Sources) > 0
+	sel := srcs && (r.citeSel || r.focus == paneSources)
+	var moves []command
+	title := "Report · report pane"
+	if r.focus == paneSources {
+		title = "Report · sources pane"
+		move := func(by func(r *reportModel) int) func(*rootModel, tea.KeyPressMsg) tea.Cmd {
+			return func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd {
+				r := &m.report
+				r.srcCursor = clamp(by(r), 0, max(len(r.rep.Sources)-1, 0))
+				return nil
+			}
 		}
+		moves = []command{
+			do(nav.Up, move(func(r *reportModel) int { return r.srcCursor - 1 })),
+			do(nav.Down, move(func(r *reportModel) int { return r.srcCursor + 1 })),
+			do(nav.Top, move(func(*reportModel) int { return 0 })),
+			do(nav.Bottom, move(func(r *reportModel) int { return len(r.rep.Sources) })),
+		}
+	} else {
+		scroll := func(f func(v *scroller)) func(*rootModel, tea.KeyPressMsg) tea.Cmd {
+			return func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd { f(&m.report.vp); return nil }
+		}
+		moves = []command{
+			do(nav.Up, scroll(func(v *scroller) { v.ScrollUp(1) })),
+			do(nav.Down, scroll(func(v *scroller) { v.ScrollDown(1) })),
+			do(nav.Top, scroll((*scroller).GotoTop)),
+			do(nav.Bottom, scroll((*scroller).GotoBottom)),
+			do(nav.PageUp, scroll((*scroller).PageUp)),
+			do(nav.PageDown, scroll((*scroller).PageDown)),
+		}
+	}
+	detail := pKeys.Detail
+	if r.focus == paneReport && !r.citeSel {
+		detail.SetHelp("enter", "sources pane")
+	}
+	back := pKeys.Back
+	switch {
+	case r.query != "":
+		back.SetHelp("esc", "clear find")
+	case r.citeSel:
+		back.SetHelp("esc", "clear selection")
+	default:
+		back.SetHelp("esc", "sessions")
+	}
+	return keyTable{title: title, groups: [][]command{
+		moves,
+		{
+			do(pKeys.Cite, (*rootModel).citeKey).footerAs("source").when(srcs),
+			do(pKeys.NextCite, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd { m.stepCitation(1); return nil }).footerAs("next").when(srcs),
+			do(pKeys.PrevCite, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd { m.stepCitation(-1); return nil }).when(srcs),
+			do(pKeys.CopyRef, (*rootModel).copyReference).footerAs("copy").when(sel),
+			do(pKeys.CopyDOI, (*rootModel).copyDOI).when(sel),
+			do(pKeys.Open, (*rootModel).openSource).when(sel),
+			do(detail, (*rootModel).sourceDetail).when(srcs),
+		},
+		{
+			do(pKeys.Tab, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd {
+				r := &m.report
+				r.focus = 1 - r.focus
+				r.sourcesOnly = m.width < 110 && r.focus == paneSources
+				m.fitReportPane()
+				return nil
+			}).footerAs("pane").when(srcs),
+			do(pKeys.Find, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd {
+				r := &m.report
+				r.finding = true
+				r.find = newInput(m.st, "find in report", 40)
+				r.find.SetValue(r.query)
+				return r.find.Focus()
+			}).footer(),
+			do(pKeys.Next, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd { m.report.stepMatch(1); return nil }).when(len(r.matches) > 0),
+			do(pKeys.Prev, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd { m.report.stepMatch(-1); return nil }).when(len(r.matches) > 0),
+			do(pKeys.Export, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd { m.dialog = &exportDialog{}; return nil }).footer().when(r.loaded),
+			do(back, (*rootModel).reportBack).footerAs("back"),
+		},
+		m.globalGroup(m.width >= 100),
+	}}
+}
+
+// reportUnbound types into the find input.
+func (m *rootModel) reportUnbound(msg tea.KeyPressMsg) {
+	if m.report.finding {
+		m.report.find.Update(msg)
+	}
+}
+
+func (r *reportModel) stepMatch(by int) {
+	if n := len(r.matches); n > 0 {
+		r.matchIdx = (r.matchIdx + by + n) % n
+		r.jumpToMatch()
+	}
+}
+
+// reportBack is esc: it clears the find, then the citation selection, then
+// goes back to the sessions.
+func (m *rootModel) reportBack(tea.KeyPressMsg) tea.Cmd {
+	r := &m.report
+	switch {
+	case r.query != "":
+		r.query, r.matches = "", nil
+	case r.citeSel:
+		r.citeSel, r.citeIdx = false, -1
+		m.fitReportPane()
+	default:
 		m.screen = screenSessions
 		return loadSessionsCmd(m.svc)
-	case key.Matches(msg, pKeys.Tab):
-		r.focus = 1 - r.focus
-		r.sourcesOnly = m.width < 110 && r.focus == paneSources
-	case key.Matches(msg, pKeys.Find):
-		r.finding = true
-		r.find = newInput(m.st, "find in report", 40)
-		r.find.SetValue(r.query)
-		return r.find.Focus()
-	case key.Matches(msg, pKeys.Export):
-		if r.loaded {
-			m.dialog = &exportDialog{}
-		}
-	case key.Matches(msg, pKeys.Next):
-		if len(r.matches) > 0 {
-			r.matchIdx = (r.matchIdx + 1) % len(r.matches)
-			r.jumpToMatch()
-		}
-	case key.Matches(msg, pKeys.Prev):
-		if len(r.matches) > 0 {
-			r.matchIdx = (r.matchIdx + len(r.matches) - 1) % len(r.matches)
-			r.jumpToMatch()
-		}
-	case key.Matches(msg, pKeys.Open):
-		if s := r.selectedSource(); s != nil {
-			if u := sourceURL(*s); u != "" {
-				return openURLCmd(m.svc, u)
-			}
-			m.setNotice("this source has no web address", true)
-		}
-	case r.focus == paneSources:
-		return m.sourcesPaneKey(msg)
-	default:
-		switch {
-		case key.Matches(msg, nav.Up):
-			r.vp.ScrollUp(1)
-		case key.Matches(msg, nav.Down):
-			r.vp.ScrollDown(1)
-		case key.Matches(msg, nav.Top):
-			r.vp.GotoTop()
-		case key.Matches(msg, nav.Bottom):
-			r.vp.GotoBottom()
-		case key.Matches(msg, nav.PageUp):
-			r.vp.PageUp()
-		case key.Matches(msg, nav.PageDown):
-			r.vp.PageDown()
-		case key.Matches(msg, pKeys.Detail):
-			r.focus = paneSources
-			r.sourcesOnly = m.width < 110
-		}
 	}
 	return nil
 }
 
-func (m *rootModel) sourcesPaneKey(msg tea.KeyPressMsg) tea.Cmd {
+// sourceDetail is enter: the selected source in full, or (from the report
+// with nothing selected) the sources pane.
+func (m *rootModel) sourceDetail(tea.KeyPressMsg) tea.Cmd {
 	r := &m.report
-	n := len(r.rep.Sources)
-	switch {
-	case key.Matches(msg, nav.Up):
-		r.srcCursor = max(r.srcCursor-1, 0)
-	case key.Matches(msg, nav.Down):
-		r.srcCursor = min(r.srcCursor+1, max(n-1, 0))
-	case key.Matches(msg, nav.Top):
-		r.srcCursor = 0
-	case key.Matches(msg, nav.Bottom):
-		r.srcCursor = max(n-1, 0)
-	case key.Matches(msg, pKeys.Detail):
-		if s := r.selectedSource(); s != nil {
-			m.dialog = &sourceDialog{src: *s}
+	if r.focus == paneReport && !r.citeSel {
+		r.focus = paneSources
+		r.sourcesOnly = m.width < 110
+		return nil
+	}
+	if s := r.selectedSource(); s != nil {
+		m.dialog = &sourceDialog{src: *s}
+	}
+	return nil
+}
+
+func (m *rootModel) openSource(tea.KeyPressMsg) tea.Cmd {
+	if s := m.report.selectedSource(); s != nil {
+		if u := sourceURL(*s); u != "" {
+			return openURLCmd(m.svc, u)
 		}
+		m.setNotice("this source has no web address", true)
 	}
 	return nil
 }
@@ -311,7 +402,7 @@ func sourceURL(s pipeline.CitedSource) string {
 
 // sourceLines draws one source: number and title, authors/year/venue,
 // address, and the supporting quote.
-func sourceLines(st *themes.Styles, s pipeline.CitedSource, w int, full bool) []string {
+func sourceLines(st *themes.Styles, s pipeline.CitedSource, w int, full, wholeQuote bool) []string {
 	var out []string
 	num := fmt.Sprintf("[%d] ", s.N)
 	title := s.Title
@@ -325,25 +416,21 @@ func sourceLines(st *themes.Styles, s pipeline.CitedSource, w int, full bool) []
 			out = append(out, strings.Repeat(" ", len(num))+st.Text.Bold(true).Render(l))
 		}
 	}
-	var meta []string
-	if len(s.Authors) > 0 {
-		a := strings.Join(s.Authors, ", ")
-		if !full && len(s.Authors) > 3 {
-			a = strings.Join(s.Authors[:3], ", ") + " et al."
-		}
-		meta = append(meta, a)
-	}
-	if s.Year > 0 {
-		meta = append(meta, fmt.Sprint(s.Year))
-	}
-	if s.Venue != "" {
-		meta = append(meta, s.Venue)
-	}
 	pad := strings.Repeat(" ", len(num))
-	if len(meta) > 0 {
-		for _, l := range strings.Split(wrapText(strings.Join(meta, " · "), max(w-len(num), 10)), "\n") {
-			out = append(out, pad+st.Muted.Render(l))
+	meta, tag := sourceMeta(s, full), readTag(st, s.Read)
+	if meta != "" {
+		ml := strings.Split(wrapText(meta, max(w-len(num), 10)), "\n")
+		for i, l := range ml {
+			line := pad + st.Muted.Render(l)
+			if i == len(ml)-1 && tag != "" && ansi.StringWidth(l+" · ")+ansi.StringWidth(tag) <= w-len(num) {
+				line += " · " + tag
+				tag = ""
+			}
+			out = append(out, line)
 		}
+	}
+	if tag != "" {
+		out = append(out, pad+tag)
 	}
 	if s.DOI != "" {
 		out = append(out, pad+st.Link.Render(trunc("doi:"+s.DOI, w-len(num))))
@@ -357,7 +444,7 @@ func sourceLines(st *themes.Styles, s pipeline.CitedSource, w int, full bool) []
 	if s.Quote != "" {
 		q := "“" + s.Quote + "”"
 		ql := strings.Split(wrapText(q, max(w-len(num)-2, 10)), "\n")
-		if !full && len(ql) > 3 {
+		if !full && !wholeQuote && len(ql) > 3 {
 			ql = append(ql[:3], "…")
 		}
 		for _, l := range ql {
@@ -433,7 +520,39 @@ func (m *rootModel) reportPane(w, h int) string {
 			lines[i] = highlightMatch(m.st.Selected, r.plain[cur], strings.TrimSpace(r.query))
 		}
 	}
+	if r.citeSel {
+		lines = m.markCitations(lines)
+	}
+	if m.showStrip() {
+		return fitLines(lines, w, h-stripHeight) + "\n" + m.sourceStrip(w)
+	}
 	return fitLines(lines, w, h)
+}
+
+func orUntitled(title string) string {
+	if title == "" {
+		return "(untitled)"
+	}
+	return title
+}
+
+// sourceMeta is "authors · year · venue" (authors cut to three unless full).
+func sourceMeta(s pipeline.CitedSource, full bool) string {
+	var meta []string
+	if len(s.Authors) > 0 {
+		a := strings.Join(s.Authors, ", ")
+		if !full && len(s.Authors) > 3 {
+			a = strings.Join(s.Authors[:3], ", ") + " et al."
+		}
+		meta = append(meta, a)
+	}
+	if s.Year > 0 {
+		meta = append(meta, fmt.Sprint(s.Year))
+	}
+	if s.Venue != "" {
+		meta = append(meta, s.Venue)
+	}
+	return strings.Join(meta, " · ")
 }
 
 // highlightMatch redraws the current match's line from its plain text with
@@ -468,13 +587,20 @@ func (m *rootModel) sourcesPane(w, h int) string {
 		return fitLines(lines, w, h)
 	}
 	// Blocks per source; scroll by whole blocks to keep the cursor in view.
+	// The selected source (by the cursor or a citation) is marked and
+	// shown with its whole quote.
+	selected := r.focus == paneSources || r.citeSel
 	blocks := make([][]string, len(r.rep.Sources))
 	for i, s := range r.rep.Sources {
-		b := sourceLines(st, s, w-2, false)
+		sel := selected && i == r.srcCursor
+		b := sourceLines(st, s, w-2, false, sel)
 		for j := range b {
-			if i == r.srcCursor && r.focus == paneSources && j == 0 {
+			switch {
+			case sel && j == 0:
 				b[j] = st.Cursor.Render("▸ ") + b[j]
-			} else {
+			case sel:
+				b[j] = st.Cursor.Render("┃ ") + b[j]
+			default:
 				b[j] = "  " + b[j]
 			}
 		}

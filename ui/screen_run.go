@@ -5,41 +5,40 @@ import (
 	"strings"
 	"time"
 
-	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/researchtui/researchtui/pipeline"
 )
 
-// runKey handles keys on the run screen.
-func (m *rootModel) runKey(msg tea.KeyPressMsg) tea.Cmd {
+// runKeys is the run screen's key table.
+func (m *rootModel) runKeys() keyTable {
 	rs := m.runs[m.active]
-	switch {
-	case key.Matches(msg, gKeys.Quit):
-		return m.quit()
-	case key.Matches(msg, rKeys.Back):
-		m.screen = screenSessions
-		return loadSessionsCmd(m.svc)
-	case key.Matches(msg, rKeys.Cancel):
-		if rs != nil && rs.live() {
-			m.dialog = newConfirmDialog("Cancel this run?", "The run stops now. Finished stages stay saved, and R on the sessions screen resumes it later.", actCancelRun{id: rs.id}, m.now())
-		}
-	case key.Matches(msg, rKeys.Review):
-		if rs != nil && rs.review != nil {
-			m.openReview(rs)
-		}
-	case key.Matches(msg, rKeys.Report):
-		if rs != nil && rs.status == "completed" {
-			return m.openReport(rs.id, rs.title)
-		}
-	case key.Matches(msg, rKeys.WriteNow):
-		if rs != nil && rs.live() && rs.h != nil {
-			m.notice = "writing now: downloads still under way are read from their abstracts"
-			return writeNowCmd(rs.h)
-		}
-	}
-	return nil
+	live := rs != nil && rs.live()
+	return keyTable{title: "Run", groups: [][]command{
+		{
+			do(rKeys.Back, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd {
+				m.screen = screenSessions
+				return loadSessionsCmd(m.svc)
+			}).footer(),
+			do(rKeys.Cancel, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd {
+				m.dialog = newConfirmDialog("Cancel this run?", "The run stops now. Finished stages stay saved, and R on the sessions screen resumes it later.", actCancelRun{id: rs.id}, m.now())
+				return nil
+			}).footer().when(live),
+			do(rKeys.Review, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd {
+				m.openReview(rs)
+				return nil
+			}).footer().when(rs != nil && rs.review != nil),
+			do(rKeys.Report, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd {
+				return m.openReport(rs.id, rs.title)
+			}).footer().when(rs != nil && rs.status == "completed"),
+			do(rKeys.WriteNow, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd {
+				m.notice = "writing now: downloads still under way are read from their abstracts"
+				return writeNowCmd(rs.h)
+			}).when(live && rs.h != nil),
+		},
+		m.globalGroup(true),
+	}}
 }
 
 var phaseIcon = map[phase]string{phasePending: "○", phaseRunning: "●", phaseDone: "✓", phaseFailed: "✗"}

@@ -3,9 +3,7 @@ package ui
 import (
 	"fmt"
 	"strings"
-	"unicode"
 
-	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/researchtui/researchtui/pipeline"
@@ -24,9 +22,22 @@ type sessionRow struct {
 	hay      string
 }
 
-// sessionsModel is the home screen's state: all sessions newest first, the
-// filtered view of them and the selection.
+// Focus on the sessions screen: the question line or the list.
+type sessionsFocus int
+
+const (
+	focusLine sessionsFocus = iota
+	focusList
+)
+
+// maxLineRows is how many lines a long question may take on screen.
+const maxLineRows = 3
+
+// sessionsModel is the home screen's state: the question line, all
+// sessions newest first, the filtered view of them and the selection.
 type sessionsModel struct {
+	focus     sessionsFocus
+	line      lineInput // the always-visible question line
 	rows      []sessionRow
 	view      []int // indexes into rows that pass the filter
 	cursor    int   // index into view
@@ -37,8 +48,21 @@ type sessionsModel struct {
 	loading   bool
 }
 
-func newSessionsModel() sessionsModel {
-	return sessionsModel{}
+func newSessionsModel(st *themes.Styles) sessionsModel {
+	s := sessionsModel{line: newInput(st, "Type a research question and press enter", 60)}
+	s.line.limit = pipeline.MaxQuestionBytes
+	s.line.Focus()
+	return s
+}
+
+// setFocus moves the keys between the question line and the list.
+func (s *sessionsModel) setFocus(f sessionsFocus) {
+	s.focus = f
+	if f == focusLine {
+		s.line.Focus()
+	} else {
+		s.line.Blur()
+	}
 }
 
 func (s *sessionsModel) setSessions(list []store.Session) {
@@ -86,101 +110,176 @@ func (s *sessionsModel) selected() *sessionRow {
 	return &s.rows[s.view[s.cursor]]
 }
 
-func (s *sessionsModel) paste(m *rootModel, text string) tea.Cmd {
+// paste puts pasted text where typing goes: the filter while filtering,
+// else the question line (a paste is a question, even onto the list).
+// Line breaks become spaces, so a question pasted from a document arrives
+// whole and is not started at its first line break.
+func (s *sessionsModel) paste(text string) {
 	if s.filtering {
-		s.filter.SetValue(s.filter.Value() + sanitizeLine(text))
+		s.filter.Insert(pastedLine(text))
 		s.query = s.filter.Value()
 		s.applyFilter()
-		return nil
+		return
 	}
-	d, cmd := newNewRunDialog(m.st, m.cfg.Defaults, sanitizeLine(text))
-	m.dialog = d
-	return cmd
+	s.setFocus(focusLine)
+	s.line.Insert(pastedLine(text))
 }
 
-// sessionsKey handles keys on the home screen.
-func (m *rootModel) sessionsKey(msg tea.KeyPressMsg) tea.Cmd {
+// sessionsKeys is the key table of the sessions screen for its focus.
+func (m *rootModel) sessionsKeys() keyTable {
 	s := &m.sessions
-	if s.filtering {
-		switch msg.String() {
-		case "esc":
-			s.filtering, s.query = false, ""
-			s.filter.SetValue("")
-			s.applyFilter()
-			return nil
-		case "enter":
-			s.filtering = false
-			s.filter.Blur()
-			return nil
-		case "up", "down":
-			// fall through to navigation below
-		default:
-			s.filter.Update(msg)
-			s.query = s.filter.Value()
-			s.applyFilter()
-			return nil
-		}
-	}
 	switch {
-	case key.Matches(msg, gKeys.Quit):
-		return m.quit()
-	case key.Matches(msg, nav.Up):
-		s.cursor = max(s.cursor-1, 0)
-	case key.Matches(msg, nav.Down):
-		s.cursor = min(s.cursor+1, max(len(s.view)-1, 0))
-	case key.Matches(msg, nav.Top):
-		s.cursor = 0
-	case key.Matches(msg, nav.Bottom):
-		s.cursor = max(len(s.view)-1, 0)
-	case msg.String() == "pgdown" || msg.String() == "ctrl+d":
-		s.cursor = min(s.cursor+m.listHeight(), max(len(s.view)-1, 0))
-	case msg.String() == "pgup" || msg.String() == "ctrl+u":
-		s.cursor = max(s.cursor-m.listHeight(), 0)
-	case key.Matches(msg, sKeys.Filter):
-		s.filtering = true
-		s.filter = newInput(m.st, "filter by title, question, model, status", 40)
-		s.filter.SetValue(s.query)
-		s.filter.CursorEnd()
-		return s.filter.Focus()
-	case key.Matches(msg, sKeys.Back):
-		if s.query != "" {
-			s.query = ""
-			s.applyFilter()
+	case s.filtering:
+		return keyTable{title: "Sessions · filter", groups: [][]command{
+			{
+				do(sKeys.FilterDone, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd {
+					m.sessions.filtering = false
+					m.sessions.filter.Blur()
+					return nil
+				}).footer(),
+				do(sKeys.FilterClear, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd {
+					s := &m.sessions
+					s.filtering, s.query = false, ""
+					s.filter.SetValue("")
+					s.applyFilter()
+					return nil
+				}).footer(),
+				do(sKeys.FilterMove, func(m *rootModel, msg tea.KeyPressMsg) tea.Cmd {
+					m.moveCursor(map[string]int{"up": -1, "down": 1}[msg.String()])
+					return nil
+				}).footer(),
+			},
+			editHelp(),
+			typingGroup(),
+		}}
+	case s.focus == focusLine:
+		esc, escBrief := sKeys.ClearLine, "clear"
+		if s.line.Value() == "" {
+			esc.SetHelp("esc", "sessions list")
+			escBrief = "list"
 		}
-	case key.Matches(msg, sKeys.New):
-		d, cmd := newNewRunDialog(m.st, m.cfg.Defaults, "")
-		m.dialog = d
-		return cmd
-	case key.Matches(msg, sKeys.Open):
-		return m.openSession()
-	case key.Matches(msg, sKeys.Delete):
-		if r := s.selected(); r != nil {
-			if rs := m.runs[r.s.ID]; (rs != nil && rs.live()) || m.resuming[r.s.ID] {
-				m.setNotice("that session is running; cancel it first (enter, then c)", true)
+		return keyTable{title: "Sessions · question line", groups: [][]command{
+			{
+				do(sKeys.Ask, (*rootModel).askFromLine).footerAs("start"),
+				do(sKeys.Options, (*rootModel).newResearchForm).footerAs("options"),
+				do(sKeys.ToList, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd {
+					m.sessions.setFocus(focusList)
+					return nil
+				}).footerAs("list").when(len(s.rows) > 0),
+				do(esc, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd {
+					s := &m.sessions
+					if s.line.Value() != "" {
+						s.line.SetValue("")
+					} else if len(s.rows) > 0 {
+						s.setFocus(focusList)
+					}
+					return nil
+				}).footerAs(escBrief).when(s.line.Value() != "" || len(s.rows) > 0),
+			},
+			editHelp(),
+			typingGroup(),
+		}}
+	}
+	sel := s.selected() != nil
+	return keyTable{title: "Sessions · list", groups: [][]command{
+		{
+			do(nav.Up, func(m *rootModel, msg tea.KeyPressMsg) tea.Cmd {
+				if m.sessions.cursor == 0 && msg.String() == "up" {
+					m.sessions.setFocus(focusLine) // the line is above the list
+					return nil
+				}
+				m.moveCursor(-1)
 				return nil
-			}
-			m.dialog = newConfirmDialog("Delete session?", fmt.Sprintf("Delete “%s”? Its report and event log are removed; the sources it read stay in the knowledge base.", trunc(r.title, 60)), actDelete{id: r.s.ID}, m.now())
-		}
-	case key.Matches(msg, sKeys.Resume):
-		return m.resumeSelected()
-	default:
-		// Just typing starts a new research with what was typed.
-		if t := msg.Text; t != "" && msg.Mod&^tea.ModShift == 0 && isPrintable(t) {
-			d, cmd := newNewRunDialog(m.st, m.cfg.Defaults, t)
-			m.dialog = d
-			return cmd
-		}
+			}),
+			do(nav.Down, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd { m.moveCursor(1); return nil }),
+			do(nav.Top, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd { m.sessions.cursor = 0; return nil }),
+			do(nav.Bottom, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd { m.moveCursor(len(m.sessions.view)); return nil }),
+			do(nav.PageUp, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd { m.moveCursor(-m.listHeight()); return nil }),
+			do(nav.PageDown, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd { m.moveCursor(m.listHeight()); return nil }),
+		},
+		{
+			do(sKeys.Open, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd { return m.openSession() }).footer().when(sel),
+			do(sKeys.ToLine, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd {
+				m.sessions.setFocus(focusLine)
+				return nil
+			}).footerAs("ask"),
+			do(sKeys.New, (*rootModel).newResearchForm).footerAs("new"),
+			do(sKeys.Filter, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd {
+				s := &m.sessions
+				s.filtering = true
+				s.filter = newInput(m.st, "filter by title, question, model, status", 40)
+				s.filter.SetValue(s.query)
+				s.filter.CursorEnd()
+				return s.filter.Focus()
+			}).footer(),
+			do(sKeys.ClearFilter, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd {
+				m.sessions.query = ""
+				m.sessions.applyFilter()
+				return nil
+			}).when(s.query != ""),
+			do(sKeys.Delete, (*rootModel).deleteSelected).footer().when(sel),
+			do(sKeys.Resume, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd { return m.resumeSelected() }).footer().when(sel),
+		},
+		m.globalGroup(true),
+	}}
+}
+
+// sessionsUnbound takes the keys the table doesn't bind: typing in the
+// focused input; on the list, a key that types text moves to the question
+// line and types there (a question typed from the list isn't lost).
+func (m *rootModel) sessionsUnbound(msg tea.KeyPressMsg) tea.Cmd {
+	s := &m.sessions
+	switch {
+	case s.filtering:
+		s.filter.Update(msg)
+		s.query = s.filter.Value()
+		s.applyFilter()
+	case s.focus == focusLine:
+		s.line.Update(msg)
+	case isText(msg):
+		s.setFocus(focusLine)
+		s.line.Update(msg)
 	}
 	return nil
 }
 
-func isPrintable(s string) bool {
-	for _, r := range s {
-		if !unicode.IsPrint(r) {
-			return false
-		}
+func (m *rootModel) moveCursor(by int) {
+	s := &m.sessions
+	s.cursor = clamp(s.cursor+by, 0, max(len(s.view)-1, 0))
+}
+
+// askFromLine starts the question on the line with the current defaults
+// (the form's last choice).
+func (m *rootModel) askFromLine(tea.KeyPressMsg) tea.Cmd {
+	q := strings.TrimSpace(m.sessions.line.Value())
+	if q == "" {
+		m.setNotice("type a question first — the sessions list is below (tab)", false)
+		return nil
 	}
-	return true
+	opt := m.cfg.Defaults
+	opt.Question = q
+	return m.start(opt, false)
+}
+
+// newResearchForm opens the form with what the line holds.
+func (m *rootModel) newResearchForm(tea.KeyPressMsg) tea.Cmd {
+	d, cmd := newNewRunDialog(m.st, m.cfg.Defaults, m.sessions.line.Value())
+	m.sessions.line.SetValue("")
+	m.dialog = d
+	return cmd
+}
+
+func (m *rootModel) deleteSelected(tea.KeyPressMsg) tea.Cmd {
+	r := m.sessions.selected()
+	if r == nil {
+		return nil
+	}
+	if rs := m.runs[r.s.ID]; (rs != nil && rs.live()) || m.resuming[r.s.ID] {
+		m.setNotice("that session is running; cancel it first (enter, then c)", true)
+		return nil
+	}
+	m.dialog = newConfirmDialog("Delete session?", fmt.Sprintf("Delete “%s”? Its report and event log are removed; the sources it read stay in the knowledge base.", trunc(r.title, 60)), actDelete{id: r.s.ID}, m.now())
+	return nil
 }
 
 // openSession opens the selected session where it makes sense: a live run
@@ -251,18 +350,69 @@ func (m *rootModel) showRun(id string) tea.Cmd {
 
 // listHeight is how many session rows fit.
 func (m *rootModel) listHeight() int {
-	_, h := m.bodySize()
+	w, h := m.bodySize()
+	h -= m.questionRows(w, h)
 	if m.width < 110 {
 		h -= 7 // preview below the list
 	}
 	return max(h-2, 1)
 }
 
-// viewSessions draws the list and a preview of the selected session: side
-// by side when wide, stacked when narrow.
+// questionRows is the height of the question block: the line (up to
+// maxLineRows when a long question wraps), what a start will use, and a
+// blank line; on short screens the line alone.
+func (m *rootModel) questionRows(w, h int) int {
+	in := &m.sessions.line
+	in.SetWidth(max(w-2, 10))
+	n := min(in.rowsNeeded(), maxLineRows)
+	if h < 14 {
+		return n
+	}
+	return n + 2
+}
+
+// viewQuestion draws the question line and, below it, what enter starts.
+func (m *rootModel) viewQuestion(w, h int) []string {
+	s := &m.sessions
+	st := m.st
+	prompt := st.Subtle.Render("❯ ")
+	s.line.placeholder = "tab here to ask a new research question"
+	if s.focus == focusLine && !s.filtering {
+		prompt = st.Accent.Render("❯ ")
+		s.line.placeholder = "Type a research question and press enter"
+	}
+	n := m.questionRows(w, h)
+	rows := s.line.ViewRows(min(s.line.rowsNeeded(), maxLineRows))
+	var out []string
+	for i, r := range rows {
+		if i == 0 {
+			out = append(out, prompt+r)
+		} else {
+			out = append(out, "  "+r)
+		}
+	}
+	if n > len(rows) {
+		d := m.cfg.Defaults
+		srcs := "sources by topic"
+		if !d.AutoSources && len(d.Sources) > 0 {
+			srcs = strings.Join(d.Sources, ", ")
+		}
+		depth := d.Depth
+		if depth == "" {
+			depth = pipeline.DepthStandard
+		}
+		out = append(out, st.Subtle.Render(trunc("  "+sanitizeLine(d.Model)+" · "+depth+" · "+srcs+"  (ctrl+o changes these)", w)), "")
+	}
+	return out
+}
+
+// viewSessions draws the question line, then the list and a preview of
+// the selected session: side by side when wide, stacked when narrow.
 func (m *rootModel) viewSessions(w, h int) string {
 	s := &m.sessions
 	st := m.st
+	question := m.viewQuestion(w, h)
+	h = max(h-len(question), 3)
 	var top []string
 	switch {
 	case s.filtering:
@@ -270,7 +420,11 @@ func (m *rootModel) viewSessions(w, h int) string {
 	case s.query != "":
 		top = append(top, st.Muted.Render(fmt.Sprintf("filter: %s · %d of %d · esc clears", sanitizeLine(s.query), len(s.view), len(s.rows))))
 	default:
-		top = append(top, st.Heading.Render(fmt.Sprintf("Sessions (%d)", len(s.rows)))+st.Subtle.Render("  n new · type a question · / filter"))
+		head := st.Muted
+		if s.focus == focusList {
+			head = st.Heading
+		}
+		top = append(top, head.Render(fmt.Sprintf("Sessions (%d)", len(s.rows))))
 	}
 	listW, prevW, prevH := w, 0, 0
 	if w >= 110 {
@@ -292,27 +446,28 @@ func (m *rootModel) viewSessions(w, h int) string {
 	case s.loading:
 		rows = append(rows, st.Muted.Render("loading sessions…"))
 	case len(s.rows) == 0:
-		rows = append(rows, "", st.Text.Render("No research yet."), st.Muted.Render("Type a question (or press n) to start one."))
+		rows = append(rows, "", st.Text.Render("No research yet."), st.Muted.Render("Type a question on the line above and press enter."))
 	case len(s.view) == 0:
 		rows = append(rows, st.Muted.Render("No session matches the filter."))
 	}
 	for i := s.offset; i < len(s.view) && len(rows) < rowsH; i++ {
-		rows = append(rows, m.sessionLine(&s.rows[s.view[i]], listW, i == s.cursor))
+		rows = append(rows, m.sessionLine(&s.rows[s.view[i]], listW, i == s.cursor, s.focus == focusList || s.filtering))
 	}
 	list := padRight(strings.Join(top, " "), listW) + "\n" + fitLines(rows, listW, rowsH)
 	sel := s.selected()
+	q := strings.Join(question, "\n") + "\n"
 	if prevW > 0 {
 		prev := m.sessionPreview(sel, prevW-2, h)
 		sep := strings.TrimRight(strings.Repeat(st.Subtle.Render("│")+"\n", h), "\n")
-		return joinColumns(list, sep, " "+strings.ReplaceAll(prev, "\n", "\n "))
+		return q + joinColumns(list, sep, " "+strings.ReplaceAll(prev, "\n", "\n "))
 	}
 	prev := m.sessionPreview(sel, w, prevH-1)
-	return list + "\n" + st.Subtle.Render(strings.Repeat("─", w)) + "\n" + prev
+	return q + list + "\n" + st.Subtle.Render(strings.Repeat("─", w)) + "\n" + prev
 }
 
 // sessionLine is one list row: marker, badge, title, date, model, tokens,
 // cost. Narrow screens drop model, then tokens.
-func (m *rootModel) sessionLine(r *sessionRow, w int, sel bool) string {
+func (m *rootModel) sessionLine(r *sessionRow, w int, sel, focused bool) string {
 	st := m.st
 	now := m.now()
 	badge := st.Badge(r.s.Status).Render(padRight(statusLabel(r.s.Status), 15))
@@ -327,10 +482,14 @@ func (m *rootModel) sessionLine(r *sessionRow, w int, sel bool) string {
 	titleW := w - 2 - 17 - 1 - 1 - len(meta)
 	marker := "  "
 	title := padRight(r.title, max(titleW, 4))
-	if sel {
+	switch {
+	case sel && focused:
 		marker = st.Cursor.Render("▸ ")
 		title = st.Selected.Render(title)
-	} else {
+	case sel:
+		marker = st.Subtle.Render("▸ ") // the selection, while the line has the keys
+		title = st.Text.Render(title)
+	default:
 		title = st.Text.Render(title)
 	}
 	return marker + badge + " " + title + " " + st.Muted.Render(meta)

@@ -42,6 +42,8 @@ type services interface {
 	Export(rep pipeline.Report, format string) ([]byte, error)
 	OpenURL(url string) error
 	PullModel(ctx context.Context, model string, progress func(pipeline.PullProgress)) error
+	// SaveSettings writes what the TUI remembers to the config file.
+	SaveSettings(s Settings) error
 }
 
 // errNoBackend is what starting or resuming says when there is no engine.
@@ -49,8 +51,16 @@ var errNoBackend = errors.New("no model backend: start Ollama (`ollama serve`) a
 
 // liveServices is services over the real engine and store.
 type liveServices struct {
-	eng *pipeline.Engine
-	st  *store.Store
+	eng  *pipeline.Engine
+	st   *store.Store
+	save func(Settings) error
+}
+
+func (l liveServices) SaveSettings(s Settings) error {
+	if l.save == nil {
+		return nil
+	}
+	return l.save(s)
 }
 
 func (l liveServices) ListSessions() ([]store.Session, error) {

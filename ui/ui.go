@@ -42,10 +42,10 @@ type Config struct {
 // are cancelled on the way out and given a moment to save, so a run stopped
 // at the review gate stays awaiting review.
 func Run(ctx context.Context, cfg Config) error {
-	svc := liveServices{eng: cfg.Engine, st: cfg.Store}
+	svc := liveServices{eng: cfg.Engine, st: cfg.Store, save: cfg.SaveSettings}
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	m := newModel(runCtx, cfg, svc, options{noColor: os.Getenv("NO_COLOR") != ""})
+	m := newModel(runCtx, cfg, svc, options{noColor: os.Getenv("NO_COLOR") != "", tmux: os.Getenv("TMUX") != ""})
 	p := tea.NewProgram(m, tea.WithContext(ctx))
 	_, err := p.Run()
 	// m is the model the program ran (a pointer), so its runs are current.

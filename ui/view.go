@@ -4,8 +4,12 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/researchtui/researchtui/themes"
 )
 
 // Layout: a header line, the backend banner when there is one, the screen
@@ -57,13 +61,10 @@ func (m *rootModel) currentKeys() help.KeyMap {
 	if m.dialog != nil {
 		return m.dialog.keyMap()
 	}
-	switch m.screen {
-	case screenRun:
-		return runKeyMap{}
-	case screenReport:
-		return reportKeyMap{}
+	if m.showHelp {
+		return formKeyMap{short: []key.Binding{kb([]string{"esc", "?", "q"}, "esc/?", "close help")}}
 	}
-	return sessionsKeyMap{}
+	return m.keys()
 }
 
 // View draws the whole screen.
@@ -133,12 +134,97 @@ func (m *rootModel) liveCount() int {
 	return n
 }
 
-// helpView is the full-help overlay of the current screen.
+// helpView is the full-help overlay: the current screen's key table, the
+// same one that dispatches its keys.
 func (m *rootModel) helpView(w, h int) string {
-	hm := m.help
-	dw := dialogWidth(w, 90)
-	hm.SetWidth(dw - 4)
-	body := hm.FullHelpView(m.currentKeys().FullHelp())
-	body += "\n\n" + m.st.Muted.Render("q/ctrl+c quit · ? or esc closes this help · T cycles the theme")
-	return dialogBox(m.st, dw, "Keys — "+m.screenName(), body, "")
+	t := m.keys()
+	dw := dialogWidth(w, 96)
+	body := helpColumns(m.st, t.FullHelp(), dw-m.st.Dialog.GetHorizontalFrameSize())
+	if lines := strings.Split(body, "\n"); len(lines) > h-6 && h > 8 {
+		body = strings.Join(append(lines[:h-7], m.st.Subtle.Render("… (a larger window shows every key)")), "\n")
+	}
+	return dialogBox(m.st, dw, "Keys — "+t.title, body, m.st.Muted.Render("esc or ? closes this help"))
+}
+
+// helpColumns lays groups of keys out as columns, starting a new band of
+// columns below when the next one doesn't fit: unlike help.Model's full
+// view, which drops the columns that don't fit, every key stays visible.
+func helpColumns(st *themes.Styles, groups [][]key.Binding, w int) string {
+	const gap = 3
+	type column struct {
+		lines []string
+		width int
+	}
+	var cols []column
+	for _, g := range groups {
+		kw := 0
+		for _, b := range g {
+			kw = max(kw, ansi.StringWidth(b.Help().Key))
+		}
+		var c column
+		for _, b := range g {
+			h := b.Help()
+			line := st.HelpKey.Render(padRight(h.Key, kw)) + " " + st.HelpDesc.Render(h.Desc)
+			if ansi.StringWidth(line) > w {
+				line = ansi.Truncate(line, w, "…")
+			}
+			c.lines = append(c.lines, line)
+			c.width = max(c.width, ansi.StringWidth(line))
+		}
+		cols = append(cols, c)
+	}
+	var bands []string
+	for i := 0; i < len(cols); {
+		j, used := i, 0
+		for j < len(cols) && (j == i || used+gap+cols[j].width <= w) {
+			if j > i {
+				used += gap
+			}
+			used += cols[j].width
+			j++
+		}
+		parts := make([]string, 0, j-i)
+		for k := i; k < j; k++ {
+			block := make([]string, len(cols[k].lines))
+			for n, l := range cols[k].lines {
+				block[n] = padRight(l, cols[k].width)
+				if k < j-1 {
+					block[n] += strings.Repeat(" ", gap)
+				}
+			}
+			parts = append(parts, strings.Join(block, "\n"))
+		}
+		bands = append(bands, joinBlocks(parts))
+		i = j
+	}
+	return strings.Join(bands, "\n\n")
+}
+
+// joinBlocks is joinColumns for blocks of uneven height: short ones are
+// padded to their width so later columns stay aligned.
+func joinBlocks(blocks []string) string {
+	split := make([][]string, len(blocks))
+	widths := make([]int, len(blocks))
+	h := 0
+	for i, b := range blocks {
+		split[i] = strings.Split(b, "\n")
+		for _, l := range split[i] {
+			widths[i] = max(widths[i], ansi.StringWidth(l))
+		}
+		h = max(h, len(split[i]))
+	}
+	var b strings.Builder
+	for y := 0; y < h; y++ {
+		for i := range split {
+			if y < len(split[i]) {
+				b.WriteString(padRight(split[i][y], widths[i]))
+			} else if i < len(split)-1 {
+				b.WriteString(strings.Repeat(" ", widths[i]))
+			}
+		}
+		if y < h-1 {
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
 }
