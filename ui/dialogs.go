@@ -55,6 +55,7 @@ type (
 	actCancelRun struct{ id string }
 	actExport    struct{ format string }
 	actOpenURL   struct{ url string }
+	actCopy      struct{ text, what string } // to the clipboard
 )
 
 // dialogBox draws a dialog frame of width w with a title, a body and a
@@ -260,12 +261,16 @@ func (d *exportDialog) keyMap() help.KeyMap {
 type sourceDialog struct{ src pipeline.CitedSource }
 
 func (d *sourceDialog) handle(msg tea.KeyPressMsg, _ time.Time) (action, bool, tea.Cmd) {
-	switch msg.String() {
-	case "o":
+	switch {
+	case key.Matches(msg, pKeys.Open):
 		if u := sourceURL(d.src); u != "" {
 			return actOpenURL{url: u}, true, nil
 		}
-	case "esc", "enter", "q":
+	case key.Matches(msg, pKeys.CopyRef):
+		return copyRefAction(d.src), true, nil
+	case key.Matches(msg, pKeys.CopyDOI):
+		return copyDOIAction(d.src), true, nil
+	case key.Matches(msg, keyEsc, pKeys.Detail, gKeys.Quit):
 		return nil, false, nil
 	}
 	return nil, true, nil
@@ -281,11 +286,16 @@ func (d *sourceDialog) view(st *themes.Styles, w, h int) string {
 		lines = append(lines[:h-9], st.Subtle.Render("…"))
 	}
 	return dialogBox(st, dw, "Source ["+itoa(d.src.N)+"]", strings.Join(lines, "\n"),
-		st.HelpKey.Render("o")+st.HelpDesc.Render(" open URL  ")+st.HelpKey.Render("esc")+st.HelpDesc.Render(" close"))
+		helpLines(st, d.keyMap().ShortHelp(), dw-st.Dialog.GetHorizontalFrameSize()))
 }
 
 func (d *sourceDialog) keyMap() help.KeyMap {
-	return formKeyMap{short: []key.Binding{pKeys.Open, keyEsc}}
+	o, y, yy, esc := pKeys.Open, pKeys.CopyRef, pKeys.CopyDOI, keyEsc
+	o.SetHelp("o", "open URL")
+	y.SetHelp("y", "copy reference")
+	yy.SetHelp("Y", "copy DOI")
+	esc.SetHelp("esc", "close")
+	return formKeyMap{short: []key.Binding{o, y, yy, esc}}
 }
 
 // overlay draws a dialog centred over the base view.

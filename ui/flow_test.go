@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
+	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
 	"github.com/researchtui/researchtui/store"
 )
@@ -81,6 +82,18 @@ func TestFullFlow(t *testing.T) {
 	// the first draft.
 	if !strings.Contains(fm.report.rep.Markdown, "This revised report") {
 		t.Fatalf("the report shown is not the revised one:\n%.600s", fm.report.rep.Markdown)
+	}
+	// Every cited source says how it was read (the pipeline knows it from
+	// its read checkpoints), and the report screen shows it.
+	for _, src := range fm.report.rep.Sources {
+		if src.Read != pipeline.ReadFullText && src.Read != pipeline.ReadAbstract {
+			t.Errorf("source [%d] %q: read %q, want full text or abstract", src.N, src.Title, src.Read)
+		}
+	}
+	if len(fm.report.rep.Sources) > 0 {
+		if pane := ansi.Strip(fm.sourcesPane(60, 200)); !strings.Contains(pane, "full text") && !strings.Contains(pane, "abstract only") {
+			t.Errorf("the sources pane does not say how sources were read:\n%s", pane)
+		}
 	}
 	// The run screen saw every stage through.
 	rs := fm.runs[id]

@@ -598,6 +598,12 @@ func (m *rootModel) do(a action) tea.Cmd {
 		return exportCmd(m.svc, m.cfg.DataDir, m.report.rep, a.format)
 	case actOpenURL:
 		return openURLCmd(m.svc, a.url)
+	case actCopy:
+		if a.text == "" {
+			m.setNotice(a.what, true) // what is missing
+			return nil
+		}
+		return m.copy(a.text, a.what)
 	}
 	return nil
 }

@@ -88,30 +88,40 @@ func (m *rootModel) stepCitation(by int) {
 // copyReference sends the selected source's APA reference to the
 // terminal's clipboard (OSC 52).
 func (m *rootModel) copyReference(tea.KeyPressMsg) tea.Cmd {
-	s := m.report.selectedSource()
-	if s == nil || s.Reference == "" {
-		m.setNotice("this source has no reference to copy", true)
-		return nil
+	if s := m.report.selectedSource(); s != nil {
+		return m.do(copyRefAction(*s))
 	}
-	return m.copy(s.Reference, fmt.Sprintf("the APA reference of [%d]", s.N))
+	return nil
 }
 
 // copyDOI sends the selected source's DOI, or its address without one.
 func (m *rootModel) copyDOI(tea.KeyPressMsg) tea.Cmd {
-	s := m.report.selectedSource()
-	if s == nil {
-		return nil
+	if s := m.report.selectedSource(); s != nil {
+		return m.do(copyDOIAction(*s))
 	}
-	if s.DOI != "" {
-		return m.copy(s.DOI, fmt.Sprintf("the DOI of [%d]", s.N))
-	}
-	if u := sourceURL(*s); u != "" {
-		return m.copy(u, fmt.Sprintf("the address of [%d] (it has no DOI)", s.N))
-	}
-	m.setNotice("this source has no DOI or address", true)
 	return nil
 }
 
+// copyRefAction and copyDOIAction say what y and Y copy from a source; an
+// empty text carries what is missing instead.
+func copyRefAction(s pipeline.CitedSource) actCopy {
+	if s.Reference == "" {
+		return actCopy{what: "this source has no reference to copy"}
+	}
+	return actCopy{text: s.Reference, what: fmt.Sprintf("the APA reference of [%d]", s.N)}
+}
+
+func copyDOIAction(s pipeline.CitedSource) actCopy {
+	if s.DOI != "" {
+		return actCopy{text: s.DOI, what: fmt.Sprintf("the DOI of [%d]", s.N)}
+	}
+	if u := sourceURL(s); u != "" {
+		return actCopy{text: u, what: fmt.Sprintf("the address of [%d] (it has no DOI)", s.N)}
+	}
+	return actCopy{what: "this source has no DOI or address"}
+}
+
+// copy sends text to the terminal's clipboard and says what was sent.
 func (m *rootModel) copy(text, what string) tea.Cmd {
 	note := "copied " + what + " to the clipboard"
 	if m.opts.tmux {
