@@ -220,7 +220,7 @@ func (d *quitDialog) keyMap() help.KeyMap {
 	yes, now, no := keyYes, gKeys.QuitNow, keyNo
 	yes.SetHelp("y", "quit")
 	now.SetHelp("ctrl+c", "quit now")
-	no.SetHelp("any other key", "keep working")
+	no.SetHelp("any other key", "keeps working")
 	return formKeyMap{short: []key.Binding{yes, now, no}}
 }
 

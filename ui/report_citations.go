@@ -123,9 +123,9 @@ func copyDOIAction(s pipeline.CitedSource) actCopy {
 
 // copy sends text to the terminal's clipboard and says what was sent.
 func (m *rootModel) copy(text, what string) tea.Cmd {
-	note := "copied " + what + " to the clipboard"
+	note := "copied " + what
 	if m.opts.tmux {
-		note += " (inside tmux: needs set -g set-clipboard on)"
+		note += " (in tmux: set -g set-clipboard on)"
 	}
 	m.setNotice(note, false)
 	return tea.SetClipboard(text)

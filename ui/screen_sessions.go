@@ -461,6 +461,9 @@ func (m *rootModel) viewSessions(w, h int) string {
 		sep := strings.TrimRight(strings.Repeat(st.Subtle.Render("│")+"\n", h), "\n")
 		return q + joinColumns(list, sep, " "+strings.ReplaceAll(prev, "\n", "\n "))
 	}
+	if sel == nil { // nothing to preview: no rule under an empty list
+		return q + padRight(strings.Join(top, " "), listW) + "\n" + fitLines(rows, listW, h-1)
+	}
 	prev := m.sessionPreview(sel, w, prevH-1)
 	return q + list + "\n" + st.Subtle.Render(strings.Repeat("─", w)) + "\n" + prev
 }
