@@ -86,7 +86,10 @@ func (m *rootModel) onPullDone(msg pullDoneMsg) {
 	// The only problem was missing models, and they are here now.
 	m.cfg.MissingModels = nil
 	m.cfg.BackendErr = nil
-	m.setNotice("models ready — start a research with n", false)
+	if len(m.sessions.rows) == 0 {
+		m.sessions.setFocus(focusLine) // nothing to browse: ask
+	}
+	m.setNotice("models ready — type a question on the line and press enter", false)
 }
 
 // pullLine is the banner's second line while models are missing: the key

@@ -62,3 +62,28 @@ func TestPullFailureIsShown(t *testing.T) {
 		t.Errorf("notice %q (err %v), banner kept %v", m.notice, m.noticeErr, m.cfg.BackendErr != nil)
 	}
 }
+
+// A fresh install: no sessions and no models. The keys start on the list,
+// so the banner's p works; once the models are in, the question line has
+// them.
+func TestFreshInstallFocus(t *testing.T) {
+	m, _ := newTestModel(t, 80, 24, "dark", false, func(c *Config) {
+		c.BackendErr = errors.New("models qwen3:8b and nomic-embed-text are not installed")
+		c.MissingModels = []string{"qwen3:8b", "nomic-embed-text"}
+	})
+	m.Update(sessionsLoadedMsg{})
+	if m.sessions.focus != focusList {
+		t.Fatal("with models missing the list has the keys (p pulls)")
+	}
+	_, cmd := m.Update(kp("p"))
+	for cmd != nil {
+		msg := cmd()
+		if msg == nil {
+			break
+		}
+		_, cmd = m.Update(msg)
+	}
+	if m.sessions.focus != focusLine || m.sessions.line.Value() != "" {
+		t.Fatalf("after the pull: focus %v, line %q; want the empty question line", m.sessions.focus, m.sessions.line.Value())
+	}
+}

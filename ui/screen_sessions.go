@@ -211,7 +211,7 @@ func (m *rootModel) sessionsKeys() keyTable {
 				s.filter.SetValue(s.query)
 				s.filter.CursorEnd()
 				return s.filter.Focus()
-			}).footer(),
+			}).footer().when(len(s.rows) > 0),
 			do(sKeys.ClearFilter, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd {
 				m.sessions.query = ""
 				m.sessions.applyFilter()
