@@ -50,14 +50,7 @@ func TestPullFailureIsShown(t *testing.T) {
 		c.MissingModels = []string{"qwen3:8b"}
 	})
 	svc.pullErr = errors.New("pull model manifest: file does not exist")
-	_, cmd := m.Update(kp("p"))
-	for cmd != nil {
-		msg := cmd()
-		if msg == nil {
-			break
-		}
-		_, cmd = m.Update(msg)
-	}
+	pullAll(m)
 	if !m.noticeErr || !strings.Contains(m.notice, "file does not exist") || m.cfg.BackendErr == nil {
 		t.Errorf("notice %q (err %v), banner kept %v", m.notice, m.noticeErr, m.cfg.BackendErr != nil)
 	}
@@ -75,6 +68,15 @@ func TestFreshInstallFocus(t *testing.T) {
 	if m.sessions.focus != focusList {
 		t.Fatal("with models missing the list has the keys (p pulls)")
 	}
+	pullAll(m)
+	if m.sessions.focus != focusLine || m.sessions.line.Value() != "" {
+		t.Fatalf("after the pull: focus %v, line %q; want the empty question line", m.sessions.focus, m.sessions.line.Value())
+	}
+}
+
+// pullAll presses p and follows the pull's Cmds to their end (they block on
+// the pull's channel, so run cannot drop them as a bridge wait).
+func pullAll(m *rootModel) {
 	_, cmd := m.Update(kp("p"))
 	for cmd != nil {
 		msg := cmd()
@@ -82,8 +84,5 @@ func TestFreshInstallFocus(t *testing.T) {
 			break
 		}
 		_, cmd = m.Update(msg)
-	}
-	if m.sessions.focus != focusLine || m.sessions.line.Value() != "" {
-		t.Fatalf("after the pull: focus %v, line %q; want the empty question line", m.sessions.focus, m.sessions.line.Value())
 	}
 }
