@@ -122,6 +122,26 @@ func resumeRunCmd(ctx context.Context, svc services, sess store.Session, d *pipe
 	}
 }
 
+func askRunCmd(ctx context.Context, svc services, id, question string) tea.Cmd {
+	return func() tea.Msg {
+		h, err := svc.Ask(ctx, id, question)
+		return runStartedMsg{h: h, opt: pipeline.Options{Question: "Follow-up: " + question}, err: err}
+	}
+}
+
+// versionsLoadedMsg brings a session's report versions for the versions dialog.
+type versionsLoadedMsg struct {
+	versions []pipeline.Version
+	err      error
+}
+
+func loadVersionsCmd(svc services, id string) tea.Cmd {
+	return func() tea.Msg {
+		vs, err := svc.Versions(id)
+		return versionsLoadedMsg{versions: vs, err: err}
+	}
+}
+
 func loadReportCmd(svc services, id string) tea.Cmd {
 	return func() tea.Msg {
 		rep, err := svc.LoadReport(id)

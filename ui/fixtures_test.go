@@ -88,6 +88,23 @@ type fakeServices struct {
 	pullErr   error
 	saved     []Settings // what SaveSettings was asked to write
 	saveErr   error
+	asked     []string // "id: question" of each Ask
+	versions  map[string][]pipeline.Version
+}
+
+func (f *fakeServices) Ask(ctx context.Context, id, question string) (runHandle, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.asked = append(f.asked, id+": "+question)
+	r := newFakeRun(id)
+	f.runs = append(f.runs, r)
+	return r, nil
+}
+
+func (f *fakeServices) Versions(id string) ([]pipeline.Version, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.versions[id], nil
 }
 
 func (f *fakeServices) SaveSettings(s Settings) error {

@@ -111,8 +111,8 @@ var nav = navKeys{
 	Down:     kb([]string{"down", "j"}, "↓/j", "down"),
 	Top:      kb([]string{"g", "home"}, "g", "top"),
 	Bottom:   kb([]string{"G", "end"}, "G", "bottom"),
-	PageUp:   kb([]string{"pgup", "ctrl+u", "b"}, "pgup", "page up"),
-	PageDown: kb([]string{"pgdown", "ctrl+d", "f", "space"}, "pgdn", "page down"),
+	PageUp:   kb([]string{"pgup", "ctrl+u"}, "pgup", "page up"),
+	PageDown: kb([]string{"pgdown", "ctrl+d", "space"}, "pgdn", "page down"),
 }
 
 // editKeys are the one-line inputs' editing keys (lineInput.Update).
@@ -179,7 +179,7 @@ var rKeys = runKeys{
 
 type reportKeys struct {
 	Tab, Detail, Open, Export, Find, Next, Prev, Back, Cite, NextCite, PrevCite, CopyRef, CopyDOI,
-	FindDone, FindCancel key.Binding
+	FindDone, FindCancel, FollowUp, Versions key.Binding
 }
 
 var pKeys = reportKeys{
@@ -198,6 +198,8 @@ var pKeys = reportKeys{
 	CopyDOI:    kb([]string{"Y"}, "Y", "copy DOI or URL"),
 	FindDone:   kb([]string{"enter"}, "enter", "find"),
 	FindCancel: kb([]string{"esc"}, "esc", "cancel"),
+	FollowUp:   kb([]string{"f"}, "f", "ask a follow-up"),
+	Versions:   kb([]string{"V"}, "V", "versions"),
 }
 
 type reviewKeys struct {

@@ -182,6 +182,13 @@ func (m *rootModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.sessions.setFocus(focusLine) // nothing to browse
 		}
 		return m, nil
+	case versionsLoadedMsg:
+		if msg.err != nil {
+			m.setNotice("versions: "+msg.err.Error(), true)
+			return m, nil
+		}
+		m.dialog = newVersionsDialog(msg.versions)
+		return m, nil
 	case runStartedMsg:
 		return m, m.onRunStarted(msg)
 	case runEventsMsg:
@@ -598,6 +605,9 @@ func (m *rootModel) do(a action) tea.Cmd {
 		return exportCmd(m.svc, m.cfg.DataDir, m.report.rep, a.format)
 	case actOpenURL:
 		return openURLCmd(m.svc, a.url)
+	case actAsk:
+		m.setNotice("asking the follow-up…", false)
+		return askRunCmd(m.ctx, m.svc, a.id, a.question)
 	case actCopy:
 		if a.text == "" {
 			m.setNotice(a.what, true) // what is missing

@@ -294,6 +294,13 @@ func (m *rootModel) reportKeys() keyTable {
 			do(detail, (*rootModel).sourceDetail).when(srcs),
 		},
 		{
+			do(pKeys.FollowUp, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd {
+				m.dialog = newFollowUpDialog(m.st, m.report.id, m.report.title)
+				return nil
+			}).footerAs("follow-up").when(r.loaded),
+			do(pKeys.Versions, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd { return loadVersionsCmd(m.svc, m.report.id) }).when(r.loaded),
+		},
+		{
 			do(pKeys.Tab, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd {
 				r := &m.report
 				r.focus = 1 - r.focus

@@ -40,6 +40,10 @@ type services interface {
 	Start(ctx context.Context, opt pipeline.Options) (runHandle, error)
 	Resume(ctx context.Context, id string, d *pipeline.Decision) (runHandle, error)
 	Export(rep pipeline.Report, format string) ([]byte, error)
+	// Ask starts a follow-up question on a finished session; Versions
+	// lists its report's versions.
+	Ask(ctx context.Context, id, question string) (runHandle, error)
+	Versions(id string) ([]pipeline.Version, error)
 	OpenURL(url string) error
 	PullModel(ctx context.Context, model string, progress func(pipeline.PullProgress)) error
 	// SaveSettings writes what the TUI remembers to the config file.
@@ -103,6 +107,21 @@ func (l liveServices) Resume(ctx context.Context, id string, d *pipeline.Decisio
 		return nil, err
 	}
 	return r, nil
+}
+
+func (l liveServices) Ask(ctx context.Context, id, question string) (runHandle, error) {
+	if l.eng == nil {
+		return nil, errNoBackend
+	}
+	r, err := l.eng.Ask(ctx, id, question, nil)
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func (l liveServices) Versions(id string) ([]pipeline.Version, error) {
+	return pipeline.LoadVersions(l.st, id)
 }
 
 func (l liveServices) Export(rep pipeline.Report, format string) ([]byte, error) {

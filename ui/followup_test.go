@@ -1,0 +1,70 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/researchtui/researchtui/pipeline"
+)
+
+// TestFollowUpFromTheReport: f on the report opens the follow-up line;
+// what is typed (keys that are commands elsewhere included) is asked of
+// the session, and the follow-up's run opens on the run screen.
+func TestFollowUpFromTheReport(t *testing.T) {
+	m, svc := newTestModel(t, 120, 40, "dark", false)
+	openFixtureReport(t, m)
+	id := m.report.id
+	press(t, m, "f")
+	if _, ok := m.dialog.(*followUpDialog); !ok {
+		t.Fatalf("f opened %T", m.dialog)
+	}
+	for _, r := range "quiet? does it need labelled data" {
+		press(t, m, string(r))
+	}
+	press(t, m, "enter")
+	svc.mu.Lock()
+	asked := append([]string(nil), svc.asked...)
+	svc.mu.Unlock()
+	if len(asked) != 1 || asked[0] != id+": quiet? does it need labelled data" {
+		t.Fatalf("asked %q", asked)
+	}
+	if m.screen != screenRun {
+		t.Errorf("the follow-up's run is not shown (screen %v)", m.screen)
+	}
+}
+
+// TestVersionsAndWhatChanged: V lists the versions; enter shows what the
+// chosen one changed against the one before.
+func TestVersionsAndWhatChanged(t *testing.T) {
+	m, svc := newTestModel(t, 80, 24, "dark", false)
+	openFixtureReport(t, m)
+	id := m.report.id
+	svc.versions = map[string][]pipeline.Version{id: {
+		{N: 1, Kind: pipeline.VersionRun, Question: "How stable are perovskites?", CreatedAt: testNow, Report: "# R\n\nOld text [1].\n"},
+		{N: 2, Kind: pipeline.VersionFollowUp, Question: "and under humidity?", CreatedAt: testNow.Add(time.Hour), Report: "# R\n\nOld text [1].\n\n## Follow-up: and under humidity?\n\nNew text [2].\n"},
+	}}
+	press(t, m, "V")
+	d, ok := m.dialog.(*versionsDialog)
+	if !ok {
+		t.Fatalf("V opened %T", m.dialog)
+	}
+	out := ansi.Strip(m.render())
+	if !strings.Contains(out, "v1") || !strings.Contains(out, "follow_up") || !strings.Contains(out, "and under humidity?") {
+		t.Errorf("the versions are not listed:\n%s", out)
+	}
+	press(t, m, "enter")
+	out = ansi.Strip(m.render())
+	if !d.diff || !strings.Contains(out, "+ ## Follow-up: and under humidity?") || !strings.Contains(out, "+ New text [2].") || strings.Contains(out, "- Old text") {
+		t.Errorf("what v2 changed is not shown:\n%s", out)
+	}
+}
+
+func TestLineDiff(t *testing.T) {
+	got := strings.Join(lineDiff("a\nb\nc", "a\nx\nc\nd"), "|")
+	if got != "  a|+ x|- b|  c|+ d" && got != "  a|- b|+ x|  c|+ d" {
+		t.Errorf("lineDiff = %q", got)
+	}
+}
