@@ -75,3 +75,16 @@ func TestHelpShowsTheKeysThatWork(t *testing.T) {
 		})
 	}
 }
+
+// TestFooterKeepsHelp: at 80 columns a crowded footer drops hints from its
+// middle, never the way back and the help.
+func TestFooterKeepsHelp(t *testing.T) {
+	m, _ := newTestModel(t, 80, 24, "dark", false)
+	openFixtureReport(t, m)
+	press(t, m, "2")
+	lines := strings.Split(ansi.Strip(m.render()), "\n")
+	foot := lines[len(lines)-1]
+	if !strings.Contains(foot, "esc back") || !strings.Contains(foot, "? help") || strings.Contains(foot, "…") {
+		t.Errorf("footer at 80 columns: %q", foot)
+	}
+}

@@ -113,7 +113,7 @@ func (m *rootModel) render() string {
 		}
 	}
 	out = append(out, padRight(notice, w))
-	out = append(out, padRight(m.help.ShortHelpView(m.currentKeys().ShortHelp()), w))
+	out = append(out, padRight(footerLine(st, m.currentKeys().ShortHelp(), w), w))
 	screen := strings.Join(out, "\n")
 	switch {
 	case m.dialog != nil:
@@ -144,6 +144,28 @@ func (m *rootModel) helpView(w, h int) string {
 		body = strings.Join(append(lines[:h-7], m.st.Subtle.Render("… (a larger window shows every key)")), "\n")
 	}
 	return dialogBox(m.st, dw, "Keys — "+t.title, body, m.st.Muted.Render("esc or ? closes this help"))
+}
+
+// footerLine draws key hints in one line of width w. When they don't fit,
+// hints before the last two are dropped from the end, so the way back,
+// help and quit always show (help lists everything).
+func footerLine(st *themes.Styles, bs []key.Binding, w int) string {
+	const sep = " • "
+	var items []string
+	for _, b := range bs {
+		if b.Enabled() {
+			h := b.Help()
+			items = append(items, st.HelpKey.Render(h.Key)+" "+st.HelpDesc.Render(h.Desc))
+		}
+	}
+	line := func() string { return strings.Join(items, st.HelpSep.Render(sep)) }
+	for len(items) > 2 && ansi.StringWidth(line()) > w {
+		items = append(items[:len(items)-3], items[len(items)-2:]...)
+	}
+	if ansi.StringWidth(line()) > w {
+		return ansi.Truncate(line(), w, "…")
+	}
+	return line()
 }
 
 // helpColumns lays groups of keys out as columns, starting a new band of
