@@ -466,6 +466,7 @@ func (o *orchestrator) finaliseFollowUp(ctx context.Context, kind string, pinned
 		an := o.st.Analyses[old-1]
 		rec, _ := o.loadSource(an.SourceKey)
 		cs := citedSource(i+1, rec, an)
+		cs.Read = o.readAs(an.SourceKey)
 		if i < len(parent.Sources) {
 			cs.Quote = firstNonEmpty(cs.Quote, parent.Sources[i].Quote)
 		}

@@ -110,6 +110,11 @@ func TestUncoveredFollowUpReadsNewSourcesNumberedAfter(t *testing.T) {
 	if len(now) <= len(old) {
 		t.Fatalf("no new reference: %d before, %d now", len(old), len(now))
 	}
+	for _, s := range rep.Sources {
+		if s.Read == "" {
+			t.Errorf("source [%d] does not say how it was read", s.N)
+		}
+	}
 	for _, s := range rep.Sources[len(v1.Sources):] {
 		if s.N <= len(v1.Sources) {
 			t.Errorf("new source %+v is not numbered after the old ones", s)
