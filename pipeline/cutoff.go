@@ -145,7 +145,8 @@ func (f *flow) cutAll(why string) {
 }
 
 // othersAnalysedLocked: every other source of one of key's sub-questions
-// is analysed (or skipped). f.mu is held.
+// is analysed (or skipped), or research is over and every other source of
+// the run is. f.mu is held.
 func (f *flow) othersAnalysedLocked(key string) bool {
 	for _, keys := range f.bySubQ {
 		serves, others := false, true
@@ -162,7 +163,16 @@ func (f *flow) othersAnalysedLocked(key string) bool {
 			return true
 		}
 	}
-	return false
+	// Nothing else is left to do in the round: it is the last download.
+	if !f.researchDone {
+		return false
+	}
+	for k := range f.claimed {
+		if _, ok := f.analyses[k]; k != key && !ok && !f.skipped[k] {
+			return false
+		}
+	}
+	return true
 }
 
 // skippedOnPurpose is the reason a download was cut short, if it was.

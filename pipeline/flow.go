@@ -54,22 +54,23 @@ type flow struct {
 	indexCh   chan readySource
 	analyseCh chan readySource
 
-	mu         sync.Mutex
-	claimed    map[string]bool // sources sent to read
-	readOrder  []string
-	bySubQ     map[string][]string
-	candidates map[string][]Candidate // by sub-question
-	distinct   map[string]bool        // every candidate key
-	analyses   map[string]Analysis
-	breaker    breaker
-	analysts   int // analysts started, for their names
-	counts     struct{ read, full, chunks, analysed int }
-	ran        map[string]bool // queries run, normalised (normQuery)
-	summaries  []RoundSummary
-	round      int                  // the round running
-	chased     map[string]bool      // sources whose citations were followed
-	reading    map[string]*inflight // downloads under way (cutoff.go)
-	skipped    map[string]bool      // not analysed because of the cutoff
+	mu           sync.Mutex
+	claimed      map[string]bool // sources sent to read
+	readOrder    []string
+	bySubQ       map[string][]string
+	candidates   map[string][]Candidate // by sub-question
+	distinct     map[string]bool        // every candidate key
+	analyses     map[string]Analysis
+	breaker      breaker
+	analysts     int // analysts started, for their names
+	counts       struct{ read, full, chunks, analysed int }
+	ran          map[string]bool // queries run, normalised (normQuery)
+	summaries    []RoundSummary
+	round        int                  // the round running
+	chased       map[string]bool      // sources whose citations were followed
+	reading      map[string]*inflight // downloads under way (cutoff.go)
+	researchDone bool                 // this round's research has sent all its sources
+	skipped      map[string]bool      // not analysed because of the cutoff
 }
 
 // stageGather runs research, read, index and analyse as one flow, in
@@ -129,9 +130,16 @@ func (f *flow) runRound(ctx context.Context, research func(context.Context) erro
 	f.indexCh = make(chan readySource, 256)
 	f.analyseCh = make(chan readySource, 256)
 	g, gctx := errgroup.WithContext(ctx)
+	f.mu.Lock()
+	f.researchDone = false
+	f.mu.Unlock()
 	g.Go(func() error {
 		defer close(f.readCh)
-		return research(gctx)
+		err := research(gctx)
+		f.mu.Lock()
+		f.researchDone = true
+		f.mu.Unlock()
+		return err
 	})
 	readDone := make(chan struct{})
 	go f.watchStragglers(readDone)
