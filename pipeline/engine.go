@@ -281,8 +281,9 @@ func (e *Engine) release(id string) {
 	e.liveMu.Unlock()
 }
 
-// index returns the shared in-memory vector index for an embedding model,
-// built from the stored embeddings the first time it is asked for.
+// index returns the shared vector index for an embedding model: the
+// store's persisted one, opened (mapped from its file, or rebuilt from the
+// stored embeddings) the first time a run or search asks for it.
 func (e *Engine) index(model string) (*store.Index, error) {
 	e.indexMu.Lock()
 	defer e.indexMu.Unlock()
@@ -292,7 +293,7 @@ func (e *Engine) index(model string) (*store.Index, error) {
 	if ix, ok := e.indexes[model]; ok {
 		return ix, nil
 	}
-	ix, err := e.Store.BuildIndex(model)
+	ix, err := e.Store.Index(model)
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,6 @@ package store
 
 import (
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -72,7 +71,7 @@ func (s *Store) PutEmbeddings(model string, items map[string][]float32) error {
 				return err
 			}
 		}
-		return nil
+		return bumpIndexGen(tx)
 	})
 }
 
@@ -120,49 +119,15 @@ func (s *Store) MissingEmbeddings(model string, hashes []string) ([]string, erro
 	return out, err
 }
 
-// BuildIndex loads an Index with every chunk whose Hash has an embedding for
-// model, keyed by chunk ID. The dimension is taken from the first vector
-// found; vectors of any other dimension are skipped, never mixed. Chunks
-// without an embedding are skipped too (they are not embedded yet).
+// BuildIndex returns a new in-memory exact index of every chunk whose hash
+// has an embedding for model, keyed by chunk ID, read from the store (not
+// from an index file, and not kept: Index is the shared, persisted one).
+// The dimension is the first vector's; vectors of any other dimension are
+// skipped, never mixed, and so are chunks not embedded yet.
 func (s *Store) BuildIndex(model string) (*Index, error) {
-	idx := NewIndex(0)
-	err := s.db.View(func(tx *bbolt.Tx) error {
-		emb := tx.Bucket(bucketEmbeddings).Bucket([]byte(model))
-		if emb == nil {
-			return nil
-		}
-		var buf []float32
-		// Only these fields are needed; the chunk text is skipped by json.
-		var ref struct {
-			ID   string `json:"id"`
-			Hash string `json:"hash"`
-		}
-		return tx.Bucket(bucketChunks).ForEach(func(k, v []byte) error {
-			ref.ID, ref.Hash = "", ""
-			if err := json.Unmarshal(v, &ref); err != nil {
-				return fmt.Errorf("store: chunk %s: %w", k, err)
-			}
-			raw := emb.Get([]byte(ref.Hash))
-			if raw == nil {
-				return nil
-			}
-			var err error
-			if buf, err = decodeVector(buf, raw); err != nil {
-				return fmt.Errorf("store: embedding %s/%s: %w", model, ref.Hash, err)
-			}
-			if d := idx.Dim(); d != 0 && len(buf) != d {
-				return nil
-			}
-			if err := idx.Add(ref.ID, buf); err != nil {
-				// A zero or non-finite stored vector cannot be ranked; leave
-				// that chunk out rather than failing the whole index.
-				return nil
-			}
-			return nil
-		})
-	})
-	if err != nil {
+	ix := NewIndexWith(0, IndexOptions{SwitchAt: -1})
+	if _, err := s.syncIndex(ix, model); err != nil {
 		return nil, err
 	}
-	return idx, nil
+	return ix, nil
 }

@@ -100,22 +100,36 @@ func HashText(text string) string {
 // slice is not modified). Seqs must be unique within the batch. Embeddings are
 // not touched: they are keyed by content hash and remain valid.
 func (s *Store) PutChunks(sourceKey string, chunks []Chunk) error {
+	encoded, err := encodeChunks(sourceKey, chunks)
+	if err != nil {
+		return err
+	}
+	return s.db.Update(func(tx *bbolt.Tx) error {
+		if err := putChunksTx(tx, sourceKey, encoded); err != nil {
+			return err
+		}
+		return bumpIndexGen(tx)
+	})
+}
+
+// encChunk is a chunk encoded for storage. Each has its own buffers: bbolt
+// keeps references to what is Put until the commit.
+type encChunk struct {
+	seq, id, hash, data []byte
+}
+
+func encodeChunks(sourceKey string, chunks []Chunk) ([]encChunk, error) {
 	if sourceKey == "" {
-		return fmt.Errorf("store: empty source key")
+		return nil, fmt.Errorf("store: empty source key")
 	}
-	type enc struct {
-		seq  []byte
-		id   []byte
-		data []byte
-	}
-	encoded := make([]enc, 0, len(chunks))
+	encoded := make([]encChunk, 0, len(chunks))
 	seen := make(map[int]bool, len(chunks))
 	for _, c := range chunks {
 		if c.Seq < 0 {
-			return fmt.Errorf("store: chunk seq %d is negative", c.Seq)
+			return nil, fmt.Errorf("store: chunk seq %d is negative", c.Seq)
 		}
 		if seen[c.Seq] {
-			return fmt.Errorf("store: duplicate chunk seq %d for %s", c.Seq, sourceKey)
+			return nil, fmt.Errorf("store: duplicate chunk seq %d for %s", c.Seq, sourceKey)
 		}
 		seen[c.Seq] = true
 		c.SourceKey = sourceKey
@@ -127,49 +141,103 @@ func (s *Store) PutChunks(sourceKey string, chunks []Chunk) error {
 		}
 		data, err := json.Marshal(&c)
 		if err != nil {
-			return fmt.Errorf("store: encode chunk: %w", err)
+			return nil, fmt.Errorf("store: encode chunk: %w", err)
 		}
-		// Separate buffers per Put: bbolt keeps references until commit.
-		encoded = append(encoded, enc{seq: seqKey(int64(c.Seq)), id: []byte(c.ID), data: data})
+		encoded = append(encoded, encChunk{seq: seqKey(int64(c.Seq)), id: []byte(c.ID), hash: []byte(c.Hash), data: data})
 	}
-	return s.db.Update(func(tx *bbolt.Tx) error {
-		all := tx.Bucket(bucketChunks)
-		bySource := tx.Bucket(bucketChunksBySource)
-		key := []byte(sourceKey)
-		if old := bySource.Bucket(key); old != nil {
-			// Collect first: deleting while iterating can skip keys.
-			var ids [][]byte
-			if err := old.ForEach(func(_, v []byte) error {
-				ids = append(ids, bytes.Clone(v))
-				return nil
-			}); err != nil {
+	return encoded, nil
+}
+
+// putChunksTx replaces a source's chunks inside tx, keeping the chunk → hash
+// table that the vector index syncs from in step.
+func putChunksTx(tx *bbolt.Tx, sourceKey string, encoded []encChunk) error {
+	all := tx.Bucket(bucketChunks)
+	hashes := tx.Bucket(bucketChunkHashes)
+	bySource := tx.Bucket(bucketChunksBySource)
+	key := []byte(sourceKey)
+	if old := bySource.Bucket(key); old != nil {
+		// Collect first: deleting while iterating can skip keys.
+		var ids [][]byte
+		if err := old.ForEach(func(_, v []byte) error {
+			ids = append(ids, bytes.Clone(v))
+			return nil
+		}); err != nil {
+			return err
+		}
+		for _, id := range ids {
+			if err := all.Delete(id); err != nil {
 				return err
 			}
-			for _, id := range ids {
-				if err := all.Delete(id); err != nil {
+			if err := hashes.Delete(id); err != nil {
+				return err
+			}
+		}
+		if err := bySource.DeleteBucket(key); err != nil {
+			return err
+		}
+	}
+	if len(encoded) == 0 {
+		return nil
+	}
+	idx, err := bySource.CreateBucket(key)
+	if err != nil {
+		return err
+	}
+	for _, e := range encoded {
+		if err := all.Put(e.id, e.data); err != nil {
+			return err
+		}
+		if err := hashes.Put(e.id, e.hash); err != nil {
+			return err
+		}
+		if err := idx.Put(e.seq, e.id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// SourceBatch is one source written by PutSourceBatch: its record, its full
+// text (nil: left as it is) and all its chunks.
+type SourceBatch struct {
+	Key      string
+	Record   []byte
+	Document []byte
+	Chunks   []Chunk
+}
+
+// PutSourceBatch writes several sources with their documents and chunks in
+// one transaction: one commit (two fsyncs) for a whole batch of files.
+func (s *Store) PutSourceBatch(items []SourceBatch) error {
+	encoded := make([][]encChunk, len(items))
+	for i, it := range items {
+		var err error
+		if encoded[i], err = encodeChunks(it.Key, it.Chunks); err != nil {
+			return err
+		}
+	}
+	if len(items) == 0 {
+		return nil
+	}
+	return s.db.Update(func(tx *bbolt.Tx) error {
+		for i, it := range items {
+			rec := it.Record
+			if rec == nil {
+				rec = []byte{}
+			}
+			if err := tx.Bucket(bucketSources).Put([]byte(it.Key), rec); err != nil {
+				return err
+			}
+			if it.Document != nil {
+				if err := tx.Bucket(bucketDocuments).Put([]byte(it.Key), it.Document); err != nil {
 					return err
 				}
 			}
-			if err := bySource.DeleteBucket(key); err != nil {
+			if err := putChunksTx(tx, it.Key, encoded[i]); err != nil {
 				return err
 			}
 		}
-		if len(encoded) == 0 {
-			return nil
-		}
-		idx, err := bySource.CreateBucket(key)
-		if err != nil {
-			return err
-		}
-		for _, e := range encoded {
-			if err := all.Put(e.id, e.data); err != nil {
-				return err
-			}
-			if err := idx.Put(e.seq, e.id); err != nil {
-				return err
-			}
-		}
-		return nil
+		return bumpIndexGen(tx)
 	})
 }
 

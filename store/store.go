@@ -14,11 +14,14 @@
 package store
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"time"
 
 	"go.etcd.io/bbolt"
@@ -54,8 +57,18 @@ type Options struct {
 // Store is an open database. All methods are safe for concurrent use; bbolt
 // serialises writers and gives readers consistent snapshots.
 type Store struct {
-	db   *bbolt.DB
-	path string
+	db       *bbolt.DB
+	path     string
+	readOnly bool
+
+	idxMu     sync.Mutex // serialises opening indexes
+	idxClosed bool
+	statusMu  sync.Mutex
+	indexes   map[string]*Index // open vector indexes by embedding model
+	opening   map[string]*Index // being loaded or rebuilt, for IndexStatus
+	// IndexOptions tune the vector indexes this store opens (tests and
+	// benchmarks lower SwitchAt); set before the first Index call.
+	IndexOptions IndexOptions
 }
 
 // Bucket names. Top-level buckets are created by migration 1.
@@ -70,8 +83,12 @@ var (
 	bucketChunks         = []byte("chunks")           // chunk id -> Chunk JSON
 	bucketChunksBySource = []byte("chunks_by_source") // source key -> nested bucket: BE seq -> chunk id
 	bucketEmbeddings     = []byte("embeddings")       // model -> nested bucket: hash -> LE float32 bytes
+	bucketChunkHashes    = []byte("chunk_hashes")     // chunk id -> its content hash (migration 2)
 
 	keySchemaVersion = []byte("schema_version")
+	// keyIndexGen counts the writes that change what a vector index holds
+	// (chunks and embeddings); an index file records the count it matches.
+	keyIndexGen = []byte("index_gen")
 )
 
 // migrations run in order at Open, all in one transaction, so a crash half way
@@ -79,6 +96,7 @@ var (
 // Never edit or reorder a released migration; append a new one.
 var migrations = []func(*bbolt.Tx) error{
 	migrate1,
+	migrate2,
 }
 
 // migrate1 creates the initial buckets.
@@ -93,6 +111,26 @@ func migrate1(tx *bbolt.Tx) error {
 		}
 	}
 	return nil
+}
+
+// migrate2 adds chunk_hashes, chunk id -> content hash, filled from the
+// chunks: a vector index catches up with the store by reading it, without
+// decoding every chunk's JSON.
+func migrate2(tx *bbolt.Tx) error {
+	hashes, err := tx.CreateBucketIfNotExists(bucketChunkHashes)
+	if err != nil {
+		return err
+	}
+	var ref struct {
+		Hash string `json:"hash"`
+	}
+	return tx.Bucket(bucketChunks).ForEach(func(k, v []byte) error {
+		ref.Hash = ""
+		if err := json.Unmarshal(v, &ref); err != nil {
+			return fmt.Errorf("chunk %s: %w", k, err)
+		}
+		return hashes.Put(bytes.Clone(k), []byte(ref.Hash))
+	})
 }
 
 // SchemaVersion is the version this code writes; Open upgrades older files to
@@ -121,7 +159,7 @@ func Open(path string, opt Options) (*Store, error) {
 		}
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
-	s := &Store{db: db, path: path}
+	s := &Store{db: db, path: path, readOnly: opt.ReadOnly}
 	if err := s.checkSchema(opt.ReadOnly); err != nil {
 		db.Close()
 		return nil, err
@@ -185,8 +223,12 @@ func schemaVersion(tx *bbolt.Tx) (int, error) {
 	return v, nil
 }
 
-// Close releases the file and its lock. Committed data is already on disk.
-func (s *Store) Close() error { return s.db.Close() }
+// Close saves the vector indexes that changed enough (indexstore.go), then
+// releases the file and its lock. Committed data is already on disk.
+func (s *Store) Close() error {
+	s.closeIndexes()
+	return s.db.Close()
+}
 
 // Path is the database file's path, for messages and the data directory.
 func (s *Store) Path() string { return s.path }

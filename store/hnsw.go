@@ -1,0 +1,640 @@
+package store
+
+import (
+	"cmp"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/viterin/vek/vek32"
+)
+
+// The HNSW graph (Malkov & Yashunin, "Efficient and robust approximate
+// nearest neighbor search using Hierarchical Navigable Small World graphs",
+// 2016/2018), written for this project because github.com/coder/hnsw v0.6.1
+// is broken (DESIGN §8). It follows the paper and hnswlib: a greedy descent
+// through the upper layers, a beam search of width ef on layer 0, the
+// neighbour-selection heuristic (algorithm 4) for new links and for pruning
+// full lists, M links per node on upper layers and 2M on layer 0.
+//
+// Concurrency: a neighbour list is a count followed by node numbers, every
+// word read and written atomically, so walks never lock; writers of one list
+// (an insertion linking to it, a repair) serialise on a striped mutex and
+// never hold two at once. Every word a reader sees is a valid node number,
+// so a walk concurrent with an insertion sees either version of a list, or
+// a mixture, and stays correct.
+
+const (
+	maxGraphLevel = 15
+	lockStripes   = 1024
+	noNode        = ^uint32(0)
+	// A repair runs once tombstones reach a tenth of the graph (and at
+	// least repairMin), and before the index is saved.
+	repairShare = 10
+	repairMin   = 32
+)
+
+type graph struct {
+	m, m0, efC int
+
+	mu       sync.Mutex
+	ep       uint32 // entry point: a live node on the top layer
+	maxLevel int
+	hasEP    bool
+	next     int          // next node to link
+	wm       int          // nodes below wm are linked; the rest are scanned
+	done     map[int]bool // linked nodes above wm (insertions finish out of order)
+	building bool         // a background build is linking the tail
+
+	locks [lockStripes]sync.Mutex
+}
+
+func newGraph(opt IndexOptions) *graph {
+	return &graph{m: opt.M, m0: 2 * opt.M, efC: opt.EfConstruction, maxLevel: -1, done: map[int]bool{}}
+}
+
+// allocNode adds the graph fields of the next node of s.
+func (g *graph) allocNode(s *segment, level int) {
+	s.levels = append(s.levels, uint8(level))
+	s.links0 = append(s.links0, make([]uint32, g.m0+1)...)
+	var u []uint32
+	if level > 0 {
+		u = make([]uint32, level*(g.m+1))
+	}
+	s.upper = append(s.upper, u)
+}
+
+// complete records that node is linked and advances the watermark.
+func (g *graph) complete(node int) {
+	if node != g.wm {
+		g.done[node] = true
+		return
+	}
+	g.wm++
+	for g.done[g.wm] {
+		delete(g.done, g.wm)
+		g.wm++
+	}
+}
+
+func (ix *Index) segments() []*segment {
+	if ix.base != nil {
+		return append([]*segment{ix.base}, ix.segs...)
+	}
+	return ix.segs
+}
+
+// enableGraphLocked creates the graph over the existing nodes, none linked
+// yet; the caller holds the write lock and starts a build.
+func (ix *Index) enableGraphLocked() {
+	g := newGraph(ix.opt)
+	ix.g = g
+	for _, s := range ix.segments() {
+		s.levels = make([]uint8, 0, s.nodes)
+		s.links0 = make([]uint32, 0, s.nodes*(g.m0+1))
+		s.upper = make([][]uint32, 0, s.nodes)
+		for i := 0; i < s.nodes; i++ {
+			g.allocNode(s, ix.randomLevel())
+		}
+	}
+	ix.tombs = ix.n - ix.live
+}
+
+func (ix *Index) level(node uint32) int {
+	s, i := ix.seg(node)
+	return int(s.levels[i])
+}
+
+// links is node's list at layer l: the count, then the neighbours. It is
+// empty if node has no such layer (only a damaged file can ask for one).
+func (ix *Index) links(node uint32, l int) []uint32 {
+	s, i := ix.seg(node)
+	if l == 0 {
+		w := ix.g.m0 + 1
+		return s.links0[i*w : i*w+w : i*w+w]
+	}
+	w := ix.g.m + 1
+	u := s.upper[i]
+	if len(u) < l*w {
+		return nil
+	}
+	return u[(l-1)*w : l*w : l*w]
+}
+
+// neighbours copies node's neighbours at layer l into buf.
+func (ix *Index) neighbours(node uint32, l int, buf []uint32) []uint32 {
+	buf = buf[:0]
+	lst := ix.links(node, l)
+	if len(lst) == 0 {
+		return buf
+	}
+	cnt := min(int(atomic.LoadUint32(&lst[0])), len(lst)-1)
+	for j := 1; j <= cnt; j++ {
+		if nb := atomic.LoadUint32(&lst[j]); int(nb) < ix.n {
+			buf = append(buf, nb)
+		}
+	}
+	return buf
+}
+
+func loadU32(p *uint32) uint32 { return atomic.LoadUint32(p) }
+
+// visitSet marks visited nodes by generation, so clearing it is O(1).
+type visitSet struct {
+	marks []uint32
+	gen   uint32
+}
+
+func (v *visitSet) reset(n int) {
+	if len(v.marks) < n {
+		v.marks = make([]uint32, n+n/8+64)
+		v.gen = 0
+	}
+	v.gen++
+	if v.gen == 0 {
+		clear(v.marks)
+		v.gen = 1
+	}
+}
+
+// first marks node and reports whether it was unvisited.
+func (v *visitSet) first(node uint32) bool {
+	if v.marks[node] == v.gen {
+		return false
+	}
+	v.marks[node] = v.gen
+	return true
+}
+
+// scratch is one goroutine's working memory for walks and insertions.
+type scratch struct {
+	vis    visitSet
+	cands  maxHeap
+	res    minHeap
+	sorted []cand
+	prune  []cand
+	sel    []uint32
+	nbuf   []uint32
+	nbuf2  []uint32
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+func bySimDesc(a, b cand) int { return cmp.Compare(b.sim, a.sim) }
+
+// greedy moves from cur to ever closer neighbours on layer l (ef = 1).
+func (ix *Index) greedy(q []float32, cur cand, l int, sc *scratch) cand {
+	for {
+		changed := false
+		sc.nbuf = ix.neighbours(cur.node, l, sc.nbuf)
+		for _, nb := range sc.nbuf {
+			if s := vek32.Dot(q, ix.vec(nb)); s > cur.sim {
+				cur, changed = cand{s, nb}, true
+			}
+		}
+		if !changed {
+			return cur
+		}
+	}
+}
+
+// searchLayer is the beam search of width ef on layer l from ep, with
+// sc.vis already reset. It leaves the ef best live nodes in sc.res;
+// tombstones are walked through but never kept.
+func (ix *Index) searchLayer(q []float32, ep cand, ef, l int, sc *scratch) {
+	sc.cands, sc.res = sc.cands[:0], sc.res[:0]
+	sc.vis.first(ep.node)
+	sc.cands.push(ep)
+	if !ix.isDel(ep.node) {
+		sc.res.push(ep)
+	}
+	for sc.cands.len() > 0 {
+		c := sc.cands.pop()
+		if sc.res.len() >= ef && c.sim < sc.res.top().sim {
+			break
+		}
+		sc.nbuf = ix.neighbours(c.node, l, sc.nbuf)
+		for _, nb := range sc.nbuf {
+			if !sc.vis.first(nb) {
+				continue
+			}
+			s := vek32.Dot(q, ix.vec(nb))
+			if sc.res.len() < ef || s > sc.res.top().sim {
+				sc.cands.push(cand{s, nb})
+				if !ix.isDel(nb) {
+					sc.res.push(cand{s, nb})
+					if sc.res.len() > ef {
+						sc.res.pop()
+					}
+				}
+			}
+		}
+	}
+}
+
+// walk searches the graph for q from the entry point and returns up to ef
+// live candidates.
+func (ix *Index) walk(q []float32, ep uint32, top, ef int) []cand {
+	sc := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(sc)
+	cur := cand{vek32.Dot(q, ix.vec(ep)), ep}
+	for l := top; l > 0; l-- {
+		cur = ix.greedy(q, cur, l, sc)
+	}
+	sc.vis.reset(ix.n)
+	ix.searchLayer(q, cur, ef, 0, sc)
+	return slices.Clone([]cand(sc.res))
+}
+
+// selectNeighbours is the paper's heuristic: from candidates sorted best
+// first, keep one only if it is closer to the base than to every neighbour
+// kept so far, so links spread in all directions instead of piling into
+// the nearest cluster. Fewer than m candidates are all kept.
+func (ix *Index) selectNeighbours(sorted []cand, m int, out []uint32) []uint32 {
+	out = out[:0]
+	if len(sorted) <= m {
+		for _, c := range sorted {
+			out = append(out, c.node)
+		}
+		return out
+	}
+	for _, c := range sorted {
+		if len(out) >= m {
+			break
+		}
+		vc := ix.vec(c.node)
+		good := true
+		for _, r := range out {
+			if vek32.Dot(vc, ix.vec(r)) > c.sim {
+				good = false
+				break
+			}
+		}
+		if good {
+			out = append(out, c.node)
+		}
+	}
+	return out
+}
+
+// setLinks replaces node's list at layer l.
+func (ix *Index) setLinks(node uint32, l int, nbs []uint32) {
+	mu := &ix.g.locks[node%lockStripes]
+	mu.Lock()
+	defer mu.Unlock()
+	lst := ix.links(node, l)
+	if len(lst) == 0 {
+		return
+	}
+	nbs = nbs[:min(len(nbs), len(lst)-1)]
+	for i, nb := range nbs {
+		atomic.StoreUint32(&lst[1+i], nb)
+	}
+	atomic.StoreUint32(&lst[0], uint32(len(nbs)))
+}
+
+// addLink links e to node on layer l; a full list is pruned with the
+// heuristic, from e's point of view.
+func (ix *Index) addLink(e, node uint32, l int, sc *scratch) {
+	mu := &ix.g.locks[e%lockStripes]
+	mu.Lock()
+	defer mu.Unlock()
+	lst := ix.links(e, l)
+	if len(lst) == 0 {
+		return
+	}
+	maxc := len(lst) - 1
+	cnt := min(int(atomic.LoadUint32(&lst[0])), maxc)
+	for j := 1; j <= cnt; j++ {
+		if atomic.LoadUint32(&lst[j]) == node {
+			return
+		}
+	}
+	if cnt < maxc {
+		atomic.StoreUint32(&lst[cnt+1], node)
+		atomic.StoreUint32(&lst[0], uint32(cnt+1))
+		return
+	}
+	ve := ix.vec(e)
+	cs := append(sc.prune[:0], cand{vek32.Dot(ve, ix.vec(node)), node})
+	for j := 1; j <= cnt; j++ {
+		nb := atomic.LoadUint32(&lst[j])
+		if int(nb) < ix.n && !ix.isDel(nb) {
+			cs = append(cs, cand{vek32.Dot(ve, ix.vec(nb)), nb})
+		}
+	}
+	slices.SortFunc(cs, bySimDesc)
+	sc.prune = cs
+	sel := ix.selectNeighbours(cs, maxc, sc.nbuf2)
+	sc.nbuf2 = sel
+	for i, nb := range sel {
+		atomic.StoreUint32(&lst[1+i], nb)
+	}
+	atomic.StoreUint32(&lst[0], uint32(len(sel)))
+}
+
+// insert links node into the graph; the caller holds the read lock.
+func (ix *Index) insert(node uint32) {
+	g := ix.g
+	level := ix.level(node)
+	q := ix.vec(node)
+	g.mu.Lock()
+	if !g.hasEP {
+		g.ep, g.maxLevel, g.hasEP = node, level, true
+		g.mu.Unlock()
+		return
+	}
+	ep, top := g.ep, g.maxLevel
+	g.mu.Unlock()
+
+	sc := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(sc)
+	cur := cand{vek32.Dot(q, ix.vec(ep)), ep}
+	for l := top; l > level; l-- {
+		cur = ix.greedy(q, cur, l, sc)
+	}
+	for l := min(level, top); l >= 0; l-- {
+		sc.vis.reset(ix.n)
+		sc.vis.first(node) // never a neighbour of itself
+		ix.searchLayer(q, cur, g.efC, l, sc)
+		sorted := append(sc.sorted[:0], sc.res...)
+		slices.SortFunc(sorted, bySimDesc)
+		sc.sorted = sorted
+		if len(sorted) > 0 {
+			cur = sorted[0]
+		}
+		sel := ix.selectNeighbours(sorted, g.m, sc.sel)
+		sc.sel = sel
+		ix.setLinks(node, l, sel)
+		for _, nb := range sel {
+			ix.addLink(nb, node, l, sc)
+		}
+	}
+	if level > top {
+		g.mu.Lock()
+		if level > g.maxLevel || !g.hasEP {
+			g.ep, g.maxLevel, g.hasEP = node, level, true
+		}
+		g.mu.Unlock()
+	}
+}
+
+// drain links unlinked nodes until none are left or stop is closed. Several
+// goroutines may drain at once: each claims the next node.
+func (ix *Index) drain(stop <-chan struct{}) {
+	for {
+		if stop != nil {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+		}
+		ix.mu.RLock()
+		g := ix.g
+		if g == nil || ix.closed {
+			ix.mu.RUnlock()
+			return
+		}
+		g.mu.Lock()
+		if g.next >= ix.n {
+			g.mu.Unlock()
+			ix.mu.RUnlock()
+			return
+		}
+		node := uint32(g.next)
+		g.next++
+		g.mu.Unlock()
+		if !ix.isDel(node) {
+			ix.insert(node)
+		}
+		g.mu.Lock()
+		g.complete(int(node))
+		g.mu.Unlock()
+		ix.linked.Add(1)
+		ix.mu.RUnlock()
+	}
+}
+
+// startBuilderLocked starts linking the tail in the background; the caller
+// holds the write lock.
+func (ix *Index) startBuilderLocked() {
+	g := ix.g
+	g.mu.Lock()
+	g.building = true
+	g.mu.Unlock()
+	ix.goBackground(ix.build)
+}
+
+func (ix *Index) build() {
+	for {
+		var wg sync.WaitGroup
+		for w := 0; w < ix.opt.Workers; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				ix.drain(ix.stop)
+			}()
+		}
+		wg.Wait()
+		if ix.stopped() {
+			return
+		}
+		// Adds that arrived while the workers finished are still the
+		// builder's: only hand linking back to Add once nothing is left.
+		ix.mu.Lock()
+		g := ix.g
+		if g == nil {
+			ix.mu.Unlock()
+			return
+		}
+		g.mu.Lock()
+		caught := g.next >= ix.n
+		if caught {
+			g.building = false
+		}
+		g.mu.Unlock()
+		ix.mu.Unlock()
+		if caught {
+			if ix.afterBuild != nil {
+				ix.afterBuild()
+			}
+			return
+		}
+	}
+}
+
+// pickEntryLocked chooses a new entry point after the old one was removed:
+// the live linked node on the highest layer, or none. The caller holds the
+// write lock (no insertion is in flight) and g.mu.
+func (ix *Index) pickEntryLocked() {
+	g := ix.g
+	best, bestL := noNode, -1
+	for node := 0; node < g.next; node++ {
+		if ix.isDel(uint32(node)) {
+			continue
+		}
+		if l := ix.level(uint32(node)); l > bestL {
+			best, bestL = uint32(node), l
+			if l >= g.maxLevel {
+				break
+			}
+		}
+	}
+	g.ep, g.maxLevel, g.hasEP = best, bestL, best != noNode
+}
+
+// maybeRepair starts a repair in the background when tombstones pass a
+// tenth of the graph.
+func (ix *Index) maybeRepair() {
+	ix.mu.RLock()
+	need := ix.g != nil && !ix.closed && ix.tombs >= repairMin && ix.tombs*repairShare >= ix.n
+	ix.mu.RUnlock()
+	if !need {
+		return
+	}
+	ix.bgMu.Lock()
+	if ix.repairing {
+		ix.bgMu.Unlock()
+		return
+	}
+	ix.repairing = true
+	ix.bgMu.Unlock()
+	ix.goBackground(func() {
+		ix.repair(ix.stop)
+		ix.bgMu.Lock()
+		ix.repairing = false
+		ix.bgMu.Unlock()
+	})
+}
+
+// repairBeforeSave unlinks the tombstones now (a save drops them, and the
+// links to them with them), unless a repair is already running.
+func (ix *Index) repairBeforeSave() {
+	ix.mu.RLock()
+	need := ix.g != nil && ix.tombs > 0
+	ix.mu.RUnlock()
+	if !need {
+		return
+	}
+	ix.bgMu.Lock()
+	if ix.repairing {
+		ix.bgMu.Unlock()
+		return
+	}
+	ix.repairing = true
+	ix.bgMu.Unlock()
+	ix.repair(nil)
+	ix.bgMu.Lock()
+	ix.repairing = false
+	ix.bgMu.Unlock()
+}
+
+// repair unlinks the current tombstones from the graph: every live node
+// that links to one is relinked to the best of its other neighbours and the
+// tombstone's neighbours (the consolidation of FreshDiskANN). Walks and
+// insertions continue meanwhile; removals wait at most one batch.
+func (ix *Index) repair(stop <-chan struct{}) {
+	ix.mu.RLock()
+	if ix.g == nil || ix.closed {
+		ix.mu.RUnlock()
+		return
+	}
+	dead := make([]uint64, len(ix.del))
+	ndead := 0
+	for i := range dead {
+		dead[i] = ix.del[i] &^ ix.purged[i]
+		for w := dead[i]; w != 0; w &= w - 1 {
+			ndead++
+		}
+	}
+	g := ix.g
+	g.mu.Lock()
+	end := g.wm
+	g.mu.Unlock()
+	ix.mu.RUnlock()
+	if ndead == 0 {
+		return
+	}
+	isDead := func(n uint32) bool { return int(n>>6) < len(dead) && dead[n>>6]&(1<<(n&63)) != 0 }
+	sc := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(sc)
+	const batch = 4096
+	for from := 0; from < end; from += batch {
+		select {
+		case <-stop:
+			return
+		default:
+		}
+		ix.mu.RLock()
+		if ix.closed {
+			ix.mu.RUnlock()
+			return
+		}
+		for node := uint32(from); int(node) < min(from+batch, end); node++ {
+			if ix.isDel(node) {
+				continue
+			}
+			for l := 0; l <= ix.level(node); l++ {
+				ix.relink(node, l, isDead, sc)
+			}
+		}
+		ix.mu.RUnlock()
+	}
+	ix.mu.Lock()
+	for i := range dead {
+		ix.purged[i] |= dead[i]
+	}
+	ix.tombs = max(ix.tombs-ndead, 0)
+	ix.mu.Unlock()
+}
+
+// relink replaces node's dead neighbours on layer l by their neighbours.
+func (ix *Index) relink(node uint32, l int, isDead func(uint32) bool, sc *scratch) {
+	mu := &ix.g.locks[node%lockStripes]
+	mu.Lock()
+	defer mu.Unlock()
+	lst := ix.links(node, l)
+	if len(lst) == 0 {
+		return
+	}
+	cnt := min(int(atomic.LoadUint32(&lst[0])), len(lst)-1)
+	affected := false
+	for j := 1; j <= cnt; j++ {
+		if isDead(atomic.LoadUint32(&lst[j])) {
+			affected = true
+			break
+		}
+	}
+	if !affected {
+		return
+	}
+	vn := ix.vec(node)
+	sc.vis.reset(ix.n)
+	sc.vis.first(node)
+	cs := sc.prune[:0]
+	consider := func(nb uint32) {
+		if int(nb) < ix.n && !ix.isDel(nb) && sc.vis.first(nb) {
+			cs = append(cs, cand{vek32.Dot(vn, ix.vec(nb)), nb})
+		}
+	}
+	for j := 1; j <= cnt; j++ {
+		nb := atomic.LoadUint32(&lst[j])
+		if isDead(nb) {
+			sc.nbuf = ix.neighbours(nb, l, sc.nbuf)
+			for _, nb2 := range sc.nbuf {
+				consider(nb2)
+			}
+			continue
+		}
+		consider(nb)
+	}
+	slices.SortFunc(cs, bySimDesc)
+	sc.prune = cs
+	sel := ix.selectNeighbours(cs, len(lst)-1, sc.nbuf2)
+	sc.nbuf2 = sel
+	for i, nb := range sel {
+		atomic.StoreUint32(&lst[1+i], nb)
+	}
+	atomic.StoreUint32(&lst[0], uint32(len(sel)))
+}

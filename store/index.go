@@ -1,0 +1,626 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"sort"
+	"sync"
+	"sync/atomic"
+
+	"github.com/viterin/vek/vek32"
+)
+
+// ErrIndexClosed is returned by an Index used after Close.
+var ErrIndexClosed = errors.New("store: vector index is closed")
+
+// Defaults of IndexOptions. They were measured on clustered 768-d vectors on
+// a 2-vCPU box (BenchmarkSwitchPoint, BenchmarkHNSW; see the README's
+// vector index section): below DefaultSwitchAt the exact scan is as fast as
+// the graph walk and costs nothing to build.
+const (
+	DefaultM              = 16
+	DefaultEfConstruction = 128
+	DefaultEfSearch       = 96
+	DefaultSwitchAt       = 20000
+)
+
+// IndexOptions tune an Index. The zero value is the default.
+type IndexOptions struct {
+	// M is the graph's degree on the upper layers; layer 0 keeps up to 2M
+	// links per node. 0 means DefaultM.
+	M int
+	// EfConstruction is the candidate list of an insertion. 0 means
+	// DefaultEfConstruction.
+	EfConstruction int
+	// EfSearch is the candidate list of a query (at least k). 0 means
+	// DefaultEfSearch.
+	EfSearch int
+	// SwitchAt is how many live vectors make the index build its graph;
+	// below that every search is exact. 0 means DefaultSwitchAt, a negative
+	// value never builds a graph (exact only), 1 builds it from the start.
+	SwitchAt int
+	// Workers bounds the goroutines of a background graph build. 0 means
+	// GOMAXPROCS.
+	Workers int
+	// Seed makes the graph's levels reproducible; 0 picks a random seed.
+	Seed uint64
+}
+
+func (o IndexOptions) withDefaults() IndexOptions {
+	if o.M <= 1 {
+		o.M = DefaultM
+	}
+	if o.EfConstruction <= 0 {
+		o.EfConstruction = DefaultEfConstruction
+	}
+	if o.EfSearch <= 0 {
+		o.EfSearch = DefaultEfSearch
+	}
+	if o.SwitchAt == 0 {
+		o.SwitchAt = DefaultSwitchAt
+	}
+	if o.Workers <= 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	if o.Seed == 0 {
+		o.Seed = rand.Uint64()
+	}
+	return o
+}
+
+// Nodes live in segments: a base segment mapped from the index file, then
+// heap segments of segSize nodes. A node's number never changes while the
+// Index is open and its vector is never written again, so searches read
+// vectors without locks of their own.
+const (
+	segShift = 11
+	segSize  = 1 << segShift
+	segMask  = segSize - 1
+)
+
+// segment holds consecutive nodes. In the base segment the slices view the
+// mapped file; graph fields are nil until the graph exists.
+type segment struct {
+	vecs   []float32 // dim per node, unit length
+	ids    []string
+	fps    []uint64 // content fingerprint per node, 0 when unverified
+	levels []uint8
+	links0 []uint32   // per node: count, then up to 2M neighbours (layer 0)
+	upper  [][]uint32 // per node: level × (count + M neighbours), nil at level 0
+	nodes  int
+}
+
+// Index is the vector index of one embedding model: vectors keyed by chunk
+// ID, searched by cosine similarity.
+//
+// While a collection is small (under IndexOptions.SwitchAt live vectors)
+// every search is an exact SIMD scan, the reference (DESIGN §8). Past that
+// the Index builds its own HNSW graph in the background and searches walk
+// it; nodes the graph does not cover yet (the tail) are scanned exactly and
+// merged, so a vector is searchable the moment Add returns and a search
+// never waits for a build. Removing or re-adding an ID leaves a tombstone:
+// the node still routes walks but is never returned, and a repair relinks
+// its neighbours once tombstones pass a tenth of the graph.
+//
+// An Index is safe for concurrent use. Searches and graph insertions share
+// a read lock (neighbour lists are read and written atomically, writers of
+// one list serialise on a striped mutex); Add and Remove take the write lock
+// for the few microseconds of appending a node.
+type Index struct {
+	opt IndexOptions
+
+	mu      sync.RWMutex
+	dim     int
+	n       int // nodes 0..n-1, live or tombstoned
+	live    int
+	base    *segment
+	baseN   int
+	segs    []*segment
+	pos     map[string]uint32
+	posOnce sync.Once
+	del     []uint64 // tombstones, one bit per node
+	purged  []uint64 // tombstones the repair has unlinked
+	tombs   int      // tombstones in the graph not yet unlinked
+	rng     *rand.Rand
+	g       *graph
+	closed  bool
+	file    *mapping // the file the base segment views; nil if none
+
+	// bookkeeping for persistence (indexstore.go)
+	changes    int // adds and removes since the index was loaded or saved; under mu
+	fileGen    uint64
+	persist    *indexPersist // nil unless a Store owns the index
+	afterBuild func()        // run when a background build has linked everything
+
+	linked atomic.Int64 // graph insertions since load or save
+
+	phase atomic.Pointer[indexPhase]
+
+	bgMu      sync.Mutex
+	bgN       int
+	bgIdle    chan struct{}
+	stop      chan struct{}
+	stopOnce  sync.Once
+	repairing bool // under bgMu
+}
+
+// NewIndex returns an empty index for vectors of length dim with the default
+// options. A dim of zero or less means "set by the first Add".
+func NewIndex(dim int) *Index { return NewIndexWith(dim, IndexOptions{}) }
+
+// NewIndexWith returns an empty index with the given options.
+func NewIndexWith(dim int, opt IndexOptions) *Index {
+	ix := newIndex(dim, opt)
+	ix.posOnce.Do(func() {}) // the ID map is kept from the start
+	return ix
+}
+
+func newIndex(dim int, opt IndexOptions) *Index {
+	opt = opt.withDefaults()
+	ix := &Index{
+		opt:  opt,
+		dim:  max(dim, 0),
+		pos:  make(map[string]uint32),
+		rng:  rand.New(rand.NewPCG(opt.Seed, opt.Seed^0x9e3779b97f4a7c15)),
+		stop: make(chan struct{}),
+	}
+	return ix
+}
+
+// Dim is the vector length, or 0 while an index created without one is empty.
+func (ix *Index) Dim() int {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return ix.dim
+}
+
+// Len is the number of live vectors in the index.
+func (ix *Index) Len() int {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return ix.live
+}
+
+func (ix *Index) seg(node uint32) (*segment, int) {
+	i := int(node)
+	if i < ix.baseN {
+		return ix.base, i
+	}
+	j := i - ix.baseN
+	return ix.segs[j>>segShift], j & segMask
+}
+
+func (ix *Index) vec(node uint32) []float32 {
+	s, i := ix.seg(node)
+	d := ix.dim
+	return s.vecs[i*d : i*d+d : i*d+d]
+}
+
+func (ix *Index) id(node uint32) string {
+	s, i := ix.seg(node)
+	return s.ids[i]
+}
+
+func (ix *Index) isDel(node uint32) bool { return ix.del[node>>6]&(1<<(node&63)) != 0 }
+
+// ensurePos builds the ID map of an index opened from a file. It is built on
+// first need (Add, Remove, a sync), not at open: a million IDs take a few
+// hundred milliseconds that a search never needs.
+func (ix *Index) ensurePos() {
+	ix.posOnce.Do(func() {
+		ix.mu.RLock()
+		base, n := ix.base, ix.baseN
+		ix.mu.RUnlock()
+		m := make(map[string]uint32, n)
+		var dup []uint32
+		for i := 0; i < n; i++ {
+			id := base.ids[i]
+			if old, ok := m[id]; ok {
+				dup = append(dup, old) // a damaged file; the later one wins
+			}
+			m[id] = uint32(i)
+		}
+		ix.mu.Lock()
+		ix.pos = m
+		for _, d := range dup {
+			if !ix.isDel(d) {
+				ix.tombstoneLocked(d)
+			}
+		}
+		ix.mu.Unlock()
+	})
+}
+
+// Add stores a normalised copy of vec under id, replacing any vector already
+// stored under that id. It fails with ErrDimension if len(vec) differs from
+// the index's dimension. Once the graph exists, Add also links the vector
+// into it (about a millisecond), unless a background build is running, which
+// then takes it.
+func (ix *Index) Add(id string, vec []float32) error { return ix.add(id, vec, 0) }
+
+// add is Add with the content fingerprint of the vector (0: unverified).
+func (ix *Index) add(id string, vec []float32, fp uint64) error {
+	if len(vec) == 0 {
+		return fmt.Errorf("store: empty vector for %q", id)
+	}
+	nv, err := normalized(vec)
+	if err != nil {
+		return fmt.Errorf("%w for %q", err, id)
+	}
+	ix.ensurePos()
+	ix.mu.Lock()
+	if ix.closed {
+		ix.mu.Unlock()
+		return ErrIndexClosed
+	}
+	if ix.dim == 0 {
+		ix.dim = len(vec)
+	}
+	if len(vec) != ix.dim {
+		ix.mu.Unlock()
+		return fmt.Errorf("%w: %q has %d, index has %d", ErrDimension, id, len(vec), ix.dim)
+	}
+	if old, ok := ix.pos[id]; ok {
+		ix.tombstoneLocked(old)
+	}
+	ix.pos[id] = ix.appendNode(id, nv, fp)
+	ix.live++
+	ix.changes++
+	drain := false
+	switch {
+	case ix.g == nil:
+		if ix.opt.SwitchAt > 0 && ix.live >= ix.opt.SwitchAt {
+			ix.enableGraphLocked()
+			if ix.n <= 64 {
+				drain = true
+			} else {
+				ix.startBuilderLocked()
+			}
+		}
+	case !ix.g.building:
+		drain = true
+	}
+	ix.mu.Unlock()
+	if drain {
+		ix.drain(nil)
+	}
+	ix.maybeRepair()
+	return nil
+}
+
+// appendNode adds a node at the end; the caller holds the write lock.
+func (ix *Index) appendNode(id string, v []float32, fp uint64) uint32 {
+	node := uint32(ix.n)
+	j := ix.n - ix.baseN
+	if j>>segShift == len(ix.segs) {
+		s := &segment{}
+		if len(ix.segs) > 0 || ix.baseN > 0 {
+			// A collection past one segment grows by whole segments.
+			s.vecs = make([]float32, 0, segSize*ix.dim)
+		}
+		ix.segs = append(ix.segs, s)
+	}
+	s := ix.segs[j>>segShift]
+	s.vecs = append(s.vecs, v...)
+	s.ids = append(s.ids, id)
+	s.fps = append(s.fps, fp)
+	s.nodes++
+	if ix.g != nil {
+		ix.g.allocNode(s, ix.randomLevel())
+	}
+	ix.n++
+	for ix.n > 64*len(ix.del) {
+		ix.del = append(ix.del, 0)
+		ix.purged = append(ix.purged, 0)
+	}
+	return node
+}
+
+// tombstoneLocked marks node deleted; the caller holds the write lock (so no
+// insertion is in flight) and has removed or replaced its ID in pos.
+func (ix *Index) tombstoneLocked(node uint32) {
+	ix.del[node>>6] |= 1 << (node & 63)
+	ix.live--
+	if ix.g == nil {
+		return
+	}
+	ix.tombs++
+	g := ix.g
+	g.mu.Lock()
+	if g.hasEP && g.ep == node {
+		ix.pickEntryLocked()
+	}
+	g.mu.Unlock()
+}
+
+// Remove deletes id's vector and reports whether it was present.
+func (ix *Index) Remove(id string) bool {
+	ix.ensurePos()
+	ix.mu.Lock()
+	node, ok := ix.pos[id]
+	if !ok || ix.closed {
+		ix.mu.Unlock()
+		return false
+	}
+	delete(ix.pos, id)
+	ix.tombstoneLocked(node)
+	ix.changes++
+	ix.mu.Unlock()
+	ix.maybeRepair()
+	return true
+}
+
+// Search returns the k vectors most similar to q by cosine similarity, best
+// first (equal scores by ID). q need not be normalised. It fails with
+// ErrDimension if len(q) differs from the index's dimension; an empty index
+// returns no hits.
+func (ix *Index) Search(q []float32, k int) ([]Hit, error) {
+	return ix.SearchEf(q, k, 0)
+}
+
+// SearchEf is Search with the graph walk's candidate list set to ef (0: the
+// index's EfSearch). A larger ef finds more of the true neighbours and
+// costs more; exact-only indexes ignore it.
+func (ix *Index) SearchEf(q []float32, k, ef int) ([]Hit, error) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if ix.closed {
+		return nil, ErrIndexClosed
+	}
+	if ix.live == 0 || k <= 0 {
+		return nil, nil
+	}
+	if len(q) != ix.dim {
+		return nil, fmt.Errorf("%w: query has %d, index has %d", ErrDimension, len(q), ix.dim)
+	}
+	nq, err := normalized(q)
+	if err != nil {
+		return nil, fmt.Errorf("%w (query)", err)
+	}
+	if ef <= 0 {
+		ef = ix.opt.EfSearch
+	}
+	ef = max(ef, k)
+	var found []cand
+	from := 0
+	if g := ix.g; g != nil {
+		g.mu.Lock()
+		ep, top, hasEP := g.ep, g.maxLevel, g.hasEP
+		from = g.wm
+		g.mu.Unlock()
+		if hasEP {
+			found = ix.walk(nq, ep, top, ef)
+		}
+	}
+	if from < ix.n {
+		found = append(found, ix.scan(nq, from, k)...)
+	}
+	return ix.hits(found, k), nil
+}
+
+// hits turns candidates (possibly repeated) into the k best hits, best
+// first, ties broken by ID as the exact index does.
+func (ix *Index) hits(found []cand, k int) []Hit {
+	seen := make(map[uint32]bool, len(found))
+	out := make([]Hit, 0, len(found))
+	for _, c := range found {
+		if seen[c.node] {
+			continue
+		}
+		seen[c.node] = true
+		out = append(out, Hit{ID: ix.id(c.node), Score: c.sim})
+	}
+	sort.Slice(out, func(i, j int) bool { return better(out[i], out[j]) })
+	if len(out) > k {
+		out = out[:k]
+	}
+	return out
+}
+
+// scan is the exact search over nodes from..n-1: one SIMD dot product per
+// live node, the k best kept with equal scores ordered by ID as in Exact.
+func (ix *Index) scan(q []float32, from, k int) []cand {
+	h := make([]cand, 0, k)
+	// worse reports whether a ranks below b; IDs are only read on ties.
+	worse := func(a, b cand) bool {
+		if a.sim != b.sim {
+			return a.sim < b.sim
+		}
+		return ix.id(a.node) > ix.id(b.node)
+	}
+	down := func(i int) {
+		for {
+			w, l, r := i, 2*i+1, 2*i+2
+			if l < len(h) && worse(h[l], h[w]) {
+				w = l
+			}
+			if r < len(h) && worse(h[r], h[w]) {
+				w = r
+			}
+			if w == i {
+				return
+			}
+			h[i], h[w] = h[w], h[i]
+			i = w
+		}
+	}
+	d := ix.dim
+	for node := from; node < ix.n; {
+		s, i := ix.seg(uint32(node))
+		end := node + s.nodes - i
+		for ; node < end; node, i = node+1, i+1 {
+			if ix.isDel(uint32(node)) {
+				continue
+			}
+			c := cand{vek32.Dot(q, s.vecs[i*d:i*d+d]), uint32(node)}
+			if len(h) < k {
+				h = append(h, c)
+				for j := len(h) - 1; j > 0; {
+					p := (j - 1) / 2
+					if !worse(h[j], h[p]) {
+						break
+					}
+					h[j], h[p] = h[p], h[j]
+					j = p
+				}
+				continue
+			}
+			if c.sim < h[0].sim || !worse(h[0], c) {
+				continue
+			}
+			h[0] = c
+			down(0)
+		}
+	}
+	return h
+}
+
+// Wait blocks until the index's background work (a graph build, a repair,
+// a catch-up with the store) has finished, or ctx ends.
+func (ix *Index) Wait(ctx context.Context) error {
+	for {
+		ix.bgMu.Lock()
+		if ix.bgN == 0 {
+			ix.bgMu.Unlock()
+			return nil
+		}
+		idle := ix.bgIdle
+		ix.bgMu.Unlock()
+		select {
+		case <-idle:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// goBackground runs f as tracked background work.
+func (ix *Index) goBackground(f func()) {
+	ix.bgMu.Lock()
+	ix.bgN++
+	if ix.bgN == 1 {
+		ix.bgIdle = make(chan struct{})
+	}
+	ix.bgMu.Unlock()
+	go func() {
+		defer func() {
+			ix.bgMu.Lock()
+			ix.bgN--
+			if ix.bgN == 0 {
+				close(ix.bgIdle)
+			}
+			ix.bgMu.Unlock()
+		}()
+		f()
+	}()
+}
+
+func (ix *Index) stopped() bool {
+	select {
+	case <-ix.stop:
+		return true
+	default:
+		return false
+	}
+}
+
+// stopBackground asks background work to stop at its next node and waits
+// for it. What a build linked so far stays linked.
+func (ix *Index) stopBackground() {
+	ix.stopOnce.Do(func() { close(ix.stop) })
+	ix.Wait(context.Background())
+}
+
+// Close stops background work and releases the index file. Later calls
+// fail with ErrIndexClosed.
+func (ix *Index) Close() error {
+	ix.stopBackground()
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.closed {
+		return nil
+	}
+	ix.closed = true
+	ix.base, ix.segs, ix.pos, ix.g = nil, nil, nil, nil
+	ix.baseN, ix.n, ix.live = 0, 0, 0
+	if ix.file != nil {
+		err := ix.file.close()
+		ix.file = nil
+		return err
+	}
+	return nil
+}
+
+// indexPhase is what background work is doing, for progress displays.
+type indexPhase struct {
+	name        string
+	done, total int
+}
+
+func (ix *Index) setPhase(name string, done, total int) {
+	if name == "" {
+		ix.phase.Store(nil)
+		return
+	}
+	ix.phase.Store(&indexPhase{name, done, total})
+}
+
+// IndexStatus describes an index for stats and progress bars.
+type IndexStatus struct {
+	Dim        int  `json:"dim"`
+	Vectors    int  `json:"vectors"`    // live vectors
+	Nodes      int  `json:"nodes"`      // live and tombstoned
+	Tombstones int  `json:"tombstones"` // nodes removed or replaced, kept until saved
+	Graph      bool `json:"graph"`      // the HNSW graph exists (else exact only)
+	Linked     int  `json:"linked"`     // nodes the graph covers; the rest are scanned
+	// Phase names background work in progress ("" when idle), with its
+	// progress in Done of Total.
+	Phase string `json:"phase,omitempty"`
+	Done  int    `json:"done,omitempty"`
+	Total int    `json:"total,omitempty"`
+	// For a store's index: its file, how big it is, and why it was not
+	// used as it was ("" when it was).
+	File     string `json:"file,omitempty"`
+	FileSize int64  `json:"file_size,omitempty"`
+	Note     string `json:"note,omitempty"`
+}
+
+// Status reports the index's size and what it is doing.
+func (ix *Index) Status() IndexStatus {
+	ix.mu.RLock()
+	st := IndexStatus{Dim: ix.dim, Vectors: ix.live, Nodes: ix.n, Tombstones: ix.n - ix.live}
+	if g := ix.g; g != nil {
+		st.Graph = true
+		g.mu.Lock()
+		st.Linked = g.wm
+		building := g.building
+		g.mu.Unlock()
+		if building {
+			st.Phase, st.Done, st.Total = "building graph", st.Linked, st.Nodes
+		}
+	}
+	ix.mu.RUnlock()
+	if p := ix.phase.Load(); p != nil {
+		st.Phase, st.Done, st.Total = p.name, p.done, p.total
+	}
+	if p := ix.persist; p != nil {
+		p.mu.Lock()
+		st.File, st.Note = p.path, p.note
+		if p.haveFile {
+			st.FileSize = p.fileSize
+		}
+		p.mu.Unlock()
+	}
+	return st
+}
+
+// randomLevel draws a node's top layer: P(level ≥ l) = M^-l.
+func (ix *Index) randomLevel() int {
+	mL := 1 / math.Log(float64(ix.opt.M))
+	l := int(-math.Log(1-ix.rng.Float64()) * mL)
+	return min(l, maxGraphLevel)
+}
