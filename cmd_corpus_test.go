@@ -1,15 +1,26 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/researchtui/researchtui/llm/ollamafake"
+	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
+	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/search/sourcefake"
+	"github.com/researchtui/researchtui/store"
 )
 
 // A new user's folder: a PDF, Markdown, HTML, an empty file, a binary file,
@@ -141,4 +152,240 @@ func TestCorpusHostileFileName(t *testing.T) {
 			t.Errorf("%v: the file is not named: %q", args, stdout)
 		}
 	}
+}
+
+// libraryFolder writes n Markdown files of unique text, a few chunks each.
+func libraryFolder(t testing.TB, root string, n, words int) string {
+	t.Helper()
+	dir := filepath.Join(root, "library")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	vocab := strings.Fields("thermal conductivity superconductor lattice phonon electron scattering measurement " +
+		"anisotropic gap node quasiparticle transport magnetic field temperature sample crystal")
+	for i := 0; i < n; i++ {
+		var b strings.Builder
+		fmt.Fprintf(&b, "# Paper %d\n\n", i)
+		for w := 0; w < words; w++ {
+			if w%120 == 119 {
+				fmt.Fprintf(&b, "(paper %d, paragraph %d).\n\n", i, w/120)
+			}
+			b.WriteString(vocab[(i*7+w*w)%len(vocab)])
+			b.WriteByte(' ')
+		}
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("paper%04d.md", i)), []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func (c *cli) withOllama(url string) {
+	for i, e := range c.env {
+		if strings.HasPrefix(e, "OLLAMA_HOST=") {
+			c.env[i] = "OLLAMA_HOST=" + url
+		}
+	}
+}
+
+func embedInputs(s *ollamafake.Server) int {
+	n := 0
+	for _, r := range s.Requests() {
+		if r.Path == "/api/embed" {
+			var req struct {
+				Input []string `json:"input"`
+			}
+			json.Unmarshal(r.Body, &req)
+			n += len(req.Input)
+		}
+	}
+	return n
+}
+
+func storeStats(t *testing.T, c *cli) store.Stats {
+	t.Helper()
+	stdout, stderr, code, _ := c.run("store", "stats", "--json")
+	if code != 0 {
+		t.Fatalf("store stats: exit %d\n%s", code, stderr)
+	}
+	var st store.Stats
+	if err := json.Unmarshal([]byte(stdout), &st); err != nil {
+		t.Fatalf("store stats --json: %v\n%s", err, stdout)
+	}
+	return st
+}
+
+func embeddingsOf(st store.Stats, model string) int {
+	for _, e := range st.Embeddings {
+		if e.Model == model {
+			return e.Count
+		}
+	}
+	return 0
+}
+
+// A corpus add killed part way (SIGKILL: no cleanup at all) keeps every
+// file it committed and every vector it saved; running it again reads only
+// the rest and embeds only what is missing, and a third run does nothing.
+func TestCorpusAddKilledThenResumed(t *testing.T) {
+	slow := ollamafake.New(ollamafake.Options{EmbedDelay: 150 * time.Millisecond})
+	defer slow.Close()
+	c := newCLI(t, slow.URL, nil)
+	dir := libraryFolder(t, c.dir, 1000, 500)
+
+	cmd := exec.Command(os.Args[0], "corpus", "add", dir)
+	cmd.Env = c.env
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() && !strings.HasPrefix(sc.Text(), "  added") {
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+
+	st := storeStats(t, c)
+	committed, embedded := len(mustManifest(t, c).Files), embeddingsOf(st, "nomic-embed-text")
+	t.Logf("killed after %d files committed, %d of %d chunks embedded", committed, embedded, st.Chunks)
+	if committed == 0 || committed == 1000 {
+		t.Fatalf("the kill came at %d of 1000 files; the test needs it part way", committed)
+	}
+
+	fast := ollamafake.New(ollamafake.Options{})
+	defer fast.Close()
+	c.withOllama(fast.URL)
+	out, stderr, code, took := c.run("corpus", "add", dir)
+	if code != 0 {
+		t.Fatalf("re-run: exit %d\n%s\n%s", code, out, stderr)
+	}
+	unchanged, added := strings.Count(out, "  unchanged "), strings.Count(out, "  added ")
+	if unchanged != committed || added != 1000-committed {
+		t.Fatalf("re-run: %d unchanged, %d added; want %d and %d", unchanged, added, committed, 1000-committed)
+	}
+	st = storeStats(t, c)
+	if got := embedInputs(fast); got != st.Chunks-embedded {
+		t.Fatalf("re-run embedded %d texts, want exactly the %d missing", got, st.Chunks-embedded)
+	}
+	if embeddingsOf(st, "nomic-embed-text") != st.Chunks {
+		t.Fatalf("%d embeddings for %d chunks", embeddingsOf(st, "nomic-embed-text"), st.Chunks)
+	}
+	if len(st.Indexes) != 1 || st.Indexes[0].Vectors != st.Chunks || !st.Indexes[0].Fresh {
+		t.Fatalf("vector index after corpus add: %+v", st.Indexes)
+	}
+	t.Logf("re-run (%s):\n%s", took.Round(time.Millisecond), lastLines(out, 4))
+
+	idle := ollamafake.New(ollamafake.Options{})
+	defer idle.Close()
+	c.withOllama(idle.URL)
+	out, _, code, _ = c.run("corpus", "add", dir)
+	if code != 0 || strings.Count(out, "  unchanged ") != 1000 || embedInputs(idle) != 0 {
+		t.Fatalf("third run: exit %d, %d embed inputs\n%s", code, embedInputs(idle), lastLines(out, 4))
+	}
+}
+
+func mustManifest(t *testing.T, c *cli) *corpusManifest {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(c.dir, "data", "corpus.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m corpusManifest
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	return &m
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+// A damaged PDF, a file over the size limit and a binary file are skipped
+// with their reason; the rest is indexed and embedded. With no model
+// backend the text is still indexed and the summary says why it is not
+// embedded.
+func TestCorpusAddSkipsBadFilesAndWorksOffline(t *testing.T) {
+	oll := ollamafake.New(ollamafake.Options{})
+	defer oll.Close()
+	c := newCLI(t, oll.URL, nil)
+	dir := libraryFolder(t, c.dir, 5, 300)
+	os.WriteFile(filepath.Join(dir, "broken.pdf"), append([]byte("%PDF-1.7\n"), bytes.Repeat([]byte{0x13, 0x37, 0xff}, 5000)...), 0o644)
+	huge := filepath.Join(dir, "huge.txt")
+	if f, err := os.Create(huge); err == nil {
+		f.Truncate(search.MaxLocalFileBytes + 1) // sparse: nothing is written
+		f.Close()
+	}
+	out, stderr, code, _ := c.run("corpus", "add", dir)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	for _, want := range []string{"skipped   " + filepath.Join(dir, "broken.pdf") + ": ", "skipped   " + huge + ": ", "MB, limit", "5 added", "embedded "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+
+	off := newCLI(t, "http://127.0.0.1:1", nil)
+	dir = libraryFolder(t, off.dir, 3, 300)
+	out, _, code, _ = off.run("corpus", "add", dir)
+	if code != 0 || !strings.Contains(out, "3 added") || !strings.Contains(out, "not embedded: ") {
+		t.Fatalf("offline corpus add: exit %d\n%s", code, out)
+	}
+}
+
+// Ctrl-C (a cancelled context) stops reading, keeps what was committed and
+// exits as cancelled.
+func TestCorpusAddInterruptKeepsWork(t *testing.T) {
+	oll := ollamafake.New(ollamafake.Options{EmbedDelay: 50 * time.Millisecond})
+	defer oll.Close()
+	c := newCLI(t, oll.URL, nil)
+	dir := libraryFolder(t, c.dir, 600, 300)
+	for _, e := range c.env {
+		k, v, _ := strings.Cut(e, "=")
+		t.Setenv(k, v)
+	}
+	cfg, err := loadConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := openStore(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	b, _ := newBackend(cfg)
+	eng := &pipeline.Engine{Store: st, LLM: b}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	d := corpusDeps{st: st, model: cfg.EmbedModel, parallel: 2, embed: func(ctx context.Context, texts []string) ([][]float32, error) {
+		return eng.EmbedDocuments(ctx, cfg.EmbedModel, texts)
+	}}
+	out := &cancelOnLine{prefix: "  added", cancel: cancel}
+	err = corpusAdd(ctx, cfg, d, []string{dir}, out, io.Discard)
+	if !errors.Is(err, context.Canceled) || exitCode(ctx, err) != exitCancelled {
+		t.Fatalf("err = %v", err)
+	}
+	m, _ := loadManifest(cfg)
+	if n := len(m.Files); n == 0 || n == 600 || !strings.Contains(out.String(), "interrupted") {
+		t.Fatalf("%d files kept after the interrupt\n%s", n, lastLines(out.String(), 3))
+	}
+	if keys, _ := st.SourceKeys(); len(keys) != len(m.Files) {
+		t.Fatalf("%d sources stored, %d in the manifest", len(keys), len(m.Files))
+	}
+}
+
+// cancelOnLine cancels when a line with prefix is written.
+type cancelOnLine struct {
+	bytes.Buffer
+	prefix string
+	cancel func()
+}
+
+func (w *cancelOnLine) Write(p []byte) (int, error) {
+	if bytes.Contains(p, []byte(w.prefix)) {
+		w.cancel()
+	}
+	return w.Buffer.Write(p)
 }

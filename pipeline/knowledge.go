@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"sort"
 	"strings"
 
@@ -85,6 +86,21 @@ func (e *Engine) semanticSearch(ctx context.Context, query, model string, k int)
 		}
 	}
 	return out, nil
+}
+
+// EmbedDocuments embeds passages for the knowledge base the way a run's
+// indexer does (with the model's document task prefix, so the vectors match
+// the ones runs cache under the same content hash), for callers that fill
+// the knowledge base outside a run: corpus add.
+func (e *Engine) EmbedDocuments(ctx context.Context, model string, texts []string) ([][]float32, error) {
+	if e.LLM == nil {
+		return nil, errors.New("no model backend")
+	}
+	vecs, _, err := e.LLM.Embed(ctx, model, withTaskPrefix(model, roleDocument, texts))
+	if err == nil && len(vecs) != len(texts) {
+		err = fmt.Errorf("the embedding model returned %d vectors for %d texts", len(vecs), len(texts))
+	}
+	return vecs, err
 }
 
 // keywordSearch ranks chunks by the share of the query's words they contain.

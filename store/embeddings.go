@@ -126,7 +126,7 @@ func (s *Store) MissingEmbeddings(model string, hashes []string) ([]string, erro
 // skipped, never mixed, and so are chunks not embedded yet.
 func (s *Store) BuildIndex(model string) (*Index, error) {
 	ix := NewIndexWith(0, IndexOptions{SwitchAt: -1})
-	if _, err := s.syncIndex(ix, model); err != nil {
+	if _, err := s.syncIndex(ix, model, nil); err != nil {
 		return nil, err
 	}
 	return ix, nil

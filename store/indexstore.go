@@ -51,6 +51,12 @@ type indexPersist struct {
 	saveMu sync.Mutex
 }
 
+func (p *indexPersist) gen() uint64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.syncedGen
+}
+
 func bumpIndexGen(tx *bbolt.Tx) error {
 	b := tx.Bucket(bucketMeta)
 	var g uint64
@@ -199,7 +205,7 @@ func (s *Store) openIndex(model string) (*Index, error) {
 		s.own(ix, p)
 		ix.resume()
 		if h.gen != gen {
-			ix.goBackground(func() { s.catchUp(ix) })
+			ix.goBackground(func() { s.catchUp(ix, ix.stop) })
 		}
 		return ix, nil
 	}
@@ -212,7 +218,7 @@ func (s *Store) openIndex(model string) (*Index, error) {
 	s.own(ix, p)
 	s.setOpening(model, ix)
 	defer s.setOpening(model, nil)
-	if err := s.catchUp(ix); err != nil {
+	if err := s.catchUp(ix, nil); err != nil {
 		ix.Close()
 		return nil, err
 	}
@@ -230,9 +236,10 @@ func (s *Store) own(ix *Index, p *indexPersist) {
 }
 
 // catchUp syncs ix with the store and records the generation it matched.
-func (s *Store) catchUp(ix *Index) error {
+// It gives up when stop closes.
+func (s *Store) catchUp(ix *Index, stop <-chan struct{}) error {
 	p := ix.persist
-	gen, err := s.syncIndex(ix, p.model)
+	gen, err := s.syncIndex(ix, p.model, stop)
 	if err != nil {
 		return err
 	}
@@ -253,7 +260,7 @@ const syncPage = 1024
 // stored vector; the rest are read from bbolt and added, and nodes whose
 // chunk is gone are removed. It returns the store generation read before it
 // started: anything written later makes the next open sync again.
-func (s *Store) syncIndex(ix *Index, model string) (uint64, error) {
+func (s *Store) syncIndex(ix *Index, model string, stop <-chan struct{}) (uint64, error) {
 	var gen uint64
 	var total int
 	if err := s.db.View(func(tx *bbolt.Tx) error {
@@ -286,8 +293,10 @@ func (s *Store) syncIndex(ix *Index, model string) (uint64, error) {
 	var after []byte
 	done := 0
 	for {
-		if ix.stopped() {
+		select {
+		case <-stop:
 			return 0, ErrIndexClosed
+		default:
 		}
 		var adds []addition
 		var ok []verified
@@ -495,6 +504,11 @@ func (s *Store) closeIndexes() {
 		changes := ix.changes
 		ix.mu.RUnlock()
 		if indexSaveWorth(ix.persist, ix.Status(), changes+int(ix.linked.Load())) {
+			// Verify what Add put in (and pick up what others wrote) first,
+			// so the file written is fresh: the next open maps it and is done.
+			if gen, err := s.indexGen(); err == nil && gen != ix.persist.gen() {
+				s.catchUp(ix, nil)
+			}
 			s.saveIndex(ix)
 		}
 		ix.Close()

@@ -149,15 +149,9 @@ func Open(path string, opt Options) (*Store, error) {
 			return nil, fmt.Errorf("store: create directory: %w", err)
 		}
 	}
-	db, err := bbolt.Open(path, 0o600, &bbolt.Options{
-		Timeout:  opt.LockTimeout,
-		ReadOnly: opt.ReadOnly,
-	})
+	db, err := openLocked(path, opt)
 	if err != nil {
-		if errors.Is(err, bolterrors.ErrTimeout) {
-			return nil, fmt.Errorf("another researchtui is using %s (%w)", path, ErrLocked)
-		}
-		return nil, fmt.Errorf("store: open %s: %w", path, err)
+		return nil, err
 	}
 	s := &Store{db: db, path: path, readOnly: opt.ReadOnly}
 	if err := s.checkSchema(opt.ReadOnly); err != nil {
@@ -165,6 +159,33 @@ func Open(path string, opt Options) (*Store, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// openLocked opens the bbolt file. If the file at path was replaced while
+// this process waited for its lock (a compaction renames a new file over
+// it), the lock it got is on the old, unlinked file: it opens again.
+func openLocked(path string, opt Options) (*bbolt.DB, error) {
+	for attempt := 0; ; attempt++ {
+		before, _ := os.Stat(path)
+		db, err := bbolt.Open(path, 0o600, &bbolt.Options{
+			Timeout:  opt.LockTimeout,
+			ReadOnly: opt.ReadOnly,
+		})
+		if err != nil {
+			if errors.Is(err, bolterrors.ErrTimeout) {
+				return nil, fmt.Errorf("another researchtui is using %s (%w)", path, ErrLocked)
+			}
+			return nil, fmt.Errorf("store: open %s: %w", path, err)
+		}
+		after, _ := os.Stat(path)
+		if before == nil || after == nil || os.SameFile(before, after) {
+			return db, nil
+		}
+		db.Close()
+		if attempt == 2 {
+			return nil, fmt.Errorf("store: %s keeps being replaced while it is opened; try again", path)
+		}
+	}
 }
 
 // checkSchema runs pending migrations (read-write) or verifies that none are

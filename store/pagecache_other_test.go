@@ -1,0 +1,5 @@
+//go:build !linux
+
+package store
+
+func dropFromPageCache(string) bool { return false }
