@@ -279,9 +279,11 @@ type corpusIngest struct {
 	stats *ingestStats
 	emb   *embedder
 
-	pending    []pendingFile
+	pending    []pendingFile // read, not committed yet
 	pendingN   int
 	lastCommit time.Time
+	unsaved    []pendingFile // committed, not in the saved manifest yet
+	lastSave   time.Time
 	queued     map[string][]string // file -> chunk hashes sent to the embedder
 }
 
@@ -369,27 +371,44 @@ func (c *corpusIngest) commit() error {
 	}
 	for _, p := range c.pending {
 		c.m.Files[p.job.abs] = p.entry
+		c.stats.chunksStored.Add(int64(len(p.item.Chunks)))
+		if c.emb != nil {
+			c.toEmbed(p.job.abs, p.item.Chunks)
+		}
 	}
+	c.stats.storeNS.Add(int64(time.Since(t0)))
+	c.unsaved = append(c.unsaved, c.pending...)
+	c.pending, c.pendingN = nil, 0
+	if time.Since(c.lastSave) >= manifestEvery {
+		return c.saveManifest()
+	}
+	return nil
+}
+
+// manifestEvery spaces manifest saves: the manifest is rewritten whole, so
+// saving it after every batch would cost time quadratic in the files. A
+// killed run re-reads at most this much work (its vectors are cached).
+const manifestEvery = 2 * time.Second
+
+// saveManifest saves the manifest, then reports the files it now records:
+// a file is said to be added once a re-run would skip it.
+func (c *corpusIngest) saveManifest() error {
+	t0 := time.Now()
 	err := saveManifest(c.cfg, c.m)
 	c.stats.storeNS.Add(int64(time.Since(t0)))
+	c.lastSave = time.Now()
 	if err != nil {
 		return err
 	}
-	for _, p := range c.pending { // said once it is durable: a re-run skips it
+	for _, p := range c.unsaved {
 		fmt.Fprint(c.out, p.line)
 		if p.job.old != nil {
 			c.n.updated++
 		} else {
 			c.n.added++
 		}
-		c.stats.chunksStored.Add(int64(len(p.item.Chunks)))
 	}
-	if c.emb != nil {
-		for _, p := range c.pending {
-			c.toEmbed(p.job.abs, p.item.Chunks)
-		}
-	}
-	c.pending, c.pendingN = nil, 0
+	c.unsaved = nil
 	return nil
 }
 
@@ -416,11 +435,18 @@ func (c *corpusIngest) markEmbedded() {
 }
 
 func corpusAdd(ctx context.Context, cfg *Config, d corpusDeps, args []string, out, errOut io.Writer) error {
+	return corpusAddReport(ctx, cfg, d, args, out, errOut, nil)
+}
+
+// corpusAddReport is corpusAdd; report, if set, gets the statistics when
+// the work is done (benchmarks).
+func corpusAddReport(ctx context.Context, cfg *Config, d corpusDeps, args []string, out, errOut io.Writer, report func(*ingestStats)) error {
 	m, err := loadManifest(cfg)
 	if err != nil {
 		return err
 	}
-	c := &corpusIngest{cfg: cfg, d: d, m: m, out: out, stats: &ingestStats{start: time.Now()}, queued: map[string][]string{}, lastCommit: time.Now()}
+	now := time.Now()
+	c := &corpusIngest{cfg: cfg, d: d, m: m, out: out, stats: &ingestStats{start: now}, queued: map[string][]string{}, lastCommit: now, lastSave: now}
 	var missing []string
 	seen := map[string]bool{}
 	var jobs []*corpusJob
@@ -517,6 +543,9 @@ func corpusAdd(ctx context.Context, cfg *Config, d corpusDeps, args []string, ou
 	if err := c.commit(); err != nil && loopErr == nil { // what was read is kept, even when interrupted
 		loopErr = err
 	}
+	if err := c.saveManifest(); err != nil && loopErr == nil {
+		loopErr = err
+	}
 	if c.emb != nil {
 		c.emb.finish()
 	}
@@ -526,6 +555,9 @@ func corpusAdd(ctx context.Context, cfg *Config, d corpusDeps, args []string, ou
 		loopErr = c.dropRemoved(seen, dirs)
 	}
 	c.markEmbedded()
+	if report != nil {
+		report(c.stats)
+	}
 	if err := saveManifest(cfg, m); err != nil && loopErr == nil {
 		loopErr = err
 	}

@@ -29,26 +29,7 @@ func storeCommand() *cobra.Command {
 		Short: "What the store holds: sessions, sources, chunks, embeddings per model, file sizes",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := loadConfig()
-			if err != nil {
-				return err
-			}
-			st, err := openStore(cfg)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			s, err := st.Stats()
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				enc := json.NewEncoder(cmd.OutOrStdout())
-				enc.SetIndent("", "  ")
-				return enc.Encode(s)
-			}
-			printStats(cmd.OutOrStdout(), s)
-			return nil
+			return withStore(func(st *store.Store) error { return showStats(cmd, st, asJSON) })
 		},
 	}
 	stats.Flags().BoolVar(&asJSON, "json", false, "print the figures as one JSON object")
@@ -62,35 +43,44 @@ to date (finishing its graph) and rewrites it without removed vectors.
 Nothing a session needs is removed.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := loadConfig()
-			if err != nil {
-				return err
-			}
-			st, err := openStore(cfg)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			bar := newProgressLine(cmd.ErrOrStderr())
-			res, err := st.Compact(cmd.Context(), bar.step)
-			bar.done()
-			if err != nil {
-				return err
-			}
-			out := cmd.OutOrStdout()
-			fmt.Fprintf(out, "database %s → %s", humanBytes(res.BytesBefore), humanBytes(res.BytesAfter))
-			fmt.Fprintf(out, "; %s unused embeddings pruned\n", commas(res.Pruned))
-			for _, m := range res.Indexes {
-				fmt.Fprintf(out, "vector index of %s up to date\n", sanitize(m))
-			}
-			for _, m := range res.RemovedIndexes {
-				fmt.Fprintf(out, "vector index of %s removed (no embeddings of that model are left)\n", sanitize(m))
-			}
-			return nil
+			return withStore(func(st *store.Store) error { return compactStore(cmd, st) })
 		},
 	}
 	c.AddCommand(stats, compact)
 	return c
+}
+
+func showStats(cmd *cobra.Command, st *store.Store, asJSON bool) error {
+	s, err := st.Stats()
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		enc := json.NewEncoder(cmd.OutOrStdout())
+		enc.SetIndent("", "  ")
+		return enc.Encode(s)
+	}
+	printStats(cmd.OutOrStdout(), s)
+	return nil
+}
+
+func compactStore(cmd *cobra.Command, st *store.Store) error {
+	bar := newProgressLine(cmd.ErrOrStderr())
+	res, err := st.Compact(cmd.Context(), bar.step)
+	bar.done()
+	if err != nil {
+		return err
+	}
+	out := cmd.OutOrStdout()
+	fmt.Fprintf(out, "database %s → %s", humanBytes(res.BytesBefore), humanBytes(res.BytesAfter))
+	fmt.Fprintf(out, "; %s unused embeddings pruned\n", commas(res.Pruned))
+	for _, m := range res.Indexes {
+		fmt.Fprintf(out, "vector index of %s up to date\n", sanitize(m))
+	}
+	for _, m := range res.RemovedIndexes {
+		fmt.Fprintf(out, "vector index of %s removed (no embeddings of that model are left)\n", sanitize(m))
+	}
+	return nil
 }
 
 func printStats(w io.Writer, s store.Stats) {

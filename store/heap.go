@@ -8,7 +8,9 @@ type cand struct {
 }
 
 // maxHeap pops the most similar candidate first: the frontier of a graph
-// walk. It is a binary heap on a slice; the maximum is always h[0].
+// walk. It is a binary heap on a slice; the maximum is always h[0]. It and
+// minHeap mirror each other rather than share a comparator: they are the
+// innermost loop of every search.
 type maxHeap []cand
 
 func (h maxHeap) len() int  { return len(h) }
@@ -81,20 +83,7 @@ func (h *minHeap) pop() cand {
 	last := len(s) - 1
 	s[0] = s[last]
 	s = s[:last]
-	for i := 0; ; {
-		worst, l, r := i, 2*i+1, 2*i+2
-		if l < len(s) && s[l].sim < s[worst].sim {
-			worst = l
-		}
-		if r < len(s) && s[r].sim < s[worst].sim {
-			worst = r
-		}
-		if worst == i {
-			break
-		}
-		s[i], s[worst] = s[worst], s[i]
-		i = worst
-	}
+	s.fix0()
 	*h = s
 	return top
 }

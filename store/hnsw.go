@@ -15,7 +15,9 @@ import (
 // is broken (DESIGN §8). It follows the paper and hnswlib: a greedy descent
 // through the upper layers, a beam search of width ef on layer 0, the
 // neighbour-selection heuristic (algorithm 4) for new links and for pruning
-// full lists, M links per node on upper layers and 2M on layer 0.
+// full lists, M links per node on upper layers and 2M on layer 0. One
+// change, measured on clustered data: layer 1 is searched with a small beam
+// whose results all seed layer 0 (seedBeam), for queries and insertions.
 //
 // Concurrency: a neighbour list is a count followed by node numbers, every
 // word read and written atomically, so walks never lock; writers of one list
@@ -176,6 +178,7 @@ type scratch struct {
 	sel    []uint32
 	nbuf   []uint32
 	nbuf2  []uint32
+	seeds  []cand
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -198,15 +201,19 @@ func (ix *Index) greedy(q []float32, cur cand, l int, sc *scratch) cand {
 	}
 }
 
-// searchLayer is the beam search of width ef on layer l from ep, with
-// sc.vis already reset. It leaves the ef best live nodes in sc.res;
+// searchLayer is the beam search of width ef on layer l from the seeds,
+// with sc.vis already reset. It leaves the ef best live nodes in sc.res;
 // tombstones are walked through but never kept.
-func (ix *Index) searchLayer(q []float32, ep cand, ef, l int, sc *scratch) {
+func (ix *Index) searchLayer(q []float32, seeds []cand, ef, l int, sc *scratch) {
 	sc.cands, sc.res = sc.cands[:0], sc.res[:0]
-	sc.vis.first(ep.node)
-	sc.cands.push(ep)
-	if !ix.isDel(ep.node) {
-		sc.res.push(ep)
+	for _, ep := range seeds {
+		if !sc.vis.first(ep.node) {
+			continue
+		}
+		sc.cands.push(ep)
+		if !ix.isDel(ep.node) {
+			sc.res.push(ep)
+		}
 	}
 	for sc.cands.len() > 0 {
 		c := sc.cands.pop()
@@ -232,17 +239,43 @@ func (ix *Index) searchLayer(q []float32, ep cand, ef, l int, sc *scratch) {
 	}
 }
 
+// seedBeam is the width of the search on layer 1 whose results all seed
+// the search on layer 0. The paper descends to layer 0 from a single node;
+// on clustered data (topics of very different sizes) that node is
+// sometimes in the wrong cluster and the whole query is lost. A beam of 32
+// on layer 1, a small layer, fixes that: at 300k topic-shaped vectors the
+// queries with recall under 0.5 went from 5 in 300 to none and recall@10
+// at ef 96 from 0.978 to 0.993, for 0.2 ms. (Keeping pruned candidates to
+// fill neighbour lists, also tried, did not help.)
+const seedBeam = 32
+
+// descend goes from the entry point down to layer 1 and returns the seeds
+// for layer 0: the best of a beam search on layer 1, or the entry point
+// itself when the graph has one layer.
+func (ix *Index) descend(q []float32, ep uint32, top int, sc *scratch) []cand {
+	cur := cand{vek32.Dot(q, ix.vec(ep)), ep}
+	for l := top; l > 1; l-- {
+		cur = ix.greedy(q, cur, l, sc)
+	}
+	sc.seeds = append(sc.seeds[:0], cur)
+	if top >= 1 {
+		sc.vis.reset(ix.n)
+		ix.searchLayer(q, sc.seeds, seedBeam, 1, sc)
+		if len(sc.res) > 0 {
+			sc.seeds = append(sc.seeds[:0], sc.res...)
+		}
+	}
+	return sc.seeds
+}
+
 // walk searches the graph for q from the entry point and returns up to ef
 // live candidates.
 func (ix *Index) walk(q []float32, ep uint32, top, ef int) []cand {
 	sc := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(sc)
-	cur := cand{vek32.Dot(q, ix.vec(ep)), ep}
-	for l := top; l > 0; l-- {
-		cur = ix.greedy(q, cur, l, sc)
-	}
+	seeds := ix.descend(q, ep, top, sc)
 	sc.vis.reset(ix.n)
-	ix.searchLayer(q, cur, ef, 0, sc)
+	ix.searchLayer(q, seeds, ef, 0, sc)
 	return slices.Clone([]cand(sc.res))
 }
 
@@ -349,19 +382,27 @@ func (ix *Index) insert(node uint32) {
 
 	sc := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(sc)
-	cur := cand{vek32.Dot(q, ix.vec(ep)), ep}
-	for l := top; l > level; l-- {
-		cur = ix.greedy(q, cur, l, sc)
+	var seeds []cand
+	if level == 0 {
+		// Most nodes: seeded like a query, so they link into the right
+		// cluster.
+		seeds = ix.descend(q, ep, top, sc)
+	} else {
+		cur := cand{vek32.Dot(q, ix.vec(ep)), ep}
+		for l := top; l > level; l-- {
+			cur = ix.greedy(q, cur, l, sc)
+		}
+		seeds = append(sc.seeds[:0], cur)
 	}
 	for l := min(level, top); l >= 0; l-- {
 		sc.vis.reset(ix.n)
 		sc.vis.first(node) // never a neighbour of itself
-		ix.searchLayer(q, cur, g.efC, l, sc)
+		ix.searchLayer(q, seeds, g.efC, l, sc)
 		sorted := append(sc.sorted[:0], sc.res...)
 		slices.SortFunc(sorted, bySimDesc)
 		sc.sorted = sorted
 		if len(sorted) > 0 {
-			cur = sorted[0]
+			seeds = append(sc.seeds[:0], sorted[0])
 		}
 		sel := ix.selectNeighbours(sorted, g.m, sc.sel)
 		sc.sel = sel
@@ -493,19 +534,12 @@ func (ix *Index) maybeRepair() {
 	if !need {
 		return
 	}
-	ix.bgMu.Lock()
-	if ix.repairing {
-		ix.bgMu.Unlock()
-		return
+	if ix.claimRepair() {
+		ix.goBackground(func() {
+			defer ix.releaseRepair()
+			ix.repair(ix.stop)
+		})
 	}
-	ix.repairing = true
-	ix.bgMu.Unlock()
-	ix.goBackground(func() {
-		ix.repair(ix.stop)
-		ix.bgMu.Lock()
-		ix.repairing = false
-		ix.bgMu.Unlock()
-	})
 }
 
 // repairBeforeSave unlinks the tombstones now (a save drops them, and the
@@ -514,17 +548,24 @@ func (ix *Index) repairBeforeSave() {
 	ix.mu.RLock()
 	need := ix.g != nil && ix.tombs > 0
 	ix.mu.RUnlock()
-	if !need {
-		return
+	if need && ix.claimRepair() {
+		defer ix.releaseRepair()
+		ix.repair(nil)
 	}
+}
+
+// claimRepair reports whether the caller may repair: one repair at a time.
+func (ix *Index) claimRepair() bool {
 	ix.bgMu.Lock()
+	defer ix.bgMu.Unlock()
 	if ix.repairing {
-		ix.bgMu.Unlock()
-		return
+		return false
 	}
 	ix.repairing = true
-	ix.bgMu.Unlock()
-	ix.repair(nil)
+	return true
+}
+
+func (ix *Index) releaseRepair() {
 	ix.bgMu.Lock()
 	ix.repairing = false
 	ix.bgMu.Unlock()

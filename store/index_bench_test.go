@@ -52,6 +52,21 @@ func exactTop(ix *Index, q []float32, k int) []Hit {
 	return ix.hits(ix.scan(nq, 0, k), k)
 }
 
+// groundTruth is the exact top-10 of each query, and the exact search's
+// latencies over rounds passes.
+func groundTruth(ix *Index, qs [][]float32, rounds int) ([][]Hit, []time.Duration) {
+	truth := make([][]Hit, len(qs))
+	var lat []time.Duration
+	for round := 0; round < rounds; round++ {
+		for i, q := range qs {
+			t0 := time.Now()
+			truth[i] = exactTop(ix, q, 10)
+			lat = append(lat, time.Since(t0))
+		}
+	}
+	return truth, lat
+}
+
 func percentile(d []time.Duration, p float64) float64 {
 	s := slices.Clone(d)
 	slices.Sort(s)
@@ -113,13 +128,7 @@ func benchScale(b *testing.B, n int) {
 		}
 	}
 	qs := g.queries(200)
-	truth := make([][]Hit, len(qs))
-	var exactLat []time.Duration
-	for i, q := range qs {
-		t0 := time.Now()
-		truth[i] = exactTop(ix, q, 10)
-		exactLat = append(exactLat, time.Since(t0))
-	}
+	truth, exactLat := groundTruth(ix, qs, 1)
 	build := buildGraph(ix)
 	rec, p50, p99 := measure(ix, qs, truth, 0)
 	for _, ef := range []int{32, 64, 128, 256} {
@@ -295,15 +304,7 @@ func BenchmarkSwitchPoint(b *testing.B) {
 				ix.Add(benchID(i), g.next())
 			}
 			qs := g.queries(200)
-			truth := make([][]Hit, len(qs))
-			var exactLat []time.Duration
-			for round := 0; round < 3; round++ {
-				for i, q := range qs {
-					t0 := time.Now()
-					truth[i] = exactTop(ix, q, 10)
-					exactLat = append(exactLat, time.Since(t0))
-				}
-			}
+			truth, exactLat := groundTruth(ix, qs, 3)
 			build := buildGraph(ix)
 			rec, p50, p99 := measure(ix, qs, truth, 0)
 			for b.Loop() {

@@ -379,7 +379,11 @@ func (ix *Index) snapshot() snapshot {
 	defer ix.mu.RUnlock()
 	sn := snapshot{dim: ix.dim, n: ix.n, baseN: ix.baseN, del: append([]uint64(nil), ix.del...), changes: ix.changes, linkedCnt: ix.linked.Load()}
 	for _, s := range ix.segments() {
-		sn.segs = append(sn.segs, *s)
+		c := *s
+		// Fingerprints are the only per-node words written in place under
+		// the write lock (a catch-up verifying a node): copy them.
+		c.fps = append([]uint64(nil), s.fps...)
+		sn.segs = append(sn.segs, c)
 	}
 	if g := ix.g; g != nil {
 		sn.graph, sn.m, sn.efC = true, g.m, g.efC

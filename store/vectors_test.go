@@ -70,7 +70,11 @@ func (g *clusteredGen) next() []float32 {
 	return unit(v)
 }
 
-func (g *clusteredGen) data(n int) dataset {
+func (g *clusteredGen) data(n int) dataset        { return makeData(g, n) }
+func (g *clusteredGen) queries(n int) [][]float32 { return makeQueries(g, n) }
+
+// makeData draws n vectors with chunk-like IDs.
+func makeData(g interface{ next() []float32 }, n int) dataset {
 	d := dataset{ids: make([]string, n), vecs: make([][]float32, n)}
 	for i := range d.ids {
 		d.ids[i] = fmt.Sprintf("src%05d#%06d", i/37, i%37)
@@ -79,7 +83,7 @@ func (g *clusteredGen) data(n int) dataset {
 	return d
 }
 
-func (g *clusteredGen) queries(n int) [][]float32 {
+func makeQueries(g interface{ next() []float32 }, n int) [][]float32 {
 	q := make([][]float32, n)
 	for i := range q {
 		q[i] = g.next()
@@ -188,19 +192,5 @@ func (g *topicGen) next() []float32 {
 	return unit(v)
 }
 
-func (g *topicGen) data(n int) dataset {
-	d := dataset{ids: make([]string, n), vecs: make([][]float32, n)}
-	for i := range d.ids {
-		d.ids[i] = fmt.Sprintf("src%05d#%06d", i/37, i%37)
-		d.vecs[i] = g.next()
-	}
-	return d
-}
-
-func (g *topicGen) queries(n int) [][]float32 {
-	q := make([][]float32, n)
-	for i := range q {
-		q[i] = g.next()
-	}
-	return q
-}
+func (g *topicGen) data(n int) dataset        { return makeData(g, n) }
+func (g *topicGen) queries(n int) [][]float32 { return makeQueries(g, n) }
