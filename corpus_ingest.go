@@ -338,9 +338,7 @@ func (e *embedder) save(results <-chan embedded) {
 				ix, _ = e.st.Index(e.model)
 			}
 			if ix != nil {
-				for i, id := range ids {
-					ix.Add(id, vecs[i]) // a vector the index refuses is still cached and searched by keyword
-				}
+				ix.AddBatch(ids, vecs) // a vector the index refuses is still cached and searched by keyword
 			}
 			e.stats.indexNS.Add(int64(time.Since(t0)))
 		}

@@ -4,14 +4,16 @@
 # fly (nothing is committed); ground truth is exact search.
 #   scripts/bench-index.sh                      # 10k and 100k, 3 runs each
 #   SIZES=1000000 COUNT=1 scripts/bench-index.sh   # a million: ~30 min, ~8 GB RAM
-#   SKIP_SWITCH=1 SKIP_CORPUS=1 ...              # only the scale table
+#   SKIP_SWITCH=1 SKIP_CORPUS=1 ...              # only the scale table (SKIP_SCALE skips it)
 # Numbers vary on a small shared machine: compare medians, never single runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 count=${COUNT:-3}
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-INDEX_BENCH_SIZES=${SIZES:-10000,100000} nice go test -run '^$' -bench 'IndexScale' -benchtime 1x -count "$count" -timeout 6h ./store/ | tee -a "$out" | grep -v '^ok' >&2
+if [ -z "${SKIP_SCALE:-}" ]; then
+	INDEX_BENCH_SIZES=${SIZES:-10000,100000} nice go test -run '^$' -bench 'IndexScale' -benchtime 1x -count "$count" -timeout 6h ./store/ | tee -a "$out" | grep -v '^ok' >&2
+fi
 if [ -z "${SKIP_SWITCH:-}" ]; then
 	nice go test -run '^$' -bench 'SwitchPoint' -benchtime 1x -count "$count" -timeout 1h ./store/ >>"$out"
 fi

@@ -319,6 +319,12 @@ func (ix *Index) setLinks(node uint32, l int, nbs []uint32) {
 	if len(lst) == 0 {
 		return
 	}
+	writeList(lst, nbs)
+}
+
+// writeList stores nbs as the list lst (count first, then the words), each
+// word atomically; the caller holds the list's stripe.
+func writeList(lst []uint32, nbs []uint32) {
 	nbs = nbs[:min(len(nbs), len(lst)-1)]
 	for i, nb := range nbs {
 		atomic.StoreUint32(&lst[1+i], nb)
@@ -358,12 +364,8 @@ func (ix *Index) addLink(e, node uint32, l int, sc *scratch) {
 	}
 	slices.SortFunc(cs, bySimDesc)
 	sc.prune = cs
-	sel := ix.selectNeighbours(cs, maxc, sc.nbuf2)
-	sc.nbuf2 = sel
-	for i, nb := range sel {
-		atomic.StoreUint32(&lst[1+i], nb)
-	}
-	atomic.StoreUint32(&lst[0], uint32(len(sel)))
+	sc.nbuf2 = ix.selectNeighbours(cs, maxc, sc.nbuf2)
+	writeList(lst, sc.nbuf2)
 }
 
 // insert links node into the graph; the caller holds the read lock.
@@ -672,10 +674,6 @@ func (ix *Index) relink(node uint32, l int, isDead func(uint32) bool, sc *scratc
 	}
 	slices.SortFunc(cs, bySimDesc)
 	sc.prune = cs
-	sel := ix.selectNeighbours(cs, len(lst)-1, sc.nbuf2)
-	sc.nbuf2 = sel
-	for i, nb := range sel {
-		atomic.StoreUint32(&lst[1+i], nb)
-	}
-	atomic.StoreUint32(&lst[0], uint32(len(sel)))
+	sc.nbuf2 = ix.selectNeighbours(cs, len(lst)-1, sc.nbuf2)
+	writeList(lst, sc.nbuf2)
 }

@@ -243,18 +243,44 @@ func (ix *Index) ensurePos() {
 // Add stores a normalised copy of vec under id, replacing any vector already
 // stored under that id. It fails with ErrDimension if len(vec) differs from
 // the index's dimension. Once the graph exists, Add also links the vector
-// into it (about a millisecond), unless a background build is running, which
-// then takes it.
+// into it (a fraction of a millisecond), unless a background build is
+// running, which then takes it.
 func (ix *Index) Add(id string, vec []float32) error { return ix.add(id, vec, 0) }
 
 // add is Add with the content fingerprint of the vector (0: unverified).
 func (ix *Index) add(id string, vec []float32, fp uint64) error {
-	if len(vec) == 0 {
-		return fmt.Errorf("store: empty vector for %q", id)
+	return ix.addBatch([]string{id}, [][]float32{vec}, []uint64{fp})
+}
+
+// AddBatch is Add for many vectors under one acquisition of the write lock:
+// adding a collection one Add at a time would wait, at every vector, for
+// the graph insertions a background build has in flight. A vector that
+// cannot be added (empty, zero, another dimension) is left out and the
+// first such error is returned once the others are in.
+func (ix *Index) AddBatch(ids []string, vecs [][]float32) error {
+	return ix.addBatch(ids, vecs, nil)
+}
+
+// addBatch adds vecs[i] under ids[i] with fingerprint fps[i] (nil: all 0).
+func (ix *Index) addBatch(ids []string, vecs [][]float32, fps []uint64) error {
+	var first error
+	fail := func(err error) {
+		if first == nil {
+			first = err
+		}
 	}
-	nv, err := normalized(vec)
-	if err != nil {
-		return fmt.Errorf("%w for %q", err, id)
+	nvs := make([][]float32, len(vecs))
+	for i, v := range vecs {
+		if len(v) == 0 {
+			fail(fmt.Errorf("store: empty vector for %q", ids[i]))
+			continue
+		}
+		nv, err := normalized(v)
+		if err != nil {
+			fail(fmt.Errorf("%w for %q", err, ids[i]))
+			continue
+		}
+		nvs[i] = nv
 	}
 	ix.ensurePos()
 	ix.mu.Lock()
@@ -262,21 +288,33 @@ func (ix *Index) add(id string, vec []float32, fp uint64) error {
 		ix.mu.Unlock()
 		return ErrIndexClosed
 	}
-	if ix.dim == 0 {
-		ix.dim = len(vec)
+	added := 0
+	for i, nv := range nvs {
+		if nv == nil {
+			continue
+		}
+		if ix.dim == 0 {
+			ix.dim = len(nv)
+		}
+		if len(nv) != ix.dim {
+			fail(fmt.Errorf("%w: %q has %d, index has %d", ErrDimension, ids[i], len(nv), ix.dim))
+			continue
+		}
+		if old, ok := ix.pos[ids[i]]; ok {
+			ix.tombstoneLocked(old)
+		}
+		var fp uint64
+		if fps != nil {
+			fp = fps[i]
+		}
+		ix.pos[ids[i]] = ix.appendNode(ids[i], nv, fp)
+		ix.live++
+		ix.changes++
+		added++
 	}
-	if len(vec) != ix.dim {
-		ix.mu.Unlock()
-		return fmt.Errorf("%w: %q has %d, index has %d", ErrDimension, id, len(vec), ix.dim)
-	}
-	if old, ok := ix.pos[id]; ok {
-		ix.tombstoneLocked(old)
-	}
-	ix.pos[id] = ix.appendNode(id, nv, fp)
-	ix.live++
-	ix.changes++
 	drain := false
 	switch {
+	case added == 0:
 	case ix.g == nil:
 		if ix.opt.SwitchAt > 0 && ix.live >= ix.opt.SwitchAt {
 			ix.enableGraphLocked()
@@ -286,7 +324,10 @@ func (ix *Index) add(id string, vec []float32, fp uint64) error {
 				ix.startBuilderLocked()
 			}
 		}
-	case !ix.g.building:
+	case ix.g.building:
+	case added > 64:
+		ix.startBuilderLocked() // link a large batch on every core
+	default:
 		drain = true
 	}
 	ix.mu.Unlock()
@@ -294,7 +335,7 @@ func (ix *Index) add(id string, vec []float32, fp uint64) error {
 		ix.drain(nil)
 	}
 	ix.maybeRepair()
-	return nil
+	return first
 }
 
 // appendNode adds a node at the end; the caller holds the write lock.

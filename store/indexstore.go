@@ -356,12 +356,16 @@ func (s *Store) syncIndex(ix *Index, model string, stop <-chan struct{}) (uint64
 				set(v.node, v.fp)
 			}
 		})
-		for _, a := range adds {
-			if err := ix.add(a.id, a.vec, a.fp); errors.Is(err, ErrIndexClosed) {
-				return 0, err
+		if len(adds) > 0 {
+			ids, vecs, fps := make([]string, len(adds)), make([][]float32, len(adds)), make([]uint64, len(adds))
+			for i, a := range adds {
+				ids[i], vecs[i], fps[i] = a.id, a.vec, a.fp
 			}
 			// A zero or non-finite stored vector cannot be ranked: that
 			// chunk stays out rather than failing the whole index.
+			if err := ix.addBatch(ids, vecs, fps); errors.Is(err, ErrIndexClosed) {
+				return 0, err
+			}
 		}
 		done += count
 		ix.setPhase(phase, done, total)

@@ -42,26 +42,40 @@ type clusteredGen struct {
 
 func newClustered(seed uint64, dim, clusters int) *clusteredGen {
 	r := rand.New(rand.NewPCG(seed, 99))
-	g := &clusteredGen{r: r, dim: dim}
-	total := 0.0
+	g := &clusteredGen{r: r, dim: dim, weight: zipf(clusters)}
 	for c := 0; c < clusters; c++ {
 		g.centres = append(g.centres, unit(randVec(r, dim)))
 		g.spread = append(g.spread, 0.5+r.Float64()) // noise norm relative to the centre
-		total += 1 / float64(c+1)                    // Zipf-like sizes
-		g.weight = append(g.weight, total)
-	}
-	for i := range g.weight {
-		g.weight[i] /= total
 	}
 	return g
 }
 
-func (g *clusteredGen) next() []float32 {
-	u := g.r.Float64()
+// zipf is the cumulative distribution of n groups sized 1, 1/2, 1/3, ...
+func zipf(n int) []float64 {
+	w := make([]float64, n)
+	total := 0.0
+	for i := range w {
+		total += 1 / float64(i+1)
+		w[i] = total
+	}
+	for i := range w {
+		w[i] /= total
+	}
+	return w
+}
+
+// pick draws a group from cumulative weights.
+func pick(r *rand.Rand, cum []float64) int {
+	u := r.Float64()
 	c := 0
-	for c < len(g.weight)-1 && g.weight[c] < u {
+	for c < len(cum)-1 && cum[c] < u {
 		c++
 	}
+	return c
+}
+
+func (g *clusteredGen) next() []float32 {
+	c := pick(g.r, g.weight)
 	v := make([]float32, g.dim)
 	sd := g.spread[c] / math.Sqrt(float64(g.dim))
 	for i := range v {
@@ -153,8 +167,7 @@ const topicRank = 16
 
 func newTopics(seed uint64, dim, topics int) *topicGen {
 	r := rand.New(rand.NewPCG(seed, 5))
-	g := &topicGen{r: r, dim: dim}
-	total := 0.0
+	g := &topicGen{r: r, dim: dim, weight: zipf(topics)}
 	for t := 0; t < topics; t++ {
 		g.centre = append(g.centre, unit(randVec(r, dim)))
 		var b [][]float32
@@ -162,21 +175,12 @@ func newTopics(seed uint64, dim, topics int) *topicGen {
 			b = append(b, unit(randVec(r, dim)))
 		}
 		g.basis = append(g.basis, b)
-		total += 1 / float64(t+1)
-		g.weight = append(g.weight, total)
-	}
-	for i := range g.weight {
-		g.weight[i] /= total
 	}
 	return g
 }
 
 func (g *topicGen) next() []float32 {
-	u := g.r.Float64()
-	t := 0
-	for t < len(g.weight)-1 && g.weight[t] < u {
-		t++
-	}
+	t := pick(g.r, g.weight)
 	v := make([]float32, g.dim)
 	copy(v, g.centre[t])
 	for _, b := range g.basis[t] {
