@@ -179,28 +179,19 @@ func headless(cmd *cobra.Command, a *app, r *pipeline.Run, f *runFlags) error {
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	enc := json.NewEncoder(stdout)
 	p := &progress{w: stderr}
-	var report string
-	for ev := range r.Events() {
-		if f.json {
-			if err := enc.Encode(ev); err != nil {
-				return err
-			}
-		} else {
+	var encErr error
+	sess, report, err := pipeline.Drive(r, func(ev pipeline.Event) {
+		if !f.json {
 			p.show(ev)
+		} else if encErr == nil {
+			encErr = enc.Encode(ev)
 		}
-		switch ev.Type {
-		case pipeline.ReviewRequested:
-			d, err := decide(cmd.Context(), f.review, ev.Review, cmd.InOrStdin(), stderr)
-			if err != nil {
-				r.Cancel()
-				continue
-			}
-			_ = r.Decide(d) // ErrNoPendingReview only if the run ended meanwhile
-		case pipeline.ReportReady:
-			report = ev.Text
-		}
+	}, func(rv *pipeline.ReviewRequest) (pipeline.Decision, error) {
+		return decide(cmd.Context(), f.review, rv, cmd.InOrStdin(), stderr)
+	})
+	if encErr != nil && err == nil {
+		return encErr
 	}
-	sess, err := r.Wait()
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			return &exitError{exitCancelled, fmt.Errorf("session %s was cancelled; `researchtui resume %s` continues it", sess.ID, sess.ID)}
@@ -230,11 +221,8 @@ func headless(cmd *cobra.Command, a *app, r *pipeline.Run, f *runFlags) error {
 
 // decide applies the --review policy; "ask" reads the answer from the terminal.
 func decide(ctx context.Context, policy string, rv *pipeline.ReviewRequest, in io.Reader, out io.Writer) (pipeline.Decision, error) {
-	switch policy {
-	case pipeline.ReviewReject:
-		return pipeline.Decision{Approve: false}, nil
-	case pipeline.ReviewApprove:
-		return pipeline.Decision{Approve: true}, nil
+	if d, ok := pipeline.PolicyDecision(policy); ok {
+		return d, nil
 	}
 	fmt.Fprintf(out, "\nThe reviewer asks for %d revisions (round %d): %s\n", len(rv.Requests), rv.Round, rv.Summary)
 	for i, q := range rv.Requests {

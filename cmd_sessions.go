@@ -70,27 +70,6 @@ func sessionsList() *cobra.Command {
 	return cmd
 }
 
-// sessionDetail is `sessions show --json`: the session with its sources,
-// citations, reviews and report.
-type sessionDetail struct {
-	store.Session
-	Sources []pipeline.CitedSource    `json:"sources"`
-	Metrics *pipeline.CitationMetrics `json:"citations,omitempty"`
-	Reviews []pipeline.ReviewRequest  `json:"reviews,omitempty"`
-	// Funnel: candidates found, read, analysed, cited.
-	Funnel *pipeline.Funnel `json:"funnel,omitempty"`
-	// Rounds: each research round's queries, chased sources, counts and
-	// the slots still missing after it.
-	Rounds []pipeline.RoundSummary `json:"rounds,omitempty"`
-	// Versions: the report as the run wrote it, then after each follow-up.
-	Versions []pipeline.Version `json:"versions"`
-	// Scores: review outcome, steps, grounding, citations, model use.
-	Scores *pipeline.RunScores `json:"scores,omitempty"`
-	// Candidates: every search result considered, with its relevance and
-	// why it was or was not read.
-	Candidates []pipeline.Candidate `json:"candidates"`
-}
-
 func sessionsShow() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
@@ -99,24 +78,11 @@ func sessionsShow() *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return withStore(func(st *store.Store) error {
-				s, err := st.Session(args[0])
+				d, err := pipeline.LoadDetail(st, args[0])
 				if err != nil {
 					return notFound(args[0], err)
 				}
-				d := sessionDetail{Session: s, Sources: []pipeline.CitedSource{}, Candidates: []pipeline.Candidate{}}
-				if rep, err := pipeline.LoadReport(st, s.ID); err == nil {
-					d.Sources, d.Metrics, d.Reviews, d.Funnel, d.Rounds = rep.Sources, &rep.Metrics, rep.Reviews, &rep.Funnel, rep.Rounds
-				}
-				if cs, err := pipeline.LoadCandidates(st, s.ID); err == nil && cs != nil {
-					d.Candidates = cs
-				}
-				if sc, err := pipeline.LoadScores(st, s.ID); err == nil {
-					d.Scores = &sc
-				}
-				d.Versions = []pipeline.Version{}
-				if vs, err := pipeline.LoadVersions(st, s.ID); err == nil && vs != nil {
-					d.Versions = vs
-				}
+				s := d.Session
 				out := cmd.OutOrStdout()
 				if asJSON {
 					enc := json.NewEncoder(out)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -19,42 +18,12 @@ type progress struct {
 }
 
 func (p *progress) show(ev pipeline.Event) {
-	line := ""
-	switch ev.Type {
-	case pipeline.RunStarted:
-		line = fmt.Sprintf("session %s: %s", ev.SessionID, ev.Message)
-	case pipeline.StageStarted:
-		line = fmt.Sprintf("▸ %-9s %s", ev.Stage, ev.Message)
-	case pipeline.StageFinished:
-		line = fmt.Sprintf("✓ %-9s %s %s", ev.Stage, ev.Message, dur(ev.Elapsed))
-	case pipeline.SourceFound:
+	if ev.Type == pipeline.SourceFound {
 		p.sources++
-		if ev.Source != nil {
-			line = fmt.Sprintf("  + [%s] %s", ev.Source.Source, truncate(ev.Source.Title, 90))
-		}
-	case pipeline.Warning:
-		line = "  ! " + ev.Message
-	case pipeline.ReviewRequested:
-		if ev.Review != nil {
-			line = fmt.Sprintf("  reviewer: %d revision requests (round %d)", len(ev.Review.Requests), ev.Review.Round)
-		}
-	case pipeline.ReviewDecided:
-		line = "  decision: " + ev.Message
-	case pipeline.ReportReady:
-		line = "  " + ev.Message
-	case pipeline.RunFinished, pipeline.RunFailed, pipeline.RunCancelled, pipeline.RunSuspended:
-		line = fmt.Sprintf("%s: %s %s", ev.Status, ev.Message, dur(ev.Elapsed))
 	}
-	if line != "" {
+	if line := ev.Summary(); line != "" {
 		fmt.Fprintln(p.w, sanitize(line))
 	}
-}
-
-func dur(d time.Duration) string {
-	if d <= 0 {
-		return ""
-	}
-	return "(" + d.Round(100*time.Millisecond).String() + ")"
 }
 
 func truncate(s string, n int) string {

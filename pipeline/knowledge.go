@@ -20,6 +20,7 @@ type Passage struct {
 	Title     string  `json:"title"`
 	Year      int     `json:"year,omitempty"`
 	URL       string  `json:"url,omitempty"`
+	DOI       string  `json:"doi,omitempty"`
 	Source    string  `json:"source"`
 	Page      int     `json:"page,omitempty"`
 	Text      string  `json:"text"`
@@ -149,7 +150,7 @@ func (e *Engine) passage(c store.Chunk, score float32) Passage {
 	if raw, ok, err := e.Store.Source(c.SourceKey); err == nil && ok {
 		var r search.Record
 		if json.Unmarshal(raw, &r) == nil {
-			p.Title, p.Year, p.Source = r.Title, r.Year, r.Source
+			p.Title, p.Year, p.Source, p.DOI = r.Title, r.Year, r.Source, r.DOI
 			p.URL = firstNonEmpty(r.URL, r.PDFURL)
 		}
 	}

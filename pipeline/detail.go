@@ -1,0 +1,98 @@
+package pipeline
+
+import (
+	"encoding/json"
+	"sort"
+
+	"github.com/researchtui/researchtui/store"
+)
+
+// SessionDetail is everything stored about a session, as `sessions show
+// --json` prints it and the MCP server's get_session returns it: the
+// session with its sources, citations, reviews and report. It is built in
+// one place so the two front-ends cannot drift apart.
+type SessionDetail struct {
+	store.Session
+	Sources []CitedSource    `json:"sources"`
+	Metrics *CitationMetrics `json:"citations,omitempty"`
+	Reviews []ReviewRequest  `json:"reviews,omitempty"`
+	// Funnel: candidates found, read, analysed, cited.
+	Funnel *Funnel `json:"funnel,omitempty"`
+	// Rounds: each research round's queries, chased sources, counts and
+	// the slots still missing after it.
+	Rounds []RoundSummary `json:"rounds,omitempty"`
+	// Versions: the report as the run wrote it, then after each follow-up.
+	Versions []Version `json:"versions"`
+	// Scores: review outcome, steps, grounding, citations, model use.
+	Scores *RunScores `json:"scores,omitempty"`
+	// Candidates: every search result considered, with its relevance and
+	// why it was or was not read.
+	Candidates []Candidate `json:"candidates"`
+}
+
+// LoadDetail reads a session and everything recorded about it. A session
+// that never reached a report has empty (not missing) lists. The error is
+// store.ErrNotFound for an unknown ID.
+func LoadDetail(st *store.Store, id string) (SessionDetail, error) {
+	s, err := st.Session(id)
+	if err != nil {
+		return SessionDetail{}, err
+	}
+	d := SessionDetail{Session: s, Sources: []CitedSource{}, Candidates: []Candidate{}, Versions: []Version{}}
+	if rep, err := LoadReport(st, s.ID); err == nil {
+		d.Sources, d.Metrics, d.Reviews, d.Funnel, d.Rounds = rep.Sources, &rep.Metrics, rep.Reviews, &rep.Funnel, rep.Rounds
+	}
+	if cs, err := LoadCandidates(st, s.ID); err == nil && cs != nil {
+		d.Candidates = cs
+	}
+	if sc, err := LoadScores(st, s.ID); err == nil {
+		d.Scores = &sc
+	}
+	if vs, err := LoadVersions(st, s.ID); err == nil && vs != nil {
+		d.Versions = vs
+	}
+	return d, nil
+}
+
+// ReadBy maps source keys to the sessions that read them (newest session
+// first). It answers "which of my sessions read this passage?" for a
+// knowledge search; it reads every session's candidate list once, so it is
+// for a handful of keys per call, not for a loop.
+func ReadBy(st *store.Store, keys []string) (map[string][]string, error) {
+	want := map[string]bool{}
+	for _, k := range keys {
+		want[k] = true
+	}
+	out := map[string][]string{}
+	if len(want) == 0 {
+		return out, nil
+	}
+	sessions, err := st.ListSessions() // newest first
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range sessions {
+		raw, ok, err := st.Checkpoint(s.ID, checkpointCandidates)
+		if err != nil || !ok {
+			continue
+		}
+		var cands []struct {
+			Key  string `json:"key"`
+			Read bool   `json:"read"`
+		}
+		if json.Unmarshal(raw, &cands) != nil {
+			continue
+		}
+		seen := map[string]bool{}
+		for _, c := range cands {
+			if c.Read && want[c.Key] && !seen[c.Key] {
+				seen[c.Key] = true
+				out[c.Key] = append(out[c.Key], s.ID)
+			}
+		}
+	}
+	for k := range out {
+		sort.SliceStable(out[k], func(i, j int) bool { return out[k][i] > out[k][j] })
+	}
+	return out, nil
+}
