@@ -88,6 +88,12 @@ func (o *orchestrator) warningList() []string {
 func (o *orchestrator) execute(ctx context.Context) (store.Session, error) {
 	o.meter = &meter{model: o.opt.Model, usage: o.usage, steps: o.session.Steps, maxSteps: o.plan.MaxSteps, budget: o.opt.BudgetTokens}
 	o.emit(Event{Type: RunStarted, Message: o.opt.Question})
+	if o.engine.Fetcher != nil {
+		// Start the PDF reader while the planner thinks: the first start
+		// compiles pdfium (seconds of CPU), later ones load it from the
+		// cache; either way the first PDF downloaded should not wait.
+		go search.StartPDFReader()
+	}
 	var err error
 	if o.follow != nil {
 		err = o.followUpStages(ctx)
