@@ -37,8 +37,8 @@ func (o *orchestrator) sourceEvidence(rec search.Record, chunks []store.Chunk, q
 			for _, q := range queryVecs {
 				best = max(best, cosine(vec, q))
 			}
-			if best >= retrieveMinScore {
-				scored = append(scored, ContextChunk{ID: c.ID, SourceKey: rec.Key, Text: c.Text, Page: c.Page, Score: float32(best)})
+			if s := weighted(c, float32(best)); s >= retrieveMinScore {
+				scored = append(scored, ContextChunk{ID: c.ID, SourceKey: rec.Key, Text: c.Text, Page: c.Page, Score: s})
 			}
 		}
 	}
@@ -60,7 +60,7 @@ func (o *orchestrator) sourceEvidence(rec search.Record, chunks []store.Chunk, q
 	for _, c := range scored {
 		out = append(out, c)
 		if seq, ok := chunkSeq(c.ID); ok {
-			if n, ok := bySeq[seq+1]; ok && !seen[n.ID] {
+			if n, ok := bySeq[seq+1]; ok && !seen[n.ID] && neighbourOf(bySeq[seq].References, n) {
 				seen[n.ID] = true
 				out = append(out, ContextChunk{ID: n.ID, SourceKey: rec.Key, Text: n.Text, Page: n.Page, Score: c.Score * 0.9})
 			}

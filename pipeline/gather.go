@@ -77,7 +77,7 @@ func (o *orchestrator) readSource(ctx context.Context, rec search.Record) ([]sto
 		parts = search.ChunkText(abstractText(rec), opt)
 	}
 	for i, p := range parts {
-		chunks = append(chunks, store.Chunk{ID: store.ChunkID(rec.Key, i), SourceKey: rec.Key, Seq: i, Text: p.Text, Page: p.Page, Start: p.Start, End: p.End})
+		chunks = append(chunks, store.Chunk{ID: store.ChunkID(rec.Key, i), SourceKey: rec.Key, Seq: i, Text: p.Text, Page: p.Page, Start: p.Start, End: p.End, References: p.References})
 	}
 	if err := o.engine.Store.PutChunks(rec.Key, chunks); err != nil {
 		return nil, false, err

@@ -25,7 +25,26 @@ const (
 	retrieveMinScore   = 0.2
 	retrieveMaxTokens  = 3000 // per sub-question
 	retrieveCandidates = retrieveTopK * 4
+	// referencesWeight scales the score of a reference-list chunk: its
+	// cited titles match a query's words without giving evidence, so it
+	// wins only where nothing in a paper's body comes close.
+	referencesWeight = 0.6
 )
+
+// weighted is a chunk's retrieval score: the similarity, down-weighted for
+// a reference list.
+func weighted(c store.Chunk, similarity float32) float32 {
+	if c.References {
+		return similarity * referencesWeight
+	}
+	return similarity
+}
+
+// neighbourOf says whether chunk n may follow hit c as its neighbour: the
+// reference list is never pulled in after a paper's last body chunk.
+func neighbourOf(hitIsRefs bool, n store.Chunk) bool {
+	return !n.References || hitIsRefs
+}
 
 func (o *orchestrator) stageRetrieve(ctx context.Context) error {
 	var contexts map[string][]ContextChunk
@@ -95,8 +114,9 @@ func (o *orchestrator) retrieveFor(ix *store.Index, vec []float32, inRun map[str
 		return nil
 	}
 	var top []ContextChunk
+	refs := map[string]bool{}
 	for _, h := range hits {
-		if h.Score < retrieveMinScore || len(top) == retrieveTopK {
+		if h.Score < retrieveMinScore {
 			break
 		}
 		key := sourceKeyOf(h.ID)
@@ -107,8 +127,13 @@ func (o *orchestrator) retrieveFor(ix *store.Index, vec []float32, inRun map[str
 		if err != nil || !ok {
 			continue
 		}
-		top = append(top, ContextChunk{ID: c.ID, SourceKey: key, Text: c.Text, Page: c.Page, Score: h.Score})
+		if s := weighted(c, h.Score); s >= retrieveMinScore {
+			top = append(top, ContextChunk{ID: c.ID, SourceKey: key, Text: c.Text, Page: c.Page, Score: s})
+			refs[c.ID] = c.References
+		}
 	}
+	sort.SliceStable(top, func(i, j int) bool { return top[i].Score > top[j].Score })
+	top = top[:min(len(top), retrieveTopK)]
 	top = gateByTerm(top, o.st.Plan.CanonicalTerm)
 	// Neighbour expansion: the chunk after a hit often finishes its thought.
 	seen := map[string]bool{}
@@ -121,7 +146,7 @@ func (o *orchestrator) retrieveFor(ix *store.Index, vec []float32, inRun map[str
 		if seq, ok := chunkSeq(c.ID); ok {
 			nid := store.ChunkID(c.SourceKey, seq+1)
 			if !seen[nid] {
-				if n, ok, err := o.engine.Store.Chunk(nid); err == nil && ok {
+				if n, ok, err := o.engine.Store.Chunk(nid); err == nil && ok && neighbourOf(refs[c.ID], n) {
 					seen[nid] = true
 					out = append(out, ContextChunk{ID: n.ID, SourceKey: c.SourceKey, Text: n.Text, Page: n.Page, Score: c.Score * 0.9})
 				}

@@ -9,13 +9,16 @@ import (
 
 // Chunk is a piece of a document for embedding and retrieval. Start and End
 // are byte offsets of Text in the chunked string (the page's text for
-// ChunkPages); Page is 1-based, 0 when unknown.
+// ChunkPages); Page is 1-based, 0 when unknown. References is true for a
+// chunk of a paper's reference list (see ReferencesStart): its titles match
+// many queries without saying anything, so retrieval down-weights it.
 type Chunk struct {
-	Index int
-	Text  string
-	Page  int
-	Start int
-	End   int
+	Index      int
+	Text       string
+	Page       int
+	Start      int
+	End        int
+	References bool
 }
 
 // ChunkOptions size chunks in estimated tokens (see EstimateTokens).
@@ -93,15 +96,43 @@ func ChunkText(text string, opt ChunkOptions) []Chunk {
 }
 
 // ChunkPages chunks each page on its own (chunks never span pages) and sets
-// Page to the 1-based page number; Index runs across all pages.
+// Page to the 1-based page number; Index runs across all pages. When the
+// pages hold a reference list (ReferencesStart), no chunk spans its start
+// or its end (an appendix after it), and its chunks are marked References.
 func ChunkPages(pages []string, opt ChunkOptions) []Chunk {
+	type pos struct{ page, off int }
+	start, end := pos{len(pages), 0}, pos{len(pages), 0}
+	if p, off, ok := ReferencesStart(pages); ok {
+		start = pos{p, off}
+		end.page, end.off = referencesEnd(pages, p, off)
+	}
 	var out []Chunk
-	for p, text := range pages {
-		for _, c := range ChunkText(text, opt) {
-			c.Page = p + 1
+	add := func(page, from, to int, refs bool) {
+		if from >= to {
+			return
+		}
+		for _, c := range ChunkText(pages[page][from:to], opt) {
+			c.Page = page + 1
 			c.Index = len(out)
+			c.Start += from
+			c.End += from
+			c.References = refs
 			out = append(out, c)
 		}
+	}
+	for p, text := range pages {
+		// is the top of page p inside the reference list?
+		afterStart := p > start.page || (p == start.page && start.off == 0)
+		beforeEnd := p < end.page || (p == end.page && end.off > 0)
+		from, inRefs := 0, afterStart && beforeEnd
+		// cut the page where the list starts or ends on it
+		for _, cut := range []pos{start, end} {
+			if cut.page == p && cut.off > 0 {
+				add(p, from, cut.off, inRefs)
+				from, inRefs = cut.off, cut == start
+			}
+		}
+		add(p, from, len(text), inRefs)
 	}
 	return out
 }

@@ -6,11 +6,9 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 )
 
 func TestMergeArxivAndOpenAlex(t *testing.T) {
@@ -158,35 +156,6 @@ func TestFetchAllowPrivateHTML(t *testing.T) {
 	}
 }
 
-func TestPDFAbstractWordOrder(t *testing.T) {
-	data, err := os.ReadFile("../../shared/fixtures/pdf/arxiv-1111.2011v2.pdf")
-	if err != nil {
-		t.Skip("PDF fixture absent:", err)
-	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(data) }))
-	defer srv.Close()
-	doc, err := NewFetcher(testClient(), FetchOptions{AllowPrivate: true}).Fetch(context.Background(), srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if doc.ContentType != "application/pdf" || len(doc.Pages) != 8 {
-		t.Fatalf("type %s pages %d", doc.ContentType, len(doc.Pages))
-	}
-	recs, _ := ParseArxivFeed(fixture(t, "arxiv/legacy-2016-id_list-1111.2011v2.atom.xml"))
-	want := words(recs[0].Abstract)
-	got := words(doc.Pages[0])
-	l := lcs(want, got)
-	ratio := float64(l) / float64(len(want))
-	t.Logf("abstract words recovered in order: %d/%d = %.1f%%", l, len(want), 100*ratio)
-	if ratio < 0.95 {
-		t.Errorf("only %.1f%% of the abstract recovered in order", 100*ratio)
-	}
-	chunks := ChunkPages(doc.Pages, ChunkOptions{})
-	if len(chunks) < 8 || chunks[0].Page != 1 || chunks[len(chunks)-1].Page != 8 {
-		t.Errorf("chunks %d", len(chunks))
-	}
-}
-
 var wordRe = regexp.MustCompile(`[a-z0-9]+`)
 
 func words(s string) []string { return wordRe.FindAllString(strings.ToLower(s), -1) }
@@ -208,20 +177,4 @@ func lcs(a, b []string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
-}
-
-// Extraction that overruns its deadline gives up with ErrPDFTooSlow rather
-// than stalling the read stage.
-func TestPDFExtractionHasADeadline(t *testing.T) {
-	data, err := os.ReadFile("../../shared/fixtures/pdf/arxiv-1111.2011v2.pdf")
-	if err != nil {
-		t.Skip("PDF fixture absent:", err)
-	}
-	if _, err := PDFPagesWithin(data, time.Nanosecond); !errors.Is(err, ErrPDFTooSlow) {
-		t.Errorf("err %v, want ErrPDFTooSlow", err)
-	}
-	pages, err := PDFPagesWithin(data, time.Minute)
-	if err != nil || len(pages) != 8 {
-		t.Errorf("with time to spare: %d pages, %v", len(pages), err)
-	}
 }

@@ -81,6 +81,9 @@ type Chunk struct {
 	Start     int    `json:"start"`
 	End       int    `json:"end"`
 	Hash      string `json:"hash"` // hex sha256 of Text; set by PutChunks if empty
+	// References marks a chunk of a paper's reference list: retrieval
+	// down-weights it (its titles match queries without saying anything).
+	References bool `json:"refs,omitempty"`
 }
 
 // ChunkID is the canonical chunk ID: the padding keeps a source's chunks in
