@@ -304,6 +304,9 @@ func TestPDFBrokenDocuments(t *testing.T) {
 		if err == nil && len(pages) == 0 {
 			t.Errorf("%s: no pages and no error", name)
 		}
+		if err != nil && !strings.Contains(err.Error(), "not a readable PDF") {
+			t.Errorf("%s: the message does not say what is wrong: %v", name, err)
+		}
 	}
 	if pages, err := PDFPagesWithin(good, time.Minute); err != nil || len(pages) != 4 {
 		t.Errorf("a good PDF after broken ones: %d pages, %v", len(pages), err)

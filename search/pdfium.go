@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/klippa-app/go-pdfium"
+	pdfiumerrors "github.com/klippa-app/go-pdfium/errors"
 	"github.com/klippa-app/go-pdfium/references"
 	"github.com/klippa-app/go-pdfium/requests"
 	"github.com/klippa-app/go-pdfium/webassembly"
@@ -206,7 +207,7 @@ func (e *pdfEngine) pages(data []byte, d time.Duration) (pages []string, err err
 func pdfiumPages(inst pdfium.Pdfium, data []byte) ([]string, error) {
 	doc, err := inst.OpenDocument(&requests.OpenDocument{File: &data})
 	if err != nil {
-		return nil, fmt.Errorf("pdf: %s", firstLine(err))
+		return nil, openError(err)
 	}
 	defer inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: doc.Document})
 	pc, err := inst.FPDF_GetPageCount(&requests.FPDF_GetPageCount{Document: doc.Document})
@@ -253,6 +254,20 @@ func pdfiumPageText(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, i int) (st
 		return "", err
 	}
 	return t.Text, nil
+}
+
+// openError says in words why pdfium would not open a document (its
+// errors are numbered codes).
+func openError(err error) error {
+	switch {
+	case errors.Is(err, pdfiumerrors.ErrFormat) || strings.Contains(err.Error(), pdfiumerrors.ErrFormat.Error()):
+		return errors.New("pdf: not a readable PDF (damaged, cut off, or not a PDF)")
+	case errors.Is(err, pdfiumerrors.ErrPassword) || strings.Contains(err.Error(), pdfiumerrors.ErrPassword.Error()):
+		return errors.New("pdf: the document is password-protected")
+	case errors.Is(err, pdfiumerrors.ErrSecurity) || strings.Contains(err.Error(), pdfiumerrors.ErrSecurity.Error()):
+		return errors.New("pdf: the document's encryption is not supported")
+	}
+	return fmt.Errorf("pdf: %s", firstLine(err))
 }
 
 // isEngineGone tells errors of the WebAssembly instance (closed by the

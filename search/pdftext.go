@@ -8,7 +8,7 @@ import (
 
 // pdfTimeout bounds text extraction of one document: a hostile or broken
 // file must not stall a run. Ordinary papers take well under a second.
-const pdfTimeout = 60 * time.Second
+const pdfTimeout = 30 * time.Second
 
 // ErrPDFTooSlow is returned when extraction exceeds its deadline.
 var ErrPDFTooSlow = errors.New("pdf: text extraction took too long")
