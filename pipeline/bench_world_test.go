@@ -143,7 +143,7 @@ func BenchmarkRealWorldRun(b *testing.B) {
 	for _, wd := range worlds {
 		realistic, parallel := wd.realistic, wd.parallel
 		b.Run(wd.name, func(b *testing.B) {
-			var wall, busy, bound time.Duration
+			var wall, busy, bound, cpu time.Duration
 			var pdfs, refused, chats int
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
@@ -153,7 +153,7 @@ func BenchmarkRealWorldRun(b *testing.B) {
 				}
 				w := newRealWorld(b, script, parallel)
 				b.StartTimer()
-				start := time.Now()
+				start, cpu0 := time.Now(), processCPU()
 				r, err := w.engine.Start(context.Background(), pipeline.Options{Question: "How is software testing studied, and how are language models given tools for chemistry?",
 					Model: pipelinetest.Model, EmbedModel: pipelinetest.EmbedModel, Sources: []string{"arxiv", "openalex"}, MaxRevisions: 2, Deadline: wd.deadline})
 				if err != nil {
@@ -168,6 +168,7 @@ func BenchmarkRealWorldRun(b *testing.B) {
 					b.Fatal(err)
 				}
 				el := time.Since(start)
+				cpu += processCPU() - cpu0
 				b.StopTimer()
 				wall += el
 				busy += w.ollama.Busy()
@@ -185,6 +186,7 @@ func BenchmarkRealWorldRun(b *testing.B) {
 			b.ReportMetric(float64(pdfs)/float64(b.N), "pdfs")
 			b.ReportMetric(float64(refused)/float64(b.N), "refused")
 			b.ReportMetric(float64(chats)/float64(b.N), "chat-calls")
+			b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s")
 		})
 	}
 }
