@@ -89,7 +89,7 @@ func readCorpusFile(ctx context.Context, j *corpusJob, stats *ingestStats) corpu
 	parts := search.ChunkPages(doc.Pages, search.ChunkOptions{TargetTokens: 500, OverlapTokens: 50})
 	chunks := make([]store.Chunk, 0, len(parts))
 	for i, p := range parts {
-		c := store.Chunk{ID: store.ChunkID(rec.Key, i), SourceKey: rec.Key, Seq: i, Text: p.Text, Start: p.Start, End: p.End, Hash: store.HashText(p.Text)}
+		c := store.Chunk{ID: store.ChunkID(rec.Key, i), SourceKey: rec.Key, Seq: i, Text: p.Text, Start: p.Start, End: p.End, Hash: store.HashText(p.Text), References: p.References}
 		if isPDF {
 			c.Page = p.Page
 		}
