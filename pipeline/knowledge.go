@@ -69,24 +69,27 @@ func (e *Engine) semanticSearch(ctx context.Context, query, model string, k int)
 	if err != nil {
 		return nil, err
 	}
+	// One passage per source: its best chunk, a reference list counting
+	// for less than the paper's own text (retrieve.go's weighting).
+	best := map[string]int{}
 	var out []Passage
-	seen := map[string]bool{}
 	for _, h := range hits {
-		key := sourceKeyOf(h.ID)
-		if seen[key] {
-			continue
-		}
 		c, ok, err := e.Store.Chunk(h.ID)
 		if err != nil || !ok {
 			continue
 		}
-		seen[key] = true
-		out = append(out, e.passage(c, h.Score))
-		if len(out) == k {
-			break
+		score := weighted(c, h.Score)
+		if i, seen := best[c.SourceKey]; seen {
+			if score > out[i].Score {
+				out[i] = e.passage(c, score)
+			}
+			continue
 		}
+		best[c.SourceKey] = len(out)
+		out = append(out, e.passage(c, score))
 	}
-	return out, nil
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Score > out[j].Score })
+	return out[:min(len(out), k)], nil
 }
 
 // EmbedDocuments embeds passages for the knowledge base the way a run's
