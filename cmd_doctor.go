@@ -59,6 +59,9 @@ func (d *doctor) run(ctx context.Context, cfg *Config) {
 
 	fmt.Fprintf(d.w, "\nsources\n")
 	d.checkSources(ctx, cfg)
+
+	fmt.Fprintf(d.w, "\nother agents (MCP)\n")
+	d.checkMCP(ctx)
 }
 
 func (d *doctor) checkStore(cfg *Config) {
