@@ -54,6 +54,9 @@ type Config struct {
 	CacheMaxAge string `toml:"cache_max_age"`
 	// TUI is what the TUI remembers (written by it, see config_write.go).
 	TUI tuiConfig `toml:"tui"`
+	// Tracing is the [tracing] table: OpenTelemetry export of runs (off
+	// unless it or the OTEL_EXPORTER_OTLP_* variables turn it on).
+	Tracing tracingConfig `toml:"tracing"`
 
 	configPath string
 	dataDir    string
@@ -67,6 +70,19 @@ type Config struct {
 type tuiConfig struct {
 	Depth   string    `toml:"depth"`
 	Sources *[]string `toml:"sources"` // nil: never chosen; empty: by topic
+}
+
+// tracingConfig is the [tracing] table. The standard OTEL_* variables win
+// over it (OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_HEADERS,
+// OTEL_SERVICE_NAME, ...).
+type tracingConfig struct {
+	Enabled     bool              `toml:"enabled"`      // export to the endpoint (default http://localhost:4318)
+	Endpoint    string            `toml:"endpoint"`     // OTLP/HTTP base URL
+	Headers     map[string]string `toml:"headers"`      // e.g. Authorization for Langfuse
+	ServiceName string            `toml:"service_name"` // default researchtui
+	// TraceContent exports the question, prompts and completions too
+	// (off: they can hold private material).
+	TraceContent bool `toml:"trace_content"`
 }
 
 // parseDurations reads Deadline and StragglerGrace; a bad value is the

@@ -3,6 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -23,6 +26,13 @@ func runTUI(ctx context.Context, question string) error {
 		return err
 	}
 	defer a.Close()
+	if a.tracer != nil {
+		// Nothing may print over the TUI: tracing's warning goes to the log.
+		lf := tuiLog(cfg)
+		defer lf.Close()
+		a.setWarnings(lf)
+		defer a.setWarnings(os.Stderr) // Close (deferred first, run last) may still warn
+	}
 	cctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	backendErr := checkBackend(cctx, a.backend, cfg.Model, cfg.EmbedModel)
 	var missing []string
@@ -45,6 +55,21 @@ func runTUI(ctx context.Context, question string) error {
 	}
 	return nil
 }
+
+// tuiLog opens the log file the TUI writes warnings to (a discarding one
+// when it can't be opened).
+func tuiLog(cfg *Config) io.WriteCloser {
+	if err := os.MkdirAll(cfg.logDir(), 0o755); err == nil {
+		if f, err := os.OpenFile(filepath.Join(cfg.logDir(), "researchtui.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644); err == nil {
+			return f
+		}
+	}
+	return nopCloser{io.Discard}
+}
+
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
 
 // tuiOptions are the run options the new-research form starts from: the
 // config's, with the form's last choice over them.

@@ -158,8 +158,10 @@ func (a *agentCall) chat(ctx context.Context, req llm.ChatRequest) (llm.ChatResp
 	defer release()
 	req.Model = a.o.opt.Model
 	req.Think = a.o.opt.Think // the backend asks only models that can
+	start := time.Now()
 	resp, err := a.o.engine.LLM.Chat(ctx, req, a.onDelta)
 	a.record(resp.Usage)
+	a.called(start, req, &Call{Operation: "chat", Attempts: 1, Output: resp.Content}, resp.Usage, err)
 	if resp.Truncated && resp.Warning != "" {
 		a.warn("%s", resp.Warning)
 	}
@@ -181,10 +183,39 @@ func structured[T any](ctx context.Context, a *agentCall, req llm.ChatRequest, v
 	defer release()
 	req.Model = a.o.opt.Model
 	req.Think = a.o.opt.Think // the backend asks only models that can
+	start := time.Now()
 	v, info, err := llm.Structured(ctx, a.o.engine.LLM, req, validate, fallback, a.onDelta)
 	a.record(info.Usage)
+	a.called(start, req, &Call{Operation: "chat", Structured: structuredOutcome(info), Attempts: info.Attempts, Output: v}, info.Usage, err)
 	for _, w := range info.Warnings {
 		a.warn("%s", w)
 	}
 	return v, info, err
+}
+
+// called reports one finished model call (ModelCalled) with its own usage.
+func (a *agentCall) called(start time.Time, req llm.ChatRequest, c *Call, u llm.Usage, err error) {
+	if c.Model == "" {
+		c.Model = req.Model
+	}
+	c.Temperature, c.Prompt = req.Temperature, req.Messages
+	if err != nil {
+		c.Error = shortErr(err)
+	}
+	a.o.emit(Event{Type: ModelCalled, Stage: a.stage, Agent: a.name, Call: c, Elapsed: time.Since(start),
+		Usage: &UsageTotals{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, EmbeddingTokens: u.EmbeddingTokens,
+			CostUSD: llm.Cost(c.Model, u), TokensPerSecond: u.TokensPerSecond()}})
+}
+
+// structuredOutcome names how a structured call's answer was got.
+func structuredOutcome(info llm.StructuredInfo) string {
+	switch {
+	case info.Fallback:
+		return StructuredFallback
+	case info.Attempts > 1:
+		return StructuredRetried
+	case info.Repaired:
+		return StructuredRepaired
+	}
+	return StructuredOK
 }

@@ -40,9 +40,12 @@ type emitter struct {
 	out          chan Event
 	done         chan struct{}
 	onPersistErr func(error)
+	// observe sees each event just before it is delivered (Engine.Observe).
+	observe func(Event)
 }
 
-func newEmitter(sessionID string, lastSeq int64, now func() time.Time, persist func([]Event) error) *emitter {
+// observe, when not nil, sees each event just before it is delivered.
+func newEmitter(sessionID string, lastSeq int64, now func() time.Time, persist func([]Event) error, observe ...func(Event)) *emitter {
 	e := &emitter{
 		sessionID: sessionID,
 		now:       now,
@@ -52,6 +55,9 @@ func newEmitter(sessionID string, lastSeq int64, now func() time.Time, persist f
 		wake:      make(chan struct{}, 1),
 		out:       make(chan Event, 64),
 		done:      make(chan struct{}),
+	}
+	if len(observe) > 0 {
+		e.observe = observe[0]
 	}
 	go e.pump()
 	go e.persister()
@@ -194,6 +200,9 @@ func (e *emitter) pump() {
 			ev := e.queue[0]
 			e.queue = e.queue[1:]
 			e.mu.Unlock()
+			if e.observe != nil {
+				e.observe(ev)
+			}
 			e.out <- ev
 		}
 	}

@@ -29,6 +29,11 @@ type Engine struct {
 	ModelParallel int
 	// Now is the clock (tests pin it); nil means time.Now.
 	Now func() time.Time
+	// Observe, when set, sees every event of every run, in order, just
+	// before the run's consumer does: a second consumer of the event
+	// channel (tracing). It is called on the run's delivery goroutine and
+	// must not block.
+	Observe func(Event)
 
 	indexMu sync.Mutex
 	indexes map[string]*store.Index // per embedding model, shared by runs
@@ -214,7 +219,7 @@ func (e *Engine) launchWith(parent context.Context, sess store.Session, opt Opti
 	}
 	r.em = newEmitter(sess.ID, lastSeq, e.now, func(evs []Event) error {
 		return e.persistEvents(sess.ID, evs)
-	})
+	}, e.Observe)
 	o := &orchestrator{
 		engine:   e,
 		run:      r,

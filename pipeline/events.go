@@ -1,6 +1,10 @@
 package pipeline
 
-import "time"
+import (
+	"time"
+
+	"github.com/researchtui/researchtui/llm"
+)
 
 // Stage names one step of the pipeline.
 type Stage string
@@ -57,6 +61,15 @@ const (
 	// RunSuspended: the run stopped while a review decision was pending; the
 	// session waits as awaiting_review and a later resume asks again.
 	RunSuspended EventType = "run_suspended"
+	// ModelCalled: one model call ended — a chat, a structured call with
+	// its repairs and retries, or a batch of embeddings. Call says which
+	// model and how it went, Usage is the call's own, Elapsed how long it
+	// took (it started at Time-Elapsed).
+	ModelCalled EventType = "model_call"
+	// SourceSearched: one source's search for a sub-question ended (all of
+	// its query tiers). Call.Source names the source, Count the results,
+	// Call.Error why it failed; Elapsed how long it took.
+	SourceSearched EventType = "source_searched"
 )
 
 // Event is one thing that happened in a run. It is flat on purpose: one
@@ -81,7 +94,36 @@ type Event struct {
 	Decision *Decision      `json:"decision,omitempty"`
 	Status   string         `json:"status,omitempty"` // session status after RunFinished/Failed/Cancelled/Suspended
 	Elapsed  time.Duration  `json:"elapsed_ns,omitempty"`
+	Call     *Call          `json:"call,omitempty"` // ModelCalled, SourceSearched
 }
+
+// Call is a finished model call or source search, for timelines and
+// traces.
+type Call struct {
+	Operation   string   `json:"operation"` // chat | embeddings | search
+	Model       string   `json:"model,omitempty"`
+	Temperature *float64 `json:"temperature,omitempty"`
+	// Structured is how a JSON-schema call's answer was got: ok, repaired,
+	// retried or fallback (StructuredOK, ...); empty for free text.
+	Structured string `json:"structured,omitempty"`
+	Attempts   int    `json:"attempts,omitempty"` // backend calls made
+	Source     string `json:"source,omitempty"`   // the source searched
+	Error      string `json:"error,omitempty"`
+	// Prompt and Output are the call's messages and its answer (the text,
+	// or a structured call's decoded value). They stay in memory: never
+	// persisted or printed, only handed to observers (tracing exports them
+	// when the user opts in).
+	Prompt []llm.Message `json:"-"`
+	Output any           `json:"-"`
+}
+
+// How a structured call's answer was got (Call.Structured).
+const (
+	StructuredOK       = "ok"
+	StructuredRepaired = "repaired"
+	StructuredRetried  = "retried"
+	StructuredFallback = "fallback"
+)
 
 // SourceRef is enough about a source to show it as it arrives.
 type SourceRef struct {

@@ -274,7 +274,7 @@ func (f *flow) researchAll(ctx context.Context) error {
 				origins[i] = "knowledge base"
 			}
 			if len(recs) < localSources {
-				found := o.searchSources(gctx, sq, func(src string, err error) {
+				found := o.searchSources(gctx, a, sq, func(src string, err error) {
 					failedMu.Lock()
 					first := !failed[src]
 					failed[src] = true

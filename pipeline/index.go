@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/researchtui/researchtui/llm"
 	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/store"
 )
@@ -75,8 +76,10 @@ func withTaskPrefix(model string, role int, texts []string) []string {
 
 // embed embeds texts with the run's embedding model, recording usage.
 func (o *orchestrator) embed(ctx context.Context, a *agentCall, role int, texts []string) ([][]float32, error) {
+	start := time.Now()
 	vecs, u, err := o.engine.LLM.Embed(ctx, o.opt.EmbedModel, withTaskPrefix(o.opt.EmbedModel, role, texts))
 	a.record(u)
+	a.called(start, llm.ChatRequest{Model: o.opt.EmbedModel}, &Call{Operation: "embeddings", Attempts: 1}, u, err)
 	if err == nil && len(vecs) != len(texts) {
 		err = fmt.Errorf("the embedding model returned %d vectors for %d texts", len(vecs), len(texts))
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/researchtui/researchtui/search"
 )
@@ -95,8 +96,9 @@ func (g *registry) add(r search.Record) (string, bool) {
 // searchSources queries each source for one sub-question, over-fetching
 // (one request per source and tier, many more results than will be read:
 // ranking decides, not the API's order), strict tier first, widening while
-// a source returns too few; results are interleaved across sources.
-func (o *orchestrator) searchSources(ctx context.Context, sq SubQuestion, onFail func(string, error)) []search.Record {
+// a source returns too few; results are interleaved across sources. Each
+// source's search is reported as the agent a's (SourceSearched).
+func (o *orchestrator) searchSources(ctx context.Context, a *agentCall, sq SubQuestion, onFail func(string, error)) []search.Record {
 	lists := make([][]search.Record, len(o.st.Plan.Sources))
 	var wg sync.WaitGroup
 	for i, name := range o.st.Plan.Sources {
@@ -108,9 +110,13 @@ func (o *orchestrator) searchSources(ctx context.Context, sq SubQuestion, onFail
 		go func() {
 			defer wg.Done()
 			var got []search.Record
+			start := time.Now()
+			call := &Call{Operation: "search", Source: name}
 			for _, q := range sq.Queries.tiers() {
+				call.Attempts++
 				recs, err := src.Search(ctx, q, o.plan.ResultsPerCall)
 				if err != nil {
+					call.Error = shortErr(err)
 					if ctx.Err() == nil {
 						onFail(name, err)
 					}
@@ -127,6 +133,7 @@ func (o *orchestrator) searchSources(ctx context.Context, sq SubQuestion, onFail
 				}
 			}
 			lists[i] = search.Merge(got)
+			o.emit(Event{Type: SourceSearched, Stage: a.stage, Agent: a.name, Count: len(lists[i]), Call: call, Elapsed: time.Since(start)})
 		}()
 	}
 	wg.Wait()

@@ -146,7 +146,7 @@ func (o *orchestrator) gatherEvidence(ctx context.Context, round int, accepted [
 	for _, ask := range asks {
 		q := keywords(ask.Text, 6)
 		sq := SubQuestion{ID: "rev", Question: ask.Text, Queries: Queries{Strict: q, Moderate: keywords(ask.Text, 3)}}
-		recs := o.searchSources(ctx, sq, func(src string, err error) { a.warn("%s failed: %s", src, shortErr(err)) })
+		recs := o.searchSources(ctx, a, sq, func(src string, err error) { a.warn("%s failed: %s", src, shortErr(err)) })
 		byKey := map[string]search.Record{}
 		var pool []search.Record
 		for _, r := range recs {

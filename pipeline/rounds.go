@@ -162,7 +162,7 @@ func (f *flow) researchLater(ctx context.Context, round int, plans []roundPlan) 
 			var recs []search.Record
 			var origins []string
 			for _, q := range p.queries {
-				for _, r := range o.searchOnce(gctx, q, func(src string, err error) { a.warn("%s failed: %s", src, shortErr(err)) }) {
+				for _, r := range o.searchOnce(gctx, a, q, func(src string, err error) { a.warn("%s failed: %s", src, shortErr(err)) }) {
 					recs, origins = append(recs, r), append(origins, "query: "+q)
 				}
 			}
@@ -201,9 +201,9 @@ func (f *flow) researchLater(ctx context.Context, round int, plans []roundPlan) 
 }
 
 // searchOnce runs one query on every chosen source (no tier widening).
-func (o *orchestrator) searchOnce(ctx context.Context, q string, onFail func(string, error)) []search.Record {
+func (o *orchestrator) searchOnce(ctx context.Context, a *agentCall, q string, onFail func(string, error)) []search.Record {
 	sq := SubQuestion{Queries: Queries{Strict: q}}
-	return o.searchSources(ctx, sq, onFail)
+	return o.searchSources(ctx, a, sq, onFail)
 }
 
 type chasedRecord struct {

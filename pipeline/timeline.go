@@ -2,9 +2,8 @@ package pipeline
 
 import (
 	"encoding/json"
-	"fmt"
+	"slices"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/researchtui/researchtui/store"
@@ -12,36 +11,50 @@ import (
 
 // Timeline is a run's waterfall, built from its stored event log alone, so
 // it works offline for any session, finished, cancelled or resumed: where
-// the time went (stages, agents), when the model was busy and when it
-// waited, and the tokens each agent used.
+// the time went (stages, agents, model calls, searches), when the model was
+// busy and when it waited, and the tokens each agent used.
+//
+// Offsets are run time: the pause between an attempt's end and its resume
+// is left out (Paused says how long it was; Resumes where each later
+// attempt begins), so a session resumed a day later still draws as one run.
 type Timeline struct {
-	SessionID string        `json:"session_id"`
-	Start     time.Time     `json:"start"`
-	Wall      time.Duration `json:"wall_ns"`
-	Spans     []Span        `json:"spans"`
-	// ModelBusy is the union of the model agents' spans; ModelUtil its
-	// share of the wall time; Idle the gaps in which no model agent ran.
-	ModelBusy time.Duration `json:"model_busy_ns"`
-	ModelUtil float64       `json:"model_utilisation"`
-	Idle      []Gap         `json:"idle"`
-	// Critical is the chain of spans that ends the run: each one is the
-	// span that finished last before the next one started.
+	SessionID string          `json:"session_id"`
+	Start     time.Time       `json:"start"`
+	Wall      time.Duration   `json:"wall_ns"`
+	Paused    time.Duration   `json:"paused_ns,omitempty"`
+	Resumes   []time.Duration `json:"resumes_ns,omitempty"`
+	Spans     []Span          `json:"spans"`
+	// ModelBusy is the union of the model calls (of the model agents' spans
+	// in logs older than model_call events); ModelUtil its share of the
+	// wall time; Idle the gaps in which no model request was in flight.
+	ModelBusy  time.Duration `json:"model_busy_ns"`
+	ModelUtil  float64       `json:"model_utilisation"`
+	ModelCalls int           `json:"model_calls"`
+	Idle       []Gap         `json:"idle"`
+	// Critical is the chain of agents that ends the run: each one is the
+	// agent that finished last before the next one started.
 	Critical []string `json:"critical_path"`
 	Attempts int      `json:"attempts"` // 1, or more after resumes
 }
 
-// Span is one stage or agent, as offsets from the run's start.
+// Span is one stage, agent, model call or source search, as offsets from
+// the run's start.
 type Span struct {
-	Kind       string        `json:"kind"` // stage | agent
-	Name       string        `json:"name"`
-	Stage      Stage         `json:"stage"`
+	Kind  string `json:"kind"` // stage | agent | call | search
+	Name  string `json:"name"`
+	Stage Stage  `json:"stage"`
+	// Parent is the index in Spans of the agent (or else the stage) a call
+	// or search belongs to; -1 when none was open.
+	Parent     int           `json:"parent"`
 	Start      time.Duration `json:"start_ns"`
 	End        time.Duration `json:"end_ns"`
 	Model      bool          `json:"model"` // the agent used the model
 	Prompt     int           `json:"prompt_tokens,omitempty"`
 	Completion int           `json:"completion_tokens,omitempty"`
 	Embedding  int           `json:"embedding_tokens,omitempty"`
-	Open       bool          `json:"open,omitempty"` // never finished (cancelled, killed)
+	Open       bool          `json:"open,omitempty"`     // never finished (cancelled, killed)
+	Outcome    string        `json:"outcome,omitempty"`  // call: structured outcome; "error" when it failed
+	Critical   bool          `json:"critical,omitempty"` // agent on the critical path
 }
 
 // Gap is a stretch of the run in which the model was idle.
@@ -56,59 +69,133 @@ func BuildTimeline(id string, evs []Event) Timeline {
 	if len(evs) == 0 {
 		return tl
 	}
+	b := timelineBuilder{tl: &tl, open: map[string]int{}}
 	tl.Start = evs[0].Time
-	var last time.Time
-	open := map[string]int{} // kind+name → index in Spans
-	off := func(t time.Time) time.Duration { return t.Sub(tl.Start) }
 	for _, ev := range evs {
-		if ev.Time.After(last) {
-			last = ev.Time
-		}
-		switch ev.Type {
-		case RunStarted:
-			tl.Attempts++
-		case StageStarted:
-			open["stage"+string(ev.Stage)] = len(tl.Spans)
-			tl.Spans = append(tl.Spans, Span{Kind: "stage", Name: string(ev.Stage), Stage: ev.Stage, Start: off(ev.Time), Open: true})
-		case StageFinished:
-			if i, ok := open["stage"+string(ev.Stage)]; ok {
-				tl.Spans[i].End, tl.Spans[i].Open = off(ev.Time), false
-				delete(open, "stage"+string(ev.Stage))
-			}
-		case AgentStarted:
-			open["agent"+ev.Agent] = len(tl.Spans)
-			tl.Spans = append(tl.Spans, Span{Kind: "agent", Name: ev.Agent, Stage: ev.Stage, Start: off(ev.Time), Open: true})
-		case AgentFinished:
-			if i, ok := open["agent"+ev.Agent]; ok {
-				s := &tl.Spans[i]
-				s.End, s.Open = off(ev.Time), false
-				if ev.Usage != nil {
-					s.Prompt, s.Completion, s.Embedding = ev.Usage.PromptTokens, ev.Usage.CompletionTokens, ev.Usage.EmbeddingTokens
-					s.Model = s.Prompt+s.Completion+s.Embedding > 0
-				}
-				delete(open, "agent"+ev.Agent)
-			}
-		}
+		b.add(ev)
 	}
-	tl.Wall = off(last)
-	for i := range tl.Spans {
-		if tl.Spans[i].Open {
-			tl.Spans[i].End = tl.Wall
-		}
-	}
+	tl.Wall = b.off(b.last)
+	b.closeOpen(tl.Wall)
 	tl.ModelBusy, tl.Idle = busyAndIdle(tl.Spans, tl.Wall)
 	if tl.Wall > 0 {
 		tl.ModelUtil = float64(tl.ModelBusy) / float64(tl.Wall)
 	}
-	tl.Critical = criticalPath(tl.Spans)
+	for _, i := range criticalPath(tl.Spans) {
+		tl.Spans[i].Critical = true
+		tl.Critical = append(tl.Critical, tl.Spans[i].Name)
+	}
 	return tl
 }
 
-// busyAndIdle merges the model agents' spans.
+type timelineBuilder struct {
+	tl    *Timeline
+	open  map[string]int // kind+name → index in Spans
+	last  time.Time
+	shift time.Duration // pauses between attempts, left out
+}
+
+func (b *timelineBuilder) off(t time.Time) time.Duration {
+	return max(t.Sub(b.tl.Start)-b.shift, 0)
+}
+
+// closeOpen ends every unfinished span at the offset end (a run's end).
+func (b *timelineBuilder) closeOpen(end time.Duration) {
+	for k, i := range b.open {
+		b.tl.Spans[i].End = max(end, b.tl.Spans[i].Start)
+		delete(b.open, k)
+	}
+}
+
+// parent is the open agent named agent, else the open stage, else -1.
+func (b *timelineBuilder) parent(ev Event) int {
+	if i, ok := b.open["agent"+ev.Agent]; ok && ev.Agent != "" {
+		return i
+	}
+	if i, ok := b.open["stage"+string(ev.Stage)]; ok {
+		return i
+	}
+	return -1
+}
+
+func (b *timelineBuilder) add(ev Event) {
+	tl := b.tl
+	if ev.Type == RunStarted {
+		tl.Attempts++
+		if tl.Attempts > 1 && ev.Time.After(b.last) {
+			// A resume: what the last attempt left open ends with it, and
+			// the pause is left out.
+			b.closeOpen(b.off(b.last))
+			gap := ev.Time.Sub(b.last)
+			b.shift += gap
+			tl.Paused += gap
+			tl.Resumes = append(tl.Resumes, b.off(ev.Time))
+		}
+	}
+	if ev.Time.After(b.last) {
+		b.last = ev.Time
+	}
+	at := b.off(ev.Time)
+	switch ev.Type {
+	case StageStarted:
+		b.open["stage"+string(ev.Stage)] = len(tl.Spans)
+		tl.Spans = append(tl.Spans, Span{Kind: "stage", Name: string(ev.Stage), Stage: ev.Stage, Parent: -1, Start: at, Open: true})
+	case StageFinished:
+		if i, ok := b.open["stage"+string(ev.Stage)]; ok {
+			tl.Spans[i].End, tl.Spans[i].Open = at, false
+			delete(b.open, "stage"+string(ev.Stage))
+		}
+	case AgentStarted:
+		b.open["agent"+ev.Agent] = len(tl.Spans)
+		tl.Spans = append(tl.Spans, Span{Kind: "agent", Name: ev.Agent, Stage: ev.Stage, Parent: -1, Start: at, Open: true})
+	case AgentFinished:
+		if i, ok := b.open["agent"+ev.Agent]; ok {
+			s := &tl.Spans[i]
+			s.End, s.Open = at, false
+			if ev.Usage != nil { // the agent's own count is the authority
+				s.Prompt, s.Completion, s.Embedding = ev.Usage.PromptTokens, ev.Usage.CompletionTokens, ev.Usage.EmbeddingTokens
+				s.Model = s.Model || s.Prompt+s.Completion+s.Embedding > 0
+			}
+			delete(b.open, "agent"+ev.Agent)
+		}
+	case ModelCalled, SourceSearched:
+		if ev.Call == nil {
+			return
+		}
+		sp := Span{Kind: "search", Name: ev.Call.Source, Stage: ev.Stage, Parent: b.parent(ev),
+			Start: max(at-ev.Elapsed, 0), End: at}
+		if ev.Type == ModelCalled {
+			sp.Kind, sp.Name, sp.Outcome = "call", ev.Call.Operation+" "+ev.Call.Model, ev.Call.Structured
+			tl.ModelCalls++
+			if ev.Usage != nil {
+				sp.Prompt, sp.Completion, sp.Embedding = ev.Usage.PromptTokens, ev.Usage.CompletionTokens, ev.Usage.EmbeddingTokens
+			}
+			if p := sp.Parent; p >= 0 && tl.Spans[p].Kind == "agent" {
+				// Counted here too, so an agent that never finished (a
+				// cancelled run) still shows what it used.
+				a := &tl.Spans[p]
+				a.Model = true
+				a.Prompt += sp.Prompt
+				a.Completion += sp.Completion
+				a.Embedding += sp.Embedding
+			}
+		}
+		if ev.Call.Error != "" {
+			sp.Outcome = "error"
+		}
+		tl.Spans = append(tl.Spans, sp)
+	}
+}
+
+// busyAndIdle merges the model calls, or, in logs without them, the model
+// agents' spans.
 func busyAndIdle(spans []Span, wall time.Duration) (time.Duration, []Gap) {
 	var iv []Span
+	haveCalls := false
 	for _, s := range spans {
-		if s.Kind == "agent" && s.Model && s.End > s.Start {
+		haveCalls = haveCalls || s.Kind == "call"
+	}
+	for _, s := range spans {
+		if s.End > s.Start && (haveCalls && s.Kind == "call" || !haveCalls && s.Kind == "agent" && s.Model) {
 			iv = append(iv, s)
 		}
 	}
@@ -134,147 +221,38 @@ func busyAndIdle(spans []Span, wall time.Duration) (time.Duration, []Gap) {
 	return busy, gaps
 }
 
-// criticalPath walks back from the span that ends last: each step takes
-// the agent that finished last before the current one started.
-func criticalPath(spans []Span) []string {
-	var agents []Span
-	for _, s := range spans {
-		if s.Kind == "agent" {
-			agents = append(agents, s)
+// criticalPath walks back from the agent that ends last: each step takes
+// the agent that finished last before the current one started. It returns
+// indices into spans, in run order.
+func criticalPath(spans []Span) []int {
+	last := -1
+	for i, s := range spans {
+		if s.Kind == "agent" && (last < 0 || s.End > spans[last].End) {
+			last = i
 		}
 	}
-	if len(agents) == 0 {
+	if last < 0 {
 		return nil
 	}
-	sort.Slice(agents, func(i, j int) bool { return agents[i].End > agents[j].End })
-	path := []string{agents[0].Name}
-	cur := agents[0]
+	path := []int{last}
+	seen := map[int]bool{last: true}
+	cur := spans[last]
 	for {
-		var next *Span
-		for i := range agents {
-			a := &agents[i]
-			if a.End <= cur.Start && (next == nil || a.End > next.End) {
-				next = a
+		next := -1
+		for i, a := range spans {
+			if a.Kind == "agent" && !seen[i] && a.End <= cur.Start && (next < 0 || a.End > spans[next].End) {
+				next = i
 			}
 		}
-		if next == nil {
+		if next < 0 {
 			break
 		}
-		path = append(path, next.Name)
-		cur = *next
+		path = append(path, next)
+		seen[next] = true
+		cur = spans[next]
 	}
-	for i, j := 0, len(path)-1; i < j; i, j = i+1, j-1 {
-		path[i], path[j] = path[j], path[i]
-	}
+	slices.Reverse(path)
 	return path
-}
-
-// Waterfall draws the timeline as text, width columns wide: one line per
-// stage and agent, a bar where it ran, its time and tokens; then the model's
-// busy share, its idle gaps and the critical path.
-func (tl Timeline) Waterfall(width int) string {
-	if len(tl.Spans) == 0 || tl.Wall <= 0 {
-		return "no events recorded for this session\n"
-	}
-	nameW := 22
-	barW := max(10, width-nameW-20)
-	var b strings.Builder
-	fmt.Fprintf(&b, "%-*s %s\n", nameW, "", scale(tl.Wall, barW))
-	for _, s := range tl.Spans {
-		name := s.Name
-		if s.Kind == "agent" {
-			name = "  " + name
-		}
-		name = truncateRunes(name, nameW)
-		bar := []rune(strings.Repeat(" ", barW))
-		from := int(float64(s.Start) / float64(tl.Wall) * float64(barW))
-		to := int(float64(s.End) / float64(tl.Wall) * float64(barW))
-		mark := '─'
-		if s.Kind == "agent" {
-			mark = '░'
-			if s.Model {
-				mark = '█'
-			}
-		}
-		for i := min(from, barW-1); i <= min(max(to, from), barW-1); i++ {
-			bar[i] = mark
-		}
-		tok := ""
-		if n := s.Prompt + s.Completion; n > 0 {
-			tok = fmtCount(n) + " tok"
-		} else if s.Embedding > 0 {
-			tok = fmtCount(s.Embedding) + " emb"
-		}
-		suffix := ""
-		if s.Open {
-			suffix = " …"
-		}
-		fmt.Fprintf(&b, "%-*s %s %6s %8s%s\n", nameW, name, string(bar), shortDur(s.End-s.Start), tok, suffix)
-	}
-	fmt.Fprintf(&b, "\nmodel busy %s of %s (%.0f%%)", shortDur(tl.ModelBusy), shortDur(tl.Wall), 100*tl.ModelUtil)
-	if tl.Attempts > 1 {
-		fmt.Fprintf(&b, " over %d attempts", tl.Attempts)
-	}
-	b.WriteString("\n")
-	if len(tl.Idle) > 0 {
-		var gs []string
-		var total time.Duration
-		for _, g := range tl.Idle {
-			total += g.End - g.Start
-		}
-		longest := tl.Idle[0]
-		for _, g := range tl.Idle {
-			if g.End-g.Start > longest.End-longest.Start {
-				longest = g
-			}
-		}
-		gs = append(gs, fmt.Sprintf("%d gaps, %s in all; the longest %s at %s", len(tl.Idle), shortDur(total), shortDur(longest.End-longest.Start), shortDur(longest.Start)))
-		fmt.Fprintf(&b, "model idle: %s\n", truncateRunes(strings.Join(gs, ""), width-12))
-	}
-	if len(tl.Critical) > 0 {
-		line := "critical path:"
-		for i, name := range tl.Critical {
-			part := " " + name
-			if i > 0 {
-				part = " →" + part
-			}
-			if len([]rune(line+part)) > width {
-				b.WriteString(line + "\n")
-				line = "  " + strings.TrimPrefix(part, " ")
-				continue
-			}
-			line += part
-		}
-		b.WriteString(line + "\n")
-	}
-	return b.String()
-}
-
-func scale(wall time.Duration, w int) string {
-	mid := shortDur(wall / 2)
-	end := shortDur(wall)
-	pad := max(1, w/2-len(mid)/2-1)
-	return "0" + strings.Repeat(" ", pad) + mid + strings.Repeat(" ", max(1, w-1-pad-len(mid)-len(end))) + end
-}
-
-func shortDur(d time.Duration) string {
-	switch {
-	case d >= time.Minute:
-		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
-	case d >= 10*time.Second:
-		return fmt.Sprintf("%.0fs", d.Seconds())
-	}
-	return fmt.Sprintf("%.1fs", d.Seconds())
-}
-
-func fmtCount(n int) string {
-	if n >= 10000 {
-		return fmt.Sprintf("%.0fk", float64(n)/1000)
-	}
-	if n >= 1000 {
-		return fmt.Sprintf("%.1fk", float64(n)/1000)
-	}
-	return fmt.Sprint(n)
 }
 
 // RunScores are a run's scores, for people comparing runs and for tracing

@@ -23,24 +23,40 @@ func TestTimelineFromTheEventLog(t *testing.T) {
 	}
 	tl := pipeline.BuildTimeline(sess.ID, evs)
 	stages := map[string]bool{}
-	prompt, completion := 0, 0
+	tokens := map[string][3]int{} // by span kind: prompt, completion, embedding
+	searches := 0
 	for _, s := range tl.Spans {
-		if s.Kind == "stage" {
+		switch s.Kind {
+		case "stage":
 			stages[s.Name] = true
+		case "search":
+			searches++
+		case "call":
+			if s.Parent < 0 {
+				t.Errorf("model call %+v belongs to no agent or stage", s)
+			}
 		}
-		prompt += s.Prompt
-		completion += s.Completion
+		n := tokens[s.Kind]
+		tokens[s.Kind] = [3]int{n[0] + s.Prompt, n[1] + s.Completion, n[2] + s.Embedding}
 		if s.Open || s.End < s.Start {
 			t.Errorf("span %+v is open or ends before it starts", s)
 		}
+	}
+	want := [3]int{sess.Usage.PromptTokens, sess.Usage.CompletionTokens, sess.Usage.EmbeddingTokens}
+	if tokens["call"] != want {
+		t.Errorf("the model calls' tokens %v, the session's %v", tokens["call"], want)
+	}
+	if a := tokens["agent"]; a[0] != want[0] || a[1] != want[1] || a[2] > want[2] {
+		// Sub-question embeddings are made outside any agent.
+		t.Errorf("the agents' tokens %v, the session's %v", a, want)
+	}
+	if searches == 0 || tl.ModelCalls == 0 {
+		t.Errorf("%d searches and %d model calls in the timeline", searches, tl.ModelCalls)
 	}
 	for _, st := range pipeline.Stages {
 		if !stages[string(st)] {
 			t.Errorf("no %s stage in the timeline", st)
 		}
-	}
-	if prompt != sess.Usage.PromptTokens || completion != sess.Usage.CompletionTokens {
-		t.Errorf("agents' tokens %d/%d, session %d/%d", prompt, completion, sess.Usage.PromptTokens, sess.Usage.CompletionTokens)
 	}
 	if tl.ModelUtil <= 0 || tl.ModelUtil > 1 || len(tl.Critical) == 0 || !strings.HasPrefix(tl.Critical[len(tl.Critical)-1], "reviewer") {
 		t.Errorf("utilisation %.2f, critical path %v", tl.ModelUtil, tl.Critical)
