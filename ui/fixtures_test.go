@@ -90,6 +90,13 @@ type fakeServices struct {
 	saveErr   error
 	asked     []string // "id: question" of each Ask
 	versions  map[string][]pipeline.Version
+	events    map[string][]pipeline.Event // stored event logs, for timelines
+}
+
+func (f *fakeServices) Events(id string) ([]pipeline.Event, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.events[id], nil
 }
 
 func (f *fakeServices) Ask(ctx context.Context, id, question string) (runHandle, error) {

@@ -165,7 +165,7 @@ var sKeys = sessionsKeys{
 }
 
 type runKeys struct {
-	Cancel, Back, Review, Report, WriteNow key.Binding
+	Cancel, Back, Review, Report, WriteNow, Timeline key.Binding
 }
 
 var rKeys = runKeys{
@@ -175,11 +175,13 @@ var rKeys = runKeys{
 	Report: kb([]string{"enter"}, "enter", "read the report"),
 	// s: stop waiting for downloads and research; write from what is analysed.
 	WriteNow: kb([]string{"s"}, "s", "skip downloads, write now"),
+	// T: where the time and tokens went, from the stored event log.
+	Timeline: kb([]string{"T"}, "T", "timeline"),
 }
 
 type reportKeys struct {
 	Tab, Detail, Open, Export, Find, Next, Prev, Back, Cite, NextCite, PrevCite, CopyRef, CopyDOI,
-	FindDone, FindCancel, FollowUp, Versions key.Binding
+	FindDone, FindCancel, FollowUp, Versions, Timeline key.Binding
 }
 
 var pKeys = reportKeys{
@@ -200,6 +202,7 @@ var pKeys = reportKeys{
 	FindCancel: kb([]string{"esc"}, "esc", "cancel"),
 	FollowUp:   kb([]string{"f"}, "f", "ask a follow-up"),
 	Versions:   kb([]string{"V"}, "V", "versions"),
+	Timeline:   kb([]string{"T"}, "T", "timeline"),
 }
 
 type reviewKeys struct {

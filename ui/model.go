@@ -189,6 +189,14 @@ func (m *rootModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.dialog = newVersionsDialog(msg.versions)
 		return m, nil
+	case timelineLoadedMsg:
+		if msg.err != nil {
+			m.setNotice("timeline: "+msg.err.Error(), true)
+			return m, nil
+		}
+		m.showHelp = false
+		m.dialog = newTimelineDialog(msg.title, msg.tl)
+		return m, nil
 	case runStartedMsg:
 		return m, m.onRunStarted(msg)
 	case runEventsMsg:

@@ -299,6 +299,9 @@ func (m *rootModel) reportKeys() keyTable {
 				return nil
 			}).footerAs("follow-up").when(r.loaded),
 			do(pKeys.Versions, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd { return loadVersionsCmd(m.svc, m.report.id) }).when(r.loaded),
+			do(pKeys.Timeline, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd {
+				return loadTimelineCmd(m.svc, m.report.id, m.report.title)
+			}).when(r.id != ""),
 		},
 		{
 			do(pKeys.Tab, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd {

@@ -36,6 +36,9 @@ func (m *rootModel) runKeys() keyTable {
 				m.notice = "writing now: downloads still under way are read from their abstracts"
 				return writeNowCmd(rs.h)
 			}).when(live && rs.h != nil),
+			do(rKeys.Timeline, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd {
+				return loadTimelineCmd(m.svc, rs.id, rs.title)
+			}).footer().when(rs != nil),
 		},
 		m.globalGroup(true),
 	}}

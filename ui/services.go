@@ -44,6 +44,8 @@ type services interface {
 	// lists its report's versions.
 	Ask(ctx context.Context, id, question string) (runHandle, error)
 	Versions(id string) ([]pipeline.Version, error)
+	// Events is a session's stored event log (its timeline).
+	Events(id string) ([]pipeline.Event, error)
 	OpenURL(url string) error
 	PullModel(ctx context.Context, model string, progress func(pipeline.PullProgress)) error
 	// SaveSettings writes what the TUI remembers to the config file.
@@ -118,6 +120,10 @@ func (l liveServices) Ask(ctx context.Context, id, question string) (runHandle, 
 		return nil, err
 	}
 	return r, nil
+}
+
+func (l liveServices) Events(id string) ([]pipeline.Event, error) {
+	return pipeline.LoadEvents(l.st, id)
 }
 
 func (l liveServices) Versions(id string) ([]pipeline.Version, error) {
