@@ -215,6 +215,33 @@ func TestHNSWReAddReplaces(t *testing.T) {
 	}
 }
 
+// Adding the vector an ID already has changes nothing: a catch-up with the
+// store and the writer that committed the vector may both add it, and the
+// second add must leave neither a tombstone nor a second node to link.
+func TestReAddingTheSameVectorChangesNothing(t *testing.T) {
+	const dim = 16
+	d := newClustered(3, dim, 5).data(300)
+	ix := graphIndex(dim)
+	defer ix.Close()
+	if err := ix.AddBatch(d.ids, d.vecs); err != nil {
+		t.Fatal(err)
+	}
+	waitIdle(t, ix)
+	if err := ix.AddBatch(d.ids, d.vecs); err != nil {
+		t.Fatal(err)
+	}
+	ix.Add(d.ids[0], d.vecs[0])
+	waitIdle(t, ix)
+	if st := ix.Status(); st.Vectors != 300 || st.Nodes != 300 || st.Tombstones != 0 {
+		t.Fatalf("after adding the same vectors again: %+v", st)
+	}
+	// Another vector under an ID still replaces it.
+	ix.Add(d.ids[0], d.vecs[1])
+	if st := ix.Status(); st.Vectors != 300 || st.Nodes != 301 || st.Tombstones != 1 {
+		t.Fatalf("after replacing one vector: %+v", st)
+	}
+}
+
 // Removed vectors are never returned, the graph stays searchable after
 // most of it is removed (tombstones and repair), and a graph emptied
 // entirely takes new vectors (coder/hnsw crashed there).

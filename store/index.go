@@ -241,7 +241,7 @@ func (ix *Index) ensurePos() {
 }
 
 // Add stores a normalised copy of vec under id, replacing any vector already
-// stored under that id. It fails with ErrDimension if len(vec) differs from
+// stored under that id (the same vector again changes nothing). It fails with ErrDimension if len(vec) differs from
 // the index's dimension. Once the graph exists, Add also links the vector
 // into it (a fraction of a millisecond), unless a background build is
 // running, which then takes it.
@@ -300,12 +300,21 @@ func (ix *Index) addBatch(ids []string, vecs [][]float32, fps []uint64) error {
 			fail(fmt.Errorf("%w: %q has %d, index has %d", ErrDimension, ids[i], len(nv), ix.dim))
 			continue
 		}
-		if old, ok := ix.pos[ids[i]]; ok {
-			ix.tombstoneLocked(old)
-		}
 		var fp uint64
 		if fps != nil {
 			fp = fps[i]
+		}
+		if old, ok := ix.pos[ids[i]]; ok {
+			if ix.sameVecLocked(old, nv) {
+				// Already there: a catch-up with the store and the writer
+				// that committed the vector may both add it.
+				if s, j := ix.seg(old); fp != 0 && s.fps[j] == 0 {
+					s.fps[j] = fp
+					ix.changes++
+				}
+				continue
+			}
+			ix.tombstoneLocked(old)
 		}
 		ix.pos[ids[i]] = ix.appendNode(ids[i], nv, fp)
 		ix.live++
@@ -336,6 +345,17 @@ func (ix *Index) addBatch(ids []string, vecs [][]float32, fps []uint64) error {
 	}
 	ix.maybeRepair()
 	return first
+}
+
+// sameVecLocked reports whether node holds exactly the normalised vector
+// nv; the caller holds the lock.
+func (ix *Index) sameVecLocked(node uint32, nv []float32) bool {
+	for i, f := range ix.vec(node) {
+		if math.Float32bits(f) != math.Float32bits(nv[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // appendNode adds a node at the end; the caller holds the write lock.

@@ -495,3 +495,76 @@ func tempFiles(file string) []string {
 }
 
 func tempFileExists(file string) bool { return len(tempFiles(file)) > 0 }
+
+// Vectors added while the store changes (the way corpus add and a run's
+// indexer add them: commit chunks and embeddings, then Add) and linked by
+// a background build are saved caught up: the file the build writes
+// records the store as it now is, so stats call it fresh, and the next
+// open maps it with nothing to check (a stale file would have every
+// vector read back from bbolt, at every open, until a process lived long
+// enough to save it again).
+func TestBuildSavesAFreshFile(t *testing.T) {
+	s, path := openTemp(t)
+	s.IndexOptions = IndexOptions{SwitchAt: 1, Seed: 3}
+	g := newTopics(8, 32, 6)
+	qs := g.queries(30)
+	ix, err := s.Index("m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for b := 0; b < 4; b++ {
+		var batch []SourceBatch
+		emb := map[string][]float32{}
+		var ids []string
+		var vecs [][]float32
+		for src := 0; src < 25; src++ {
+			key := fmt.Sprintf("b%d:%02d", b, src)
+			var chunks []Chunk
+			for j := 0; j < 8; j++ {
+				text := fmt.Sprintf("batch %d chunk %d of %d", b, j, src)
+				v := g.next()
+				chunks = append(chunks, Chunk{Seq: j, Text: text})
+				emb[HashText(text)] = v
+				ids, vecs = append(ids, ChunkID(key, j)), append(vecs, v)
+			}
+			batch = append(batch, SourceBatch{Key: key, Record: []byte(`{}`), Chunks: chunks})
+		}
+		if err := s.PutSourceBatch(batch); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.PutEmbeddings("m", emb); err != nil {
+			t.Fatal(err)
+		}
+		if err := ix.AddBatch(ids, vecs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitIdle(t, ix)
+	st, err := s.Stats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Indexes) != 1 {
+		t.Fatalf("index files: %+v", st.Indexes)
+	}
+	f := st.Indexes[0]
+	if !f.Fresh || !f.Graph || f.Vectors != 800 || f.Linked != 800 {
+		t.Fatalf("the file a build saved: %+v; want 800 vectors, all linked, fresh", f)
+	}
+	s.Close()
+
+	s2, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	gen, _ := s2.indexGen()
+	ix2, err := s2.Index("m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := ix2.Status(); st.Note != "" || ix2.persist.gen() != gen {
+		t.Fatalf("reopened: note %q, index at generation %d, store at %d", st.Note, ix2.persist.gen(), gen)
+	}
+	sameAsStore(t, s2, ix2, qs, 0.95)
+}

@@ -49,6 +49,7 @@ type indexPersist struct {
 	note      string // why the file was not used as it was, for stats
 
 	saveMu sync.Mutex
+	syncMu sync.Mutex // one catch-up at a time
 }
 
 func (p *indexPersist) gen() uint64 {
@@ -232,13 +233,38 @@ func (s *Store) openIndex(model string) (*Index, error) {
 // own makes ix a store-owned index: saved after background builds.
 func (s *Store) own(ix *Index, p *indexPersist) {
 	ix.persist = p
-	ix.afterBuild = func() { s.saveIndex(ix) }
+	ix.afterBuild = func() { s.saveFresh(ix) }
+}
+
+// saveFresh saves ix after a build, caught up with the store first if the
+// store changed since the index last synced. The vectors a build linked
+// were mostly added while the store changed (corpus add, a run's indexer):
+// saved as they are, the file would record an old generation and hold
+// unverified vectors, so every later open would read them all back from
+// bbolt to check them, and a short-lived process (a search) never gets to
+// save the result. Caught up, the file is fresh and the next open maps it
+// and is done.
+func (s *Store) saveFresh(ix *Index) {
+	gen, err := s.indexGen()
+	if err != nil {
+		return
+	}
+	if gen != ix.persist.gen() {
+		if err := s.catchUp(ix, ix.stop); err != nil {
+			return // stopped: Close decides what to save
+		}
+	}
+	s.saveIndex(ix)
 }
 
 // catchUp syncs ix with the store and records the generation it matched.
-// It gives up when stop closes.
+// It gives up when stop closes. Catch-ups of one index run one at a time:
+// one started at open and one before a save would otherwise both add what
+// is missing.
 func (s *Store) catchUp(ix *Index, stop <-chan struct{}) error {
 	p := ix.persist
+	p.syncMu.Lock()
+	defer p.syncMu.Unlock()
 	gen, err := s.syncIndex(ix, p.model, stop)
 	if err != nil {
 		return err
