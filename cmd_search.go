@@ -4,9 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/researchtui/researchtui/store"
 )
 
 // searchCommand searches everything ever read: every session's sources and
@@ -34,6 +38,9 @@ func searchCommand() *cobra.Command {
 			defer a.Close()
 			ctx, cancel := context.WithTimeout(cmd.Context(), 30*time.Second)
 			defer cancel()
+			if cfg.EmbedModel != "" {
+				openIndex(a.store, cfg.EmbedModel, cmd.ErrOrStderr())
+			}
 			passages, semantic, err := a.engine.SearchKnowledge(ctx, query, cfg.EmbedModel, k)
 			if err != nil {
 				return err
@@ -76,4 +83,42 @@ func searchCommand() *cobra.Command {
 	cmd.Flags().BoolVar(&asJSON, "json", false, "one JSON object per passage")
 	cmd.Flags().IntVarP(&k, "k", "k", 10, "passages to show (one per source)")
 	return cmd
+}
+
+// openIndex opens the vector index a semantic search uses before the
+// search does (which then finds it open), so that a slow open is shown: on
+// a terminal, a progress line while the vectors are read back from the
+// store; afterwards, a line saying the index file was missing or damaged
+// and was rebuilt (it is saved for the next search). An index that opens
+// from its file says nothing. Errors are left to the search.
+func openIndex(st *store.Store, model string, errOut io.Writer) {
+	done := make(chan struct{})
+	var drawn sync.WaitGroup
+	bar := newProgressLine(errOut)
+	if bar.tty {
+		drawn.Add(1)
+		go func() {
+			defer drawn.Done()
+			for {
+				select {
+				case <-done:
+					bar.done()
+					return
+				case <-time.After(200 * time.Millisecond):
+					if s, ok := st.IndexStatus(model); ok && s.Phase != "" {
+						bar.step("vector index of "+model+": "+s.Phase, s.Done, s.Total)
+					}
+				}
+			}
+		}()
+	}
+	ix, err := st.Index(model)
+	close(done)
+	drawn.Wait()
+	if err != nil {
+		return
+	}
+	if s := ix.Status(); s.Note != "" && s.Vectors > 0 {
+		fmt.Fprintf(errOut, "vector index of %s: %s\n", sanitize(model), sanitize(s.Note))
+	}
 }

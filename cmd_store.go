@@ -87,7 +87,12 @@ func printStats(w io.Writer, s store.Stats) {
 	fmt.Fprintf(w, "database    %s\n", s.Path)
 	fmt.Fprintf(w, "            %s on disk", humanBytes(s.FileBytes))
 	if s.FreeBytes > 0 {
-		fmt.Fprintf(w, ", %s of it free (researchtui store compact gives it back)", humanBytes(s.FreeBytes))
+		fmt.Fprintf(w, ", %s of it free", humanBytes(s.FreeBytes))
+		// bbolt always keeps a few free pages; compaction is worth
+		// suggesting only when it would give back a tenth of the file.
+		if s.FreeBytes*10 >= s.FileBytes {
+			fmt.Fprint(w, " (researchtui store compact gives it back)")
+		}
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "sessions    %s\n", commas(s.Sessions))

@@ -103,3 +103,25 @@ func TestSessionsListLeavesTheIndexAlone(t *testing.T) {
 		t.Fatalf("the damage is not reported: %+v", s.Indexes[0])
 	}
 }
+
+// store stats suggests a compaction only when it would give back a tenth
+// of the file: right after one, bbolt's few free pages are not worth it.
+func TestStoreStatsSuggestsCompactionWhenItPays(t *testing.T) {
+	for _, tc := range []struct {
+		file, free int64
+		suggest    bool
+	}{
+		{file: 176 << 20, free: 24 << 10},
+		{file: 186 << 20, free: 11 << 20},
+		{file: 186 << 20, free: 40 << 20, suggest: true},
+	} {
+		var b bytes.Buffer
+		printStats(&b, store.Stats{Path: "/data/researchtui.db", FileBytes: tc.file, FreeBytes: tc.free})
+		if got := strings.Contains(b.String(), "store compact"); got != tc.suggest {
+			t.Errorf("%d bytes free of %d: suggests compaction %v, want %v\n%s", tc.free, tc.file, got, tc.suggest, b.String())
+		}
+		if !strings.Contains(b.String(), humanBytes(tc.free)+" of it free") {
+			t.Errorf("free space not shown:\n%s", b.String())
+		}
+	}
+}

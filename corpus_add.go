@@ -378,6 +378,7 @@ func corpusAddReport(ctx context.Context, cfg *Config, d corpusDeps, args []stri
 	}
 	if c.emb != nil {
 		c.emb.finish()
+		c.emb.finishIndex(ctx)
 	}
 	close(stopBar)
 	bar.Wait()
@@ -401,8 +402,7 @@ func corpusAddReport(ctx context.Context, cfg *Config, d corpusDeps, args []stri
 		fmt.Fprint(out, c.emb.note(c.stats))
 	}
 	if ctx.Err() != nil {
-		fmt.Fprintln(out, "interrupted: what was read is kept; run the same command again to continue")
-		return ctx.Err()
+		return &exitError{exitCancelled, errors.New("interrupted: what was read is kept; run the same command again to continue")}
 	}
 	if n.added+n.updated > 0 {
 		fmt.Fprintln(out, "they are searched when a run's --sources include local")

@@ -43,6 +43,10 @@ type ingestStats struct {
 	start             time.Time
 
 	readNS, storeNS, embedNS, indexNS atomic.Int64 // summed over goroutines
+
+	// ix is the vector index the vectors go to, once opened: the progress
+	// line shows its graph build.
+	ix atomic.Pointer[store.Index]
 }
 
 func (s *ingestStats) line() string {
@@ -55,6 +59,11 @@ func (s *ingestStats) line() string {
 	}
 	if eta := s.eta(el); eta > 0 {
 		line += " · ETA " + eta.Round(time.Second).String()
+	}
+	if ix := s.ix.Load(); ix != nil {
+		if st := ix.Status(); st.Phase != "" && st.Total > 0 {
+			line += fmt.Sprintf(" · vector index: %s %d%%", st.Phase, 100*st.Done/st.Total)
+		}
 	}
 	return line
 }
@@ -335,7 +344,9 @@ func (e *embedder) save(results <-chan embedded) {
 			e.stats.chunksEmbedded.Add(int64(len(ids)))
 			t0 = time.Now()
 			if ix == nil {
-				ix, _ = e.st.Index(e.model)
+				if ix, _ = e.st.Index(e.model); ix != nil {
+					e.stats.ix.Store(ix)
+				}
 			}
 			if ix != nil {
 				ix.AddBatch(ids, vecs) // a vector the index refuses is still cached and searched by keyword
@@ -357,6 +368,40 @@ func (e *embedder) save(results <-chan embedded) {
 	flush()
 }
 
+// finishIndex waits for the vector index's background work: the graph that
+// large batches have the index build on every core while embedding goes on.
+// corpus add leaves a finished index, or every later command would take the
+// build up where the last one stopped (a search would spend both cores on
+// it, then rewrite the file at exit). Ctrl-C ends the wait; what is linked
+// by then is saved when the store closes and the rest is linked when the
+// index is next opened.
+func (e *embedder) finishIndex(ctx context.Context) {
+	ix := e.stats.ix.Load()
+	if ix == nil {
+		return
+	}
+	t0 := time.Now()
+	ix.Wait(ctx)
+	e.stats.indexNS.Add(int64(time.Since(t0)))
+}
+
+// indexNote is the summary line about the vector index.
+func (e *embedder) indexNote() string {
+	ix := e.stats.ix.Load()
+	if ix == nil {
+		return ""
+	}
+	st := ix.Status()
+	how := "searched exactly (it is small)"
+	switch {
+	case st.Graph && st.Linked >= st.Nodes:
+		how = "HNSW graph complete"
+	case st.Graph:
+		how = fmt.Sprintf("HNSW graph %d%% built; the rest is linked when the index is next opened", 100*st.Linked/max(st.Nodes, 1))
+	}
+	return fmt.Sprintf("vector index of %s: %s vectors, %s\n", sanitize(e.model), commas(st.Vectors), how)
+}
+
 // embeddingNote is the summary line about embeddings.
 func (e *embedder) note(st *ingestStats) string {
 	e.mu.Lock()
@@ -370,6 +415,7 @@ func (e *embedder) note(st *ingestStats) string {
 		out += fmt.Sprintf("time: reading %s, storing %s, embedding %s (summed over %d requests in flight), indexing %s\n",
 			secs(st.readNS.Load()), secs(st.storeNS.Load()), secs(st.embedNS.Load()), e.parallel, secs(st.indexNS.Load()))
 	}
+	out += e.indexNote()
 	switch {
 	case fatal != nil:
 		out += fmt.Sprintf("not embedded: %s; the next run embeds them (see `researchtui doctor`)\n", sanitize(fatal.Error()))
