@@ -33,7 +33,7 @@ type SessionDetail struct {
 // LoadDetail reads a session and everything recorded about it. A session
 // that never reached a report has empty (not missing) lists. The error is
 // store.ErrNotFound for an unknown ID.
-func LoadDetail(st *store.Store, id string) (SessionDetail, error) {
+func LoadDetail(st store.Reader, id string) (SessionDetail, error) {
 	s, err := st.Session(id)
 	if err != nil {
 		return SessionDetail{}, err
@@ -58,7 +58,7 @@ func LoadDetail(st *store.Store, id string) (SessionDetail, error) {
 // first). It answers "which of my sessions read this passage?" for a
 // knowledge search; it reads every session's candidate list once, so it is
 // for a handful of keys per call, not for a loop.
-func ReadBy(st *store.Store, keys []string) (map[string][]string, error) {
+func ReadBy(st store.Reader, keys []string) (map[string][]string, error) {
 	want := map[string]bool{}
 	for _, k := range keys {
 		want[k] = true

@@ -70,7 +70,7 @@ func (o *orchestrator) followUpDraft(ctx context.Context) (string, error) {
 
 // LoadVersions lists a session's report versions, oldest first. A session
 // finished before versions existed has its report as version 1.
-func LoadVersions(st *store.Store, id string) ([]Version, error) {
+func LoadVersions(st store.Reader, id string) ([]Version, error) {
 	raw, ok, err := st.Checkpoint(id, checkpointVersions)
 	if err != nil {
 		return nil, err
@@ -558,7 +558,7 @@ func sectionText(md, name string) string {
 
 // ReportVersion is the report as it was at version n: its Markdown, and the
 // sources its references list (numbers never change between versions).
-func ReportVersion(st *store.Store, latest Report, n int) (Report, error) {
+func ReportVersion(st store.Reader, latest Report, n int) (Report, error) {
 	vs, err := LoadVersions(st, latest.SessionID)
 	if err != nil {
 		return Report{}, err

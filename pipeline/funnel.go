@@ -30,7 +30,7 @@ type Funnel struct {
 
 // LoadCandidates reads a session's candidates (nil when the run has not
 // ranked any yet, or predates ranking). It needs no model backend.
-func LoadCandidates(st *store.Store, id string) ([]Candidate, error) {
+func LoadCandidates(st store.Reader, id string) ([]Candidate, error) {
 	raw, ok, err := st.Checkpoint(id, checkpointCandidates)
 	if err != nil || !ok {
 		return nil, err

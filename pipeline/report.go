@@ -64,7 +64,7 @@ const checkpointReport = "report"
 
 // LoadReport reads a session's final report from the store. It needs no
 // model backend, so finished sessions can be read offline.
-func LoadReport(st *store.Store, id string) (Report, error) {
+func LoadReport(st store.Reader, id string) (Report, error) {
 	raw, ok, err := st.Checkpoint(id, checkpointReport)
 	if err != nil {
 		return Report{}, err

@@ -273,7 +273,7 @@ type RunScores struct {
 }
 
 // LoadEvents reads a session's stored event log.
-func LoadEvents(st *store.Store, id string) ([]Event, error) {
+func LoadEvents(st store.Reader, id string) ([]Event, error) {
 	recs, err := st.Events(id)
 	if err != nil {
 		return nil, err
@@ -289,7 +289,7 @@ func LoadEvents(st *store.Store, id string) ([]Event, error) {
 }
 
 // LoadScores computes a finished session's scores from what is stored.
-func LoadScores(st *store.Store, id string) (RunScores, error) {
+func LoadScores(st store.Reader, id string) (RunScores, error) {
 	sess, err := st.Session(id)
 	if err != nil {
 		return RunScores{}, err

@@ -1,0 +1,159 @@
+package store
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"time"
+)
+
+// ErrUnreachable is wrapped by Dial's error when no process serves the data
+// dir: the socket is missing or stale. With the database locked as well,
+// the store truly cannot be reached (exit code 4).
+var ErrUnreachable = errors.New("store: no researchtui answers for this data dir")
+
+// ErrProtocol is wrapped when the owner speaks another protocol or schema
+// version (a different researchtui build).
+var ErrProtocol = errors.New("store: protocol mismatch")
+
+// Client is a connection to the process that owns a data dir. It
+// implements Reader (and DeleteSession). It is safe for concurrent use;
+// requests take turns on the one connection.
+type Client struct {
+	path  string
+	owner int // the owner's pid, for messages
+
+	mu   sync.Mutex
+	conn net.Conn
+	sc   *bufio.Scanner
+	enc  *json.Encoder
+}
+
+// Dial connects to the owner listening at path (SocketPath of the
+// database) and checks that it speaks this build's protocol and schema.
+func Dial(path string) (*Client, error) {
+	conn, err := net.DialTimeout("unix", path, 2*time.Second)
+	if err != nil {
+		return nil, fmt.Errorf("%w (%v)", ErrUnreachable, err)
+	}
+	c := &Client{path: path, conn: conn, sc: bufio.NewScanner(conn), enc: json.NewEncoder(conn)}
+	c.sc.Buffer(make([]byte, 64<<10), maxLine)
+	_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
+	if err := c.enc.Encode(hello{Proto: protoName, Version: ProtocolVersion, Schema: SchemaVersion()}); err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("%w (%v)", ErrUnreachable, err)
+	}
+	if !c.sc.Scan() {
+		conn.Close()
+		return nil, fmt.Errorf("%w (the owner closed the connection at hello)", ErrUnreachable)
+	}
+	var h hello
+	if err := json.Unmarshal(c.sc.Bytes(), &h); err != nil || h.Proto != protoName {
+		conn.Close()
+		return nil, fmt.Errorf("%w: %s is not a researchtui store socket", ErrProtocol, path)
+	}
+	if h.Version != ProtocolVersion || h.Schema != SchemaVersion() {
+		conn.Close()
+		return nil, fmt.Errorf("%w: the researchtui that owns this data dir (pid %d) speaks store protocol %d, schema %d; this one speaks protocol %d, schema %d: use the same researchtui build for both, or close the other one",
+			ErrProtocol, h.PID, h.Version, h.Schema, ProtocolVersion, SchemaVersion())
+	}
+	_ = conn.SetDeadline(time.Time{})
+	c.owner = h.PID
+	return c, nil
+}
+
+// Owner is the pid of the process that owns the data dir.
+func (c *Client) Owner() int { return c.owner }
+
+// Close closes the connection.
+func (c *Client) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.conn.Close()
+}
+
+// call sends one request and decodes its answer into out.
+func (c *Client) call(req request, out any) (found bool, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.enc.Encode(req); err != nil {
+		return false, c.broken(err)
+	}
+	if !c.sc.Scan() {
+		return false, c.broken(c.sc.Err())
+	}
+	var resp response
+	if err := json.Unmarshal(c.sc.Bytes(), &resp); err != nil {
+		return false, fmt.Errorf("store: bad answer from the owner: %w", err)
+	}
+	if !resp.OK {
+		if resp.Code == "not_found" {
+			return false, ErrNotFound
+		}
+		return false, errors.New(resp.Err)
+	}
+	if out != nil && len(resp.Data) > 0 {
+		if err := json.Unmarshal(resp.Data, out); err != nil {
+			return false, fmt.Errorf("store: bad answer from the owner: %w", err)
+		}
+	}
+	return resp.Found, nil
+}
+
+func (c *Client) broken(err error) error {
+	if err == nil {
+		err = errors.New("connection closed")
+	}
+	return fmt.Errorf("%w: the researchtui that owned this data dir (pid %d) went away (%v); start this command again to take over", ErrUnreachable, c.owner, err)
+}
+
+// ListSessions is Store.ListSessions, asked of the owner.
+func (c *Client) ListSessions() ([]Session, error) {
+	var out []Session
+	_, err := c.call(request{Op: "list_sessions"}, &out)
+	return out, err
+}
+
+// Session is Store.Session, asked of the owner.
+func (c *Client) Session(id string) (Session, error) {
+	var out Session
+	_, err := c.call(request{Op: "session", ID: id}, &out)
+	return out, err
+}
+
+// Checkpoint is Store.Checkpoint, asked of the owner.
+func (c *Client) Checkpoint(sessionID, name string) ([]byte, bool, error) {
+	var out []byte
+	found, err := c.call(request{Op: "checkpoint", ID: sessionID, Name: name}, &out)
+	return out, found, err
+}
+
+// CheckpointNames is Store.CheckpointNames, asked of the owner.
+func (c *Client) CheckpointNames(sessionID string) ([]string, error) {
+	var out []string
+	_, err := c.call(request{Op: "checkpoint_names", ID: sessionID}, &out)
+	return out, err
+}
+
+// Events is Store.Events, asked of the owner.
+func (c *Client) Events(sessionID string) ([]EventRecord, error) {
+	var out []EventRecord
+	_, err := c.call(request{Op: "events", ID: sessionID}, &out)
+	return out, err
+}
+
+// LastSeq is Store.LastSeq, asked of the owner.
+func (c *Client) LastSeq(sessionID string) (int64, error) {
+	var out int64
+	_, err := c.call(request{Op: "last_seq", ID: sessionID}, &out)
+	return out, err
+}
+
+// DeleteSession is Store.DeleteSession, done by the owner.
+func (c *Client) DeleteSession(id string) error {
+	_, err := c.call(request{Op: "delete_session", ID: id}, nil)
+	return err
+}

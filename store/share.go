@@ -1,0 +1,202 @@
+package store
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+)
+
+// ProtocolVersion is the version of the owner/client protocol (README.md).
+// Bump it when a request or response changes meaning; a mismatch is refused
+// with a message that names both versions.
+const ProtocolVersion = 1
+
+const protoName = "researchtui-store"
+
+// maxLine bounds one protocol message (a report or a checkpoint is well
+// under this; a bigger one is an error, not an allocation without end).
+const maxLine = 64 << 20
+
+// SocketPath is where the owner of the data dir that holds dbPath listens.
+// It lives in its own directory so that directory's 0700 mode protects it
+// from the moment it exists.
+func SocketPath(dbPath string) string {
+	return filepath.Join(filepath.Dir(dbPath), "run", "store.sock")
+}
+
+// hello is the first message each way.
+type hello struct {
+	Proto   string `json:"proto"`
+	Version int    `json:"version"`
+	Schema  int    `json:"schema"`
+	PID     int    `json:"pid,omitempty"`
+}
+
+type request struct {
+	Op   string `json:"op"`
+	ID   string `json:"id,omitempty"`
+	Name string `json:"name,omitempty"`
+}
+
+type response struct {
+	OK    bool            `json:"ok"`
+	Found bool            `json:"found,omitempty"`
+	Data  json.RawMessage `json:"data,omitempty"`
+	Err   string          `json:"err,omitempty"`
+	Code  string          `json:"code,omitempty"`
+}
+
+// Share serves s to other researchtui processes on the socket at path
+// until the returned stop is called (the owner calls it before Close). The
+// caller holds the database lock, which proves no other owner is alive, so
+// any socket file already at path is stale and is removed.
+func (s *Store) Share(path string) (stop func(), err error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("store: socket directory: %w", err)
+	}
+	if err := os.Chmod(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("store: socket directory: %w", err)
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("store: removing a stale socket: %w", err)
+	}
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		return nil, fmt.Errorf("store: cannot share the data dir: %w", err)
+	}
+	_ = os.Chmod(path, 0o600)
+	srv := &shareServer{st: s, ln: ln, conns: map[net.Conn]bool{}}
+	srv.wg.Add(1)
+	go srv.accept()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			ln.Close()
+			srv.closeAll()
+			srv.wg.Wait()
+			_ = os.Remove(path)
+		})
+	}, nil
+}
+
+type shareServer struct {
+	st *Store
+	ln net.Listener
+	wg sync.WaitGroup
+
+	mu     sync.Mutex
+	conns  map[net.Conn]bool
+	closed bool
+}
+
+func (srv *shareServer) accept() {
+	defer srv.wg.Done()
+	for {
+		c, err := srv.ln.Accept()
+		if err != nil {
+			return
+		}
+		srv.mu.Lock()
+		if srv.closed {
+			srv.mu.Unlock()
+			c.Close()
+			return
+		}
+		srv.conns[c] = true
+		srv.wg.Add(1)
+		srv.mu.Unlock()
+		go func() {
+			defer srv.wg.Done()
+			srv.serve(c)
+			srv.mu.Lock()
+			delete(srv.conns, c)
+			srv.mu.Unlock()
+			c.Close()
+		}()
+	}
+}
+
+func (srv *shareServer) closeAll() {
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	srv.closed = true
+	for c := range srv.conns {
+		c.Close()
+	}
+}
+
+// serve answers one connection: the hello, then requests in turn.
+func (srv *shareServer) serve(c net.Conn) {
+	sc := bufio.NewScanner(c)
+	sc.Buffer(make([]byte, 64<<10), maxLine)
+	enc := json.NewEncoder(c)
+	if !sc.Scan() {
+		return
+	}
+	var h hello
+	mine := hello{Proto: protoName, Version: ProtocolVersion, Schema: SchemaVersion(), PID: os.Getpid()}
+	if json.Unmarshal(sc.Bytes(), &h) != nil || h.Proto != protoName {
+		return // not one of ours: say nothing
+	}
+	if enc.Encode(mine) != nil || h.Version != ProtocolVersion || h.Schema != SchemaVersion() {
+		return // the client reads our hello and explains the mismatch
+	}
+	for sc.Scan() {
+		var req request
+		var resp response
+		if err := json.Unmarshal(sc.Bytes(), &req); err != nil {
+			resp = response{Err: "bad request: " + err.Error()}
+		} else {
+			resp = srv.do(req)
+		}
+		if enc.Encode(resp) != nil {
+			return
+		}
+	}
+}
+
+func (srv *shareServer) do(req request) response {
+	st := srv.st
+	var (
+		v     any
+		found = true
+		err   error
+	)
+	switch req.Op {
+	case "list_sessions":
+		v, err = st.ListSessions()
+	case "session":
+		v, err = st.Session(req.ID)
+	case "checkpoint":
+		var b []byte
+		b, found, err = st.Checkpoint(req.ID, req.Name)
+		v = b
+	case "checkpoint_names":
+		v, err = st.CheckpointNames(req.ID)
+	case "events":
+		v, err = st.Events(req.ID)
+	case "last_seq":
+		v, err = st.LastSeq(req.ID)
+	case "delete_session":
+		err = st.DeleteSession(req.ID)
+	default:
+		return response{Err: fmt.Sprintf("unknown operation %q (the owner speaks store protocol %d)", req.Op, ProtocolVersion)}
+	}
+	if err != nil {
+		r := response{Err: err.Error()}
+		if errors.Is(err, ErrNotFound) {
+			r.Code = "not_found"
+		}
+		return r
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return response{Err: err.Error()}
+	}
+	return response{OK: true, Found: found, Data: raw}
+}

@@ -1,0 +1,194 @@
+package store
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// shortDir is a temp dir with a path short enough for a unix socket (108
+// bytes), which t.TempDir's long names can exceed.
+func shortDir(t *testing.T) string {
+	t.Helper()
+	d, err := os.MkdirTemp("", "rts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(d) })
+	return d
+}
+
+func sharedStore(t *testing.T) (*Store, string, func()) {
+	t.Helper()
+	dir := shortDir(t)
+	st, err := Open(filepath.Join(dir, "researchtui.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	sock := SocketPath(st.Path())
+	stop, err := st.Share(sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	return st, sock, stop
+}
+
+func TestClientReadsWhatTheOwnerHas(t *testing.T) {
+	st, sock, _ := sharedStore(t)
+	sess := &Session{Question: "q?", Title: "Q", Status: StatusCompleted, CreatedAt: time.Now(), Model: "m"}
+	if err := st.CreateSession(sess); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.UpdateSession(sess.ID, func(s *Session) error { s.Report = "# R\n\nbody [1]"; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.PutCheckpoint(sess.ID, "report", []byte(`{"x":1}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.AppendEvents(sess.ID, []EventRecord{{Seq: 1, Data: []byte(`{"type":"run_started"}`)}, {Seq: 2, Data: []byte(`{}`)}}); err != nil {
+		t.Fatal(err)
+	}
+
+	c, err := Dial(sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if c.Owner() != os.Getpid() {
+		t.Errorf("owner pid %d", c.Owner())
+	}
+	all, err := c.ListSessions()
+	if err != nil || len(all) != 1 || all[0].ID != sess.ID || all[0].Title != "Q" {
+		t.Fatalf("list: %+v %v", all, err)
+	}
+	got, err := c.Session(sess.ID)
+	if err != nil || got.Report != "# R\n\nbody [1]" || got.Status != StatusCompleted || !got.CreatedAt.Equal(sess.CreatedAt) {
+		t.Fatalf("session: %+v %v", got, err)
+	}
+	if _, err := c.Session("01nosuch"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("unknown session: %v, want ErrNotFound", err)
+	}
+	raw, ok, err := c.Checkpoint(sess.ID, "report")
+	if err != nil || !ok || string(raw) != `{"x":1}` {
+		t.Errorf("checkpoint: %q %v %v", raw, ok, err)
+	}
+	if _, ok, err := c.Checkpoint(sess.ID, "nothing"); ok || err != nil {
+		t.Errorf("missing checkpoint: %v %v", ok, err)
+	}
+	if names, err := c.CheckpointNames(sess.ID); err != nil || len(names) != 1 {
+		t.Errorf("names %v %v", names, err)
+	}
+	evs, err := c.Events(sess.ID)
+	if err != nil || len(evs) != 2 || evs[1].Seq != 2 || string(evs[0].Data) != `{"type":"run_started"}` {
+		t.Errorf("events %+v %v", evs, err)
+	}
+	if n, err := c.LastSeq(sess.ID); err != nil || n != 2 {
+		t.Errorf("last seq %d %v", n, err)
+	}
+	if err := c.DeleteSession(sess.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Session(sess.ID); !errors.Is(err, ErrNotFound) {
+		t.Errorf("the owner still has the deleted session: %v", err)
+	}
+}
+
+func TestSocketIsPrivate(t *testing.T) {
+	_, sock, _ := sharedStore(t)
+	fi, err := os.Stat(sock)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("socket mode %v %v", fi.Mode(), err)
+	}
+	di, err := os.Stat(filepath.Dir(sock))
+	if err != nil || di.Mode().Perm() != 0o700 {
+		t.Errorf("socket dir mode %v %v", di.Mode(), err)
+	}
+}
+
+// A crashed owner leaves its socket behind; the next owner (it holds the
+// database lock, so nobody else is alive) replaces it, and a client dialling
+// the stale one is told at once rather than hanging.
+func TestStaleSocketNeverWedges(t *testing.T) {
+	dir := shortDir(t)
+	sock := SocketPath(filepath.Join(dir, "researchtui.db"))
+	if err := os.MkdirAll(filepath.Dir(sock), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.(*net.UnixListener).SetUnlinkOnClose(false)
+	ln.Close() // the socket file stays, nobody listens: a dead owner's
+	if _, err := os.Stat(sock); err != nil {
+		t.Fatal("the stale socket file should still exist")
+	}
+	if _, err := Dial(sock); !errors.Is(err, ErrUnreachable) {
+		t.Fatalf("dialling a stale socket: %v, want ErrUnreachable", err)
+	}
+	st, err := Open(filepath.Join(dir, "researchtui.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	stop, err := st.Share(sock)
+	if err != nil {
+		t.Fatalf("sharing over a stale socket: %v", err)
+	}
+	defer stop()
+	c, err := Dial(sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+}
+
+// When the owner stops, a client's next call says so (and how to go on)
+// instead of hanging or returning nothing.
+func TestOwnerGoneIsReported(t *testing.T) {
+	_, sock, stop := sharedStore(t)
+	c, err := Dial(sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	stop()
+	_, err = c.ListSessions()
+	if !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), "went away") {
+		t.Fatalf("after the owner stopped: %v", err)
+	}
+	if _, err := os.Stat(sock); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the owner left its socket behind: %v", err)
+	}
+}
+
+// Another build on the other end gets a message that names both versions.
+func TestProtocolMismatchIsExplained(t *testing.T) {
+	sock := filepath.Join(shortDir(t), "s.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		bufio.NewReader(c).ReadString('\n')
+		json.NewEncoder(c).Encode(hello{Proto: protoName, Version: ProtocolVersion + 1, Schema: SchemaVersion(), PID: 4242})
+	}()
+	_, err = Dial(sock)
+	if !errors.Is(err, ErrProtocol) || !strings.Contains(err.Error(), "pid 4242") || !strings.Contains(err.Error(), "same researchtui build") {
+		t.Fatalf("mismatch: %v", err)
+	}
+}
