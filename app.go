@@ -101,6 +101,10 @@ func openStore(cfg *Config) (*store.Store, error) {
 		st.Close()
 		return nil, err
 	}
+	// This process owns the data dir now: serve it to the others (see
+	// store/README.md). A data dir that cannot take a socket (a path over
+	// the socket limit, a filesystem without them) still works alone.
+	_, _ = st.Share(store.SocketPath(cfg.dbPath()))
 	return st, nil
 }
 

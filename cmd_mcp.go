@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/researchtui/researchtui/mcpserver"
+	"github.com/researchtui/researchtui/store"
 )
 
 // mcpCommand is `researchtui mcp [--http ADDR]`: researchtui as a Model
@@ -56,20 +57,12 @@ serves Streamable HTTP at http://ADDR/mcp; an address other than loopback needs 
 			if err := cfg.parseDurations(); err != nil {
 				return err
 			}
-			a, err := openApp(cfg)
+			logger := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn}))
+			srv, closeAll, err := newMCPServer(cfg, logger)
 			if err != nil {
 				return err
 			}
-			defer a.Close()
-			srv := mcpserver.New(mcpserver.Config{
-				Engine:   a.engine,
-				Defaults: cfg.defaultOptions(),
-				Check: func(ctx context.Context, models ...string) error {
-					return checkBackend(ctx, a.backend, models...)
-				},
-				Version: version,
-				Logger:  slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn})),
-			})
+			defer closeAll()
 			if addr == "" {
 				return srv.ServeStdio(cmd.Context())
 			}
@@ -79,6 +72,51 @@ serves Streamable HTTP at http://ADDR/mcp; an address other than loopback needs 
 	cmd.Flags().StringVar(&addr, "http", "", "serve Streamable HTTP at http://ADDR/mcp instead of stdio (e.g. 127.0.0.1:8765)")
 	cmd.Flags().StringVar(&token, "token", "", "bearer token HTTP clients must send (default RESEARCHTUI_MCP_TOKEN; required off loopback)")
 	return cmd
+}
+
+// newMCPServer builds the server on the data dir's store when this process
+// can own it, else on a client of the researchtui that does: then the
+// reading tools and resources work through the owner, and the others say
+// why they can't (store/README.md says what is next). An owner that exits
+// while this resolves is taken over.
+func newMCPServer(cfg *Config, logger *slog.Logger) (*mcpserver.Server, func(), error) {
+	for attempt := 0; ; attempt++ {
+		a, err := openApp(cfg)
+		if err == nil {
+			return mcpserver.New(mcpserver.Config{
+				Engine:   a.engine,
+				Defaults: cfg.defaultOptions(),
+				Check: func(ctx context.Context, models ...string) error {
+					return checkBackend(ctx, a.backend, models...)
+				},
+				Version: version,
+				Logger:  logger,
+			}), a.Close, nil
+		}
+		if !errors.Is(err, store.ErrLocked) {
+			return nil, nil, err
+		}
+		st, done, err := openShared(cfg)
+		if err != nil {
+			return nil, nil, err
+		}
+		c, ok := st.(*store.Client)
+		if !ok { // the owner exited meanwhile and this process got the store
+			done()
+			if attempt < 2 {
+				continue
+			}
+			return nil, nil, fmt.Errorf("%w: the data dir keeps changing hands; try again", store.ErrLocked)
+		}
+		logger.Warn("another researchtui owns the data dir; serving sessions and reports through it", "owner_pid", c.Owner())
+		return mcpserver.New(mcpserver.Config{
+			Store:   c,
+			Version: version,
+			Logger:  logger,
+			Unavailable: fmt.Sprintf("another researchtui (pid %d) has the data dir open; through it this server can list and read sessions and reports, "+
+				"but research, follow_up, resume_session and search_knowledge need the data dir to themselves for now: close the other researchtui and restart this MCP server", c.Owner()),
+		}), done, nil
+	}
 }
 
 // serveMCPHTTP serves until ctx ends (Ctrl-C), then lets runs save.

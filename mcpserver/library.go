@@ -110,7 +110,7 @@ func (s *Server) listSessions(_ context.Context, _ *mcp.CallToolRequest, in List
 	if status != "" && !knownStatus(status) {
 		return nil, zero, fmt.Errorf("unknown status %q; use running, awaiting_review, completed, failed, cancelled or interrupted", clip(in.Status, 40))
 	}
-	all, err := s.cfg.Engine.Store.ListSessions()
+	all, err := s.st.ListSessions()
 	if err != nil {
 		return nil, zero, err
 	}
@@ -166,7 +166,7 @@ func (s *Server) getSession(_ context.Context, _ *mcp.CallToolRequest, in GetInp
 	if err != nil {
 		return nil, nil, err
 	}
-	d, err := pipeline.LoadDetail(s.cfg.Engine.Store, sess.ID)
+	d, err := pipeline.LoadDetail(s.st, sess.ID)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -218,6 +218,10 @@ func textResult(s string) *mcp.CallToolResult {
 
 func (s *Server) searchKnowledge(ctx context.Context, _ *mcp.CallToolRequest, in SearchInput) (*mcp.CallToolResult, SearchOutput, error) {
 	var zero SearchOutput
+	eng, err := s.engine()
+	if err != nil {
+		return nil, zero, err
+	}
 	query := strings.TrimSpace(in.Query)
 	switch {
 	case query == "":
@@ -245,7 +249,7 @@ func (s *Server) searchKnowledge(ctx context.Context, _ *mcp.CallToolRequest, in
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	ps, semantic, err := s.cfg.Engine.SearchKnowledge(ctx, query, s.cfg.Defaults.EmbedModel, fetch)
+	ps, semantic, err := eng.SearchKnowledge(ctx, query, s.cfg.Defaults.EmbedModel, fetch)
 	if err != nil {
 		return nil, zero, fmt.Errorf("the search failed: %v", err)
 	}
@@ -261,7 +265,7 @@ func (s *Server) searchKnowledge(ctx context.Context, _ *mcp.CallToolRequest, in
 		out.Passages = append(out.Passages, Passage{Title: p.Title, Year: p.Year, DOI: p.DOI, URL: p.URL, Source: p.Source, Page: p.Page, Text: p.Text, Score: float64(p.Score)})
 		keys = append(keys, p.SourceKey)
 	}
-	if readBy, err := pipeline.ReadBy(s.cfg.Engine.Store, keys); err == nil {
+	if readBy, err := pipeline.ReadBy(s.st, keys); err == nil {
 		for i := range out.Passages {
 			out.Passages[i].Sessions = readBy[keys[i]]
 		}

@@ -89,6 +89,10 @@ func (s *Server) addResearchTools() {
 
 func (s *Server) research(ctx context.Context, req *mcp.CallToolRequest, in ResearchInput) (*mcp.CallToolResult, ResearchOutput, error) {
 	var zero ResearchOutput
+	eng, err := s.engine()
+	if err != nil {
+		return nil, zero, err
+	}
 	opt := s.cfg.Defaults
 	opt.Question = in.Question
 	if in.Depth != "" {
@@ -109,7 +113,7 @@ func (s *Server) research(ctx context.Context, req *mcp.CallToolRequest, in Rese
 	}
 	s.runs.Add(1)
 	defer s.runs.Done()
-	r, err := s.cfg.Engine.Start(ctx, opt)
+	r, err := eng.Start(ctx, opt)
 	if err != nil {
 		return nil, zero, errors.New(badInputMessage(err))
 	}
@@ -122,6 +126,10 @@ func (s *Server) research(ctx context.Context, req *mcp.CallToolRequest, in Rese
 
 func (s *Server) resume(ctx context.Context, req *mcp.CallToolRequest, in SessionInput) (*mcp.CallToolResult, ResearchOutput, error) {
 	var zero ResearchOutput
+	eng, err := s.engine()
+	if err != nil {
+		return nil, zero, err
+	}
 	review, err := reviewPolicy(in.Review)
 	if err != nil {
 		return nil, zero, err
@@ -135,7 +143,7 @@ func (s *Server) resume(ctx context.Context, req *mcp.CallToolRequest, in Sessio
 	}
 	s.runs.Add(1)
 	defer s.runs.Done()
-	r, err := s.cfg.Engine.Resume(ctx, sess.ID, nil)
+	r, err := eng.Resume(ctx, sess.ID, nil)
 	if err != nil {
 		return nil, zero, errors.New(badInputMessage(err))
 	}
@@ -144,6 +152,10 @@ func (s *Server) resume(ctx context.Context, req *mcp.CallToolRequest, in Sessio
 
 func (s *Server) followUp(ctx context.Context, req *mcp.CallToolRequest, in FollowUpInput) (*mcp.CallToolResult, ResearchOutput, error) {
 	var zero ResearchOutput
+	eng, err := s.engine()
+	if err != nil {
+		return nil, zero, err
+	}
 	review, err := reviewPolicy(in.Review)
 	if err != nil {
 		return nil, zero, err
@@ -157,7 +169,7 @@ func (s *Server) followUp(ctx context.Context, req *mcp.CallToolRequest, in Foll
 	}
 	s.runs.Add(1)
 	defer s.runs.Done()
-	r, err := s.cfg.Engine.Ask(ctx, sess.ID, in.Question, func(o *pipeline.Options) {
+	r, err := eng.Ask(ctx, sess.ID, in.Question, func(o *pipeline.Options) {
 		if in.Depth != "" {
 			o.Depth = in.Depth
 		}
@@ -205,7 +217,7 @@ func (s *Server) drive(ctx context.Context, req *mcp.CallToolRequest, r *pipelin
 func (s *Server) output(sess store.Session, report string, warnings []string) ResearchOutput {
 	out := ResearchOutput{SessionID: sess.ID, Status: sess.Status, Report: report, Warnings: warnings,
 		Usage: Usage{PromptTokens: sess.Usage.PromptTokens, CompletionTokens: sess.Usage.CompletionTokens, EmbeddingTokens: sess.Usage.EmbeddingTokens, CostUSD: sess.CostUSD}}
-	if rep, err := pipeline.LoadReport(s.cfg.Engine.Store, sess.ID); err == nil {
+	if rep, err := pipeline.LoadReport(s.st, sess.ID); err == nil {
 		if out.Report == "" {
 			out.Report = rep.Markdown
 		}
@@ -250,7 +262,7 @@ func (s *Server) session(id string) (store.Session, error) {
 	if id == "" {
 		return store.Session{}, errors.New("no session ID given; list_sessions shows them")
 	}
-	sess, err := s.cfg.Engine.Store.Session(id)
+	sess, err := s.st.Session(id)
 	if errors.Is(err, store.ErrNotFound) {
 		return store.Session{}, fmt.Errorf("no session %q; list_sessions shows the sessions there are", clip(id, 80))
 	}

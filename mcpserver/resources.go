@@ -46,7 +46,7 @@ func (s *Server) addResources() {
 
 // reportResources are the completed sessions' reports, newest first.
 func (s *Server) reportResources() []*mcp.Resource {
-	all, err := s.cfg.Engine.Store.ListSessions()
+	all, err := s.st.ListSessions()
 	if err != nil {
 		s.log.Warn("listing sessions for resources", "err", err)
 		return nil
@@ -76,7 +76,7 @@ func (s *Server) readReport(_ context.Context, req *mcp.ReadResourceRequest) (*m
 	if !ok || id == "" || strings.Contains(id, "/") {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
-	sess, err := s.cfg.Engine.Store.Session(id)
+	sess, err := s.st.Session(id)
 	if err != nil || sess.Report == "" {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}

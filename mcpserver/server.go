@@ -12,13 +12,23 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/store"
 )
 
 // Config is what the server needs from main: the engine (with its store),
 // the run options the config file and environment give, and a backend
 // check.
 type Config struct {
+	// Engine runs research and searches the knowledge base. It may be nil
+	// when another researchtui owns the data dir: then Store reaches that
+	// owner, the reading tools and resources work, and the tools that need
+	// the engine answer with Unavailable.
 	Engine *pipeline.Engine
+	// Store is what the reading tools read; nil means Engine.Store.
+	Store store.Reader
+	// Unavailable says why research, follow_up, resume_session and
+	// search_knowledge cannot run (Engine nil), and what to do.
+	Unavailable string
 	// Defaults are the run options before a tool call's own (model,
 	// embedding model, depth, sources, budgets), as `run` would use them.
 	Defaults pipeline.Options
@@ -37,6 +47,7 @@ type Config struct {
 // sessions (stdio serves one, HTTP any number).
 type Server struct {
 	cfg Config
+	st  store.Reader
 	srv *mcp.Server
 	log *slog.Logger
 
@@ -48,14 +59,21 @@ type Server struct {
 // New builds the server with every tool, the report resources and the
 // prompt registered.
 func New(cfg Config) *Server {
-	if cfg.Engine == nil || cfg.Engine.Store == nil {
-		panic("mcpserver: Config.Engine with a Store is required")
+	st := cfg.Store
+	if st == nil && cfg.Engine != nil && cfg.Engine.Store != nil {
+		st = cfg.Engine.Store
+	}
+	if st == nil {
+		panic("mcpserver: Config.Engine with a Store, or Config.Store, is required")
+	}
+	if cfg.Engine == nil && cfg.Unavailable == "" {
+		cfg.Unavailable = "this MCP server can only read sessions"
 	}
 	log := cfg.Logger
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	s := &Server{cfg: cfg, log: log}
+	s := &Server{cfg: cfg, st: st, log: log}
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: "researchtui", Title: "researchtui", Version: cfg.Version}, &mcp.ServerOptions{
 		Instructions: instructions,
 		Logger:       log,
@@ -112,6 +130,15 @@ func (s *Server) addPrompts() {
 			}},
 		}, nil
 	})
+}
+
+// engine is the engine for the tools that run research or search, or an
+// error that says why there is none.
+func (s *Server) engine() (*pipeline.Engine, error) {
+	if s.cfg.Engine == nil {
+		return nil, errors.New(s.cfg.Unavailable)
+	}
+	return s.cfg.Engine, nil
 }
 
 // toolError is a tool result that tells the person what went wrong; the

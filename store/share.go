@@ -52,10 +52,14 @@ type response struct {
 }
 
 // Share serves s to other researchtui processes on the socket at path
-// until the returned stop is called (the owner calls it before Close). The
-// caller holds the database lock, which proves no other owner is alive, so
-// any socket file already at path is stale and is removed.
+// until the returned stop is called or the store is closed. The caller
+// holds the database lock, which proves no other owner is alive, so any
+// socket file already at path is stale and is removed.
 func (s *Store) Share(path string) (stop func(), err error) {
+	if s.readOnly {
+		return nil, errors.New("store: a read-only store cannot be shared")
+	}
+	s.stopSharing() // sharing again (another path): one socket at a time
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("store: socket directory: %w", err)
 	}
@@ -74,14 +78,29 @@ func (s *Store) Share(path string) (stop func(), err error) {
 	srv.wg.Add(1)
 	go srv.accept()
 	var once sync.Once
-	return func() {
+	stop = func() {
 		once.Do(func() {
 			ln.Close()
 			srv.closeAll()
 			srv.wg.Wait()
 			_ = os.Remove(path)
 		})
-	}, nil
+	}
+	s.shareMu.Lock()
+	s.unshare = stop
+	s.shareMu.Unlock()
+	return stop, nil
+}
+
+// stopSharing stops serving clients, if sharing.
+func (s *Store) stopSharing() {
+	s.shareMu.Lock()
+	stop := s.unshare
+	s.unshare = nil
+	s.shareMu.Unlock()
+	if stop != nil {
+		stop()
+	}
 }
 
 type shareServer struct {

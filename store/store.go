@@ -69,6 +69,9 @@ type Store struct {
 	// IndexOptions tune the vector indexes this store opens (tests and
 	// benchmarks lower SwitchAt); set before the first Index call.
 	IndexOptions IndexOptions
+
+	shareMu sync.Mutex
+	unshare func() // stops serving clients (share.go); nil when not shared
 }
 
 // Bucket names. Top-level buckets are created by migration 1.
@@ -247,6 +250,7 @@ func schemaVersion(tx *bbolt.Tx) (int, error) {
 // Close saves the vector indexes that changed enough (indexstore.go), then
 // releases the file and its lock. Committed data is already on disk.
 func (s *Store) Close() error {
+	s.stopSharing() // clients first: nobody may be mid-request on a closed file
 	s.closeIndexes()
 	return s.db.Close()
 }
