@@ -233,18 +233,37 @@ func (s *Store) openIndex(model string) (*Index, error) {
 // own makes ix a store-owned index: saved after background builds.
 func (s *Store) own(ix *Index, p *indexPersist) {
 	ix.persist = p
-	ix.afterBuild = func() { s.saveFresh(ix) }
+	ix.afterBuild = func() { s.saveAfterBuild(ix) }
 }
 
-// saveFresh saves ix after a build, caught up with the store first if the
-// store changed since the index last synced. The vectors a build linked
-// were mostly added while the store changed (corpus add, a run's indexer):
-// saved as they are, the file would record an old generation and hold
-// unverified vectors, so every later open would read them all back from
-// bbolt to check them, and a short-lived process (a search) never gets to
-// save the result. Caught up, the file is fresh and the next open maps it
-// and is done.
-func (s *Store) saveFresh(ix *Index) {
+// saveAfterBuild saves ix when a background build has linked everything, if
+// that is worth rewriting the whole file: there is none yet, or what changed
+// since the last save (vectors added or removed, nodes linked) comes to half
+// the nodes. While embedding is slower than linking (any real model), a
+// build finishes after every batch of vectors; saving each time would
+// rewrite the file after every batch, quadratic in the collection (at 100k
+// vectors, 311 MB every few seconds). So the writes of a growing index add
+// up to a few times its final size; the rest is saved at Close, or caught
+// up at the next open.
+//
+// The file is caught up with the store first if the store changed since
+// the index last synced. The vectors a build linked were mostly added while
+// the store changed (corpus add, a run's indexer): saved as they are, the
+// file would record an old generation and hold unverified vectors, so every
+// later open would read them all back from bbolt to check them, and a
+// short-lived process (a search) never gets to save the result. Caught up,
+// the file is fresh and the next open maps it and is done.
+func (s *Store) saveAfterBuild(ix *Index) {
+	p := ix.persist
+	p.mu.Lock()
+	have := p.haveFile
+	p.mu.Unlock()
+	ix.mu.RLock()
+	changed, nodes := ix.changes+int(ix.linked.Load()), ix.n
+	ix.mu.RUnlock()
+	if have && 2*changed < nodes {
+		return
+	}
 	gen, err := s.indexGen()
 	if err != nil {
 		return
