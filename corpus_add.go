@@ -196,7 +196,9 @@ func (c *corpusIngest) commit() error {
 		items[i] = p.item
 	}
 	t0 := time.Now()
-	if err := c.d.st.PutSourceBatch(items); err != nil {
+	err := c.d.st.PutSourceBatch(items)
+	c.stats.commitNS.Add(int64(time.Since(t0)))
+	if err != nil {
 		return err
 	}
 	for _, p := range c.pending {
@@ -206,7 +208,6 @@ func (c *corpusIngest) commit() error {
 			c.toEmbed(p.job.abs, p.item.Chunks)
 		}
 	}
-	c.stats.storeNS.Add(int64(time.Since(t0)))
 	c.unsaved = append(c.unsaved, c.pending...)
 	c.pending, c.pendingN = nil, 0
 	if time.Since(c.lastSave) >= manifestEvery {
@@ -225,7 +226,7 @@ const manifestEvery = 2 * time.Second
 func (c *corpusIngest) saveManifest() error {
 	t0 := time.Now()
 	err := saveManifest(c.cfg, c.m)
-	c.stats.storeNS.Add(int64(time.Since(t0)))
+	c.stats.commitNS.Add(int64(time.Since(t0)))
 	c.lastSave = time.Now()
 	if err != nil {
 		return err

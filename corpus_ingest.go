@@ -42,7 +42,13 @@ type ingestStats struct {
 	chunksNotEmbedded atomic.Int64
 	start             time.Time
 
-	readNS, storeNS, embedNS, indexNS atomic.Int64 // summed over goroutines
+	// Where the time goes, summed over the goroutines doing it: reading
+	// and chunking files (on every core), committing sources and chunks
+	// and saving the manifest (the main loop), the main loop waiting for
+	// the embedder to take more chunks (embedding is behind), embedding
+	// requests (several in flight), committing vectors, and the vector
+	// index (adding, and at the end waiting for its graph).
+	readNS, commitNS, backlogNS, embedNS, vecStoreNS, indexNS atomic.Int64
 
 	// ix is the vector index the vectors go to, once opened: the progress
 	// line shows its graph build.
@@ -202,10 +208,18 @@ func newEmbedder(ctx context.Context, st *store.Store, model string, embed func(
 	return e
 }
 
-// add queues chunks (already committed) for embedding.
+// add queues chunks (already committed) for embedding; it waits while
+// the embedder is a full queue behind.
 func (e *embedder) add(chunks []store.Chunk) {
-	if len(chunks) > 0 {
+	if len(chunks) == 0 {
+		return
+	}
+	select {
+	case e.in <- chunks:
+	default:
+		t0 := time.Now()
 		e.in <- chunks
+		e.stats.backlogNS.Add(int64(time.Since(t0)))
 	}
 }
 
@@ -337,7 +351,7 @@ func (e *embedder) save(results <-chan embedded) {
 		}
 		t0 := time.Now()
 		err := e.st.PutEmbeddings(e.model, pending)
-		e.stats.storeNS.Add(int64(time.Since(t0)))
+		e.stats.vecStoreNS.Add(int64(time.Since(t0)))
 		if err != nil {
 			e.failed(err, len(ids))
 		} else {
@@ -412,8 +426,8 @@ func (e *embedder) note(st *ingestStats) string {
 	if n > 0 {
 		el := time.Since(st.start)
 		out = fmt.Sprintf("embedded %s chunks with %s in %s (%.0f chunks/s)\n", commas(int(n)), e.model, el.Round(100*time.Millisecond), float64(n)/el.Seconds())
-		out += fmt.Sprintf("time: reading %s, storing %s, embedding %s (summed over %d requests in flight), indexing %s\n",
-			secs(st.readNS.Load()), secs(st.storeNS.Load()), secs(st.embedNS.Load()), e.parallel, secs(st.indexNS.Load()))
+		out += fmt.Sprintf("time: reading %s (on %d cores), committing %s, embedding %s (%d requests in flight), committing vectors %s, vector index %s\n",
+			secs(st.readNS.Load()), runtime.GOMAXPROCS(0), secs(st.commitNS.Load()), secs(st.embedNS.Load()), e.parallel, secs(st.vecStoreNS.Load()), secs(st.indexNS.Load()))
 	}
 	out += e.indexNote()
 	switch {

@@ -63,8 +63,9 @@ if ca:
     print("corpus add against the fake embedding server (where the wall time goes):")
     for n, name in ca:
         m = med[name]
-        print(f"  {n:>5} files, {m['chunks']:>7,.0f} chunks: {m['chunks/s']:>6,.0f} chunks/s; reading {100*m['read-share']:.0f}% (of one core), "
-              f"storing {100*m['store-share']:.0f}%, embedding requests {100*m['embed-share']:.0f}%, vector index {100*m['index-share']:.0f}%")
+        print(f"  {n:>5} files, {m['chunks']:>7,.0f} chunks: {m['chunks/s']:>6,.0f} chunks/s; busy: reading {100*m['read-share']:.0f}% (of one core), "
+              f"committing {100*m['commit-share']:.0f}%, embedding {100*m['embed-share']:.0f}% (of each request slot), committing vectors {100*m['vecstore-share']:.0f}%, "
+              f"vector index {100*m['index-share']:.0f}%, close {100*m['close-share']:.0f}%; reading waited for embedding {100*m['backlog-share']:.0f}%")
 warm = med.get("BenchmarkSearchWarm")
 if warm:
     print(f"researchtui search on a warm store of 100,000 chunks, a fresh process end to end: p50 {warm['search-p50-ms']:.0f} ms (max {warm['search-max-ms']:.0f} ms)")
