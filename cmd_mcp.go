@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/researchtui/researchtui/mcpserver"
+	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/store"
 )
 
@@ -109,12 +110,18 @@ func newMCPServer(cfg *Config, logger *slog.Logger) (*mcpserver.Server, func(), 
 			return nil, nil, fmt.Errorf("%w: the data dir keeps changing hands; try again", store.ErrLocked)
 		}
 		logger.Warn("another researchtui owns the data dir; serving sessions and reports through it", "owner_pid", c.Owner())
+		search := ownerSearch(c, cfg)
 		return mcpserver.New(mcpserver.Config{
-			Store:   c,
+			Store:    c,
+			Defaults: cfg.defaultOptions(),
+			Search: func(ctx context.Context, query string, k int) ([]pipeline.Passage, bool, error) {
+				ps, err := search(ctx, query, k)
+				return ps, err == nil, err
+			},
 			Version: version,
 			Logger:  logger,
-			Unavailable: fmt.Sprintf("another researchtui (pid %d) has the data dir open; through it this server can list and read sessions and reports, "+
-				"but research, follow_up, resume_session and search_knowledge need the data dir to themselves for now: close the other researchtui and restart this MCP server", c.Owner()),
+			Unavailable: fmt.Sprintf("another researchtui (pid %d) has the data dir open; through it this server can list, read and search sessions and reports, "+
+				"but research, follow_up and resume_session need the data dir to themselves for now: close the other researchtui and restart this MCP server", c.Owner()),
 		}), done, nil
 	}
 }

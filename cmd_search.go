@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/store"
 )
 
@@ -31,17 +33,23 @@ func searchCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			a, err := openApp(cfg)
-			if err != nil {
-				return err
-			}
-			defer a.Close()
 			ctx, cancel := context.WithTimeout(cmd.Context(), 30*time.Second)
 			defer cancel()
-			if cfg.EmbedModel != "" {
-				openIndex(a.store, cfg.EmbedModel, cmd.ErrOrStderr())
+			var passages []pipeline.Passage
+			var semantic bool
+			a, err := openApp(cfg)
+			switch {
+			case err == nil:
+				defer a.Close()
+				if cfg.EmbedModel != "" {
+					openIndex(a.store, cfg.EmbedModel, cmd.ErrOrStderr())
+				}
+				passages, semantic, err = a.engine.SearchKnowledge(ctx, query, cfg.EmbedModel, k)
+			case errors.Is(err, store.ErrLocked): // another researchtui has it: search through it
+				passages, semantic, err = searchShared(ctx, cfg, query, k)
+			default:
+				return err
 			}
-			passages, semantic, err := a.engine.SearchKnowledge(ctx, query, cfg.EmbedModel, k)
 			if err != nil {
 				return err
 			}

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
 
+	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/store"
 )
 
@@ -68,4 +70,51 @@ func withShared(fn func(st sharedStore) error) error {
 	}
 	defer done()
 	return fn(st)
+}
+
+// searchShared searches everything ever read: with this process's own
+// engine when it can own the data dir (semantic, keywords offline), else
+// through the researchtui that owns it (semantic only: the query is
+// embedded here and the owner's index answers). semantic says which ran.
+func searchShared(ctx context.Context, cfg *Config, query string, k int) (passages []pipeline.Passage, semantic bool, err error) {
+	for attempt := 0; ; attempt++ {
+		a, err := openApp(cfg)
+		if err == nil {
+			defer a.Close()
+			return a.engine.SearchKnowledge(ctx, query, cfg.EmbedModel, k)
+		}
+		if !errors.Is(err, store.ErrLocked) {
+			return nil, false, err
+		}
+		st, done, err := openShared(cfg)
+		if err != nil {
+			return nil, false, err
+		}
+		c, ok := st.(*store.Client)
+		if !ok { // the owner exited meanwhile: own the store and search here
+			done()
+			if attempt < 2 {
+				continue
+			}
+			return nil, false, fmt.Errorf("%w: the data dir keeps changing hands; try again", store.ErrLocked)
+		}
+		defer done()
+		ps, err := ownerSearch(c, cfg)(ctx, query, k)
+		return ps, err == nil, err
+	}
+}
+
+// ownerSearch is a semantic knowledge search through the data dir's owner.
+func ownerSearch(c *store.Client, cfg *Config) func(ctx context.Context, query string, k int) ([]pipeline.Passage, error) {
+	return func(ctx context.Context, query string, k int) ([]pipeline.Passage, error) {
+		b, err := newBackend(cfg)
+		if err != nil {
+			return nil, err
+		}
+		ps, err := pipeline.SemanticSearch(ctx, c, b, query, cfg.EmbedModel, k)
+		if err != nil && ctx.Err() == nil {
+			return nil, fmt.Errorf("%v (another researchtui, pid %d, has the data dir open; searching through it needs the embedding model %s, keyword search needs the data dir to itself)", err, c.Owner(), cfg.EmbedModel)
+		}
+		return ps, err
+	}
 }

@@ -104,6 +104,10 @@ func TestTwoProcessesShareADataDir(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "@") {
 		t.Errorf("export beside the owner: exit %d %q", code, stdout)
 	}
+	stdout, stderr, code, _ = c.run("search", "--json", "software testing")
+	if code != 0 || !strings.Contains(stdout, `"chunk_id"`) {
+		t.Errorf("search beside the owner: exit %d %q %s", code, stdout, stderr)
+	}
 	if _, stderr, code, _ = c.run("sessions", "show", "01nosuchsession"); code != exitUsage {
 		t.Errorf("an unknown session through the owner: exit %d %s", code, stderr)
 	}
@@ -118,6 +122,9 @@ func TestTwoProcessesShareADataDir(t *testing.T) {
 	rr, err := second.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "researchtui://sessions/" + out.SessionID + "/report"})
 	if err != nil || rr.Contents[0].Text != out.Report {
 		t.Errorf("the report resource through the owner: %v", err)
+	}
+	if res, text := callText(t, second, "search_knowledge", map[string]any{"query": "software testing"}); res.IsError || !strings.Contains(text, "1. ") {
+		t.Errorf("search_knowledge through the owner: %s", text)
 	}
 	if res, text := callText(t, second, "research", map[string]any{"question": "anything"}); !res.IsError || !strings.Contains(text, "another researchtui") {
 		t.Errorf("research beside the owner: %v %s", res.IsError, text)

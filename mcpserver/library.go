@@ -218,9 +218,8 @@ func textResult(s string) *mcp.CallToolResult {
 
 func (s *Server) searchKnowledge(ctx context.Context, _ *mcp.CallToolRequest, in SearchInput) (*mcp.CallToolResult, SearchOutput, error) {
 	var zero SearchOutput
-	eng, err := s.engine()
-	if err != nil {
-		return nil, zero, err
+	if s.cfg.Search == nil {
+		return nil, zero, errors.New(s.cfg.Unavailable)
 	}
 	query := strings.TrimSpace(in.Query)
 	switch {
@@ -249,7 +248,7 @@ func (s *Server) searchKnowledge(ctx context.Context, _ *mcp.CallToolRequest, in
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	ps, semantic, err := eng.SearchKnowledge(ctx, query, s.cfg.Defaults.EmbedModel, fetch)
+	ps, semantic, err := s.cfg.Search(ctx, query, fetch)
 	if err != nil {
 		return nil, zero, fmt.Errorf("the search failed: %v", err)
 	}

@@ -26,6 +26,10 @@ type Config struct {
 	Engine *pipeline.Engine
 	// Store is what the reading tools read; nil means Engine.Store.
 	Store store.Reader
+	// Search, when set, answers search_knowledge instead of the engine
+	// (a search through the data dir's owner); it returns passages, best
+	// first, and whether the search was semantic.
+	Search func(ctx context.Context, query string, k int) ([]pipeline.Passage, bool, error)
 	// Unavailable says why research, follow_up, resume_session and
 	// search_knowledge cannot run (Engine nil), and what to do.
 	Unavailable string
@@ -65,6 +69,12 @@ func New(cfg Config) *Server {
 	}
 	if st == nil {
 		panic("mcpserver: Config.Engine with a Store, or Config.Store, is required")
+	}
+	if cfg.Search == nil && cfg.Engine != nil {
+		eng, model := cfg.Engine, cfg.Defaults.EmbedModel
+		cfg.Search = func(ctx context.Context, query string, k int) ([]pipeline.Passage, bool, error) {
+			return eng.SearchKnowledge(ctx, query, model, k)
+		}
 	}
 	if cfg.Engine == nil && cfg.Unavailable == "" {
 		cfg.Unavailable = "this MCP server can only read sessions"

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/researchtui/researchtui/llm"
 	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/store"
 )
@@ -51,21 +52,53 @@ func (e *Engine) SearchKnowledge(ctx context.Context, query, embedModel string, 
 }
 
 func (e *Engine) semanticSearch(ctx context.Context, query, model string, k int) ([]Passage, error) {
-	ix, err := e.index(model)
+	return SemanticSearch(ctx, engineKnowledge{e}, e.LLM, query, model, k)
+}
+
+// engineKnowledge is the engine's own store with the engine's cached index,
+// the one its runs add to.
+type engineKnowledge struct{ e *Engine }
+
+func (k engineKnowledge) Chunk(id string) (store.Chunk, bool, error) { return k.e.Store.Chunk(id) }
+func (k engineKnowledge) Source(key string) ([]byte, bool, error)    { return k.e.Store.Source(key) }
+func (k engineKnowledge) SearchVectors(model string, vec []float32, n int) ([]store.Hit, error) {
+	ix, err := k.e.index(model)
 	if err != nil {
 		return nil, err
 	}
 	if ix.Len() == 0 {
-		return nil, errors.New("nothing embedded with " + model)
+		return nil, store.ErrNothingEmbedded
 	}
-	vecs, _, err := e.LLM.Embed(ctx, model, withTaskPrefix(model, roleQuery, []string{query}))
+	return ix.Search(vec, n)
+}
+
+// SemanticSearch is the semantic half of SearchKnowledge against any
+// store.Knowledge: the engine's own store, or a client of the researchtui
+// that owns the data dir (store/README.md), so `researchtui search` and the
+// MCP server's search_knowledge work beside it. The query is embedded here,
+// with the caller's backend; only the vector travels.
+func SemanticSearch(ctx context.Context, kb store.Knowledge, backend llm.Backend, query, model string, k int) ([]Passage, error) {
+	query = normalizeQuestion(query)
+	if query == "" {
+		return nil, errors.New("the search is empty")
+	}
+	if k <= 0 {
+		k = 10
+	}
+	if backend == nil {
+		return nil, errors.New("no model backend to embed the query")
+	}
+	vecs, _, err := backend.Embed(ctx, model, withTaskPrefix(model, roleQuery, []string{query}))
 	if err != nil {
 		return nil, err
 	}
 	if len(vecs) != 1 {
 		return nil, errors.New("the embedding model returned no vector")
 	}
-	hits, err := ix.Search(vecs[0], k*4)
+	hits, err := kb.SearchVectors(model, vecs[0], k*4)
+	if errors.Is(err, store.ErrNothingEmbedded) {
+		return nil, errors.New("nothing embedded with " + model)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -74,19 +107,19 @@ func (e *Engine) semanticSearch(ctx context.Context, query, model string, k int)
 	best := map[string]int{}
 	var out []Passage
 	for _, h := range hits {
-		c, ok, err := e.Store.Chunk(h.ID)
+		c, ok, err := kb.Chunk(h.ID)
 		if err != nil || !ok {
 			continue
 		}
 		score := weighted(c, h.Score)
 		if i, seen := best[c.SourceKey]; seen {
 			if score > out[i].Score {
-				out[i] = e.passage(c, score)
+				out[i] = passageOf(kb, c, score)
 			}
 			continue
 		}
 		best[c.SourceKey] = len(out)
-		out = append(out, e.passage(c, score))
+		out = append(out, passageOf(kb, c, score))
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Score > out[j].Score })
 	return out[:min(len(out), k)], nil
@@ -149,8 +182,12 @@ func (e *Engine) keywordSearch(query string, k int) ([]Passage, error) {
 
 // passage fills in the source's metadata for a chunk.
 func (e *Engine) passage(c store.Chunk, score float32) Passage {
+	return passageOf(engineKnowledge{e}, c, score)
+}
+
+func passageOf(kb store.Knowledge, c store.Chunk, score float32) Passage {
 	p := Passage{Score: score, ChunkID: c.ID, SourceKey: c.SourceKey, Page: c.Page, Text: strings.TrimSpace(c.Text)}
-	if raw, ok, err := e.Store.Source(c.SourceKey); err == nil && ok {
+	if raw, ok, err := kb.Source(c.SourceKey); err == nil && ok {
 		var r search.Record
 		if json.Unmarshal(raw, &r) == nil {
 			p.Title, p.Year, p.Source, p.DOI = r.Title, r.Year, r.Source, r.DOI

@@ -90,8 +90,11 @@ func (c *Client) call(req request, out any) (found bool, err error) {
 		return false, fmt.Errorf("store: bad answer from the owner: %w", err)
 	}
 	if !resp.OK {
-		if resp.Code == "not_found" {
+		switch resp.Code {
+		case "not_found":
 			return false, ErrNotFound
+		case "nothing_embedded":
+			return false, ErrNothingEmbedded
 		}
 		return false, errors.New(resp.Err)
 	}
@@ -156,4 +159,26 @@ func (c *Client) LastSeq(sessionID string) (int64, error) {
 func (c *Client) DeleteSession(id string) error {
 	_, err := c.call(request{Op: "delete_session", ID: id}, nil)
 	return err
+}
+
+// Chunk is Store.Chunk, asked of the owner.
+func (c *Client) Chunk(id string) (Chunk, bool, error) {
+	var out Chunk
+	found, err := c.call(request{Op: "chunk", ID: id}, &out)
+	return out, found, err
+}
+
+// Source is Store.Source, asked of the owner.
+func (c *Client) Source(key string) ([]byte, bool, error) {
+	var out []byte
+	found, err := c.call(request{Op: "source", ID: key}, &out)
+	return out, found, err
+}
+
+// SearchVectors searches the owner's vector index: the index lives in one
+// process (README.md), so a client sends the query vector, not the index.
+func (c *Client) SearchVectors(model string, vec []float32, k int) ([]Hit, error) {
+	var out []Hit
+	_, err := c.call(request{Op: "search_vectors", Name: model, Vec: vec, K: k}, &out)
+	return out, err
 }

@@ -38,9 +38,11 @@ type hello struct {
 }
 
 type request struct {
-	Op   string `json:"op"`
-	ID   string `json:"id,omitempty"`
-	Name string `json:"name,omitempty"`
+	Op   string    `json:"op"`
+	ID   string    `json:"id,omitempty"`
+	Name string    `json:"name,omitempty"`
+	Vec  []float32 `json:"vec,omitempty"`
+	K    int       `json:"k,omitempty"`
 }
 
 type response struct {
@@ -203,13 +205,24 @@ func (srv *shareServer) do(req request) response {
 		v, err = st.LastSeq(req.ID)
 	case "delete_session":
 		err = st.DeleteSession(req.ID)
+	case "chunk":
+		v, found, err = st.Chunk(req.ID)
+	case "source":
+		var b []byte
+		b, found, err = st.Source(req.ID)
+		v = b
+	case "search_vectors":
+		v, err = st.SearchVectors(req.Name, req.Vec, req.K)
 	default:
 		return response{Err: fmt.Sprintf("unknown operation %q (the owner speaks store protocol %d)", req.Op, ProtocolVersion)}
 	}
 	if err != nil {
 		r := response{Err: err.Error()}
-		if errors.Is(err, ErrNotFound) {
+		switch {
+		case errors.Is(err, ErrNotFound):
 			r.Code = "not_found"
+		case errors.Is(err, ErrNothingEmbedded):
+			r.Code = "nothing_embedded"
 		}
 		return r
 	}

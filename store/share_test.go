@@ -192,3 +192,50 @@ func TestProtocolMismatchIsExplained(t *testing.T) {
 		t.Fatalf("mismatch: %v", err)
 	}
 }
+
+// search_knowledge beside an owner: the client embeds the query, the
+// owner's index answers, chunks and sources come back by key.
+func TestClientSearchesTheOwnersIndex(t *testing.T) {
+	st, sock, _ := sharedStore(t)
+	chunks := []Chunk{{Seq: 0, Text: "alpha alpha"}, {Seq: 1, Text: "beta beta"}, {Seq: 2, Text: "gamma gamma"}}
+	if err := st.PutChunks("src1", chunks); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.PutSource("src1", []byte(`{"title":"T"}`)); err != nil {
+		t.Fatal(err)
+	}
+	vecs := map[string][]float32{
+		HashText("alpha alpha"): {1, 0, 0, 0},
+		HashText("beta beta"):   {0, 1, 0, 0},
+		HashText("gamma gamma"): {0, 0, 1, 0},
+	}
+	if err := st.PutEmbeddings("m", vecs); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Dial(sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	local, err := st.SearchVectors("m", []float32{0, 0.9, 0.1, 0}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	remote, err := c.SearchVectors("m", []float32{0, 0.9, 0.1, 0}, 2)
+	if err != nil || len(remote) != 2 || remote[0] != local[0] || remote[1] != local[1] {
+		t.Fatalf("through the owner %+v %v, locally %+v", remote, err, local)
+	}
+	ch, ok, err := c.Chunk(remote[0].ID)
+	if err != nil || !ok || ch.Text != "beta beta" {
+		t.Errorf("chunk %+v %v %v", ch, ok, err)
+	}
+	if raw, ok, err := c.Source("src1"); err != nil || !ok || string(raw) != `{"title":"T"}` {
+		t.Errorf("source %q %v %v", raw, ok, err)
+	}
+	if _, ok, err := c.Chunk("nope#0001"); ok || err != nil {
+		t.Errorf("missing chunk: %v %v", ok, err)
+	}
+	if _, err := c.SearchVectors("other-model", []float32{1, 0, 0, 0}, 2); !errors.Is(err, ErrNothingEmbedded) {
+		t.Errorf("a model with nothing embedded: %v", err)
+	}
+}
