@@ -35,38 +35,52 @@ type Client struct {
 // Dial connects to the owner listening at path (SocketPath of the
 // database) and checks that it speaks this build's protocol and schema.
 func Dial(path string) (*Client, error) {
-	conn, err := net.DialTimeout("unix", path, 2*time.Second)
-	if err != nil {
-		return nil, fmt.Errorf("%w (%v)", ErrUnreachable, err)
+	c := &Client{path: path}
+	if err := c.connect(); err != nil {
+		return nil, err
 	}
-	c := &Client{path: path, conn: conn, sc: bufio.NewScanner(conn), enc: json.NewEncoder(conn)}
-	c.sc.Buffer(make([]byte, 64<<10), maxLine)
-	_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
-	if err := c.enc.Encode(hello{Proto: protoName, Version: ProtocolVersion, Schema: SchemaVersion()}); err != nil {
-		conn.Close()
-		return nil, fmt.Errorf("%w (%v)", ErrUnreachable, err)
-	}
-	if !c.sc.Scan() {
-		conn.Close()
-		return nil, fmt.Errorf("%w (the owner closed the connection at hello)", ErrUnreachable)
-	}
-	var h hello
-	if err := json.Unmarshal(c.sc.Bytes(), &h); err != nil || h.Proto != protoName {
-		conn.Close()
-		return nil, fmt.Errorf("%w: %s is not a researchtui store socket", ErrProtocol, path)
-	}
-	if h.Version != ProtocolVersion || h.Schema != SchemaVersion() {
-		conn.Close()
-		return nil, fmt.Errorf("%w: the researchtui that owns this data dir (pid %d) speaks store protocol %d, schema %d; this one speaks protocol %d, schema %d: use the same researchtui build for both, or close the other one",
-			ErrProtocol, h.PID, h.Version, h.Schema, ProtocolVersion, SchemaVersion())
-	}
-	_ = conn.SetDeadline(time.Time{})
-	c.owner = h.PID
 	return c, nil
 }
 
+// connect dials the socket and exchanges hellos; c.mu is held or c is new.
+func (c *Client) connect() error {
+	conn, err := net.DialTimeout("unix", c.path, 2*time.Second)
+	if err != nil {
+		return fmt.Errorf("%w (%v)", ErrUnreachable, err)
+	}
+	sc := bufio.NewScanner(conn)
+	sc.Buffer(make([]byte, 64<<10), maxLine)
+	enc := json.NewEncoder(conn)
+	_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
+	if err := enc.Encode(hello{Proto: protoName, Version: ProtocolVersion, Schema: SchemaVersion()}); err != nil {
+		conn.Close()
+		return fmt.Errorf("%w (%v)", ErrUnreachable, err)
+	}
+	if !sc.Scan() {
+		conn.Close()
+		return fmt.Errorf("%w (the owner closed the connection at hello)", ErrUnreachable)
+	}
+	var h hello
+	if err := json.Unmarshal(sc.Bytes(), &h); err != nil || h.Proto != protoName {
+		conn.Close()
+		return fmt.Errorf("%w: %s is not a researchtui store socket", ErrProtocol, c.path)
+	}
+	if h.Version != ProtocolVersion || h.Schema != SchemaVersion() {
+		conn.Close()
+		return fmt.Errorf("%w: the researchtui that owns this data dir (pid %d) speaks store protocol %d, schema %d; this one speaks protocol %d, schema %d: use the same researchtui build for both, or close the other one",
+			ErrProtocol, h.PID, h.Version, h.Schema, ProtocolVersion, SchemaVersion())
+	}
+	_ = conn.SetDeadline(time.Time{})
+	c.conn, c.sc, c.enc, c.owner = conn, sc, enc, h.PID
+	return nil
+}
+
 // Owner is the pid of the process that owns the data dir.
-func (c *Client) Owner() int { return c.owner }
+func (c *Client) Owner() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.owner
+}
 
 // Close closes the connection.
 func (c *Client) Close() error {
@@ -75,19 +89,23 @@ func (c *Client) Close() error {
 	return c.conn.Close()
 }
 
-// call sends one request and decodes its answer into out.
+// call sends one request and decodes its answer into out. When the
+// connection is broken (the owner exited), it dials again once: a process
+// that took the data dir over serves the same socket. Every operation is
+// safe to repeat (reads; puts and deletes by key).
 func (c *Client) call(req request, out any) (found bool, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if err := c.enc.Encode(req); err != nil {
-		return false, c.broken(err)
-	}
-	if !c.sc.Scan() {
-		return false, c.broken(c.sc.Err())
-	}
-	var resp response
-	if err := json.Unmarshal(c.sc.Bytes(), &resp); err != nil {
-		return false, fmt.Errorf("store: bad answer from the owner: %w", err)
+	resp, err := c.roundTrip(req)
+	if err != nil {
+		gone := c.owner
+		c.conn.Close()
+		if derr := c.connect(); derr != nil {
+			return false, fmt.Errorf("%w: the researchtui that owned this data dir (pid %d) went away (%v); start this command again to take over", ErrUnreachable, gone, err)
+		}
+		if resp, err = c.roundTrip(req); err != nil {
+			return false, fmt.Errorf("%w: %v", ErrUnreachable, err)
+		}
 	}
 	if !resp.OK {
 		switch resp.Code {
@@ -106,11 +124,23 @@ func (c *Client) call(req request, out any) (found bool, err error) {
 	return resp.Found, nil
 }
 
-func (c *Client) broken(err error) error {
-	if err == nil {
-		err = errors.New("connection closed")
+// roundTrip writes a request and reads its response; an error means the
+// connection is unusable.
+func (c *Client) roundTrip(req request) (response, error) {
+	var resp response
+	if err := c.enc.Encode(req); err != nil {
+		return resp, err
 	}
-	return fmt.Errorf("%w: the researchtui that owned this data dir (pid %d) went away (%v); start this command again to take over", ErrUnreachable, c.owner, err)
+	if !c.sc.Scan() {
+		if err := c.sc.Err(); err != nil {
+			return resp, err
+		}
+		return resp, errors.New("connection closed")
+	}
+	if err := json.Unmarshal(c.sc.Bytes(), &resp); err != nil {
+		return resp, fmt.Errorf("bad answer from the owner: %w", err)
+	}
+	return resp, nil
 }
 
 // ListSessions is Store.ListSessions, asked of the owner.

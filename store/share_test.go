@@ -239,3 +239,24 @@ func TestClientSearchesTheOwnersIndex(t *testing.T) {
 		t.Errorf("a model with nothing embedded: %v", err)
 	}
 }
+
+// When the owner exits and another process takes the data dir over (it
+// serves the same socket), a client's next call goes to the new owner.
+func TestClientFollowsANewOwner(t *testing.T) {
+	st, sock, stop := sharedStore(t)
+	c, err := Dial(sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.ListSessions(); err != nil {
+		t.Fatal(err)
+	}
+	stop() // the owner goes; its connections break
+	if _, err := st.Share(sock); err != nil { // the next owner serves the same socket
+		t.Fatal(err)
+	}
+	if _, err := c.ListSessions(); err != nil {
+		t.Fatalf("after a takeover: %v", err)
+	}
+}
