@@ -2,8 +2,10 @@ package pipeline
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -186,7 +188,8 @@ func structured[T any](ctx context.Context, a *agentCall, req llm.ChatRequest, v
 	start := time.Now()
 	v, info, err := llm.Structured(ctx, a.o.engine.LLM, req, validate, fallback, a.onDelta)
 	a.record(info.Usage)
-	a.called(start, req, &Call{Operation: "chat", Structured: structuredOutcome(info), Attempts: info.Attempts, Output: v}, info.Usage, err)
+	out, _ := json.Marshal(v) // a snapshot: the agent may change v
+	a.called(start, req, &Call{Operation: "chat", Structured: structuredOutcome(info), Attempts: info.Attempts, Output: string(out)}, info.Usage, err)
 	for _, w := range info.Warnings {
 		a.warn("%s", w)
 	}
@@ -198,7 +201,7 @@ func (a *agentCall) called(start time.Time, req llm.ChatRequest, c *Call, u llm.
 	if c.Model == "" {
 		c.Model = req.Model
 	}
-	c.Temperature, c.Prompt = req.Temperature, req.Messages
+	c.Temperature, c.Prompt = req.Temperature, slices.Clone(req.Messages)
 	if err != nil {
 		c.Error = shortErr(err)
 	}

@@ -110,11 +110,11 @@ type Call struct {
 	Source     string `json:"source,omitempty"`   // the source searched
 	Error      string `json:"error,omitempty"`
 	// Prompt and Output are the call's messages and its answer (the text,
-	// or a structured call's decoded value). They stay in memory: never
-	// persisted or printed, only handed to observers (tracing exports them
-	// when the user opts in).
+	// or a structured call's value as JSON), copied: the agent goes on
+	// with its own. They stay in memory: never persisted or printed, only
+	// handed to observers (tracing exports them when the user opts in).
 	Prompt []llm.Message `json:"-"`
-	Output any           `json:"-"`
+	Output string        `json:"-"`
 }
 
 // How a structured call's answer was got (Call.Structured).

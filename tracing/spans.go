@@ -243,17 +243,17 @@ func (rt *runTrace) modelCall(ev pipeline.Event) {
 	}
 	if rt.t.cfg.TraceContent {
 		if len(c.Prompt) > 0 {
-			if b, err := json.Marshal(c.Prompt); err == nil {
-				attrs = append(attrs, attribute.String("gen_ai.input.messages", string(b)), attribute.String("input.value", string(b)))
+			msgs := make([]genAIMessage, len(c.Prompt))
+			for i, m := range c.Prompt {
+				msgs[i] = genAIMessage{Role: m.Role, Parts: []genAIPart{{Type: "text", Content: m.Content}}}
 			}
+			in, _ := json.Marshal(msgs)
+			plain, _ := json.Marshal(c.Prompt)
+			attrs = append(attrs, attribute.String("gen_ai.input.messages", string(in)), attribute.String("input.value", string(plain)))
 		}
-		if c.Output != nil {
-			out, ok := c.Output.(string)
-			if !ok {
-				b, _ := json.Marshal(c.Output)
-				out = string(b)
-			}
-			attrs = append(attrs, attribute.String("gen_ai.output.messages", out), attribute.String("output.value", out))
+		if c.Output != "" {
+			out, _ := json.Marshal([]genAIMessage{{Role: "assistant", Parts: []genAIPart{{Type: "text", Content: c.Output}}}})
+			attrs = append(attrs, attribute.String("gen_ai.output.messages", string(out)), attribute.String("output.value", c.Output))
 		}
 	}
 	s := rt.start(rt.parent(ev), c.Operation+" "+c.Model, ev.Time.Add(-ev.Elapsed), trace.SpanKindClient, attrs...)
@@ -262,6 +262,18 @@ func (rt *runTrace) modelCall(ev pipeline.Event) {
 		s.span.SetStatus(codes.Error, c.Error)
 	}
 	s.span.End(trace.WithTimestamp(ev.Time))
+}
+
+// genAIMessage is a message as the GenAI conventions' gen_ai.input.messages
+// and gen_ai.output.messages hold them.
+type genAIMessage struct {
+	Role  string      `json:"role"`
+	Parts []genAIPart `json:"parts"`
+}
+
+type genAIPart struct {
+	Type    string `json:"type"`
+	Content string `json:"content"`
 }
 
 // document follows a source's download: reading opens its span, a skip
