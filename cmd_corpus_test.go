@@ -313,14 +313,14 @@ func TestCorpusAddSkipsBadFilesAndWorksOffline(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "broken.pdf"), append([]byte("%PDF-1.7\n"), bytes.Repeat([]byte{0x13, 0x37, 0xff}, 5000)...), 0o644)
 	huge := filepath.Join(dir, "huge.txt")
 	if f, err := os.Create(huge); err == nil {
-		f.Truncate(search.MaxLocalFileBytes + 1) // sparse: nothing is written
+		f.Truncate(search.MaxLocalFileBytes + 50<<20) // sparse: nothing is written
 		f.Close()
 	}
 	out, stderr, code, _ := c.run("corpus", "add", dir)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
 	}
-	for _, want := range []string{"skipped   " + filepath.Join(dir, "broken.pdf") + ": ", "skipped   " + huge + ": ", "MB, limit", "5 added", "embedded "} {
+	for _, want := range []string{"skipped   " + filepath.Join(dir, "broken.pdf") + ": ", "skipped   " + huge + ": too large to index (250 MB, limit 200 MB)", "5 added", "embedded "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

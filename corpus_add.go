@@ -70,6 +70,13 @@ func readCorpusFile(ctx context.Context, j *corpusJob, stats *ingestStats) corpu
 	if err != nil {
 		return corpusResult{state: fileSkipped, reason: plainErr(err)}
 	}
+	if info.Size() > search.MaxLocalFileBytes {
+		// Said before hashing it: reading hundreds of megabytes only to
+		// skip them took seconds. An indexed file that grew this big drops
+		// its old version, as one that can no longer be read does.
+		return corpusResult{state: fileSkipped, dropOld: true,
+			reason: fmt.Sprintf("too large to index (%d MB, limit %d MB)", info.Size()>>20, search.MaxLocalFileBytes>>20)}
+	}
 	old := j.old
 	if old != nil && old.Size == info.Size() && old.ModTime.Equal(info.ModTime()) {
 		return corpusResult{state: fileUnchanged, info: info}
