@@ -149,7 +149,7 @@ func serveMCPHTTP(ctx context.Context, srv *mcpserver.Server, addr, token string
 	// Cancelled runs checkpoint on the way out; wait for that, but not
 	// forever (a call the SDK keeps alive must not hang Ctrl-C).
 	saved := make(chan struct{})
-	go func() { srv.Wait(); close(saved) }()
+	go func() { srv.Shutdown(); close(saved) }()
 	select {
 	case <-saved:
 	case <-time.After(15 * time.Second):

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -86,5 +89,64 @@ func TestMCPHTTPNeedsTokenOffLoopback(t *testing.T) {
 	_, stderr, code, _ := c.run("mcp", "--http", "0.0.0.0:0")
 	if code != exitUsage || !strings.Contains(stderr, "token") {
 		t.Errorf("exit %d: %s", code, stderr)
+	}
+}
+
+// A client that goes away mid-run (the desktop app quits: its end of the
+// pipe closes) cancels the run; the server saves the session as cancelled,
+// exits 0, and `resume` finishes it later.
+func TestMCPClientGoneMidRun(t *testing.T) {
+	script := &pipelinetest.Script{RevisionRounds: 1}
+	oll := ollamafake.New(ollamafake.Options{Responder: script.Responder(), TokenDelay: 2 * time.Millisecond})
+	defer oll.Close()
+	src := sourcefake.New()
+	defer src.Close()
+	c := newCLI(t, oll.URL, src)
+
+	cmd := exec.Command(os.Args[0], "mcp")
+	cmd.Env = c.env
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Raw JSON-RPC, as any client writes it: the SDK client would wait for
+	// the call before closing, a quitting app does not.
+	for _, msg := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"research","arguments":{"question":"How is software testing studied?","sources":["arxiv","openalex"]},"_meta":{"progressToken":"p"}}}`,
+	} {
+		if _, err := io.WriteString(stdin, msg+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(make([]byte, 1<<20), 1<<22)
+	for sc.Scan() {
+		if strings.Contains(sc.Text(), "notifications/progress") && strings.Contains(sc.Text(), "research") {
+			break
+		}
+	}
+	stdin.Close() // the client is gone
+	go io.Copy(io.Discard, stdout)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("server exit: %v\n%s", err, stderr.String())
+	}
+	out, _, _, _ := c.run("sessions", "list", "--json")
+	var s struct{ ID, Status string }
+	if err := json.Unmarshal([]byte(strings.TrimSpace(out)), &s); err != nil || s.Status != "cancelled" {
+		t.Fatalf("after the client left mid-run: %q\n%s", out, stderr.String())
+	}
+	if _, stderr, code, _ := c.run("resume", s.ID); code != 0 {
+		t.Errorf("resume: exit %d\n%s", code, stderr)
 	}
 }

@@ -113,6 +113,8 @@ func (s *Server) research(ctx context.Context, req *mcp.CallToolRequest, in Rese
 	}
 	s.runs.Add(1)
 	defer s.runs.Done()
+	ctx, stop := s.runContext(ctx)
+	defer stop()
 	r, err := eng.Start(ctx, opt)
 	if err != nil {
 		return nil, zero, errors.New(badInputMessage(err))
@@ -143,6 +145,8 @@ func (s *Server) resume(ctx context.Context, req *mcp.CallToolRequest, in Sessio
 	}
 	s.runs.Add(1)
 	defer s.runs.Done()
+	ctx, stop := s.runContext(ctx)
+	defer stop()
 	r, err := eng.Resume(ctx, sess.ID, nil)
 	if err != nil {
 		return nil, zero, errors.New(badInputMessage(err))
@@ -169,6 +173,8 @@ func (s *Server) followUp(ctx context.Context, req *mcp.CallToolRequest, in Foll
 	}
 	s.runs.Add(1)
 	defer s.runs.Done()
+	ctx, stop := s.runContext(ctx)
+	defer stop()
 	r, err := eng.Ask(ctx, sess.ID, in.Question, func(o *pipeline.Options) {
 		if in.Depth != "" {
 			o.Depth = in.Depth

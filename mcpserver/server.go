@@ -58,6 +58,11 @@ type Server struct {
 	// runs counts tool calls that drive a run, so shutdown can wait for
 	// their sessions to be saved (cancelled runs checkpoint on the way out).
 	runs sync.WaitGroup
+	// base ends every run when the server shuts down: a client that went
+	// away (stdin closed) or Ctrl-C. Its runs end cancelled and resumable
+	// instead of working on for nobody.
+	base      context.Context
+	cancelAll context.CancelFunc
 }
 
 // New builds the server with every tool, the report resources and the
@@ -84,6 +89,7 @@ func New(cfg Config) *Server {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	s := &Server{cfg: cfg, st: st, log: log}
+	s.base, s.cancelAll = context.WithCancel(context.Background())
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: "researchtui", Title: "researchtui", Version: cfg.Version}, &mcp.ServerOptions{
 		Instructions: instructions,
 		Logger:       log,
@@ -105,11 +111,30 @@ func (s *Server) MCP() *mcp.Server { return s.srv }
 // session is saved.
 func (s *Server) Wait() { s.runs.Wait() }
 
-// ServeStdio serves one client over stdin/stdout until the client closes
-// the connection or ctx ends, then waits for runs to be saved.
-func (s *Server) ServeStdio(ctx context.Context) error {
-	err := s.srv.Run(ctx, &mcp.StdioTransport{})
+// Shutdown cancels the runs in progress (they end cancelled, resumable)
+// and waits until their sessions are saved.
+func (s *Server) Shutdown() {
+	s.cancelAll()
 	s.Wait()
+}
+
+// runContext is the context a run lives in: the tool call's, ended also
+// by Shutdown. stop releases it.
+func (s *Server) runContext(ctx context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	unhook := context.AfterFunc(s.base, cancel)
+	return ctx, func() { unhook(); cancel() }
+}
+
+// ServeStdio serves one client over stdin/stdout until the client closes
+// the connection or ctx ends, then cancels what is still running for it
+// and waits for the sessions to be saved.
+func (s *Server) ServeStdio(ctx context.Context) error {
+	// When stdin ends the SDK cancels the calls in flight, so runs end
+	// cancelled (resumable) rather than researching on for nobody
+	// (TestMCPClientGoneMidRun); Shutdown covers ctx ending (a signal).
+	err := s.srv.Run(ctx, &mcp.StdioTransport{})
+	s.Shutdown()
 	if err != nil && (errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) || strings.Contains(err.Error(), "server is closing")) {
 		return nil
 	}
