@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -358,4 +359,57 @@ func FuzzPDFPages(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestPDFCorruptionSweep reads thousands of cut-off and corrupted copies of
+// the test PDFs: go test -fuzz is slow on the reader (coverage over the
+// WebAssembly bindings, a few executions a second), so this sweep is the
+// broad look. Opt-in (RESEARCHTUI_SLOW_TESTS=1; PDF_SWEEP=N copies, 2000 by
+// default): a few minutes.
+func TestPDFCorruptionSweep(t *testing.T) {
+	if os.Getenv("RESEARCHTUI_SLOW_TESTS") == "" {
+		t.Skip("set RESEARCHTUI_SLOW_TESTS=1 (takes minutes)")
+	}
+	n := 2000
+	if v, err := strconv.Atoi(os.Getenv("PDF_SWEEP")); err == nil && v > 0 {
+		n = v
+	}
+	var seeds [][]byte
+	for _, name := range []string{"elsarticle-elstest-5p.pdf", "churchslavonic-ru.pdf", "scanned-tesseract-elstest-5p-p1.pdf"} {
+		seeds = append(seeds, readPDF(t, name))
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	start := time.Now()
+	read, failed := 0, 0
+	for i := range n {
+		b := append([]byte(nil), seeds[i%len(seeds)]...)
+		switch rng.IntN(4) {
+		case 0: // cut off anywhere
+			b = b[:rng.IntN(len(b))]
+		case 1: // a few bytes flipped
+			for range 1 + rng.IntN(8) {
+				b[rng.IntN(len(b))] ^= byte(1 + rng.IntN(255))
+			}
+		case 2: // a run of bytes overwritten, as a broken download would
+			at := rng.IntN(len(b))
+			for j := at; j < min(len(b), at+1+rng.IntN(4096)); j++ {
+				b[j] = byte(rng.IntN(256))
+			}
+		case 3: // a piece cut out of the middle
+			at := rng.IntN(len(b))
+			b = append(b[:at], b[min(len(b), at+1+rng.IntN(8192)):]...)
+		}
+		pages, err := PDFPagesWithin(b, 10*time.Second)
+		if err != nil {
+			failed++
+			continue
+		}
+		read++
+		for _, p := range pages {
+			if strings.ContainsAny(p, "\x1b\x00\u009b") {
+				t.Fatalf("copy %d: control characters in page text", i)
+			}
+		}
+	}
+	t.Logf("%d corrupted copies in %s: %d read, %d refused with an error, no panic", n, time.Since(start).Round(time.Second), read, failed)
 }
