@@ -2,10 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/spf13/cobra"
+
+	"github.com/researchtui/researchtui/store"
 )
 
 func doctorCommand() *cobra.Command {
@@ -66,6 +70,22 @@ func (d *doctor) run(ctx context.Context, cfg *Config) {
 
 func (d *doctor) checkStore(cfg *Config) {
 	st, err := openStore(cfg)
+	if errors.Is(err, store.ErrLocked) {
+		// Another researchtui owns the data dir: fine if it answers.
+		c, derr := store.Dial(store.SocketPath(cfg.dbPath()))
+		if derr != nil {
+			d.bad("store", err.Error()+"; "+derr.Error(), "close the other researchtui (or use the same build for both), or check the permissions of "+cfg.dataDir)
+			return
+		}
+		defer c.Close()
+		sessions, lerr := c.ListSessions()
+		if lerr != nil {
+			d.bad("store", lerr.Error(), "restart the researchtui with pid "+strconv.Itoa(c.Owner()))
+			return
+		}
+		d.ok("store", fmt.Sprintf("%s (%d sessions), owned by researchtui pid %d, reached through its socket", cfg.dbPath(), len(sessions), c.Owner()))
+		return
+	}
 	if err != nil {
 		d.bad("store", err.Error(), "close the other researchtui, or check the permissions of "+cfg.dataDir)
 		return

@@ -108,6 +108,9 @@ func TestTwoProcessesShareADataDir(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, `"chunk_id"`) {
 		t.Errorf("search beside the owner: exit %d %q %s", code, stdout, stderr)
 	}
+	if stdout, _, _, _ = c.run("doctor"); !strings.Contains(stdout, "owned by researchtui pid") {
+		t.Errorf("doctor beside the owner:\n%s", stdout)
+	}
 	if _, stderr, code, _ = c.run("sessions", "show", "01nosuchsession"); code != exitUsage {
 		t.Errorf("an unknown session through the owner: exit %d %s", code, stderr)
 	}
