@@ -69,7 +69,7 @@ func BuildTimeline(id string, evs []Event) Timeline {
 	if len(evs) == 0 {
 		return tl
 	}
-	b := timelineBuilder{tl: &tl, open: map[string]int{}}
+	b := timelineBuilder{tl: &tl, open: map[string]int{}, latest: map[string]int{}}
 	tl.Start = evs[0].Time
 	for _, ev := range evs {
 		b.add(ev)
@@ -88,10 +88,14 @@ func BuildTimeline(id string, evs []Event) Timeline {
 }
 
 type timelineBuilder struct {
-	tl    *Timeline
-	open  map[string]int // kind+name → index in Spans
-	last  time.Time
-	shift time.Duration // pauses between attempts, left out
+	tl   *Timeline
+	open map[string]int // kind+name → index in Spans
+	// latest is the most recent span of each kind+name, open or not: a call
+	// logged just after its agent or stage ended (their events come from
+	// different goroutines) still belongs to it.
+	latest map[string]int
+	last   time.Time
+	shift  time.Duration // pauses between attempts, left out
 }
 
 func (b *timelineBuilder) off(t time.Time) time.Duration {
@@ -112,6 +116,12 @@ func (b *timelineBuilder) parent(ev Event) int {
 		return i
 	}
 	if i, ok := b.open["stage"+string(ev.Stage)]; ok {
+		return i
+	}
+	if i, ok := b.latest["agent"+ev.Agent]; ok && ev.Agent != "" {
+		return i
+	}
+	if i, ok := b.latest["stage"+string(ev.Stage)]; ok {
 		return i
 	}
 	return -1
@@ -138,6 +148,7 @@ func (b *timelineBuilder) add(ev Event) {
 	switch ev.Type {
 	case StageStarted:
 		b.open["stage"+string(ev.Stage)] = len(tl.Spans)
+		b.latest["stage"+string(ev.Stage)] = len(tl.Spans)
 		tl.Spans = append(tl.Spans, Span{Kind: "stage", Name: string(ev.Stage), Stage: ev.Stage, Parent: -1, Start: at, Open: true})
 	case StageFinished:
 		if i, ok := b.open["stage"+string(ev.Stage)]; ok {
@@ -146,6 +157,7 @@ func (b *timelineBuilder) add(ev Event) {
 		}
 	case AgentStarted:
 		b.open["agent"+ev.Agent] = len(tl.Spans)
+		b.latest["agent"+ev.Agent] = len(tl.Spans)
 		tl.Spans = append(tl.Spans, Span{Kind: "agent", Name: ev.Agent, Stage: ev.Stage, Parent: -1, Start: at, Open: true})
 	case AgentFinished:
 		if i, ok := b.open["agent"+ev.Agent]; ok {
