@@ -284,6 +284,38 @@ func TestPDFExtractionHasADeadline(t *testing.T) {
 	}
 }
 
+// A long document shares its pages out among the idle slots, and the text
+// comes out the same as from one slot, page for page.
+func TestPDFLongDocumentSharedAmongSlots(t *testing.T) {
+	data := readPDF(t, "churchslavonic-ru.pdf") // 10 pages
+	one := newPDFEngine(pdfEngineOptions{Slots: 1, CacheDir: pdfCacheDir()})
+	want, err := one.pages(data, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared := newPDFEngine(pdfEngineOptions{Slots: 4, SplitPages: 3, CacheDir: pdfCacheDir()})
+	got, err := shared.pages(data, time.Minute)
+	if err != nil || len(got) != len(want) {
+		t.Fatalf("%d pages, %v", len(got), err)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("page %d differs when shared out:\n%q\n%q", i+1, firstN(got[i], 80), firstN(want[i], 80))
+		}
+	}
+	if len(shared.slots) != 4 {
+		t.Errorf("%d slots back after the document, want 4", len(shared.slots))
+	}
+	// with a deadline that fires, every slot that took part is rebuilt
+	// and the next document still reads
+	if _, err := shared.pages(data, time.Nanosecond); !errors.Is(err, ErrPDFTooSlow) {
+		t.Errorf("err %v, want ErrPDFTooSlow", err)
+	}
+	if got, err := shared.pages(data, time.Minute); err != nil || got[9] != want[9] {
+		t.Errorf("after a timeout: %v", err)
+	}
+}
+
 // Broken documents come back as errors, never panics, and the reader goes
 // on serving good ones.
 func TestPDFBrokenDocuments(t *testing.T) {
