@@ -280,7 +280,9 @@ func TestSecondProcessGetsExit4(t *testing.T) {
 	if code != 4 || !strings.Contains(stderr, "another researchtui") {
 		t.Errorf("exit %d, %q", code, stderr)
 	}
-	if took > 2*time.Second {
-		t.Errorf("took %v, want < 2 s", took)
+	// It gives up after about a second of trying to open and to connect;
+	// the bound only tells that from a hang on a loaded machine.
+	if took > 30*time.Second {
+		t.Errorf("took %v: a second process must not hang on a held store", took)
 	}
 }
