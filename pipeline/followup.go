@@ -293,7 +293,7 @@ func (o *orchestrator) coverage(ctx context.Context) (Reflection, error) {
 	if fatal(ctx, err) {
 		return r, err
 	}
-	ix, err := o.engine.index(o.opt.EmbedModel)
+	ix, err := o.index(ctx)
 	if err != nil {
 		return r, err
 	}

@@ -90,7 +90,7 @@ func (o *orchestrator) embed(ctx context.Context, a *agentCall, role int, texts 
 // content was embedded before with this model (the cache is keyed by model
 // and content hash), and adds them to the shared vector index.
 func (o *orchestrator) indexFlow(ctx context.Context, in <-chan []store.Chunk) (int, error) {
-	ix, err := o.engine.index(o.opt.EmbedModel)
+	ix, err := o.index(ctx)
 	if err != nil {
 		return 0, err
 	}
@@ -208,7 +208,7 @@ func (o *orchestrator) indexChunks(ctx context.Context, a *agentCall, ix *store.
 // other. An empty knowledge base costs nothing.
 func (o *orchestrator) localKnowledge(ctx context.Context, queryVecs map[string][][]float32) map[string][]search.Record {
 	out := map[string][]search.Record{}
-	ix, err := o.engine.index(o.opt.EmbedModel)
+	ix, err := o.index(ctx)
 	if err != nil || ix.Len() == 0 || len(queryVecs) == 0 {
 		return out
 	}

@@ -42,6 +42,8 @@ type orchestrator struct {
 	// follow, when set, makes this run a follow-up question inside a
 	// finished session (followup.go); its checkpoints are prefixed.
 	follow *followUp
+
+	indexState // waiting for the vector index (indexwait.go)
 }
 
 // unitName is a checkpoint's name in the store: a follow-up's stages live

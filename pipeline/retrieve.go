@@ -74,7 +74,7 @@ func (o *orchestrator) stageRetrieve(ctx context.Context) error {
 			vecs = nil
 		}
 	}
-	ix, err := o.engine.index(o.opt.EmbedModel)
+	ix, err := o.index(ctx)
 	if err != nil {
 		return err
 	}

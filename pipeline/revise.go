@@ -215,7 +215,7 @@ func (o *orchestrator) readAndAnalyse(ctx context.Context, a *agentCall, r searc
 	if err != nil {
 		return Analysis{}, err
 	}
-	ix, err := o.engine.index(o.opt.EmbedModel)
+	ix, err := o.index(ctx)
 	if err != nil {
 		return Analysis{}, err
 	}

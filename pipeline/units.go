@@ -44,7 +44,7 @@ func (f *flow) readLoop(ctx context.Context) error {
 // as soon as its own chunks are in the index.
 func (f *flow) indexLoop(ctx context.Context) error {
 	o := f.o
-	ix, err := o.engine.index(o.opt.EmbedModel)
+	ix, err := o.index(ctx)
 	if err != nil {
 		return err
 	}

@@ -537,10 +537,12 @@ func (ix *Index) maybeRepair() {
 		return
 	}
 	if ix.claimRepair() {
-		ix.goBackground(func() {
+		if !ix.goBackground(func() {
 			defer ix.releaseRepair()
 			ix.repair(ix.stop)
-		})
+		}) {
+			ix.releaseRepair()
+		}
 	}
 }
 
@@ -610,7 +612,7 @@ func (ix *Index) repair(stop <-chan struct{}) {
 		default:
 		}
 		ix.mu.RLock()
-		if ix.closed {
+		if ix.closed || ix.g != g { // closed, or reset (indexcheck.go)
 			ix.mu.RUnlock()
 			return
 		}
@@ -625,6 +627,10 @@ func (ix *Index) repair(stop <-chan struct{}) {
 		ix.mu.RUnlock()
 	}
 	ix.mu.Lock()
+	if ix.g != g {
+		ix.mu.Unlock()
+		return
+	}
 	for i := range dead {
 		ix.purged[i] |= dead[i]
 	}

@@ -135,6 +135,16 @@ type Index struct {
 	closed  bool
 	file    *mapping // the file the base segment views; nil if none
 
+	// The file's vectors are verified after opening (indexcheck.go): check
+	// is that verification (nil when there is nothing left to verify);
+	// gate is non-nil while the index reloads after a failed check, and
+	// searches wait for it; badFile is set from the failure to the reset.
+	check     atomic.Pointer[fileCheck]
+	gate      chan struct{} // under mu
+	badFile   atomic.Bool
+	failOnce  sync.Once
+	onBadFile func(error) // set by a Store: reload from the store
+
 	// bookkeeping for persistence (indexstore.go)
 	changes    int // adds and removes since the index was loaded or saved; under mu
 	fileGen    uint64
@@ -433,6 +443,13 @@ func (ix *Index) Search(q []float32, k int) ([]Hit, error) {
 // costs more; exact-only indexes ignore it.
 func (ix *Index) SearchEf(q []float32, k, ef int) ([]Hit, error) {
 	ix.mu.RLock()
+	for ix.gate != nil {
+		// The file failed its check: wait for the vectors from the store.
+		gate := ix.gate
+		ix.mu.RUnlock()
+		<-gate
+		ix.mu.RLock()
+	}
 	defer ix.mu.RUnlock()
 	if ix.closed {
 		return nil, ErrIndexClosed
@@ -564,9 +581,15 @@ func (ix *Index) Wait(ctx context.Context) error {
 	}
 }
 
-// goBackground runs f as tracked background work.
-func (ix *Index) goBackground(f func()) {
+// goBackground runs f as tracked background work, unless the index is
+// stopping (then it reports false and f never runs): Close waits for all of
+// it before it releases the file.
+func (ix *Index) goBackground(f func()) bool {
 	ix.bgMu.Lock()
+	if ix.stopped() {
+		ix.bgMu.Unlock()
+		return false
+	}
 	ix.bgN++
 	if ix.bgN == 1 {
 		ix.bgIdle = make(chan struct{})
@@ -583,6 +606,7 @@ func (ix *Index) goBackground(f func()) {
 		}()
 		f()
 	}()
+	return true
 }
 
 func (ix *Index) stopped() bool {
@@ -597,7 +621,11 @@ func (ix *Index) stopped() bool {
 // stopBackground asks background work to stop at its next node and waits
 // for it. What a build linked so far stays linked.
 func (ix *Index) stopBackground() {
-	ix.stopOnce.Do(func() { close(ix.stop) })
+	ix.stopOnce.Do(func() {
+		ix.bgMu.Lock()
+		close(ix.stop)
+		ix.bgMu.Unlock()
+	})
 	ix.Wait(context.Background())
 }
 
@@ -611,6 +639,7 @@ func (ix *Index) Close() error {
 		return nil
 	}
 	ix.closed = true
+	ix.endCheck()
 	ix.base, ix.segs, ix.pos, ix.g = nil, nil, nil, nil
 	ix.baseN, ix.n, ix.live = 0, 0, 0
 	if ix.file != nil {

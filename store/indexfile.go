@@ -16,8 +16,9 @@ import (
 )
 
 // The index file holds one model's vectors, IDs and graph, laid out so that
-// opening it is a memory map and a checksum pass: no parsing, no JSON, no
-// per-vector work. All numbers are little-endian.
+// opening it is a memory map and a checksum pass over everything but the
+// vectors (whose checksum is verified in the background: indexcheck.go):
+// no parsing, no JSON, no per-vector work. All numbers are little-endian.
 //
 //	header, 4096 bytes:
 //	  0 magic "RTUIVIDX"        8 version u32      12 dim u32
@@ -208,9 +209,11 @@ func view[T any](data []byte, s section) []T {
 }
 
 // loadIndexFile opens an index file for model: the header and every section
-// are checked (checksums, sizes, bounds) before anything is used, and any
-// problem is an error wrapping errCorrupt. The vectors and the graph stay in
-// the mapping; only the IDs are copied out.
+// are checked (sizes, bounds, and the checksums of all but the vectors)
+// before anything is used, and any problem is an error wrapping errCorrupt.
+// The vectors' checksum is left to Index.checkFile (the owner starts it in
+// the background: it reads the whole section). The vectors and the graph
+// stay in the mapping; only the IDs are copied out.
 func loadIndexFile(path, model string, opt IndexOptions) (*Index, fileHeader, error) {
 	if !littleEndianHost {
 		return nil, fileHeader{}, fmt.Errorf("%w: index files are little-endian", errCorrupt)
@@ -268,6 +271,9 @@ func indexFromMapping(data []byte, model string, opt IndexOptions) (*Index, file
 		}
 		if w, ok := want[i]; ok && s.len != w {
 			return nil, h, fmt.Errorf("%w: section %d has %d bytes, want %d", errCorrupt, i, s.len, w)
+		}
+		if i == secVectors {
+			continue // the bulk of the file: checked in the background
 		}
 		if crc32.ChecksumIEEE(data[s.off:s.off+s.len]) != s.crc {
 			return nil, h, fmt.Errorf("%w: section %d checksum mismatch", errCorrupt, i)
@@ -328,6 +334,8 @@ func indexFromMapping(data []byte, model string, opt IndexOptions) (*Index, file
 	ix.del = make([]uint64, (n+63)/64)
 	ix.purged = make([]uint64, (n+63)/64)
 	ix.fileGen = h.gen
+	vs := h.sections[secVectors]
+	ix.check.Store(&fileCheck{data: data[vs.off : vs.off+vs.len], want: vs.crc})
 	if graph {
 		g := newGraph(ix.opt)
 		g.next, g.wm = int(h.linked), int(h.linked)

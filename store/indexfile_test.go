@@ -105,7 +105,8 @@ func TestIndexFileRoundTrip(t *testing.T) {
 	}
 }
 
-// Every kind of damage is detected before anything is used.
+// Every kind of damage is detected: at open, before anything is used, or
+// (the vectors) by the check that follows it.
 func TestIndexFileDamageDetected(t *testing.T) {
 	const dim = 16
 	d := newClustered(3, dim, 4).data(500)
@@ -142,10 +143,18 @@ func TestIndexFileDamageDetected(t *testing.T) {
 		if err := os.WriteFile(p, data, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if ix, _, err := loadIndexFile(p, "m", IndexOptions{}); !errors.Is(err, errCorrupt) {
-			if ix != nil {
-				ix.Close()
+		ix, _, err := loadIndexFile(p, "m", IndexOptions{})
+		if name == "section 0" {
+			// The vectors are verified after opening, by the check.
+			if err != nil {
+				t.Fatalf("%s: open: %v", name, err)
 			}
+			err = ix.checkFile(nil)
+		}
+		if ix != nil {
+			ix.Close()
+		}
+		if !errors.Is(err, errCorrupt) {
 			t.Errorf("%s: err = %v, want errCorrupt", name, err)
 		}
 	}

@@ -24,7 +24,9 @@ import (
 //
 //   - The file records the store's index generation (a counter bumped by
 //     every PutChunks, PutSourceBatch and PutEmbeddings) it was synced at.
-//     Equal: the file is fresh and opening is a map and a checksum pass.
+//     Equal: the file is fresh and opening is a map and a checksum pass
+//     over its small sections; the vectors are verified in the background
+//     (indexcheck.go), and a mismatch there is handled like a corrupt file.
 //   - Stale (the store changed since): the file's index serves at once and
 //     a background catch-up compares every chunk's content hash with the
 //     fingerprint the file holds for that ID (chunk_hashes, no JSON) and
@@ -204,6 +206,7 @@ func (s *Store) openIndex(model string) (*Index, error) {
 			p.fileSize = st.Size()
 		}
 		s.own(ix, p)
+		ix.startFileCheck()
 		ix.resume()
 		if h.gen != gen {
 			ix.goBackground(func() { s.catchUp(ix, ix.stop) })
@@ -234,6 +237,7 @@ func (s *Store) openIndex(model string) (*Index, error) {
 func (s *Store) own(ix *Index, p *indexPersist) {
 	ix.persist = p
 	ix.afterBuild = func() { s.saveAfterBuild(ix) }
+	ix.onBadFile = func(cause error) { s.reloadIndex(ix, cause) }
 }
 
 // saveAfterBuild saves ix when a background build has linked everything, if
@@ -294,6 +298,9 @@ func (s *Store) catchUp(ix *Index, stop <-chan struct{}) error {
 	return nil
 }
 
+// errFileFailed: a catch-up gave up because the index file failed its check.
+var errFileFailed = errors.New("store: the index file failed its check; reloading from the store")
+
 // syncPage is how many chunks a sync reads per read transaction: short
 // transactions never hold up writers for long.
 const syncPage = 1024
@@ -342,6 +349,9 @@ func (s *Store) syncIndex(ix *Index, model string, stop <-chan struct{}) (uint64
 		case <-stop:
 			return 0, ErrIndexClosed
 		default:
+		}
+		if ix.badFile.Load() {
+			return 0, errFileFailed // the reload starts over from empty
 		}
 		var adds []addition
 		var ok []verified
@@ -417,6 +427,9 @@ func (s *Store) syncIndex(ix *Index, model string, stop <-chan struct{}) (uint64
 		if count < syncPage {
 			break
 		}
+	}
+	if ix.badFile.Load() {
+		return 0, errFileFailed
 	}
 	// Nodes the store no longer backs: their chunk is gone, changed without
 	// an embedding, or its ID was re-added above.
@@ -509,6 +522,10 @@ func (s *Store) saveIndex(ix *Index) error {
 	}
 	p.saveMu.Lock()
 	defer p.saveMu.Unlock()
+	if err := ix.checkFile(nil); err != nil {
+		// Unverified or damaged vectors are never given a fresh checksum.
+		return fmt.Errorf("store: not saving the vector index of %s: %w", p.model, err)
+	}
 	ix.repairBeforeSave()
 	sn := ix.snapshot()
 	live := sn.n
