@@ -127,44 +127,38 @@ func (s *Server) research(ctx context.Context, req *mcp.CallToolRequest, in Rese
 }
 
 func (s *Server) resume(ctx context.Context, req *mcp.CallToolRequest, in SessionInput) (*mcp.CallToolResult, ResearchOutput, error) {
-	var zero ResearchOutput
-	eng, err := s.engine()
-	if err != nil {
-		return nil, zero, err
-	}
-	review, err := reviewPolicy(in.Review)
-	if err != nil {
-		return nil, zero, err
-	}
-	sess, err := s.session(in.ID)
-	if err != nil {
-		return nil, zero, err
-	}
-	if err := s.check(ctx, sess.Model, sess.EmbedModel); err != nil {
-		return nil, zero, err
-	}
-	s.runs.Add(1)
-	defer s.runs.Done()
-	ctx, stop := s.runContext(ctx)
-	defer stop()
-	r, err := eng.Resume(ctx, sess.ID, nil)
-	if err != nil {
-		return nil, zero, errors.New(badInputMessage(err))
-	}
-	return s.drive(ctx, req, r, review, nil)
+	return s.onSession(ctx, req, in.ID, in.Review, func(ctx context.Context, eng *pipeline.Engine, sess store.Session) (*pipeline.Run, error) {
+		return eng.Resume(ctx, sess.ID, nil)
+	})
 }
 
 func (s *Server) followUp(ctx context.Context, req *mcp.CallToolRequest, in FollowUpInput) (*mcp.CallToolResult, ResearchOutput, error) {
+	return s.onSession(ctx, req, in.ID, in.Review, func(ctx context.Context, eng *pipeline.Engine, sess store.Session) (*pipeline.Run, error) {
+		return eng.Ask(ctx, sess.ID, in.Question, func(o *pipeline.Options) {
+			if in.Depth != "" {
+				o.Depth = in.Depth
+			}
+			if len(in.Sources) > 0 {
+				o.Sources, o.AutoSources = in.Sources, false
+			}
+		})
+	})
+}
+
+// onSession is what resume_session and follow_up share: the review policy,
+// the stored session and its models checked, then a run started by start
+// and driven to its end like research's.
+func (s *Server) onSession(ctx context.Context, req *mcp.CallToolRequest, id, reviewIn string, start func(context.Context, *pipeline.Engine, store.Session) (*pipeline.Run, error)) (*mcp.CallToolResult, ResearchOutput, error) {
 	var zero ResearchOutput
 	eng, err := s.engine()
 	if err != nil {
 		return nil, zero, err
 	}
-	review, err := reviewPolicy(in.Review)
+	review, err := reviewPolicy(reviewIn)
 	if err != nil {
 		return nil, zero, err
 	}
-	sess, err := s.session(in.ID)
+	sess, err := s.session(id)
 	if err != nil {
 		return nil, zero, err
 	}
@@ -175,14 +169,7 @@ func (s *Server) followUp(ctx context.Context, req *mcp.CallToolRequest, in Foll
 	defer s.runs.Done()
 	ctx, stop := s.runContext(ctx)
 	defer stop()
-	r, err := eng.Ask(ctx, sess.ID, in.Question, func(o *pipeline.Options) {
-		if in.Depth != "" {
-			o.Depth = in.Depth
-		}
-		if len(in.Sources) > 0 {
-			o.Sources, o.AutoSources = in.Sources, false
-		}
-	})
+	r, err := start(ctx, eng, sess)
 	if err != nil {
 		return nil, zero, errors.New(badInputMessage(err))
 	}
