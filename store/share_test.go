@@ -252,7 +252,7 @@ func TestClientFollowsANewOwner(t *testing.T) {
 	if _, err := c.ListSessions(); err != nil {
 		t.Fatal(err)
 	}
-	stop() // the owner goes; its connections break
+	stop()                                    // the owner goes; its connections break
 	if _, err := st.Share(sock); err != nil { // the next owner serves the same socket
 		t.Fatal(err)
 	}
