@@ -121,6 +121,11 @@ func openIndex(st *store.Store, model string, errOut io.Writer) {
 		}()
 	}
 	ix, err := st.Index(model)
+	if err == nil {
+		// the file's vectors are checked before the search answers from
+		// them; a damaged file is reloaded from the store meanwhile
+		err = ix.Verify(context.Background())
+	}
 	close(done)
 	drawn.Wait()
 	if err != nil {

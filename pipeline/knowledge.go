@@ -66,10 +66,13 @@ func (k engineKnowledge) SearchVectors(model string, vec []float32, n int) ([]st
 	if err != nil {
 		return nil, err
 	}
-	if ix.Len() == 0 {
+	// Search first: it waits for the index file's check (and a reload from
+	// the store if the check fails), while Len may see the index mid-reload.
+	hits, err := ix.Search(vec, n)
+	if err == nil && len(hits) == 0 && ix.Len() == 0 {
 		return nil, store.ErrNothingEmbedded
 	}
-	return ix.Search(vec, n)
+	return hits, err
 }
 
 // SemanticSearch is the semantic half of SearchKnowledge against any

@@ -441,6 +441,7 @@ func (ix *Index) Search(q []float32, k int) ([]Hit, error) {
 // index's EfSearch). A larger ef finds more of the true neighbours and
 // costs more; exact-only indexes ignore it.
 func (ix *Index) SearchEf(q []float32, k, ef int) ([]Hit, error) {
+	ix.awaitFileCheck()
 	ix.mu.RLock()
 	for ix.gate != nil {
 		// The file failed its check: wait for the vectors from the store.

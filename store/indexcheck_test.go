@@ -88,23 +88,16 @@ func TestDamagedVectorsFoundAfterOpen(t *testing.T) {
 		t.Fatalf("open does not read the vectors, but failed: %v", err)
 	}
 
-	// Hold the check back until the index has served from the file.
-	release := make(chan struct{})
-	setVerifyHook(t, func() { <-release })
+	// The first search waits for the check: it never answers from damaged
+	// vectors, and by the time it answers the vectors came from the store.
 	s := reopenStore(t, path, opt)
 	ix, err := s.Index("m")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st := ix.Status(); st.Note != "" || st.FileSize == 0 || st.Vectors != 1200 {
-		close(release)
-		t.Fatalf("opened from the file: %+v", st)
-	}
 	if hits, err := ix.Search(qs[0], 10); err != nil || len(hits) != 10 {
-		close(release)
-		t.Fatalf("serving before the check: %v, %d hits", err, len(hits))
+		t.Fatalf("the first search: %v, %d hits", err, len(hits))
 	}
-	close(release)
 	waitIdle(t, ix)
 	if st := ix.Status(); !strings.Contains(st.Note, "checksum") || st.Vectors != 1200 {
 		t.Fatalf("after the check: %+v", st)

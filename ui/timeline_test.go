@@ -25,7 +25,9 @@ func timelineLog(id, kind string) []pipeline.Event {
 		evs = append(evs, ev)
 	}
 	dur := func(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
-	stage := func(at float64, typ pipeline.EventType, s pipeline.Stage) { add(at, pipeline.Event{Type: typ, Stage: s}) }
+	stage := func(at float64, typ pipeline.EventType, s pipeline.Stage) {
+		add(at, pipeline.Event{Type: typ, Stage: s})
+	}
 	// agent runs from..to with model calls of [start, end, prompt, completion].
 	agent := func(s pipeline.Stage, name string, from, to float64, calls ...[4]float64) {
 		add(from, pipeline.Event{Type: pipeline.AgentStarted, Stage: s, Agent: name})
