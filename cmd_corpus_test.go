@@ -334,13 +334,10 @@ func TestCorpusAddSkipsBadFilesAndWorksOffline(t *testing.T) {
 	}
 }
 
-// Ctrl-C (a cancelled context) stops reading, keeps what was committed and
-// exits as cancelled.
-func TestCorpusAddInterruptKeepsWork(t *testing.T) {
-	oll := ollamafake.New(ollamafake.Options{EmbedDelay: 50 * time.Millisecond})
-	defer oll.Close()
-	c := newCLI(t, oll.URL, nil)
-	dir := libraryFolder(t, c.dir, 600, 300)
+// openCLIStore opens, in this process, the config and store that c's
+// commands use; the store is closed when the test ends.
+func openCLIStore(t *testing.T, c *cli) (*Config, *store.Store) {
+	t.Helper()
 	for _, e := range c.env {
 		k, v, _ := strings.Cut(e, "=")
 		t.Setenv(k, v)
@@ -353,7 +350,18 @@ func TestCorpusAddInterruptKeepsWork(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
+	t.Cleanup(func() { st.Close() })
+	return cfg, st
+}
+
+// Ctrl-C (a cancelled context) stops reading, keeps what was committed and
+// exits as cancelled.
+func TestCorpusAddInterruptKeepsWork(t *testing.T) {
+	oll := ollamafake.New(ollamafake.Options{EmbedDelay: 50 * time.Millisecond})
+	defer oll.Close()
+	c := newCLI(t, oll.URL, nil)
+	dir := libraryFolder(t, c.dir, 600, 300)
+	cfg, st := openCLIStore(t, c)
 	b, _ := newBackend(cfg)
 	eng := &pipeline.Engine{Store: st, LLM: b}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -364,7 +372,7 @@ func TestCorpusAddInterruptKeepsWork(t *testing.T) {
 		return eng.EmbedDocuments(ctx, cfg.EmbedModel, texts)
 	}}
 	out := &bytes.Buffer{}
-	err = corpusAdd(ctx, cfg, d, []string{dir}, out, io.Discard)
+	err := corpusAdd(ctx, cfg, d, []string{dir}, out, io.Discard)
 	// The error is what the user reads after "researchtui: ".
 	if err == nil || exitCode(ctx, err) != exitCancelled || !strings.HasPrefix(err.Error(), "interrupted: what was read is kept") {
 		t.Fatalf("err = %v", err)
@@ -388,19 +396,7 @@ func TestCorpusAddFinishesTheVectorIndex(t *testing.T) {
 	defer oll.Close()
 	c := newCLI(t, oll.URL, nil)
 	dir := libraryFolder(t, c.dir, 200, 1500)
-	for _, e := range c.env {
-		k, v, _ := strings.Cut(e, "=")
-		t.Setenv(k, v)
-	}
-	cfg, err := loadConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := openStore(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	cfg, st := openCLIStore(t, c)
 	// The graph from the first vector on, built by one worker: slower than
 	// the fake embedding server, as a graph of a real library is.
 	st.IndexOptions = store.IndexOptions{SwitchAt: 1, Workers: 1}

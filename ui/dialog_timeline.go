@@ -139,7 +139,7 @@ func (d *timelineDialog) view(st *themes.Styles, w, h int) string {
 	d.offset = min(d.offset, max(len(rows)-room, 0))
 	shown := rows[d.offset:min(d.offset+room, len(rows))]
 
-	title := "Timeline · " + d.title
+	title := "Timeline · " + sanitizeLine(d.title)
 	pos := ""
 	if len(rows) > room {
 		pos = fmt.Sprintf("  rows %d–%d of %d", d.offset+1, d.offset+len(shown), len(rows))
