@@ -19,8 +19,10 @@ import (
 
 // app is what a command needs: config, store, backend and engine.
 type app struct {
-	cfg     *Config
-	store   *store.Store
+	cfg *Config
+	// store is the data dir: owned by this process, or reached through the
+	// researchtui that owns it (store/README.md); runs work either way.
+	store   *store.Conn
 	backend llm.Backend
 	engine  *pipeline.Engine
 	// unavailable lists requested sources this build cannot search.
@@ -85,8 +87,10 @@ func (a *app) startTracing() error {
 	return nil
 }
 
-// openStore opens the database, failing fast (exit 4) when another process
-// holds it. Sessions a dead process left running become interrupted.
+// openStore opens the database for what only its owner may do (corpus
+// add, compaction, doctor's checks), failing fast (exit 4) when another
+// process holds it. Sessions a dead process left running become
+// interrupted.
 func openStore(cfg *Config) (*store.Store, error) {
 	// Half a second: enough for another process that is just closing, short
 	// enough that a second instance is told at once (exit 4).
@@ -108,9 +112,20 @@ func openStore(cfg *Config) (*store.Store, error) {
 	return st, nil
 }
 
+// connectStore opens the data dir's store as its owner (serving it to
+// later processes) or connects to the researchtui that owns it. Exit code 4
+// (ErrLocked) remains only for a store that truly cannot be reached.
+func connectStore(cfg *Config) (*store.Conn, error) {
+	st, err := store.Connect(cfg.dbPath(), store.Options{LockTimeout: 500 * time.Millisecond}, resolveWait)
+	if err != nil && errors.Is(err, store.ErrLocked) {
+		return nil, fmt.Errorf("%w; close the other researchtui (or wait for its run to finish) and try again", err)
+	}
+	return st, err
+}
+
 // openApp opens everything a run needs.
 func openApp(cfg *Config) (*app, error) {
-	st, err := openStore(cfg)
+	st, err := connectStore(cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -98,7 +98,7 @@ func saveManifest(cfg *Config, m *corpusManifest) error {
 
 // corpusDocs is the local source's view of the corpus: the manifest's
 // documents with their stored records and chunk text.
-func corpusDocs(cfg *Config, st *store.Store) search.LocalDocsFunc {
+func corpusDocs(cfg *Config, st store.DB) search.LocalDocsFunc {
 	return func() ([]search.LocalDoc, error) {
 		m, err := loadManifest(cfg)
 		if err != nil {

@@ -15,8 +15,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/researchtui/researchtui/mcpserver"
-	"github.com/researchtui/researchtui/pipeline"
-	"github.com/researchtui/researchtui/store"
 )
 
 // mcpCommand is `researchtui mcp [--http ADDR]`: researchtui as a Model
@@ -75,55 +73,26 @@ serves Streamable HTTP at http://ADDR/mcp; an address other than loopback needs 
 	return cmd
 }
 
-// newMCPServer builds the server on the data dir's store when this process
-// can own it, else on a client of the researchtui that does: then the
-// reading tools and resources work through the owner, and the others say
-// why they can't (store/README.md says what is next). An owner that exits
-// while this resolves is taken over.
+// newMCPServer builds the server on the data dir's store, owned by this
+// process or reached through the researchtui that owns it: every tool works
+// either way (store/README.md).
 func newMCPServer(cfg *Config, logger *slog.Logger) (*mcpserver.Server, func(), error) {
-	for attempt := 0; ; attempt++ {
-		a, err := openApp(cfg)
-		if err == nil {
-			return mcpserver.New(mcpserver.Config{
-				Engine:   a.engine,
-				Defaults: cfg.defaultOptions(),
-				Check: func(ctx context.Context, models ...string) error {
-					return checkBackend(ctx, a.backend, models...)
-				},
-				Version: version,
-				Logger:  logger,
-			}), a.Close, nil
-		}
-		if !errors.Is(err, store.ErrLocked) {
-			return nil, nil, err
-		}
-		st, done, err := openShared(cfg)
-		if err != nil {
-			return nil, nil, err
-		}
-		c, ok := st.(*store.Client)
-		if !ok { // the owner exited meanwhile and this process got the store
-			done()
-			if attempt < 2 {
-				continue
-			}
-			return nil, nil, fmt.Errorf("%w: the data dir keeps changing hands; try again", store.ErrLocked)
-		}
-		logger.Warn("another researchtui owns the data dir; serving sessions and reports through it", "owner_pid", c.Owner())
-		search := ownerSearch(c, cfg)
-		return mcpserver.New(mcpserver.Config{
-			Store:    c,
-			Defaults: cfg.defaultOptions(),
-			Search: func(ctx context.Context, query string, k int) ([]pipeline.Passage, bool, error) {
-				ps, err := search(ctx, query, k)
-				return ps, err == nil, err
-			},
-			Version: version,
-			Logger:  logger,
-			Unavailable: fmt.Sprintf("another researchtui (pid %d) has the data dir open; through it this server can list, read and search sessions and reports, "+
-				"but research, follow_up and resume_session need the data dir to themselves for now: close the other researchtui and restart this MCP server", c.Owner()),
-		}), done, nil
+	a, err := openApp(cfg)
+	if err != nil {
+		return nil, nil, err
 	}
+	if owner := a.store.Owner(); owner != os.Getpid() {
+		logger.Info("another researchtui owns the data dir; working through it", "owner_pid", owner)
+	}
+	return mcpserver.New(mcpserver.Config{
+		Engine:   a.engine,
+		Defaults: cfg.defaultOptions(),
+		Check: func(ctx context.Context, models ...string) error {
+			return checkBackend(ctx, a.backend, models...)
+		},
+		Version: version,
+		Logger:  logger,
+	}), a.Close, nil
 }
 
 // serveMCPHTTP serves until ctx ends (Ctrl-C), then lets runs save.

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/store"
 )
 
@@ -35,21 +33,15 @@ func searchCommand() *cobra.Command {
 			}
 			ctx, cancel := context.WithTimeout(cmd.Context(), 30*time.Second)
 			defer cancel()
-			var passages []pipeline.Passage
-			var semantic bool
 			a, err := openApp(cfg)
-			switch {
-			case err == nil:
-				defer a.Close()
-				if cfg.EmbedModel != "" {
-					openIndex(a.store, cfg.EmbedModel, cmd.ErrOrStderr())
-				}
-				passages, semantic, err = a.engine.SearchKnowledge(ctx, query, cfg.EmbedModel, k)
-			case errors.Is(err, store.ErrLocked): // another researchtui has it: search through it
-				passages, semantic, err = searchShared(ctx, cfg, query, k)
-			default:
+			if err != nil {
 				return err
 			}
+			defer a.Close()
+			if st := a.store.Local(); st != nil && cfg.EmbedModel != "" {
+				openIndex(st, cfg.EmbedModel, cmd.ErrOrStderr())
+			}
+			passages, semantic, err := a.engine.SearchKnowledge(ctx, query, cfg.EmbedModel, k)
 			if err != nil {
 				return err
 			}

@@ -129,8 +129,20 @@ func TestTwoProcessesShareADataDir(t *testing.T) {
 	if res, text := callText(t, second, "search_knowledge", map[string]any{"query": "software testing"}); res.IsError || !strings.Contains(text, "1. ") {
 		t.Errorf("search_knowledge through the owner: %s", text)
 	}
-	if res, text := callText(t, second, "research", map[string]any{"question": "anything"}); !res.IsError || !strings.Contains(text, "another researchtui") {
-		t.Errorf("research beside the owner: %v %s", res.IsError, text)
+	// Research through the owner: the second server's run writes through
+	// it, and the owner lists the new session as completed.
+	res, text := callText(t, second, "research", map[string]any{"question": "How are GUI tests generated?", "sources": []string{"arxiv"}, "depth": "quick"})
+	if res.IsError || !strings.Contains(text, "References") {
+		t.Fatalf("research beside the owner: %s\n%s", text, secondErr)
+	}
+	var second1 struct {
+		SessionID string `json:"session_id"`
+		Status    string `json:"status"`
+	}
+	raw, _ = json.Marshal(res.StructuredContent)
+	json.Unmarshal(raw, &second1)
+	if _, text := callText(t, owner, "list_sessions", nil); !strings.Contains(text, second1.SessionID) || second1.Status != "completed" {
+		t.Errorf("the owner does not list the run made beside it (%s, %s): %s", second1.SessionID, second1.Status, text)
 	}
 	second.Close()
 	secondCmd.Wait()

@@ -33,12 +33,12 @@ type sourceSet struct {
 // newSources builds the searchable sources, with base URLs from the
 // environment (for mirrors, proxies and tests) and keys where given. With a
 // store, the local corpus (`researchtui corpus add`) is one of them.
-func newSources(cfg *Config, st ...*store.Store) (map[string]search.Source, *search.Fetcher) {
+func newSources(cfg *Config, st ...store.DB) (map[string]search.Source, *search.Fetcher) {
 	set := buildSources(cfg, st...)
 	return set.sources, set.fetcher
 }
 
-func buildSources(cfg *Config, st ...*store.Store) *sourceSet {
+func buildSources(cfg *Config, st ...store.DB) *sourceSet {
 	opt := search.ClientOptions{UserAgent: "researchtui/" + version + " (+https://github.com/researchtui/researchtui)"}
 	if age, on := cfg.cacheMaxAge(); on {
 		opt.CacheDir = filepath.Join(cfg.cacheDir(), "http")

@@ -16,7 +16,9 @@ import (
 // Engine starts and resumes runs. One Engine serves a process; its fields
 // are set once before the first Start.
 type Engine struct {
-	Store *store.Store
+	// Store is the data dir: this process's own store or the owner's,
+	// reached over its socket (store.Conn); the engine does not care which.
+	Store store.DB
 	LLM   llm.Backend
 	// Sources are the sources that can be searched, by name (arxiv, ...).
 	Sources map[string]search.Source
@@ -36,16 +38,25 @@ type Engine struct {
 	Observe func(Event)
 
 	indexMu sync.Mutex
-	indexes map[string]*store.Index // per embedding model, shared by runs
+	indexes map[string]store.RunIndex // per embedding model, shared by runs
 
 	slotsOnce sync.Once
 	slots     chan struct{}
 
-	liveMu sync.Mutex
-	live   map[string]bool // sessions with a run in this process
+	liveMu   sync.Mutex
+	live     map[string]*liveRun // sessions with a run in this process
+	controls context.CancelFunc  // stops following controls (controls.go)
 }
 
-// ErrRunning is returned when a session already has a run in this process.
+// liveRun is a session this process runs: its claim in the store, and the
+// run once launched (controls from other processes reach it).
+type liveRun struct {
+	release func()
+	run     *Run
+}
+
+// ErrRunning is returned when a session already has a run, in this
+// process or in another researchtui on the same data dir.
 var ErrRunning = errors.New("that session is already running")
 
 // ErrNoPendingReview is returned by Decide when nothing waits for a decision.
@@ -153,7 +164,9 @@ func (e *Engine) Start(ctx context.Context, opt Options) (*Run, error) {
 	if err := e.Store.CreateSession(sess); err != nil {
 		return nil, fmt.Errorf("saving the new session: %w", err)
 	}
-	e.claim(sess.ID)
+	if err := e.claim(sess.ID); err != nil {
+		return nil, err
+	}
 	return e.launch(ctx, *sess, opt, nil, 0)
 }
 
@@ -185,8 +198,8 @@ func (e *Engine) Resume(ctx context.Context, id string, decision *Decision) (*Ru
 	if fu != nil {
 		opt.Question = fu.Question
 	}
-	if !e.claim(id) {
-		return nil, fmt.Errorf("%w: %s", ErrRunning, id)
+	if err := e.claim(id); err != nil {
+		return nil, err
 	}
 	lastSeq, err := e.Store.LastSeq(id)
 	if err == nil {
@@ -243,6 +256,7 @@ func (e *Engine) launchWith(parent context.Context, sess store.Session, opt Opti
 		t := time.AfterFunc(opt.Deadline, func() { r.cut.cut("skipped at the deadline") })
 		defer func() { go func() { <-r.done; t.Stop() }() }()
 	}
+	e.attach(r)
 	go func() {
 		defer cancel()
 		s, err := o.execute(ctx)
@@ -266,39 +280,69 @@ func (e *Engine) persistEvents(id string, evs []Event) error {
 	return e.Store.AppendEvents(id, recs)
 }
 
-// claim marks a session as running in this process; false if it already is.
-func (e *Engine) claim(id string) bool {
+// claim marks a session as running in this process and claims it in the
+// store, so no other researchtui on the data dir runs it at the same time
+// and their controls (a review decision, a cancel) reach this one.
+func (e *Engine) claim(id string) error {
 	e.liveMu.Lock()
 	defer e.liveMu.Unlock()
 	if e.live == nil {
-		e.live = map[string]bool{}
+		e.live = map[string]*liveRun{}
 	}
-	if e.live[id] {
-		return false
+	if e.live[id] != nil {
+		return fmt.Errorf("%w: %s", ErrRunning, id)
 	}
-	e.live[id] = true
-	return true
+	release, err := e.Store.Claim(id)
+	if err != nil {
+		if errors.Is(err, store.ErrClaimed) {
+			return fmt.Errorf("%w in another researchtui: %s (%v)", ErrRunning, id, err)
+		}
+		return err
+	}
+	e.live[id] = &liveRun{release: release}
+	if len(e.live) == 1 {
+		e.followControls()
+	}
+	return nil
+}
+
+// attach makes a launched run reachable by controls.
+func (e *Engine) attach(r *Run) {
+	e.liveMu.Lock()
+	defer e.liveMu.Unlock()
+	if l := e.live[r.id]; l != nil {
+		l.run = r
+	}
 }
 
 func (e *Engine) release(id string) {
 	e.liveMu.Lock()
+	defer e.liveMu.Unlock()
+	l := e.live[id]
+	if l == nil {
+		return
+	}
 	delete(e.live, id)
-	e.liveMu.Unlock()
+	l.release()
+	if len(e.live) == 0 && e.controls != nil {
+		e.controls()
+		e.controls = nil
+	}
 }
 
 // index returns the shared vector index for an embedding model: the
 // store's persisted one, opened (mapped from its file, or rebuilt from the
 // stored embeddings) the first time a run or search asks for it.
-func (e *Engine) index(model string) (*store.Index, error) {
+func (e *Engine) index(model string) (store.RunIndex, error) {
 	e.indexMu.Lock()
 	defer e.indexMu.Unlock()
 	if e.indexes == nil {
-		e.indexes = map[string]*store.Index{}
+		e.indexes = map[string]store.RunIndex{}
 	}
 	if ix, ok := e.indexes[model]; ok {
 		return ix, nil
 	}
-	ix, err := e.Store.Index(model)
+	ix, err := e.Store.Vectors(model)
 	if err != nil {
 		return nil, err
 	}

@@ -140,8 +140,8 @@ func (e *Engine) Ask(ctx context.Context, id, question string, adjust func(*Opti
 	if err := opt.Normalize(); err != nil {
 		return nil, err
 	}
-	if !e.claim(id) {
-		return nil, fmt.Errorf("%w: %s", ErrRunning, id)
+	if err := e.claim(id); err != nil {
+		return nil, err
 	}
 	fu := followUp{N: len(versions) + 1, Question: question}
 	raw, _ := json.Marshal(fu)

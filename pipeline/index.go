@@ -151,7 +151,7 @@ func (o *orchestrator) indexFlow(ctx context.Context, in <-chan []store.Chunk) (
 
 // indexChunks embeds the chunks not yet cached and adds all of them to the
 // index. It returns how many were newly embedded.
-func (o *orchestrator) indexChunks(ctx context.Context, a *agentCall, ix *store.Index, chunks []store.Chunk) (int, error) {
+func (o *orchestrator) indexChunks(ctx context.Context, a *agentCall, ix store.RunIndex, chunks []store.Chunk) (int, error) {
 	model := o.opt.EmbedModel
 	hashes := make([]string, len(chunks))
 	for i, c := range chunks {

@@ -27,10 +27,10 @@ const indexAgent = "vector index"
 // indexProgressEvery), and once more when it is done, so a headless run
 // (run --json) and the TUI's run screen show it like other warnings. They
 // are progress, not findings: the report's warnings leave them out.
-func (o *orchestrator) index(ctx context.Context) (*store.Index, error) {
+func (o *orchestrator) index(ctx context.Context) (store.RunIndex, error) {
 	model := o.opt.EmbedModel
 	_, wasOpen := o.engine.Store.IndexStatus(model)
-	var ix *store.Index
+	var ix store.RunIndex
 	var err error
 	start := time.Now()
 	o.watchIndex(ctx, model, func() { ix, err = o.engine.index(model) })

@@ -108,7 +108,7 @@ func (o *orchestrator) stageRetrieve(ctx context.Context) error {
 // retrieveFor is one sub-question's retrieval: top-k above a threshold,
 // neighbour expansion, keyword gating on the canonical term, dedup, and a
 // cap on context size.
-func (o *orchestrator) retrieveFor(ix *store.Index, vec []float32, inRun map[string]bool) []ContextChunk {
+func (o *orchestrator) retrieveFor(ix store.RunIndex, vec []float32, inRun map[string]bool) []ContextChunk {
 	hits, err := ix.Search(vec, retrieveCandidates)
 	if err != nil {
 		return nil

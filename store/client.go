@@ -2,6 +2,7 @@ package store
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -30,12 +31,15 @@ type Client struct {
 	conn net.Conn
 	sc   *bufio.Scanner
 	enc  *json.Encoder
+
+	claimMu sync.Mutex
+	claims  map[string]bool // sessions this process runs, claimed again on reconnecting
 }
 
 // Dial connects to the owner listening at path (SocketPath of the
 // database) and checks that it speaks this build's protocol and schema.
 func Dial(path string) (*Client, error) {
-	c := &Client{path: path}
+	c := &Client{path: path, claims: map[string]bool{}}
 	if err := c.connect(); err != nil {
 		return nil, err
 	}
@@ -44,35 +48,45 @@ func Dial(path string) (*Client, error) {
 
 // connect dials the socket and exchanges hellos; c.mu is held or c is new.
 func (c *Client) connect() error {
-	conn, err := net.DialTimeout("unix", c.path, 2*time.Second)
+	conn, sc, enc, pid, err := dialOwner(c.path)
 	if err != nil {
-		return fmt.Errorf("%w (%v)", ErrUnreachable, err)
+		return err
+	}
+	c.conn, c.sc, c.enc, c.owner = conn, sc, enc, pid
+	return nil
+}
+
+// dialOwner opens one connection to the owner and exchanges hellos.
+func dialOwner(path string) (net.Conn, *bufio.Scanner, *json.Encoder, int, error) {
+	fail := func(err error) (net.Conn, *bufio.Scanner, *json.Encoder, int, error) { return nil, nil, nil, 0, err }
+	conn, err := net.DialTimeout("unix", path, 2*time.Second)
+	if err != nil {
+		return fail(fmt.Errorf("%w (%v)", ErrUnreachable, err))
 	}
 	sc := bufio.NewScanner(conn)
 	sc.Buffer(make([]byte, 64<<10), maxLine)
 	enc := json.NewEncoder(conn)
 	_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
-	if err := enc.Encode(hello{Proto: protoName, Version: ProtocolVersion, Schema: SchemaVersion()}); err != nil {
+	if err := enc.Encode(hello{Proto: protoName, Version: ProtocolVersion, Schema: SchemaVersion(), PID: ownPID}); err != nil {
 		conn.Close()
-		return fmt.Errorf("%w (%v)", ErrUnreachable, err)
+		return fail(fmt.Errorf("%w (%v)", ErrUnreachable, err))
 	}
 	if !sc.Scan() {
 		conn.Close()
-		return fmt.Errorf("%w (the owner closed the connection at hello)", ErrUnreachable)
+		return fail(fmt.Errorf("%w (the owner closed the connection at hello)", ErrUnreachable))
 	}
 	var h hello
 	if err := json.Unmarshal(sc.Bytes(), &h); err != nil || h.Proto != protoName {
 		conn.Close()
-		return fmt.Errorf("%w: %s is not a researchtui store socket", ErrProtocol, c.path)
+		return fail(fmt.Errorf("%w: %s is not a researchtui store socket", ErrProtocol, path))
 	}
 	if h.Version != ProtocolVersion || h.Schema != SchemaVersion() {
 		conn.Close()
-		return fmt.Errorf("%w: the researchtui that owns this data dir (pid %d) speaks store protocol %d, schema %d; this one speaks protocol %d, schema %d: use the same researchtui build for both, or close the other one",
-			ErrProtocol, h.PID, h.Version, h.Schema, ProtocolVersion, SchemaVersion())
+		return fail(fmt.Errorf("%w: the researchtui that owns this data dir (pid %d) speaks store protocol %d, schema %d; this one speaks protocol %d, schema %d: use the same researchtui build for both, or close the other one",
+			ErrProtocol, h.PID, h.Version, h.Schema, ProtocolVersion, SchemaVersion()))
 	}
 	_ = conn.SetDeadline(time.Time{})
-	c.conn, c.sc, c.enc, c.owner = conn, sc, enc, h.PID
-	return nil
+	return conn, sc, enc, h.PID, nil
 }
 
 // Owner is the pid of the process that owns the data dir.
@@ -89,6 +103,39 @@ func (c *Client) Close() error {
 	return c.conn.Close()
 }
 
+// Watch is Store.Watch through the owner, on a connection of its own. The
+// channel closes when ctx ends or the owner goes away (watch again: the
+// data dir may have a new owner by then).
+func (c *Client) Watch(ctx context.Context) (<-chan Change, error) {
+	conn, sc, enc, _, err := dialOwner(c.path)
+	if err != nil {
+		return nil, err
+	}
+	if err := enc.Encode(request{Op: "watch"}); err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("%w (%v)", ErrUnreachable, err)
+	}
+	out := make(chan Change, 64)
+	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	go func() {
+		defer close(out)
+		defer stop()
+		defer conn.Close()
+		for sc.Scan() {
+			var ch Change
+			if json.Unmarshal(sc.Bytes(), &ch) != nil {
+				return
+			}
+			select {
+			case out <- ch:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return out, nil
+}
+
 // call sends one request and decodes its answer into out. When the
 // connection is broken (the owner exited), it dials again once: a process
 // that took the data dir over serves the same socket. Every operation is
@@ -101,8 +148,9 @@ func (c *Client) call(req request, out any) (found bool, err error) {
 		gone := c.owner
 		c.conn.Close()
 		if derr := c.connect(); derr != nil {
-			return false, fmt.Errorf("%w: the researchtui that owned this data dir (pid %d) went away (%v); start this command again to take over", ErrUnreachable, gone, err)
+			return false, fmt.Errorf("%w: the researchtui that owned this data dir (pid %d) went away (%v)", ErrUnreachable, gone, err)
 		}
+		c.reclaim()
 		if resp, err = c.roundTrip(req); err != nil {
 			return false, fmt.Errorf("%w: %v", ErrUnreachable, err)
 		}
@@ -113,6 +161,12 @@ func (c *Client) call(req request, out any) (found bool, err error) {
 			return false, ErrNotFound
 		case "nothing_embedded":
 			return false, ErrNothingEmbedded
+		case "stale":
+			return false, errStale
+		case "claimed":
+			return false, fmt.Errorf("%w (%s)", ErrClaimed, resp.Err)
+		case "not_running":
+			return false, ErrNotRunning
 		}
 		return false, errors.New(resp.Err)
 	}
@@ -122,6 +176,21 @@ func (c *Client) call(req request, out any) (found bool, err error) {
 		}
 	}
 	return resp.Found, nil
+}
+
+// reclaim claims this process's sessions again from a new owner (c.mu is
+// held), which also turns them back from interrupted (the new owner marked
+// every session running at its open) to running.
+func (c *Client) reclaim() {
+	c.claimMu.Lock()
+	ids := make([]string, 0, len(c.claims))
+	for id := range c.claims {
+		ids = append(ids, id)
+	}
+	c.claimMu.Unlock()
+	for _, id := range ids {
+		_, _ = c.roundTrip(request{Op: "claim", ID: id, K: 1})
+	}
 }
 
 // roundTrip writes a request and reads its response; an error means the

@@ -36,7 +36,7 @@ func (s *Store) AppendEvents(sessionID string, evs []EventRecord) error {
 			return fmt.Errorf("store: event seq %d must be positive", ev.Seq)
 		}
 	}
-	return s.db.Update(func(tx *bbolt.Tx) error {
+	err := s.db.Update(func(tx *bbolt.Tx) error {
 		b, err := tx.Bucket(bucketEvents).CreateBucketIfNotExists([]byte(sessionID))
 		if err != nil {
 			return err
@@ -54,6 +54,10 @@ func (s *Store) AppendEvents(sessionID string, evs []EventRecord) error {
 		}
 		return nil
 	})
+	if err == nil {
+		s.feed.publish(Change{Session: sessionID, Events: evs})
+	}
+	return err
 }
 
 // Events returns a session's events in Seq order (empty if it has none). The

@@ -580,3 +580,13 @@ func (s *Store) closeIndexes() {
 		ix.Close()
 	}
 }
+
+// openedIndex is the model's index if it is open (or opening), else nil.
+func (s *Store) openedIndex(model string) *Index {
+	s.statusMu.Lock()
+	defer s.statusMu.Unlock()
+	if ix := s.indexes[model]; ix != nil {
+		return ix
+	}
+	return s.opening[model]
+}

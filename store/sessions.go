@@ -2,6 +2,7 @@ package store
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"time"
@@ -75,7 +76,7 @@ func (s *Store) CreateSession(sess *Session) error {
 		return err
 	}
 	id := []byte(sess.ID)
-	return s.db.Update(func(tx *bbolt.Tx) error {
+	err = s.db.Update(func(tx *bbolt.Tx) error {
 		b := tx.Bucket(bucketSessions)
 		if b.Get(id) != nil {
 			return fmt.Errorf("store: session %s already exists", sess.ID)
@@ -85,6 +86,10 @@ func (s *Store) CreateSession(sess *Session) error {
 		}
 		return putReport(tx, id, sess.Report)
 	})
+	if err == nil {
+		s.feed.publish(Change{Session: sess.ID, Updated: true})
+	}
+	return err
 }
 
 // Session returns the session with its Report, or ErrNotFound.
@@ -109,6 +114,9 @@ func (s *Store) UpdateSession(id string, fn func(*Session) error) (Session, erro
 		out, err = updateSession(tx, id, fn)
 		return err
 	})
+	if err == nil {
+		s.feed.publish(Change{Session: id, Updated: true})
+	}
 	return out, err
 }
 
@@ -134,6 +142,9 @@ func (s *Store) CheckpointAndUpdate(id, name string, data []byte, fn func(*Sessi
 		out, err = updateSession(tx, id, fn)
 		return err
 	})
+	if err == nil {
+		s.feed.publish(Change{Session: id, Updated: true})
+	}
 	return out, err
 }
 
@@ -227,6 +238,9 @@ func (s *Store) DeleteSession(id string) error {
 	if err == nil && !found {
 		return ErrNotFound
 	}
+	if err == nil {
+		s.feed.publish(Change{Session: id, Updated: true})
+	}
 	return err
 }
 
@@ -246,7 +260,7 @@ func (s *Store) MarkInterrupted() (int, error) {
 			if err != nil {
 				return fmt.Errorf("store: session %s: %w", k, err)
 			}
-			if sess.Status == StatusRunning {
+			if sess.Status == StatusRunning && !s.feed.claimed(sess.ID) {
 				changed = append(changed, sess)
 			}
 			return nil
@@ -271,6 +285,45 @@ func (s *Store) MarkInterrupted() (int, error) {
 	})
 	return n, err
 }
+
+// putSession writes a session a client read, changed and sent back
+// (Client.UpdateSession), with a checkpoint when name is set, in one
+// transaction. It refuses when the stored record changed since the client
+// read it (UpdatedAt differs): the client reads again and reapplies its
+// change, so concurrent updaters never lose each other's fields.
+func (s *Store) putSession(sess Session, readAt time.Time, name string, data []byte) (Session, error) {
+	var out Session
+	err := s.db.Update(func(tx *bbolt.Tx) error {
+		if name != "" {
+			b, err := tx.Bucket(bucketCheckpoints).CreateBucketIfNotExists([]byte(sess.ID))
+			if err != nil {
+				return err
+			}
+			if data == nil {
+				data = []byte{}
+			}
+			if err := b.Put([]byte(name), data); err != nil {
+				return err
+			}
+		}
+		var err error
+		out, err = updateSession(tx, sess.ID, func(cur *Session) error {
+			if !cur.UpdatedAt.Equal(readAt) {
+				return errStale
+			}
+			*cur = sess
+			return nil
+		})
+		return err
+	})
+	if err == nil {
+		s.feed.publish(Change{Session: sess.ID, Updated: true})
+	}
+	return out, err
+}
+
+// errStale says a client's read-modify-write lost a race; it retries.
+var errStale = errors.New("store: the session changed meanwhile")
 
 // encodeSession marshals s without its Report.
 func encodeSession(s *Session) ([]byte, error) {

@@ -14,7 +14,7 @@ import (
 // ProtocolVersion is the version of the owner/client protocol (README.md).
 // Bump it when a request or response changes meaning; a mismatch is refused
 // with a message that names both versions.
-const ProtocolVersion = 1
+const ProtocolVersion = 2
 
 const protoName = "researchtui-store"
 
@@ -43,6 +43,8 @@ type request struct {
 	Name string    `json:"name,omitempty"`
 	Vec  []float32 `json:"vec,omitempty"`
 	K    int       `json:"k,omitempty"`
+	// Arg carries a write's payload (a session, events, chunks, ...).
+	Arg json.RawMessage `json:"arg,omitempty"`
 }
 
 type response struct {
@@ -113,6 +115,7 @@ type shareServer struct {
 	mu     sync.Mutex
 	conns  map[net.Conn]bool
 	closed bool
+	nextID uint64 // names connections in claims
 }
 
 func (srv *shareServer) accept() {
@@ -129,15 +132,21 @@ func (srv *shareServer) accept() {
 			return
 		}
 		srv.conns[c] = true
+		srv.nextID++
+		id := srv.nextID
 		srv.wg.Add(1)
 		srv.mu.Unlock()
 		go func() {
 			defer srv.wg.Done()
-			srv.serve(c)
+			srv.serve(c, id)
 			srv.mu.Lock()
 			delete(srv.conns, c)
+			closed := srv.closed
 			srv.mu.Unlock()
 			c.Close()
+			if !closed { // the owner closing keeps its clients' sessions as they are
+				srv.st.releaseConn(id)
+			}
 		}()
 	}
 }
@@ -151,8 +160,9 @@ func (srv *shareServer) closeAll() {
 	}
 }
 
-// serve answers one connection: the hello, then requests in turn.
-func (srv *shareServer) serve(c net.Conn) {
+// serve answers one connection: the hello, then requests in turn, or the
+// change feed when the first request is a watch.
+func (srv *shareServer) serve(c net.Conn, connID uint64) {
 	sc := bufio.NewScanner(c)
 	sc.Buffer(make([]byte, 64<<10), maxLine)
 	enc := json.NewEncoder(c)
@@ -172,63 +182,14 @@ func (srv *shareServer) serve(c net.Conn) {
 		var resp response
 		if err := json.Unmarshal(sc.Bytes(), &req); err != nil {
 			resp = response{Err: "bad request: " + err.Error()}
+		} else if req.Op == "watch" {
+			srv.streamChanges(c, enc)
+			return
 		} else {
-			resp = srv.do(req)
+			resp = srv.do(req, claim{conn: connID, pid: h.PID})
 		}
 		if enc.Encode(resp) != nil {
 			return
 		}
 	}
-}
-
-func (srv *shareServer) do(req request) response {
-	st := srv.st
-	var (
-		v     any
-		found = true
-		err   error
-	)
-	switch req.Op {
-	case "list_sessions":
-		v, err = st.ListSessions()
-	case "session":
-		v, err = st.Session(req.ID)
-	case "checkpoint":
-		var b []byte
-		b, found, err = st.Checkpoint(req.ID, req.Name)
-		v = b
-	case "checkpoint_names":
-		v, err = st.CheckpointNames(req.ID)
-	case "events":
-		v, err = st.Events(req.ID)
-	case "last_seq":
-		v, err = st.LastSeq(req.ID)
-	case "delete_session":
-		err = st.DeleteSession(req.ID)
-	case "chunk":
-		v, found, err = st.Chunk(req.ID)
-	case "source":
-		var b []byte
-		b, found, err = st.Source(req.ID)
-		v = b
-	case "search_vectors":
-		v, err = st.SearchVectors(req.Name, req.Vec, req.K)
-	default:
-		return response{Err: fmt.Sprintf("unknown operation %q (the owner speaks store protocol %d)", req.Op, ProtocolVersion)}
-	}
-	if err != nil {
-		r := response{Err: err.Error()}
-		switch {
-		case errors.Is(err, ErrNotFound):
-			r.Code = "not_found"
-		case errors.Is(err, ErrNothingEmbedded):
-			r.Code = "nothing_embedded"
-		}
-		return r
-	}
-	raw, err := json.Marshal(v)
-	if err != nil {
-		return response{Err: err.Error()}
-	}
-	return response{OK: true, Found: found, Data: raw}
 }

@@ -298,28 +298,7 @@ const allChunksPage = 512
 func (s *Store) AllChunks(fn func(Chunk) error) error {
 	var after []byte
 	for {
-		page := make([]Chunk, 0, allChunksPage)
-		err := s.db.View(func(tx *bbolt.Tx) error {
-			c := tx.Bucket(bucketChunks).Cursor()
-			var k, v []byte
-			if after == nil {
-				k, v = c.First()
-			} else {
-				k, v = c.Seek(after)
-				if k != nil && bytes.Equal(k, after) {
-					k, v = c.Next()
-				}
-			}
-			for ; k != nil && len(page) < allChunksPage; k, v = c.Next() {
-				var ch Chunk
-				if err := json.Unmarshal(v, &ch); err != nil {
-					return fmt.Errorf("store: chunk %s: %w", k, err)
-				}
-				page = append(page, ch)
-				after = bytes.Clone(k)
-			}
-			return nil
-		})
+		page, next, err := s.chunkPage(after)
 		if err != nil {
 			return err
 		}
@@ -328,8 +307,41 @@ func (s *Store) AllChunks(fn func(Chunk) error) error {
 				return err
 			}
 		}
-		if len(page) < allChunksPage {
+		if next == nil {
 			return nil
 		}
+		after = next
 	}
+}
+
+// chunkPage reads up to allChunksPage chunks after the key after (from the
+// first when empty) in one read transaction; next is the key to continue
+// from, nil at the end.
+func (s *Store) chunkPage(after []byte) (page []Chunk, next []byte, err error) {
+	page = make([]Chunk, 0, allChunksPage)
+	err = s.db.View(func(tx *bbolt.Tx) error {
+		c := tx.Bucket(bucketChunks).Cursor()
+		var k, v []byte
+		if len(after) == 0 {
+			k, v = c.First()
+		} else {
+			k, v = c.Seek(after)
+			if k != nil && bytes.Equal(k, after) {
+				k, v = c.Next()
+			}
+		}
+		for ; k != nil && len(page) < allChunksPage; k, v = c.Next() {
+			var ch Chunk
+			if err := json.Unmarshal(v, &ch); err != nil {
+				return fmt.Errorf("store: chunk %s: %w", k, err)
+			}
+			page = append(page, ch)
+			next = bytes.Clone(k)
+		}
+		if k == nil {
+			next = nil // nothing after this page
+		}
+		return nil
+	})
+	return page, next, err
 }

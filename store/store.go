@@ -72,6 +72,8 @@ type Store struct {
 
 	shareMu sync.Mutex
 	unshare func() // stops serving clients (share.go); nil when not shared
+
+	feed feed // changes to watchers, and who runs which session (feed.go)
 }
 
 // Bucket names. Top-level buckets are created by migration 1.

@@ -58,7 +58,7 @@ var errNoBackend = errors.New("no model backend: start Ollama (`ollama serve`) a
 // liveServices is services over the real engine and store.
 type liveServices struct {
 	eng  *pipeline.Engine
-	st   *store.Store
+	st   store.DB
 	save func(Settings) error
 }
 

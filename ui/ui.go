@@ -24,7 +24,7 @@ import (
 // Config is what main.go hands the UI.
 type Config struct {
 	Engine     *pipeline.Engine
-	Store      *store.Store
+	Store      store.DB
 	Defaults   pipeline.Options // model, embed model, sources, depth for new runs
 	BackendErr error            // non-nil: show a banner with the fix; browsing keeps working
 	// MissingModels are models the backend lacks; `p` pulls them with a
