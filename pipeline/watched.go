@@ -82,16 +82,31 @@ func (w *Watched) follow(ctx context.Context, changes <-chan store.Change) {
 	if !catchUp() {
 		return
 	}
+	// A run records its end in the session before it logs its last event:
+	// once the session says it ended, the last event is waited for a
+	// moment (then read from the log, in case the feed lost it).
+	var ended <-chan time.Time
 	for ctx.Err() == nil {
-		for c := range changes {
-			if c.Session != w.id {
-				continue
-			}
-			if len(c.Events) > 0 && !deliver(c.Events) {
+	feed:
+		for {
+			select {
+			case c, ok := <-changes:
+				if !ok {
+					break feed
+				}
+				if c.Session != w.id {
+					continue
+				}
+				if len(c.Events) > 0 && !deliver(c.Events) {
+					return
+				}
+				if c.Updated && ended == nil && !w.refreshPending() {
+					ended = time.After(2 * time.Second)
+				}
+			case <-ended:
+				catchUp()
 				return
-			}
-			if c.Updated && !w.refreshPending() {
-				catchUp() // the run ended: whatever it logged last
+			case <-ctx.Done():
 				return
 			}
 		}

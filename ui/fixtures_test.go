@@ -91,7 +91,21 @@ type fakeServices struct {
 	asked     []string // "id: question" of each Ask
 	versions  map[string][]pipeline.Version
 	events    map[string][]pipeline.Event // stored event logs, for timelines
+	watched   []string                    // sessions Watch was asked to follow
+	changes   chan struct{}               // what Changes returns (nil: no feed)
 }
+
+// Watch follows a session "in another process": a scripted run.
+func (f *fakeServices) Watch(ctx context.Context, id string) (runHandle, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.watched = append(f.watched, id)
+	r := newFakeRun(id)
+	f.runs = append(f.runs, r)
+	return r, nil
+}
+
+func (f *fakeServices) Changes(ctx context.Context) <-chan struct{} { return f.changes }
 
 func (f *fakeServices) Events(id string) ([]pipeline.Event, error) {
 	f.mu.Lock()

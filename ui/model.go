@@ -65,6 +65,7 @@ type rootModel struct {
 	noticeErr bool
 	tickGen   int
 	ticking   bool
+	changes   <-chan struct{} // sessions changed somewhere (nil: nobody tells)
 	startedQ  bool // the Config.Question was started
 	pull      pullState
 	quitting  bool
@@ -129,6 +130,9 @@ func (m *rootModel) themeKey() string {
 // Init loads the session list and, if asked, starts the question at once.
 func (m *rootModel) Init() tea.Cmd {
 	cmds := []tea.Cmd{loadSessionsCmd(m.svc)}
+	if m.changes = m.svc.Changes(m.ctx); m.changes != nil {
+		cmds = append(cmds, waitChangesCmd(m.changes))
+	}
 	if m.opts.darkBG == nil && (m.configured == "" || strings.EqualFold(m.configured, themes.Auto)) {
 		cmds = append(cmds, tea.RequestBackgroundColor)
 	}
@@ -171,6 +175,9 @@ func (m *rootModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, m.relayout()
 		}
 		return m, nil
+	case sessionsChangedMsg:
+		// A run here or in another researchtui changed a session.
+		return m, tea.Batch(loadSessionsCmd(m.svc), waitChangesCmd(m.changes))
 	case sessionsLoadedMsg:
 		m.sessions.loading = false
 		if msg.err != nil {
@@ -419,7 +426,10 @@ func (m *rootModel) onRunStarted(msg runStartedMsg) tea.Cmd {
 		// Also how the engine refuses a second resume of a session that is
 		// already running (in another window, say): a notice, nothing more.
 		verb := "could not start: "
-		if msg.resumed {
+		switch {
+		case msg.watched:
+			verb = "could not watch: "
+		case msg.resumed:
 			verb = "could not resume: "
 		}
 		m.setNotice(verb+msg.err.Error(), true)
@@ -448,6 +458,10 @@ func (m *rootModel) onRunStarted(msg runStartedMsg) tea.Cmd {
 	m.screen = screenRun
 	m.dialog = nil
 	m.notice = ""
+	if msg.watched {
+		rs.watched = true
+		m.setNotice("this run belongs to another researchtui: watching it here; leaving keeps it running", false)
+	}
 	return tea.Batch(waitEvents(id, msg.h.Events()), loadSessionsCmd(m.svc), m.startTicking())
 }
 

@@ -56,6 +56,7 @@ type runState struct {
 	title    string
 	model    string
 	h        runHandle
+	watched  bool // runs in another researchtui process
 	stages   []*stageRow
 	byStage  map[pipeline.Stage]*stageRow
 	agents   map[string]*agentRow

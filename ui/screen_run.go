@@ -70,6 +70,9 @@ func (m *rootModel) viewRun(w, h int) string {
 	}
 	now := m.now()
 	badge := st.Badge(rs.status).Render(statusLabel(rs.status))
+	if rs.watched {
+		badge = st.Muted.Render("elsewhere ") + badge
+	}
 	head := st.Title.Render(trunc(rs.title, max(w-ansi.StringWidth(badge)-2, 10)))
 	header := head + strings.Repeat(" ", max(w-ansi.StringWidth(head)-ansi.StringWidth(badge), 1)) + badge
 

@@ -293,7 +293,7 @@ func (m *rootModel) openSession() tea.Cmd {
 	if rs := m.runs[r.s.ID]; rs != nil && !rs.closed {
 		return m.showRun(rs.id)
 	}
-	if r.s.Status == store.StatusAwaitingReview {
+	if r.s.Status == store.StatusAwaitingReview || r.s.Status == store.StatusRunning {
 		return m.resumeSelected()
 	}
 	return m.openReport(r.s.ID, r.title)
@@ -318,8 +318,10 @@ func (m *rootModel) resumeSelected() tea.Cmd {
 		m.setNotice("that session is completed; enter opens its report", false)
 		return nil
 	case store.StatusRunning:
-		m.setNotice("that session is marked running by another process", true)
-		return nil
+		// Not this window's run: another researchtui runs it. Watch it.
+		m.resuming[r.s.ID] = true
+		m.setNotice("watching…", false)
+		return watchRunCmd(m.ctx, m.svc, r.s)
 	}
 	if m.cfg.BackendErr != nil {
 		if r.s.Status == store.StatusAwaitingReview {
@@ -554,7 +556,7 @@ func actionHint(status string) string {
 	case store.StatusInterrupted, store.StatusFailed, store.StatusCancelled:
 		return "R: resume from the last checkpoint · enter: read what exists"
 	case store.StatusRunning:
-		return "running — in this window it shows live; elsewhere it belongs to another process"
+		return "enter: watch it live (here or from another researchtui)"
 	}
 	return ""
 }

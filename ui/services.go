@@ -46,6 +46,13 @@ type services interface {
 	Versions(id string) ([]pipeline.Version, error)
 	// Events is a session's stored event log (its timeline).
 	Events(id string) ([]pipeline.Event, error)
+	// Watch follows a session that another researchtui process on the
+	// same data dir runs; the handle's Stop ends the watching, never the
+	// run (its Cancel asks that process to cancel it).
+	Watch(ctx context.Context, id string) (runHandle, error)
+	// Changes signals (coalesced) that sessions changed, in this process
+	// or another one; nil when nothing can tell.
+	Changes(ctx context.Context) <-chan struct{}
 	OpenURL(url string) error
 	PullModel(ctx context.Context, model string, progress func(pipeline.PullProgress)) error
 	// SaveSettings writes what the TUI remembers to the config file.
@@ -105,10 +112,57 @@ func (l liveServices) Resume(ctx context.Context, id string, d *pipeline.Decisio
 		return nil, errNoBackend
 	}
 	r, err := l.eng.Resume(ctx, id, d)
+	if errors.Is(err, pipeline.ErrRunning) {
+		// Another researchtui runs it (this one's own runs are shown, not
+		// resumed): watch it there, and hand it the decision if one came.
+		w, werr := l.eng.Watch(ctx, id)
+		if werr != nil {
+			return nil, err
+		}
+		if d != nil {
+			if derr := w.Decide(*d); derr != nil {
+				w.Stop()
+				return nil, derr
+			}
+		}
+		return w, nil
+	}
 	if err != nil {
 		return nil, err
 	}
 	return r, nil
+}
+
+func (l liveServices) Watch(ctx context.Context, id string) (runHandle, error) {
+	if l.eng == nil || l.eng.Store == nil {
+		return nil, errNoBackend
+	}
+	w, err := l.eng.Watch(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// Changes follows the store's change feed: session records created,
+// updated or deleted by any researchtui process on the data dir.
+func (l liveServices) Changes(ctx context.Context) <-chan struct{} {
+	if l.st == nil {
+		return nil
+	}
+	out := make(chan struct{}, 1)
+	signal := func() {
+		select {
+		case out <- struct{}{}:
+		default: // one pending signal is enough: the list is reloaded whole
+		}
+	}
+	go store.Follow(ctx, l.st, func(c store.Change) {
+		if c.Updated {
+			signal()
+		}
+	}, signal)
+	return out
 }
 
 func (l liveServices) Ask(ctx context.Context, id, question string) (runHandle, error) {
@@ -178,13 +232,22 @@ func writeExport(dir, id, format string, data []byte) (string, error) {
 	return path, nil
 }
 
-// shutdownRuns cancels live runs and waits (bounded) until each has saved
+// shutdownRuns cancels this process's live runs (and stops watching the
+// others' runs) and waits (bounded) until each has saved
 // its session, so a quit with a review open leaves it awaiting review.
 // Once the program has stopped nobody reads the runs' event channels, and a
 // run delivers its queued events before it finishes, so each channel is
 // drained here first (the drains end when the channels close).
-func shutdownRuns(runs []runHandle, timeout time.Duration) {
+func shutdownRuns(all []runHandle, timeout time.Duration) {
 	deadline := time.After(timeout)
+	var runs []runHandle
+	for _, r := range all {
+		if w, ok := r.(interface{ Stop() }); ok {
+			w.Stop() // watched: it runs in another process and goes on there
+			continue
+		}
+		runs = append(runs, r)
+	}
 	for _, r := range runs {
 		go drainEvents(r.Events())
 	}

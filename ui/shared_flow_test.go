@@ -1,0 +1,75 @@
+package ui
+
+import (
+	"os"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/exp/teatest/v2"
+
+	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/pipelinetest"
+	"github.com/researchtui/researchtui/store"
+)
+
+// A run that another researchtui process starts on the same data dir (as
+// `researchtui mcp` or `run` would) appears in the open TUI's session list
+// by itself, shows live when opened, and its review is decided here by
+// keypress: the decision reaches the other process, whose run revises and
+// completes. Quitting the TUI leaves that run alone. The other process is
+// an engine on a store.Conn, a client of this TUI's store over the real
+// socket.
+func TestRunElsewhereShowsLiveAndIsReviewedHere(t *testing.T) {
+	dir, err := os.MkdirTemp("", "rtu") // short: a unix socket path has 108 bytes
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	env := pipelinetest.NewEnv(t, &pipelinetest.Script{RevisionRounds: 1}, dir)
+	stop, err := env.Store.Share(store.SocketPath(env.DBPath))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	conn, err := store.Connect(env.DBPath, store.Options{LockTimeout: 50 * time.Millisecond}, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if conn.Local() != nil {
+		t.Fatal("the other process should be a client of the TUI's store")
+	}
+	other := &pipeline.Engine{Store: conn, LLM: env.Engine.LLM, Sources: env.Engine.Sources}
+
+	ctx := t.Context()
+	tm := teatest.NewTestModel(t, flowModel(ctx, t, env, true), teatest.WithInitialTermSize(120, 40))
+	waitText(t, tm, "Sessions")
+	run, err := other.Start(ctx, env.Options(flowQuestion))
+	if err != nil {
+		t.Fatal(err)
+	}
+	go drainEvents(run.Events())
+	waitText(t, tm, "How is software testing studied") // listed without a key pressed
+	tm.Send(tea.KeyPressMsg{Code: tea.KeyTab})
+	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
+	waitText(t, tm, "elsewhere", "The reviewer asks for revisions")
+	afterGrace()
+	tm.Type("a")
+	select {
+	case <-run.Done():
+	case <-time.After(60 * time.Second):
+		t.Fatal("the other process's run never finished after the decision made here")
+	}
+	sess, err := run.Wait()
+	if err != nil || sess.Status != store.StatusCompleted {
+		t.Fatalf("the run elsewhere: %q %v", sess.Status, err)
+	}
+	waitText(t, tm, "This revised report") // the TUI opens the report when the watched run completes
+	tm.Type("q")
+	fm := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(*rootModel)
+	shutdownRuns(fm.liveHandles(), 5*time.Second)
+	if got, _ := env.Store.Session(run.ID()); got.Status != store.StatusCompleted {
+		t.Errorf("after quitting the TUI the session is %q", got.Status)
+	}
+}
