@@ -218,9 +218,6 @@ func textResult(s string) *mcp.CallToolResult {
 
 func (s *Server) searchKnowledge(ctx context.Context, _ *mcp.CallToolRequest, in SearchInput) (*mcp.CallToolResult, SearchOutput, error) {
 	var zero SearchOutput
-	if s.cfg.Search == nil {
-		return nil, zero, errors.New(s.cfg.Unavailable)
-	}
 	query := strings.TrimSpace(in.Query)
 	switch {
 	case query == "":
@@ -248,7 +245,7 @@ func (s *Server) searchKnowledge(ctx context.Context, _ *mcp.CallToolRequest, in
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	ps, semantic, err := s.cfg.Search(ctx, query, fetch)
+	ps, semantic, err := s.cfg.Engine.SearchKnowledge(ctx, query, s.cfg.Defaults.EmbedModel, fetch)
 	if err != nil {
 		return nil, zero, fmt.Errorf("the search failed: %v", err)
 	}

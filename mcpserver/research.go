@@ -89,10 +89,7 @@ func (s *Server) addResearchTools() {
 
 func (s *Server) research(ctx context.Context, req *mcp.CallToolRequest, in ResearchInput) (*mcp.CallToolResult, ResearchOutput, error) {
 	var zero ResearchOutput
-	eng, err := s.engine()
-	if err != nil {
-		return nil, zero, err
-	}
+	eng := s.cfg.Engine
 	opt := s.cfg.Defaults
 	opt.Question = in.Question
 	if in.Depth != "" {
@@ -150,10 +147,7 @@ func (s *Server) followUp(ctx context.Context, req *mcp.CallToolRequest, in Foll
 // and driven to its end like research's.
 func (s *Server) onSession(ctx context.Context, req *mcp.CallToolRequest, id, reviewIn string, start func(context.Context, *pipeline.Engine, store.Session) (*pipeline.Run, error)) (*mcp.CallToolResult, ResearchOutput, error) {
 	var zero ResearchOutput
-	eng, err := s.engine()
-	if err != nil {
-		return nil, zero, err
-	}
+	eng := s.cfg.Engine
 	review, err := reviewPolicy(reviewIn)
 	if err != nil {
 		return nil, zero, err

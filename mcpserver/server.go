@@ -19,20 +19,10 @@ import (
 // the run options the config file and environment give, and a backend
 // check.
 type Config struct {
-	// Engine runs research and searches the knowledge base. It may be nil
-	// when another researchtui owns the data dir: then Store reaches that
-	// owner, the reading tools and resources work, and the tools that need
-	// the engine answer with Unavailable.
+	// Engine runs research, searches the knowledge base and, through its
+	// Store, reads sessions: the data dir's own store or the one another
+	// researchtui owns (store.Conn); every tool works either way.
 	Engine *pipeline.Engine
-	// Store is what the reading tools read; nil means Engine.Store.
-	Store store.Reader
-	// Search, when set, answers search_knowledge instead of the engine
-	// (a search through the data dir's owner); it returns passages, best
-	// first, and whether the search was semantic.
-	Search func(ctx context.Context, query string, k int) ([]pipeline.Passage, bool, error)
-	// Unavailable says why research, follow_up, resume_session and
-	// search_knowledge cannot run (Engine nil), and what to do.
-	Unavailable string
 	// Defaults are the run options before a tool call's own (model,
 	// embedding model, depth, sources, budgets), as `run` would use them.
 	Defaults pipeline.Options
@@ -68,22 +58,10 @@ type Server struct {
 // New builds the server with every tool, the report resources and the
 // prompt registered.
 func New(cfg Config) *Server {
-	st := cfg.Store
-	if st == nil && cfg.Engine != nil && cfg.Engine.Store != nil {
-		st = cfg.Engine.Store
+	if cfg.Engine == nil || cfg.Engine.Store == nil {
+		panic("mcpserver: Config.Engine with a Store is required")
 	}
-	if st == nil {
-		panic("mcpserver: Config.Engine with a Store, or Config.Store, is required")
-	}
-	if cfg.Search == nil && cfg.Engine != nil {
-		eng, model := cfg.Engine, cfg.Defaults.EmbedModel
-		cfg.Search = func(ctx context.Context, query string, k int) ([]pipeline.Passage, bool, error) {
-			return eng.SearchKnowledge(ctx, query, model, k)
-		}
-	}
-	if cfg.Engine == nil && cfg.Unavailable == "" {
-		cfg.Unavailable = "this MCP server can only read sessions"
-	}
+	st := cfg.Engine.Store
 	log := cfg.Logger
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -165,15 +143,6 @@ func (s *Server) addPrompts() {
 			}},
 		}, nil
 	})
-}
-
-// engine is the engine for the tools that run research or search, or an
-// error that says why there is none.
-func (s *Server) engine() (*pipeline.Engine, error) {
-	if s.cfg.Engine == nil {
-		return nil, errors.New(s.cfg.Unavailable)
-	}
-	return s.cfg.Engine, nil
 }
 
 // toolError is a tool result that tells the person what went wrong; the

@@ -66,7 +66,7 @@ type rootModel struct {
 	tickGen   int
 	ticking   bool
 	changes   <-chan struct{} // sessions changed somewhere (nil: nobody tells)
-	startedQ  bool // the Config.Question was started
+	startedQ  bool            // the Config.Question was started
 	pull      pullState
 	quitting  bool
 	// starting: a start Cmd is out and its runStartedMsg hasn't arrived, so
