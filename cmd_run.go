@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -180,14 +181,15 @@ func headless(cmd *cobra.Command, a *app, r *pipeline.Run, f *runFlags) error {
 	enc := json.NewEncoder(stdout)
 	p := &progress{w: stderr}
 	var encErr error
-	sess, report, err := pipeline.Drive(r, func(ev pipeline.Event) {
+	answers := stdinLines(cmd.InOrStdin())
+	sess, report, err := pipeline.Drive(cmd.Context(), r, func(ev pipeline.Event) {
 		if !f.json {
 			p.show(ev)
 		} else if encErr == nil {
 			encErr = enc.Encode(ev)
 		}
-	}, func(rv *pipeline.ReviewRequest) (pipeline.Decision, error) {
-		return decide(cmd.Context(), f.review, rv, cmd.InOrStdin(), stderr)
+	}, func(ctx context.Context, rv *pipeline.ReviewRequest) (pipeline.Decision, error) {
+		return decide(ctx, f.review, rv, answers, stderr)
 	})
 	if encErr != nil && err == nil {
 		return encErr
@@ -219,8 +221,35 @@ func headless(cmd *cobra.Command, a *app, r *pipeline.Run, f *runFlags) error {
 	return nil
 }
 
-// decide applies the --review policy; "ask" reads the answer from the terminal.
-func decide(ctx context.Context, policy string, rv *pipeline.ReviewRequest, in io.Reader, out io.Writer) (pipeline.Decision, error) {
+// stdinLines reads the terminal's lines for the review prompts, once it is
+// first asked for one: a prompt abandoned (the review was decided in another
+// researchtui) must not leave a reader behind that eats the next answer.
+func stdinLines(in io.Reader) func() <-chan string {
+	var once sync.Once
+	lines := make(chan string)
+	return func() <-chan string {
+		once.Do(func() {
+			go func() {
+				defer close(lines)
+				r := bufio.NewReader(in)
+				for {
+					line, err := r.ReadString('\n')
+					if line != "" || err == nil {
+						lines <- line
+					}
+					if err != nil {
+						return
+					}
+				}
+			}()
+		})
+		return lines
+	}
+}
+
+// decide applies the --review policy; "ask" reads the answer from the
+// terminal, unless the review is decided elsewhere first (ctx ends).
+func decide(ctx context.Context, policy string, rv *pipeline.ReviewRequest, answers func() <-chan string, out io.Writer) (pipeline.Decision, error) {
 	if d, ok := pipeline.PolicyDecision(policy); ok {
 		return d, nil
 	}
@@ -229,9 +258,18 @@ func decide(ctx context.Context, policy string, rv *pipeline.ReviewRequest, in i
 		fmt.Fprintf(out, "  %d. [%s] %s: %s\n", i+1, q.Kind, q.Section, q.Text)
 	}
 	fmt.Fprint(out, "Accept all (a), reject and finalise (r), or list the numbers to accept (e.g. 1 3): ")
-	line, err := bufio.NewReader(in).ReadString('\n')
-	if err != nil && line == "" {
-		return pipeline.Decision{}, fmt.Errorf("no answer on stdin: %w", err)
+	var line string
+	select {
+	case l, ok := <-answers():
+		if !ok {
+			return pipeline.Decision{}, errors.New("no answer on stdin")
+		}
+		line = l
+	case <-ctx.Done():
+		if errors.Is(context.Cause(ctx), pipeline.ErrDecidedElsewhere) {
+			fmt.Fprintln(out, "\n  (decided in another researchtui)")
+		}
+		return pipeline.Decision{}, ctx.Err()
 	}
 	line = strings.TrimSpace(strings.ToLower(line))
 	switch line {

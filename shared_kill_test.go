@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/researchtui/researchtui/llm/ollamafake"
+	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
 	"github.com/researchtui/researchtui/search/sourcefake"
 	"github.com/researchtui/researchtui/store"
@@ -261,4 +262,71 @@ func TestClientTakesOverWhenTheOwnerExitsMidRun(t *testing.T) {
 	if _, status := onlySession(t, c); status != "completed" {
 		t.Errorf("session %q after the takeover, want completed", status)
 	}
+}
+
+// A headless `run --review ask` waits at its prompt; the review is decided
+// from another process (as the TUI does): the run carries the decision
+// out, stops asking, and finishes.
+func TestReviewDecidedInAnotherProcess(t *testing.T) {
+	script := &pipelinetest.Script{RevisionRounds: 1}
+	oll := ollamafake.New(ollamafake.Options{Responder: script.Responder()})
+	defer oll.Close()
+	src := sourcefake.New()
+	defer src.Close()
+	c, data := shortCLI(t, oll.URL, src)
+	cmd := exec.Command(os.Args[0], "run", "--review", "ask", "--sources", "arxiv,openalex", killQuestion)
+	cmd.Env = c.env
+	stdin, err := cmd.StdinPipe() // open, and nobody answers
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var id string
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		var status string
+		if id, status = onlySessionIfAny(t, c); status == "awaiting_review" {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("the run never waited for a review\n%s", &stderr)
+		}
+	}
+	st, err := store.Connect(filepath.Join(data, "researchtui.db"), store.Options{LockTimeout: 100 * time.Millisecond}, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := (&pipeline.Engine{Store: st}).DecideElsewhere(id, pipeline.Decision{Approve: true}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err != nil || !strings.Contains(stdout.String(), "This revised report") {
+			t.Fatalf("the run after a decision from elsewhere: %v\n%s", err, &stderr)
+		}
+	case <-time.After(60 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("the run kept waiting after the review was decided elsewhere\n%s", &stderr)
+	}
+	if !strings.Contains(stderr.String(), "decided in another researchtui") {
+		t.Errorf("the prompt was not told the review was decided elsewhere:\n%s", &stderr)
+	}
+}
+
+// onlySessionIfAny is onlySession that allows an empty data dir ("", "").
+func onlySessionIfAny(t *testing.T, c *cli) (id, status string) {
+	t.Helper()
+	stdout, _, code, _ := c.run("sessions", "list", "--json")
+	if code != 0 || strings.TrimSpace(stdout) == "" {
+		return "", ""
+	}
+	return onlySession(t, c)
 }

@@ -174,7 +174,7 @@ func (s *Server) onSession(ctx context.Context, req *mcp.CallToolRequest, id, re
 // the review gate by policy or elicitation, then the result.
 func (s *Server) drive(ctx context.Context, req *mcp.CallToolRequest, r *pipeline.Run, review string, warnings []string) (*mcp.CallToolResult, ResearchOutput, error) {
 	p := &progress{ctx: ctx, req: req}
-	sess, report, runErr := pipeline.Drive(r, p.event, func(rv *pipeline.ReviewRequest) (pipeline.Decision, error) {
+	sess, report, runErr := pipeline.Drive(ctx, r, p.event, func(ctx context.Context, rv *pipeline.ReviewRequest) (pipeline.Decision, error) {
 		d, warn, err := s.decide(ctx, req, review, rv)
 		if warn != "" {
 			warnings = append(warnings, warn)

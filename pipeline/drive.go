@@ -1,7 +1,10 @@
 package pipeline
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/researchtui/researchtui/store"
@@ -14,31 +17,57 @@ import (
 // leaves the session awaiting review for a later resume. Drive returns what
 // Run.Wait returns, plus the report of a run that produced one.
 //
+// decide runs beside the event loop, and its ctx ends when the review is
+// settled without it: decided in another researchtui (the TUI, say) or the
+// run ended. decide must then return soon; its answer is ignored.
+//
 // It lives here, beside Run, so that every front-end answers the review
 // gate the same way and none of them can forget to keep reading the
 // channel (a run whose events nobody reads still finishes, but its review
 // would wait forever).
-func Drive(r *Run, on func(Event), decide func(*ReviewRequest) (Decision, error)) (store.Session, string, error) {
-	var report string
+func Drive(ctx context.Context, r *Run, on func(Event), decide func(context.Context, *ReviewRequest) (Decision, error)) (store.Session, string, error) {
+	var (
+		report string
+		asking sync.WaitGroup
+		settle = func() {}
+	)
 	for ev := range r.Events() {
 		if on != nil {
 			on(ev)
 		}
 		switch ev.Type {
 		case ReviewRequested:
-			d, err := decide(ev.Review)
-			if err != nil {
-				r.Cancel()
-				continue
-			}
-			_ = r.Decide(d) // ErrNoPendingReview only if the run ended meanwhile
+			settle()
+			rctx, cancel := context.WithCancelCause(ctx)
+			settle = func() { cancel(ErrDecidedElsewhere) }
+			asking.Add(1)
+			go func(rv *ReviewRequest) {
+				defer asking.Done()
+				d, err := decide(rctx, rv)
+				switch {
+				case errors.Is(context.Cause(rctx), ErrDecidedElsewhere):
+				case err != nil:
+					r.Cancel()
+				default:
+					_ = r.Decide(d) // ErrNoPendingReview if it was settled meanwhile
+				}
+			}(ev.Review)
+		case ReviewDecided:
+			settle()
 		case ReportReady:
 			report = ev.Text
 		}
 	}
+	settle()
+	asking.Wait()
 	sess, err := r.Wait()
 	return sess, report, err
 }
+
+// ErrDecidedElsewhere is the cause of a decide context that ended because
+// the run no longer waits for that answer (decided in another researchtui,
+// or the run ended).
+var ErrDecidedElsewhere = errors.New("the review was decided elsewhere")
 
 // PolicyDecision is the decision a review policy (ReviewApprove or
 // ReviewReject) makes without asking anyone; ok is false for ReviewAsk and
