@@ -42,6 +42,10 @@ type emitter struct {
 	onPersistErr func(error)
 	// observe sees each event just before it is delivered (Engine.Observe).
 	observe func(Event)
+	// live: persist also receives the streamed text and usage ticks, in
+	// order with the rest, for watchers in other processes (the store
+	// passes them on without keeping them). Set before the first event.
+	live bool
 }
 
 // observe, when not nil, sees each event just before it is delivered.
@@ -64,6 +68,13 @@ func newEmitter(sessionID string, lastSeq int64, now func() time.Time, persist f
 	return e
 }
 
+// sendLive makes persist receive the live events too (the live field).
+func (e *emitter) sendLive() {
+	e.mu.Lock()
+	e.live = true
+	e.mu.Unlock()
+}
+
 // emit records a lifecycle (or usage) event. It never blocks.
 func (e *emitter) emit(ev Event) Event {
 	e.mu.Lock()
@@ -76,7 +87,7 @@ func (e *emitter) emit(ev Event) Event {
 	}
 	ev = e.stampLocked(ev)
 	e.queue = append(e.queue, ev)
-	if ev.Type.lifecycle() {
+	if ev.Type.lifecycle() || e.live {
 		e.unsaved = append(e.unsaved, ev)
 	}
 	e.mu.Unlock()
@@ -123,8 +134,11 @@ func (e *emitter) stampLocked(ev Event) Event {
 
 func (e *emitter) flushDeltasLocked() {
 	for _, agent := range e.order {
-		d := e.deltas[agent]
-		e.queue = append(e.queue, e.stampLocked(*d))
+		d := e.stampLocked(*e.deltas[agent])
+		e.queue = append(e.queue, d)
+		if e.live {
+			e.unsaved = append(e.unsaved, d)
+		}
 		delete(e.deltas, agent)
 	}
 	e.order = e.order[:0]
@@ -137,7 +151,8 @@ func (e *emitter) poke() {
 	}
 }
 
-// flush persists every lifecycle event emitted so far. The orchestrator
+// flush persists every lifecycle event emitted so far (with the live
+// ones, when live). The orchestrator
 // calls it at checkpoints so the event log never lags a stage's output.
 func (e *emitter) flush() {
 	e.flushMu.Lock()

@@ -233,6 +233,7 @@ func (e *Engine) launchWith(parent context.Context, sess store.Session, opt Opti
 	r.em = newEmitter(sess.ID, lastSeq, e.now, func(evs []Event) error {
 		return e.persistEvents(sess.ID, evs)
 	}, e.Observe)
+	r.em.sendLive() // streamed text reaches watchers in other processes
 	o := &orchestrator{
 		engine:   e,
 		run:      r,
@@ -275,7 +276,7 @@ func (e *Engine) persistEvents(id string, evs []Event) error {
 	}
 	recs := make([]store.EventRecord, len(evs))
 	for i := range evs {
-		recs[i] = store.EventRecord{Seq: evs[i].Seq, Data: raw[i]}
+		recs[i] = store.EventRecord{Seq: evs[i].Seq, Data: raw[i], Transient: !evs[i].Type.lifecycle()}
 	}
 	return e.Store.AppendEvents(id, recs)
 }

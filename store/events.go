@@ -13,6 +13,9 @@ import (
 type EventRecord struct {
 	Seq  int64
 	Data []byte
+	// Transient records (streamed text, usage ticks) are passed on to
+	// watchers (Watch) and never stored.
+	Transient bool `json:",omitempty"`
 }
 
 // seqKey encodes a sequence number big-endian so bbolt's byte order is
@@ -31,10 +34,18 @@ func (s *Store) AppendEvents(sessionID string, evs []EventRecord) error {
 	if len(evs) == 0 {
 		return nil
 	}
+	keep := make([]EventRecord, 0, len(evs))
 	for _, ev := range evs {
 		if ev.Seq <= 0 {
 			return fmt.Errorf("store: event seq %d must be positive", ev.Seq)
 		}
+		if !ev.Transient {
+			keep = append(keep, ev)
+		}
+	}
+	if len(keep) == 0 { // nothing to commit: no transaction, no fsync
+		s.feed.publish(Change{Session: sessionID, Events: evs})
+		return nil
 	}
 	err := s.db.Update(func(tx *bbolt.Tx) error {
 		b, err := tx.Bucket(bucketEvents).CreateBucketIfNotExists([]byte(sessionID))
@@ -43,7 +54,7 @@ func (s *Store) AppendEvents(sessionID string, evs []EventRecord) error {
 		}
 		// Events arrive in order, so pack pages fully instead of half-empty.
 		b.FillPercent = 0.9
-		for _, ev := range evs {
+		for _, ev := range keep {
 			data := ev.Data
 			if data == nil {
 				data = []byte{}
