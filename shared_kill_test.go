@@ -113,8 +113,15 @@ func checkResumeRepeatsNothing(t *testing.T, oll *ollamafake.Server, before int,
 
 // slowWorld is a fake Ollama slow enough to stop a run part way.
 func slowWorld(t *testing.T) (*ollamafake.Server, *cli, string) {
+	return fakeWorld(t, ollamafake.Options{TokenDelay: 3 * time.Millisecond, Parallel: 1})
+}
+
+// fakeWorld is the fakes (Ollama with opt, the sources) and a CLI whose
+// data dir can take a socket.
+func fakeWorld(t *testing.T, opt ollamafake.Options) (*ollamafake.Server, *cli, string) {
 	script := &pipelinetest.Script{RevisionRounds: 1}
-	oll := ollamafake.New(ollamafake.Options{Responder: script.Responder(), TokenDelay: 3 * time.Millisecond, Parallel: 1})
+	opt.Responder = script.Responder()
+	oll := ollamafake.New(opt)
 	t.Cleanup(oll.Close)
 	src := sourcefake.New()
 	t.Cleanup(src.Close)
@@ -268,12 +275,7 @@ func TestClientTakesOverWhenTheOwnerExitsMidRun(t *testing.T) {
 // from another process (as the TUI does): the run carries the decision
 // out, stops asking, and finishes.
 func TestReviewDecidedInAnotherProcess(t *testing.T) {
-	script := &pipelinetest.Script{RevisionRounds: 1}
-	oll := ollamafake.New(ollamafake.Options{Responder: script.Responder()})
-	defer oll.Close()
-	src := sourcefake.New()
-	defer src.Close()
-	c, data := shortCLI(t, oll.URL, src)
+	_, c, data := fakeWorld(t, ollamafake.Options{})
 	cmd := exec.Command(os.Args[0], "run", "--review", "ask", "--sources", "arxiv,openalex", killQuestion)
 	cmd.Env = c.env
 	stdin, err := cmd.StdinPipe() // open, and nobody answers

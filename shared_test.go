@@ -15,7 +15,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/researchtui/researchtui/llm/ollamafake"
-	"github.com/researchtui/researchtui/pipeline/pipelinetest"
 	"github.com/researchtui/researchtui/search/sourcefake"
 	"github.com/researchtui/researchtui/store"
 )
@@ -72,12 +71,7 @@ func callText(t *testing.T, cs *mcp.ClientSession, name string, args map[string]
 // commands and a second `researchtui mcp` read through it instead of
 // exiting 4; when the owner exits, the next process takes the store over.
 func TestTwoProcessesShareADataDir(t *testing.T) {
-	script := &pipelinetest.Script{RevisionRounds: 1}
-	oll := ollamafake.New(ollamafake.Options{Responder: script.Responder()})
-	defer oll.Close()
-	src := sourcefake.New()
-	defer src.Close()
-	c, data := shortCLI(t, oll.URL, src)
+	_, c, data := fakeWorld(t, ollamafake.Options{})
 
 	owner, ownerCmd, ownerErr := startMCP(t, c)
 	res, body := callText(t, owner, "research", map[string]any{"question": "How is software testing studied?", "sources": []string{"arxiv", "openalex"}, "depth": "quick"})

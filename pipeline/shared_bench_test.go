@@ -2,9 +2,7 @@ package pipeline_test
 
 import (
 	"context"
-	"os"
 	"testing"
-	"time"
 
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
@@ -17,22 +15,7 @@ import (
 // process's own store, and as a client whose every store call crosses the
 // owner's socket. Compare the two ns/op (and store-calls/op).
 func BenchmarkRunThroughTheOwner(b *testing.B) {
-	dir, err := os.MkdirTemp("", "rtb") // short: a unix socket path has 108 bytes
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
-	env := pipelinetest.NewEnv(b, &pipelinetest.Script{RevisionRounds: 1}, dir)
-	stop, err := env.Store.Share(store.SocketPath(env.DBPath))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer stop()
-	conn, err := store.Connect(env.DBPath, store.Options{LockTimeout: 50 * time.Millisecond}, time.Second)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer conn.Close()
+	env, conn := pipelinetest.NewSharedEnv(b, &pipelinetest.Script{RevisionRounds: 1})
 	for _, c := range []struct {
 		name string
 		db   store.DB

@@ -3,7 +3,6 @@ package pipeline_test
 import (
 	"context"
 	"errors"
-	"os"
 	"testing"
 	"time"
 
@@ -17,22 +16,7 @@ import (
 // review it can decide, and the last event — and a session nobody runs
 // cannot be watched.
 func TestWatchingARunOfAnotherProcess(t *testing.T) {
-	dir, err := os.MkdirTemp("", "rtw") // short: a unix socket path has 108 bytes
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	env := pipelinetest.NewEnv(t, &pipelinetest.Script{RevisionRounds: 1}, dir)
-	stop, err := env.Store.Share(store.SocketPath(env.DBPath))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stop()
-	conn, err := store.Connect(env.DBPath, store.Options{LockTimeout: 50 * time.Millisecond}, time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	env, conn := pipelinetest.NewSharedEnv(t, &pipelinetest.Script{RevisionRounds: 1})
 	other := &pipeline.Engine{Store: conn, LLM: env.Engine.LLM, Sources: env.Engine.Sources}
 
 	ctx := context.Background()

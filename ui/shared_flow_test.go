@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"os"
 	"testing"
 	"time"
 
@@ -21,25 +20,7 @@ import (
 // an engine on a store.Conn, a client of this TUI's store over the real
 // socket.
 func TestRunElsewhereShowsLiveAndIsReviewedHere(t *testing.T) {
-	dir, err := os.MkdirTemp("", "rtu") // short: a unix socket path has 108 bytes
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	env := pipelinetest.NewEnv(t, &pipelinetest.Script{RevisionRounds: 1}, dir)
-	stop, err := env.Store.Share(store.SocketPath(env.DBPath))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stop()
-	conn, err := store.Connect(env.DBPath, store.Options{LockTimeout: 50 * time.Millisecond}, time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if conn.Local() != nil {
-		t.Fatal("the other process should be a client of the TUI's store")
-	}
+	env, conn := pipelinetest.NewSharedEnv(t, &pipelinetest.Script{RevisionRounds: 1})
 	other := &pipeline.Engine{Store: conn, LLM: env.Engine.LLM, Sources: env.Engine.Sources}
 
 	ctx := t.Context()
