@@ -485,6 +485,10 @@ func (m *rootModel) onRunEvents(msg runEventsMsg) tea.Cmd {
 		if ev.Type == pipeline.ReviewRequested && rs.review != nil && m.screen == screenRun && m.active == rs.id {
 			m.openReview(rs)
 		}
+		if _, open := m.dialog.(*reviewDialog); open && ev.Type == pipeline.ReviewDecided && m.active == rs.id {
+			// Decided elsewhere (another researchtui, or a replayed history).
+			m.dialog = nil
+		}
 		if ev.Type == pipeline.ReviewRequested && rs.review != nil && !(m.screen == screenRun && m.active == rs.id) {
 			m.setNotice("“"+trunc(rs.title, 40)+"” waits for your review — open it to decide", false)
 		}

@@ -54,3 +54,23 @@ func TestRunElsewhereShowsLiveAndIsReviewedHere(t *testing.T) {
 		t.Errorf("after quitting the TUI the session is %q", got.Status)
 	}
 }
+
+// A review decided elsewhere (the process that runs the session asked
+// its own user, or the history of a watched run replays a decided review)
+// closes the review dialog instead of leaving a question nobody waits for.
+func TestReviewDecidedElsewhereClosesTheDialog(t *testing.T) {
+	m, svc := newTestModel(t, 120, 40, "dark", true)
+	c := &clock{t: testNow}
+	m.now = c.now
+	r := startScripted(t, m, svc, c, true)
+	if _, open := m.dialog.(*reviewDialog); !open {
+		t.Fatal("the review dialog did not open")
+	}
+	feedRun(t, m, r, scriptFinish(r.id, 100)[0])
+	if m.dialog != nil {
+		t.Errorf("the dialog is still open after the review was decided: %T", m.dialog)
+	}
+	if r.Pending() != nil || len(r.decisions) != 0 {
+		t.Errorf("the TUI decided too: %+v", r.decisions)
+	}
+}
