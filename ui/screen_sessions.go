@@ -46,6 +46,7 @@ type sessionsModel struct {
 	filtering bool
 	query     string
 	loading   bool
+	listed    bool // loaded at least once (runs that appear later are new)
 }
 
 func newSessionsModel(st *themes.Styles) sessionsModel {

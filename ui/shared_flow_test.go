@@ -31,7 +31,7 @@ func TestRunElsewhereShowsLiveAndIsReviewedHere(t *testing.T) {
 		t.Fatal(err)
 	}
 	go drainEvents(run.Events())
-	waitText(t, tm, "How is software testing studied") // listed without a key pressed
+	waitText(t, tm, "started in another researchtui") // listed, and said, without a key pressed
 	tm.Send(tea.KeyPressMsg{Code: tea.KeyTab})
 	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
 	waitText(t, tm, "elsewhere", "The reviewer asks for revisions")
