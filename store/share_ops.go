@@ -126,7 +126,9 @@ func (srv *shareServer) do(req request, who claim) response {
 		}
 	case "index_search":
 		var ix *Index
-		if ix, err = st.Index(req.Name); err == nil {
+		if req.K <= 0 || req.K > maxSearchK {
+			err = errors.New("store: k out of range")
+		} else if ix, err = st.Index(req.Name); err == nil {
 			v, err = ix.Search(req.Vec, req.K)
 		}
 
