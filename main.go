@@ -60,7 +60,7 @@ func exitCode(ctx context.Context, err error) int {
 	switch {
 	case errors.As(err, &ee):
 		return ee.code
-	case errors.Is(err, errUsage), errors.Is(err, pipeline.ErrBadInput):
+	case errors.Is(err, errUsage), errors.Is(err, pipeline.ErrBadInput), errors.Is(err, pipeline.ErrRunning):
 		return exitUsage
 	case errors.Is(err, store.ErrLocked):
 		return exitLocked

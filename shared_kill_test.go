@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -300,6 +301,10 @@ func TestReviewDecidedInAnotherProcess(t *testing.T) {
 			cmd.Process.Kill()
 			t.Fatalf("the run never waited for a review\n%s", &stderr)
 		}
+	}
+	// A second process cannot run it meanwhile, and says where it runs.
+	if _, stderr, code, _ := c.run("resume", id); code != exitUsage || !strings.Contains(stderr, fmt.Sprintf("running in another researchtui (pid %d)", cmd.Process.Pid)) {
+		t.Errorf("resume of a session that runs elsewhere: exit %d %s", code, stderr)
 	}
 	st, err := store.Connect(filepath.Join(data, "researchtui.db"), store.Options{LockTimeout: 100 * time.Millisecond}, 5*time.Second)
 	if err != nil {

@@ -295,8 +295,9 @@ func (e *Engine) claim(id string) error {
 	}
 	release, err := e.Store.Claim(id)
 	if err != nil {
-		if errors.Is(err, store.ErrClaimed) {
-			return fmt.Errorf("%w in another researchtui: %s (%v)", ErrRunning, id, err)
+		var ce *store.ClaimedError
+		if errors.As(err, &ce) {
+			return fmt.Errorf("%w in another researchtui (pid %d): %s; watch it there or in the TUI, or wait for it to finish", ErrRunning, ce.PID, id)
 		}
 		return err
 	}

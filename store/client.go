@@ -164,7 +164,9 @@ func (c *Client) call(req request, out any) (found bool, err error) {
 		case "stale":
 			return false, errStale
 		case "claimed":
-			return false, fmt.Errorf("%w (%s)", ErrClaimed, resp.Err)
+			ce := &ClaimedError{}
+			_ = json.Unmarshal(resp.Data, &ce.PID)
+			return false, ce
 		case "not_running":
 			return false, ErrNotRunning
 		}

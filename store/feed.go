@@ -37,9 +37,19 @@ const ControlProbe = "probe"
 // ErrNotRunning is returned by SendControl when no process runs the session.
 var ErrNotRunning = errors.New("store: no researchtui is running that session")
 
-// ErrClaimed is wrapped by Claim's error when another process runs the
-// session.
+// ErrClaimed is what Claim's error (a *ClaimedError) is when another
+// process runs the session.
 var ErrClaimed = errors.New("store: the session is running in another researchtui")
+
+// ClaimedError says which process runs the session.
+type ClaimedError struct{ PID int }
+
+func (e *ClaimedError) Error() string {
+	return fmt.Sprintf("the session is running in another researchtui (pid %d)", e.PID)
+}
+
+// Is makes errors.Is(err, ErrClaimed) hold.
+func (e *ClaimedError) Is(target error) bool { return target == ErrClaimed }
 
 // ownPID names this process in claims and messages.
 var ownPID = os.Getpid()
@@ -107,7 +117,7 @@ func (f *feed) take(id string, c claim) error {
 		f.claims = map[string]claim{}
 	}
 	if have, ok := f.claims[id]; ok && have != c {
-		return fmt.Errorf("%w (pid %d)", ErrClaimed, have.pid)
+		return &ClaimedError{PID: have.pid}
 	}
 	f.claims[id] = c
 	return nil

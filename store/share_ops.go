@@ -175,6 +175,10 @@ func errResponse(err error) response {
 		r.Code = "stale"
 	case errors.Is(err, ErrClaimed):
 		r.Code = "claimed"
+		var ce *ClaimedError
+		if errors.As(err, &ce) {
+			r.Data, _ = json.Marshal(ce.PID)
+		}
 	case errors.Is(err, ErrNotRunning):
 		r.Code = "not_running"
 	}

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -206,6 +207,15 @@ func TestClaimsControlsAndADepartedRunner(t *testing.T) {
 	}
 	if _, err := st.Claim(sess.ID); !errors.Is(err, ErrClaimed) {
 		t.Errorf("a second claim: %v", err)
+	}
+	other, err := Dial(sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	var ce *ClaimedError
+	if _, err := other.Claim(sess.ID); !errors.As(err, &ce) || ce.PID != ownPID || err.Error() != fmt.Sprintf("the session is running in another researchtui (pid %d)", ownPID) {
+		t.Errorf("a second claim through the socket: %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
