@@ -253,9 +253,10 @@ func decide(ctx context.Context, policy string, rv *pipeline.ReviewRequest, answ
 	if d, ok := pipeline.PolicyDecision(policy); ok {
 		return d, nil
 	}
-	fmt.Fprintf(out, "\nThe reviewer asks for %d revisions (round %d): %s\n", len(rv.Requests), rv.Round, rv.Summary)
+	// The requests are the model's words: stripped before the terminal.
+	fmt.Fprintf(out, "\nThe reviewer asks for %d revisions (round %d): %s\n", len(rv.Requests), rv.Round, oneLine(rv.Summary))
 	for i, q := range rv.Requests {
-		fmt.Fprintf(out, "  %d. [%s] %s: %s\n", i+1, q.Kind, q.Section, q.Text)
+		fmt.Fprintf(out, "  %d. [%s] %s: %s\n", i+1, oneLine(q.Kind), oneLine(q.Section), oneLine(q.Text))
 	}
 	fmt.Fprint(out, "Accept all (a), reject and finalise (r), or list the numbers to accept (e.g. 1 3): ")
 	var line string

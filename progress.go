@@ -49,5 +49,8 @@ func sanitize(s string) string {
 	}, s)
 }
 
+// oneLine is untrusted text made safe for one line of a terminal.
+func oneLine(s string) string { return oneLineText(sanitize(s)) }
+
 // oneLineText collapses a passage to one line for listing.
 func oneLineText(s string) string { return strings.Join(strings.Fields(s), " ") }
