@@ -15,8 +15,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/researchtui/researchtui/llm/ollamafake"
-	"github.com/researchtui/researchtui/pipeline/pipelinetest"
-	"github.com/researchtui/researchtui/search/sourcefake"
 )
 
 // `researchtui mcp` as a desktop client starts it: a child process spoken to
@@ -24,12 +22,7 @@ import (
 // transport fails on anything else), a research call must return a report,
 // and closing stdin must end the process cleanly.
 func TestMCPOverStdio(t *testing.T) {
-	script := &pipelinetest.Script{RevisionRounds: 1}
-	oll := ollamafake.New(ollamafake.Options{Responder: script.Responder()})
-	defer oll.Close()
-	src := sourcefake.New()
-	defer src.Close()
-	c := newCLI(t, oll.URL, src)
+	_, c, _ := fakeWorld(t, ollamafake.Options{})
 
 	cmd := exec.Command(os.Args[0], "mcp")
 	cmd.Env = c.env
@@ -96,12 +89,7 @@ func TestMCPHTTPNeedsTokenOffLoopback(t *testing.T) {
 // pipe closes) cancels the run; the server saves the session as cancelled,
 // exits 0, and `resume` finishes it later.
 func TestMCPClientGoneMidRun(t *testing.T) {
-	script := &pipelinetest.Script{RevisionRounds: 1}
-	oll := ollamafake.New(ollamafake.Options{Responder: script.Responder(), TokenDelay: 2 * time.Millisecond})
-	defer oll.Close()
-	src := sourcefake.New()
-	defer src.Close()
-	c := newCLI(t, oll.URL, src)
+	_, c, _ := fakeWorld(t, ollamafake.Options{TokenDelay: 2 * time.Millisecond})
 
 	cmd := exec.Command(os.Args[0], "mcp")
 	cmd.Env = c.env

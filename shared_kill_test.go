@@ -16,7 +16,6 @@ import (
 	"github.com/researchtui/researchtui/llm/ollamafake"
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
-	"github.com/researchtui/researchtui/search/sourcefake"
 	"github.com/researchtui/researchtui/store"
 )
 
@@ -115,19 +114,6 @@ func checkResumeRepeatsNothing(t *testing.T, oll *ollamafake.Server, before int,
 // slowWorld is a fake Ollama slow enough to stop a run part way.
 func slowWorld(t *testing.T) (*ollamafake.Server, *cli, string) {
 	return fakeWorld(t, ollamafake.Options{TokenDelay: 3 * time.Millisecond, Parallel: 1})
-}
-
-// fakeWorld is the fakes (Ollama with opt, the sources) and a CLI whose
-// data dir can take a socket.
-func fakeWorld(t *testing.T, opt ollamafake.Options) (*ollamafake.Server, *cli, string) {
-	script := &pipelinetest.Script{RevisionRounds: 1}
-	opt.Responder = script.Responder()
-	oll := ollamafake.New(opt)
-	t.Cleanup(oll.Close)
-	src := sourcefake.New()
-	t.Cleanup(src.Close)
-	c, data := shortCLI(t, oll.URL, src)
-	return oll, c, data
 }
 
 // startBackground starts a researchtui command that runs on its own.

@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/researchtui/researchtui/llm/ollamafake"
+	"github.com/researchtui/researchtui/pipeline/pipelinetest"
 	"github.com/researchtui/researchtui/search/sourcefake"
 	"github.com/researchtui/researchtui/store"
 )
@@ -35,6 +36,19 @@ func shortCLI(t *testing.T, ollamaURL string, src *sourcefake.Server) (*cli, str
 		}
 	}
 	return c, data
+}
+
+// fakeWorld is the fakes (Ollama with opt, the sources) and a CLI whose
+// data dir can take a socket.
+func fakeWorld(t *testing.T, opt ollamafake.Options) (*ollamafake.Server, *cli, string) {
+	script := &pipelinetest.Script{RevisionRounds: 1}
+	opt.Responder = script.Responder()
+	oll := ollamafake.New(opt)
+	t.Cleanup(oll.Close)
+	src := sourcefake.New()
+	t.Cleanup(src.Close)
+	c, data := shortCLI(t, oll.URL, src)
+	return oll, c, data
 }
 
 // startMCP starts `researchtui mcp` as a client would and connects to it.
