@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/researchtui/researchtui/llm"
 	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/store"
 )
@@ -51,78 +50,48 @@ func (e *Engine) SearchKnowledge(ctx context.Context, query, embedModel string, 
 	return ps, false, err
 }
 
+// semanticSearch embeds the query and asks the vector index (this
+// process's, or the data dir owner's through store.Conn): one passage per
+// source, best first.
 func (e *Engine) semanticSearch(ctx context.Context, query, model string, k int) ([]Passage, error) {
-	return SemanticSearch(ctx, engineKnowledge{e}, e.LLM, query, model, k)
-}
-
-// engineKnowledge is the engine's own store with the engine's cached index,
-// the one its runs add to.
-type engineKnowledge struct{ e *Engine }
-
-func (k engineKnowledge) Chunk(id string) (store.Chunk, bool, error) { return k.e.Store.Chunk(id) }
-func (k engineKnowledge) Source(key string) ([]byte, bool, error)    { return k.e.Store.Source(key) }
-func (k engineKnowledge) SearchVectors(model string, vec []float32, n int) ([]store.Hit, error) {
-	ix, err := k.e.index(model)
-	if err != nil {
-		return nil, err
-	}
-	// Search first: it waits for the index file's check (and a reload from
-	// the store if the check fails), while Len may see the index mid-reload.
-	hits, err := ix.Search(vec, n)
-	if err == nil && len(hits) == 0 && ix.Len() == 0 {
-		return nil, store.ErrNothingEmbedded
-	}
-	return hits, err
-}
-
-// SemanticSearch is the semantic half of SearchKnowledge against any
-// store.Knowledge: the engine's own store, or a client of the researchtui
-// that owns the data dir (store/README.md), so `researchtui search` and the
-// MCP server's search_knowledge work beside it. The query is embedded here,
-// with the caller's backend; only the vector travels.
-func SemanticSearch(ctx context.Context, kb store.Knowledge, backend llm.Backend, query, model string, k int) ([]Passage, error) {
-	query = normalizeQuestion(query)
-	if query == "" {
-		return nil, errors.New("the search is empty")
-	}
-	if k <= 0 {
-		k = 10
-	}
-	if backend == nil {
-		return nil, errors.New("no model backend to embed the query")
-	}
-	vecs, _, err := backend.Embed(ctx, model, withTaskPrefix(model, roleQuery, []string{query}))
+	vecs, _, err := e.LLM.Embed(ctx, model, withTaskPrefix(model, roleQuery, []string{query}))
 	if err != nil {
 		return nil, err
 	}
 	if len(vecs) != 1 {
 		return nil, errors.New("the embedding model returned no vector")
 	}
-	hits, err := kb.SearchVectors(model, vecs[0], k*4)
-	if errors.Is(err, store.ErrNothingEmbedded) {
-		return nil, errors.New("nothing embedded with " + model)
-	}
+	ix, err := e.index(model)
 	if err != nil {
 		return nil, err
+	}
+	// Search first: it waits for the index file's check (and a reload from
+	// the store if the check fails), while Len may see the index mid-reload.
+	hits, err := ix.Search(vecs[0], k*4)
+	if err != nil {
+		return nil, err
+	}
+	if len(hits) == 0 && ix.Len() == 0 {
+		return nil, errors.New("nothing embedded with " + model)
 	}
 	// One passage per source: its best chunk, a reference list counting
 	// for less than the paper's own text (retrieve.go's weighting).
 	best := map[string]int{}
 	var out []Passage
 	for _, h := range hits {
-		c, ok, err := kb.Chunk(h.ID)
+		c, ok, err := e.Store.Chunk(h.ID)
 		if err != nil || !ok {
 			continue
 		}
 		score := weighted(c, h.Score)
 		if i, seen := best[c.SourceKey]; seen {
 			if score > out[i].Score {
-				out[i] = passageOf(kb, c, score)
+				out[i] = e.passage(c, score)
 			}
 			continue
 		}
 		best[c.SourceKey] = len(out)
-		out = append(out, passageOf(kb, c, score))
+		out = append(out, e.passage(c, score))
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Score > out[j].Score })
 	return out[:min(len(out), k)], nil
@@ -185,12 +154,8 @@ func (e *Engine) keywordSearch(query string, k int) ([]Passage, error) {
 
 // passage fills in the source's metadata for a chunk.
 func (e *Engine) passage(c store.Chunk, score float32) Passage {
-	return passageOf(engineKnowledge{e}, c, score)
-}
-
-func passageOf(kb store.Knowledge, c store.Chunk, score float32) Passage {
 	p := Passage{Score: score, ChunkID: c.ID, SourceKey: c.SourceKey, Page: c.Page, Text: strings.TrimSpace(c.Text)}
-	if raw, ok, err := kb.Source(c.SourceKey); err == nil && ok {
+	if raw, ok, err := e.Store.Source(c.SourceKey); err == nil && ok {
 		var r search.Record
 		if json.Unmarshal(raw, &r) == nil {
 			p.Title, p.Year, p.Source, p.DOI = r.Title, r.Year, r.Source, r.DOI

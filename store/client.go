@@ -159,8 +159,6 @@ func (c *Client) call(req request, out any) (found bool, err error) {
 		switch resp.Code {
 		case "not_found":
 			return false, ErrNotFound
-		case "nothing_embedded":
-			return false, ErrNothingEmbedded
 		case "stale":
 			return false, errStale
 		case "claimed":
@@ -274,12 +272,4 @@ func (c *Client) Source(key string) ([]byte, bool, error) {
 	var out []byte
 	found, err := c.call(request{Op: "source", ID: key}, &out)
 	return out, found, err
-}
-
-// SearchVectors searches the owner's vector index: the index lives in one
-// process (README.md), so a client sends the query vector, not the index.
-func (c *Client) SearchVectors(model string, vec []float32, k int) ([]Hit, error) {
-	var out []Hit
-	_, err := c.call(request{Op: "search_vectors", Name: model, Vec: vec, K: k}, &out)
-	return out, err
 }

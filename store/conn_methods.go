@@ -35,10 +35,6 @@ func (c *Conn) Source(key string) ([]byte, bool, error) {
 	return with2(c, func(db DB) ([]byte, bool, error) { return db.Source(key) })
 }
 
-func (c *Conn) SearchVectors(model string, vec []float32, k int) ([]Hit, error) {
-	return with(c, func(db DB) ([]Hit, error) { return db.SearchVectors(model, vec, k) })
-}
-
 func (c *Conn) CreateSession(sess *Session) error {
 	return c.do(func(db DB) error { return db.CreateSession(sess) })
 }

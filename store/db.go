@@ -9,7 +9,8 @@ import "context"
 // the socket they are on.
 type DB interface {
 	Reader
-	Knowledge
+	Chunk(id string) (Chunk, bool, error)
+	Source(key string) ([]byte, bool, error)
 
 	CreateSession(sess *Session) error
 	UpdateSession(id string, fn func(*Session) error) (Session, error)

@@ -47,8 +47,6 @@ func (srv *shareServer) do(req request, who claim) response {
 		var b []byte
 		b, found, err = st.Source(req.ID)
 		v = b
-	case "search_vectors":
-		v, err = st.SearchVectors(req.Name, req.Vec, req.K)
 
 	case "create_session":
 		var sess Session
@@ -169,8 +167,6 @@ func errResponse(err error) response {
 	switch {
 	case errors.Is(err, ErrNotFound):
 		r.Code = "not_found"
-	case errors.Is(err, ErrNothingEmbedded):
-		r.Code = "nothing_embedded"
 	case errors.Is(err, errStale):
 		r.Code = "stale"
 	case errors.Is(err, ErrClaimed):

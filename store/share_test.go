@@ -217,11 +217,19 @@ func TestClientSearchesTheOwnersIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	local, err := st.SearchVectors("m", []float32{0, 0.9, 0.1, 0}, 2)
+	ownIx, err := st.Index("m")
 	if err != nil {
 		t.Fatal(err)
 	}
-	remote, err := c.SearchVectors("m", []float32{0, 0.9, 0.1, 0}, 2)
+	local, err := ownIx.Search([]float32{0, 0.9, 0.1, 0}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := c.Vectors("m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	remote, err := ix.Search([]float32{0, 0.9, 0.1, 0}, 2)
 	if err != nil || len(remote) != 2 || remote[0] != local[0] || remote[1] != local[1] {
 		t.Fatalf("through the owner %+v %v, locally %+v", remote, err, local)
 	}
@@ -235,8 +243,11 @@ func TestClientSearchesTheOwnersIndex(t *testing.T) {
 	if _, ok, err := c.Chunk("nope#0001"); ok || err != nil {
 		t.Errorf("missing chunk: %v %v", ok, err)
 	}
-	if _, err := c.SearchVectors("other-model", []float32{1, 0, 0, 0}, 2); !errors.Is(err, ErrNothingEmbedded) {
+	if other, err := c.Vectors("other-model"); err != nil || other.Len() != 0 {
 		t.Errorf("a model with nothing embedded: %v", err)
+	}
+	if _, err := ix.Search([]float32{1, 0, 0, 0}, maxSearchK+1); err == nil {
+		t.Error("a search for more than maxSearchK passages was answered")
 	}
 }
 
