@@ -8,6 +8,9 @@ import (
 	"net"
 )
 
+// maxSearchK bounds one vector search asked over the socket.
+const maxSearchK = 1000
+
 // do answers one request of the client who (its connection and pid).
 func (srv *shareServer) do(req request, who claim) response {
 	st := srv.st

@@ -1,4 +1,0 @@
-package store
-
-// maxSearchK bounds one vector search asked over the socket.
-const maxSearchK = 1000
