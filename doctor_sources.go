@@ -23,7 +23,7 @@ var doctorProbe = map[string]string{
 // how to turn them on; they are not problems.
 func (d *doctor) checkSources(ctx context.Context, cfg *Config) {
 	var set *sourceSet
-	st, err := openStore(cfg)
+	st, err := connectStore(cfg) // the local corpus is read through an owner too
 	if err == nil {
 		defer st.Close()
 		set = buildSources(cfg, st)
