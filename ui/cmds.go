@@ -102,27 +102,6 @@ func waitEvents(id string, ch <-chan pipeline.Event) tea.Cmd {
 	}
 }
 
-// sessionsChangedMsg says some process changed the sessions.
-type sessionsChangedMsg struct{}
-
-// waitChangesCmd waits for the next change to the sessions.
-func waitChangesCmd(ch <-chan struct{}) tea.Cmd {
-	return func() tea.Msg {
-		if _, ok := <-ch; !ok {
-			return nil
-		}
-		return sessionsChangedMsg{}
-	}
-}
-
-// watchRunCmd follows a session that another researchtui process runs.
-func watchRunCmd(ctx context.Context, svc services, sess store.Session) tea.Cmd {
-	return func() tea.Msg {
-		h, err := svc.Watch(ctx, sess.ID)
-		return runStartedMsg{h: h, sess: sess, resumed: true, watched: true, err: err}
-	}
-}
-
 func loadSessionsCmd(svc services) tea.Cmd {
 	return func() tea.Msg {
 		s, err := svc.ListSessions()

@@ -11,7 +11,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/researchtui/researchtui/pipeline"
-	"github.com/researchtui/researchtui/store"
 	"github.com/researchtui/researchtui/themes"
 )
 
@@ -144,26 +143,6 @@ func (m *rootModel) Init() tea.Cmd {
 		cmds = append(cmds, startRunCmd(m.ctx, m.svc, opt))
 	}
 	return tea.Batch(cmds...)
-}
-
-// noticeRunsElsewhere says when a run started by another researchtui on
-// the data dir (an agent through `researchtui mcp`, a `run` in another
-// terminal) appears in the list, so the person knows it can be watched.
-func (m *rootModel) noticeRunsElsewhere(list []store.Session) {
-	if !m.sessions.listed {
-		m.sessions.listed = true // the first load: nothing is new
-		return
-	}
-	known := make(map[string]bool, len(m.sessions.rows))
-	for _, r := range m.sessions.rows {
-		known[r.s.ID] = true
-	}
-	for _, sess := range list {
-		if sess.Status == store.StatusRunning && !known[sess.ID] && m.runs[sess.ID] == nil {
-			m.setNotice("“"+trunc(sanitizeLine(sess.Title), 40)+"” started in another researchtui — select it and press enter to watch", false)
-			return
-		}
-	}
 }
 
 // liveHandles are the runs still going, for shutdown.
