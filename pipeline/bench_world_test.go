@@ -45,13 +45,20 @@ const (
 
 func newRealWorld(tb testing.TB, script *pipelinetest.Script, parallel int) *realWorld {
 	tb.Helper()
+	return newWorld(tb, ollamafake.Options{Responder: script.Responder(), TokenDelay: worldToken,
+		FirstTokenDelay: worldFirstToken, Parallel: parallel, EmbedDelay: 50 * time.Millisecond})
+}
+
+// newWorld is realWorld with the model server configured by opt.
+func newWorld(tb testing.TB, opt ollamafake.Options) *realWorld {
+	tb.Helper()
+	parallel := opt.Parallel
 	pdf, err := os.ReadFile("../../shared/fixtures/pdf/arxiv-1111.2011v2.pdf")
 	if err != nil {
 		tb.Skip("needs ../shared/fixtures beside the checkout: ", err)
 	}
 	w := &realWorld{docs: &docHosts{pdf: pdf}}
-	w.ollama = ollamafake.New(ollamafake.Options{Responder: script.Responder(), TokenDelay: worldToken,
-		FirstTokenDelay: worldFirstToken, Parallel: parallel, EmbedDelay: 50 * time.Millisecond})
+	w.ollama = ollamafake.New(opt)
 	tb.Cleanup(w.ollama.Close)
 	w.arxiv = sourcefake.NewWith(sourcefake.Options{Latency: worldAPI})
 	tb.Cleanup(w.arxiv.Close)

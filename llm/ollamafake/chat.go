@@ -128,7 +128,9 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	}
 	completion := reply.CompletionTokens
 	if completion == 0 {
-		completion = len(chunks)
+		for _, c := range chunks {
+			completion += s.chunkTokens(c)
+		}
 	}
 	final := api.ChatResponse{
 		Model:      req.Model,
@@ -171,7 +173,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer s.release()
-	if !pause(r, s.opt.FirstTokenDelay) {
+	if !pause(r, s.opt.FirstTokenDelay+s.prefill(req.Messages)) {
 		return
 	}
 	start := time.Now()
@@ -179,7 +181,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		if reply.DropAfter > 0 && i >= reply.DropAfter {
 			break
 		}
-		if !pause(r, s.opt.TokenDelay) {
+		if !pause(r, time.Duration(s.chunkTokens(msg))*s.opt.TokenDelay) {
 			return
 		}
 		if r.Context().Err() != nil {
@@ -309,4 +311,48 @@ func (s *Server) embed(w http.ResponseWriter, r *http.Request) {
 	resp.TotalDuration = time.Duration(resp.PromptEvalCount) * nominalPrompt
 	writeJSON(w, http.StatusOK, resp)
 	s.add(Totals{EmbeddingTokens: resp.PromptEvalCount})
+}
+
+// prefill is the time to process a prompt's tokens (chars/4) at
+// PrefillRate, less the prefix it shares with the previous prompt, which
+// the runner's cache already holds.
+func (s *Server) prefill(msgs []api.Message) time.Duration {
+	if s.opt.PrefillRate <= 0 {
+		return 0
+	}
+	var b strings.Builder
+	for _, m := range msgs {
+		b.WriteString(m.Role)
+		b.WriteString("\x00")
+		b.WriteString(m.Content)
+		b.WriteString("\x00")
+	}
+	prompt := b.String()
+	s.mu.Lock()
+	shared := commonPrefix(s.lastPrompt, prompt)
+	s.lastPrompt = prompt
+	s.prefilled += (len(prompt) - shared) / 4
+	s.cachedPrompt += shared / 4
+	s.mu.Unlock()
+	tokens := float64(len(prompt)-shared) / 4
+	return time.Duration(tokens / s.opt.PrefillRate * float64(time.Second))
+}
+
+func commonPrefix(a, b string) int {
+	n := min(len(a), len(b))
+	for i := 0; i < n; i++ {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return n
+}
+
+// chunkTokens is how many tokens a streamed chunk counts as: one, or its
+// characters / 4 with TokensByChars.
+func (s *Server) chunkTokens(m api.Message) int {
+	if !s.opt.TokensByChars {
+		return 1
+	}
+	return max(1, (len(m.Content)+len(m.Thinking)+2)/4)
 }

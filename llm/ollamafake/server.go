@@ -39,6 +39,17 @@ type Options struct {
 	// FirstTokenDelay is slept once before the first chunk of a streamed
 	// answer: prompt processing (~300 ms for an 8B model on a consumer GPU).
 	FirstTokenDelay time.Duration
+	// PrefillRate, when set, adds prompt processing at that many tokens a
+	// second after FirstTokenDelay (an 8B model on a consumer GPU: ~1,500).
+	// Like Ollama's runner, the server keeps the last prompt it processed
+	// and does not charge again for the prefix a new prompt shares with it
+	// (one cache for the server: exact when Parallel is 1).
+	PrefillRate float64
+	// TokensByChars counts a streamed chunk as its characters / 4 tokens
+	// (at least 1), roughly as a BPE tokenizer does, instead of one token
+	// per chunk (word): compact JSON then costs what it costs a real model.
+	// TokenDelay is slept per token.
+	TokensByChars bool
 	// Parallel is how many chat answers are generated at once, like
 	// OLLAMA_NUM_PARALLEL: further requests wait in a queue. 0 is unbounded.
 	Parallel int
@@ -107,11 +118,16 @@ type Server struct {
 
 	slots chan struct{} // generation slots when Parallel > 0
 
-	mu     sync.Mutex
-	chats  int
-	log    []Logged
-	totals Totals
-	busy   busyMeter
+	mu sync.Mutex
+	// lastPrompt is the prompt text last processed (PrefillRate's cache);
+	// prefilled and cachedPrompt count the prompt tokens processed and
+	// served from that cache.
+	lastPrompt              string
+	prefilled, cachedPrompt int
+	chats                   int
+	log                     []Logged
+	totals                  Totals
+	busy                    busyMeter
 }
 
 // DefaultModels are installed when Options.Models is nil.
@@ -176,6 +192,14 @@ func (s *Server) Served() Totals {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.totals
+}
+
+// Prefill reports the prompt tokens processed and those served from the
+// prompt cache (PrefillRate only).
+func (s *Server) Prefill() (processed, cached int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.prefilled, s.cachedPrompt
 }
 
 // ChatCalls returns the logged chat calls, oldest first.
