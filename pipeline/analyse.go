@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/researchtui/researchtui/llm"
@@ -45,31 +47,114 @@ const (
 	analyseMaxToks = 2500
 )
 
-const analysisSchema = `{
+// The analyst answers by reference: excerpts are labelled E1, E2, ... and
+// their sentences numbered, and the analyst names the sentences that carry
+// the source's findings ("E2.3") instead of copying them. Every generated
+// token costs the person ~20 ms on one GPU, and the text is already here:
+// the code fetches it, so a finding is always verbatim source text (quotes
+// cannot fail verification). What only the model can decide is which
+// sentences matter, which slots they fill and how much to trust the
+// source; for a full text, also its method and limits in a few words.
+const analysisSchemaAbstract = `{
   "type": "object",
   "properties": {
-    "methodology": {"type": "string"},
-    "key_findings": {"type": "array", "items": {"type": "string"}, "maxItems": 6},
-    "limitations": {"type": "string"},
-    "relevance": {"type": "string"},
-    "confidence": {"type": "number", "minimum": 0, "maximum": 1},
-    "quotes": {"type": "array", "maxItems": 4, "items": {"type": "object",
-      "properties": {"chunk_id": {"type": "string"}, "text": {"type": "string"}}, "required": ["chunk_id", "text"]}},
-    "slots": {"type": "array", "maxItems": 12, "items": {"type": "object",
-      "properties": {"slot": {"type": "string"}, "chunk_id": {"type": "string"}}, "required": ["slot", "chunk_id"]}}
+    "findings": {"type": "array", "items": {"type": "string"}, "maxItems": 4},
+    "slots": {"type": "array", "maxItems": 8, "items": {"type": "object",
+      "properties": {"slot": {"type": "string"}, "ref": {"type": "string"}}, "required": ["slot", "ref"]}},
+    "confidence": {"type": "number", "minimum": 0, "maximum": 1}
   },
-  "required": ["methodology", "key_findings", "limitations", "relevance", "confidence", "quotes"]
+  "required": ["findings", "confidence"]
 }`
 
-const analystSystem = `You are an analyst agent. You read excerpts of ONE source and report, as JSON only, what it contributes to a research question:
-"methodology" (how the work was done, one sentence), "key_findings" (2-5 short factual statements taken from the excerpts), "limitations", "relevance" (to the question, one sentence), "confidence" (0-1: how well the excerpts support your findings and how relevant they are), "quotes" (1-3 passages copied VERBATIM from the excerpts, each with the chunk_id shown in brackets before its excerpt), "slots" (which of the information slots listed with the sub-questions this source fills, each with the chunk_id of the excerpt that shows it; none if it fills none).
-Use only the excerpts. Never invent results.`
+const analysisSchemaFull = `{
+  "type": "object",
+  "properties": {
+    "findings": {"type": "array", "items": {"type": "string"}, "maxItems": 4},
+    "slots": {"type": "array", "maxItems": 8, "items": {"type": "object",
+      "properties": {"slot": {"type": "string"}, "ref": {"type": "string"}}, "required": ["slot", "ref"]}},
+    "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+    "method": {"type": "string", "maxLength": 120},
+    "limits": {"type": "string", "maxLength": 120}
+  },
+  "required": ["findings", "confidence"]
+}`
 
-// analyseOne asks the model for one source's analysis. failed is true when
-// the answer was unusable and the degraded analysis was used.
-func (o *orchestrator) analyseOne(ctx context.Context, a *agentCall, rec search.Record, ev []ContextChunk) (Analysis, bool, error) {
-	ids := map[string]string{}
+const analystSystem = `You are an analyst agent. You read numbered excerpts of ONE source and say, as JSON only, what it contributes to a research question. Answer by reference: "E2.3" is sentence 3 of excerpt E2.
+"findings": 1-4 references to the sentences that state the source's key findings for the question (results, not background);
+"slots": which of the information slots listed under the sub-questions this source fills, each with the reference of the sentence that shows it (none if it fills none);
+"confidence": 0-1, how relevant the source is to the question and how well its excerpts support the findings (below 0.2: off topic).
+For a full text only, also "method" and "limits": how the work was done and its main limitation, each in at most 12 words.
+Do not copy sentences. Never invent results.`
+
+// analystAnswer is the analyst's JSON.
+type analystAnswer struct {
+	Findings []string `json:"findings"`
+	Slots    []struct {
+		Slot string `json:"slot"`
+		Ref  string `json:"ref"`
+	} `json:"slots"`
+	Confidence float64 `json:"confidence"`
+	Method     string  `json:"method"`
+	Limits     string  `json:"limits"`
+}
+
+// excerptSet is the evidence as the analyst sees it: labelled excerpts
+// split into numbered sentences, so references resolve back to text.
+type excerptSet struct {
+	chunks []ContextChunk
+	sents  [][]string // per excerpt
+}
+
+func newExcerptSet(ev []ContextChunk) excerptSet {
+	x := excerptSet{chunks: ev, sents: make([][]string, len(ev))}
+	for i, c := range ev {
+		for _, s := range search.Sentences(c.Text) {
+			if s = oneLine(s); s != "" {
+				x.sents[i] = append(x.sents[i], s)
+			}
+		}
+	}
+	return x
+}
+
+// write prints the excerpts, each sentence with its number.
+func (x excerptSet) write(b *strings.Builder) {
+	for i, ss := range x.sents {
+		fmt.Fprintf(b, "[E%d]", i+1)
+		for j, s := range ss {
+			fmt.Fprintf(b, " (%d) %s", j+1, s)
+		}
+		b.WriteString("\n\n")
+	}
+}
+
+// sentenceRef matches "E2.3", "e2 s3", "[E2.3]", "2.3": excerpt and sentence.
+var sentenceRef = regexp.MustCompile(`(?i)^\W*e?\s*(\d+)\s*(?:[.:/,-]|\s)\s*s?\s*\(?(\d+)\)?\W*$`)
+
+// resolve turns a reference into its chunk and sentence; ok is false when
+// it names nothing shown.
+func (x excerptSet) resolve(ref string) (chunkID, text string, ok bool) {
+	m := sentenceRef.FindStringSubmatch(strings.TrimSpace(ref))
+	if m == nil {
+		return "", "", false
+	}
+	e, _ := strconv.Atoi(m[1])
+	n, _ := strconv.Atoi(m[2])
+	if e < 1 || e > len(x.sents) || n < 1 || n > len(x.sents[e-1]) {
+		return "", "", false
+	}
+	return x.chunks[e-1].ID, x.sents[e-1][n-1], true
+}
+
+// analyseOne asks the model for one source's analysis. full says the
+// source was read in full (the analysis then includes method and limits).
+// failed is true when the answer was unusable and the degraded analysis
+// was used.
+func (o *orchestrator) analyseOne(ctx context.Context, a *agentCall, rec search.Record, ev []ContextChunk, full bool) (Analysis, bool, error) {
+	x := newExcerptSet(ev)
 	var b strings.Builder
+	// The question and sub-questions come first and are the same for every
+	// analyst of a run: the server's prompt cache serves that prefix.
 	fmt.Fprintf(&b, "Research question: %s\nSub-questions:\n", o.opt.Question)
 	for _, sq := range o.st.Plan.SubQuestions {
 		fmt.Fprintf(&b, "- %s\n", sq.Question)
@@ -77,60 +162,77 @@ func (o *orchestrator) analyseOne(ctx context.Context, a *agentCall, rec search.
 			fmt.Fprintf(&b, "  slots: %s\n", strings.Join(sq.Slots, "; "))
 		}
 	}
-	fmt.Fprintf(&b, "\nSource: %s (%s)\n\nExcerpts:\n", rec.Title, yearOrND(rec.Year))
-	for _, c := range ev {
-		ids[c.ID] = c.Text
-		fmt.Fprintf(&b, "[%s] %s\n\n", c.ID, c.Text)
+	read, schema := "abstract only", analysisSchemaAbstract
+	if full {
+		read, schema = "full text", analysisSchemaFull
 	}
+	fmt.Fprintf(&b, "\nSource: %s (%s), %s\n\nExcerpts:\n", rec.Title, yearOrND(rec.Year), read)
+	x.write(&b)
 	req := llm.ChatRequest{
 		Messages: []llm.Message{
 			{Role: "system", Content: analystSystem},
 			{Role: "user", Content: b.String()},
 		},
-		Schema:      json.RawMessage(analysisSchema),
+		Schema:      json.RawMessage(schema),
 		Temperature: ptr(0.1),
 	}
-	validate := func(an *Analysis) error {
-		if len(an.KeyFindings) == 0 {
-			return fmt.Errorf("key_findings is empty")
+	validate := func(ans *analystAnswer) error {
+		good := 0
+		for _, r := range ans.Findings {
+			if _, _, ok := x.resolve(r); ok {
+				good++
+			}
 		}
-		if an.Confidence < 0 || an.Confidence > 1 {
-			return fmt.Errorf("confidence %v is outside 0..1", an.Confidence)
+		if good == 0 {
+			return fmt.Errorf("findings must reference sentences shown, like \"E1.2\"; got %q", ans.Findings)
+		}
+		if ans.Confidence < 0 || ans.Confidence > 1 {
+			return fmt.Errorf("confidence %v is outside 0..1", ans.Confidence)
 		}
 		return nil
 	}
-	fallback := func() Analysis { return degradedAnalysis(rec, ev) }
-	an, info, err := structured(ctx, a, req, validate, fallback)
+	fallback := func() analystAnswer { return analystAnswer{Confidence: -1} }
+	ans, info, err := structured(ctx, a, req, validate, fallback)
 	if fatal(ctx, err) {
-		return an, true, err
+		return degradedAnalysis(rec, ev), true, err
 	}
 	o.budgetWarn(StageAnalyse, err)
-	an.Quotes = verifyQuotes(an.Quotes, ids, ev)
-	an.Slots = o.verifySlots(an.Slots, ids)
-	for i := range an.KeyFindings {
-		an.KeyFindings[i] = oneLine(an.KeyFindings[i])
+	if info.Fallback || ans.Confidence < 0 {
+		return degradedAnalysis(rec, ev), true, nil
 	}
-	return an, info.Fallback, nil
+	return o.analysisFrom(ans, x, full), false, nil
 }
 
-// verifyQuotes keeps only quotes found verbatim (ignoring case and spacing)
-// in the chunk they claim; when none survive, the best chunk's first
-// sentence stands in, so every analysis has a checkable quote.
-func verifyQuotes(qs []Quote, chunks map[string]string, ev []ContextChunk) []Quote {
-	var out []Quote
-	for _, q := range qs {
-		text, ok := chunks[q.ChunkID]
-		if !ok || strings.TrimSpace(q.Text) == "" {
+// analysisFrom resolves the analyst's references into an Analysis: each
+// finding is the referenced sentence, quoted with its chunk.
+func (o *orchestrator) analysisFrom(ans analystAnswer, x excerptSet, full bool) Analysis {
+	an := Analysis{Confidence: ans.Confidence}
+	seen := map[string]bool{}
+	for _, r := range ans.Findings {
+		id, text, ok := x.resolve(r)
+		if !ok || seen[text] {
 			continue
 		}
-		if strings.Contains(squash(text), squash(q.Text)) {
-			out = append(out, Quote{ChunkID: q.ChunkID, Text: oneLine(q.Text)})
+		seen[text] = true
+		an.KeyFindings = append(an.KeyFindings, truncateRunes(text, 400))
+		an.Quotes = append(an.Quotes, Quote{ChunkID: id, Text: truncateRunes(text, 400)})
+	}
+	if full {
+		an.Methodology = oneLine(truncateRunes(ans.Method, 160))
+		an.Limitations = oneLine(truncateRunes(ans.Limits, 160))
+	}
+	var slots []SlotEvidence
+	for _, s := range ans.Slots {
+		if id, _, ok := x.resolve(s.Ref); ok {
+			slots = append(slots, SlotEvidence{Slot: s.Slot, ChunkID: id})
 		}
 	}
-	if len(out) == 0 && len(ev) > 0 {
-		out = append(out, Quote{ChunkID: ev[0].ID, Text: firstSentence(ev[0].Text)})
+	ids := map[string]string{}
+	for _, c := range x.chunks {
+		ids[c.ID] = c.Text
 	}
-	return out
+	an.Slots = o.verifySlots(slots, ids)
+	return an
 }
 
 // verifySlots keeps the slots that the plan names and that point at an
@@ -182,11 +284,12 @@ func degradedAnalysis(rec search.Record, ev []ContextChunk) Analysis {
 		SourceKey:   rec.Key,
 		Methodology: "not assessed (summarised from the abstract)",
 		KeyFindings: findings,
-		Relevance:   "matched the search for this question",
 		Confidence:  0.3,
 		Degraded:    true,
 	}
-	an.Quotes = verifyQuotes(nil, nil, ev)
+	if len(ev) > 0 {
+		an.Quotes = []Quote{{ChunkID: ev[0].ID, Text: firstSentence(ev[0].Text)}}
+	}
 	return an
 }
 

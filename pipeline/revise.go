@@ -211,7 +211,7 @@ func (o *orchestrator) readAndAnalyse(ctx context.Context, a *agentCall, r searc
 	ref := sourceRef(r)
 	ref.State = StateQueued
 	o.emit(Event{Type: SourceFound, Stage: StageResearch, Agent: a.name, Source: &ref})
-	chunks, _, err := o.readSource(ctx, r)
+	chunks, full, err := o.readSource(ctx, r)
 	if err != nil {
 		return Analysis{}, err
 	}
@@ -226,7 +226,7 @@ func (o *orchestrator) readAndAnalyse(ctx context.Context, a *agentCall, r searc
 		a.warn("embedding the new source failed: %s", shortErr(err))
 	}
 	analyst := o.startAgent(StageAnalyse, "analyst (revision)", truncateRunes(r.Title, 70))
-	an, _, err := o.analyseOne(ctx, analyst, r, o.sourceEvidence(r, chunks, queryVecs))
+	an, _, err := o.analyseOne(ctx, analyst, r, o.sourceEvidence(r, chunks, queryVecs), full)
 	if err != nil {
 		analyst.finish("failed")
 		return Analysis{}, err

@@ -152,7 +152,7 @@ func (f *flow) analyse(ctx context.Context, rs readySource) error {
 		a := o.startAgent(StageAnalyse, name, truncateRunes(rs.rec.Title, 70))
 		a.slotHeld = true
 		var failed bool
-		an, failed, err = o.analyseOne(ctx, a, rs.rec, evidence)
+		an, failed, err = o.analyseOne(ctx, a, rs.rec, evidence, rs.full)
 		release()
 		if err != nil {
 			a.finish("failed")

@@ -32,11 +32,18 @@ func (o *orchestrator) sourcesBrief() string {
 			fmt.Fprintf(&b, ", %s", rec.Venue)
 		}
 		b.WriteString("\n")
+		said := map[string]bool{}
 		for _, f := range an.KeyFindings {
+			said[f] = true
 			fmt.Fprintf(&b, "  - finding: %s\n", f)
 		}
 		for _, q := range an.Quotes {
-			fmt.Fprintf(&b, "  - quote: \"%s\"\n", truncateRunes(q.Text, 400))
+			if !said[q.Text] { // findings are quotes now; older analyses had both
+				fmt.Fprintf(&b, "  - quote: \"%s\"\n", truncateRunes(q.Text, 400))
+			}
+		}
+		if an.Methodology != "" && !an.Degraded {
+			fmt.Fprintf(&b, "  - method: %s\n", oneLine(an.Methodology))
 		}
 		if an.Limitations != "" {
 			fmt.Fprintf(&b, "  - limitations: %s\n", oneLine(an.Limitations))
@@ -83,7 +90,11 @@ func (o *orchestrator) writeDraft(ctx context.Context, round int, prior string, 
 	if o.plan.Concise {
 		system = conciseSystem
 	}
+	var targets []string // the sections a revision rewrites; nil: all of it
 	if round > 0 {
+		if note == "" {
+			targets = revisionTargets(prior, accepted)
+		}
 		fmt.Fprintf(&user, "\nYour previous draft:\n<<<\n%s\n>>>\n\nRevise it, carrying out these requests and keeping everything else that is good:\n", prior)
 		for _, r := range accepted {
 			fmt.Fprintf(&user, "- [%s] section %q: %s\n", r.Kind, r.Section, r.Text)
@@ -91,7 +102,11 @@ func (o *orchestrator) writeDraft(ctx context.Context, round int, prior string, 
 		if note != "" {
 			fmt.Fprintf(&user, "Note from the person reading: %s\n", note)
 		}
-		user.WriteString("Return the whole revised report.")
+		if targets != nil {
+			fmt.Fprintf(&user, "Rewrite only these sections: %s. Return only them, each starting with its heading line exactly as in the draft; the rest of the draft is kept as it is.", strings.Join(targets, ", "))
+		} else {
+			user.WriteString("Return the whole revised report.")
+		}
 	}
 	req := llm.ChatRequest{
 		Messages:    []llm.Message{{Role: "system", Content: system}, {Role: "user", Content: user.String()}},
@@ -106,6 +121,14 @@ func (o *orchestrator) writeDraft(ctx context.Context, round int, prior string, 
 		}
 		if err == nil {
 			text := search.StripControls(stripThink(resp.Content))
+			if targets != nil {
+				if spliced, ok := spliceSections(prior, text); ok {
+					text = spliced
+				} else if !strings.HasPrefix(text, "# ") {
+					// Neither sections nor a whole report: ask again.
+					text = ""
+				}
+			}
 			if problem := o.unusableDraft(text); problem == "" {
 				a.finish(fmt.Sprintf("%d words", len(strings.Fields(text))))
 				return text, nil

@@ -318,3 +318,14 @@ func isAbbreviation(before string) bool {
 	}
 	return false
 }
+
+// Sentences splits text into its sentences, by the rules chunking uses
+// (abbreviations, initials and decimals do not end one).
+func Sentences(text string) []string {
+	spans := sentences(text)
+	out := make([]string, len(spans))
+	for i, s := range spans {
+		out[i] = text[s.start:s.end]
+	}
+	return out
+}

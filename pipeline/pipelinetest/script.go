@@ -157,6 +157,9 @@ func (s *Script) Responder() ollamafake.Responder {
 			if strings.Contains(user, "Follow-up question:") {
 				return ollamafake.Reply{Content: section(user)}
 			}
+			if only := onlySections(user); only != nil {
+				return ollamafake.Reply{Content: s.revisedSections(only, user)}
+			}
 			rep := s.report(user)
 			if s.Realistic {
 				rep = lengthen(rep, user)
@@ -210,27 +213,36 @@ func (s *Script) plan(user string) string {
 	return string(b)
 }
 
-var excerpt = regexp.MustCompile(`(?m)^\[([^\]]+#\d+)\] (.+)$`)
+// excerptLine is one labelled excerpt of an analyst's prompt, its
+// sentences numbered: "[E1] (1) First. (2) Second."
+var excerptLine = regexp.MustCompile(`(?m)^\[(E\d+)\] (.+)$`)
 
-// analysis quotes the first excerpt verbatim, as a good analyst would.
-func analysis(user string) string {
-	m := excerpt.FindStringSubmatch(user)
-	quote, id := "", ""
-	if m != nil {
-		id = m[1]
-		w := strings.Fields(m[2])
-		if len(w) > 12 {
-			w = w[:12]
+// numberedSentence is one "(n) text" of an excerpt line.
+var numberedSentence = regexp.MustCompile(`\((\d+)\) `)
+
+// excerptRefs are the sentence references of the prompt's excerpts, in
+// order: "E1.1", "E1.2", ..., "E2.1", ...
+func excerptRefs(user string) []string {
+	var out []string
+	for _, m := range excerptLine.FindAllStringSubmatch(user, -1) {
+		for _, n := range numberedSentence.FindAllStringSubmatch(m[2], -1) {
+			out = append(out, m[1]+"."+n[1])
 		}
-		quote = strings.Join(w, " ")
 	}
+	return out
+}
+
+// fullText says the analyst's source was read in full.
+func fullText(user string) bool {
+	return regexp.MustCompile(`(?m)^Source: .*, full text$`).MatchString(user)
+}
+
+// analysis names the first sentence as the finding, as a terse model would.
+func analysis(user string) string {
+	refs := excerptRefs(user)
 	b, _ := json.Marshal(map[string]any{
-		"methodology":  "An empirical study reported in the excerpts.",
-		"key_findings": []string{quote},
-		"limitations":  "Only the abstract was available.",
-		"relevance":    "It addresses the question directly.",
-		"confidence":   0.8,
-		"quotes":       []map[string]string{{"chunk_id": id, "text": quote}},
+		"findings":   refs[:min(1, len(refs))],
+		"confidence": 0.8,
 	})
 	return string(b)
 }
@@ -277,6 +289,46 @@ func (s *Script) report(user string) string {
 	return b.String()
 }
 
+var onlyLine = regexp.MustCompile(`(?m)^Rewrite only these sections: (.+?)\. Return only them`)
+
+// onlySections are the headings a revision asks for, or nil for the whole
+// report.
+func onlySections(user string) []string {
+	m := onlyLine.FindStringSubmatch(user)
+	if m == nil {
+		return nil
+	}
+	return strings.Split(m[1], ", ")
+}
+
+// revisedSections rewrites just the named sections, as a model told to
+// would: the executive summary says how complete the evidence is, other
+// sections tie themselves to the sub-questions.
+func (s *Script) revisedSections(headings []string, user string) string {
+	realistic := s.Realistic
+	n := len(sourceLine.FindAllStringSubmatch(user, -1))
+	var b strings.Builder
+	for _, h := range headings {
+		b.WriteString(h + "\n\n")
+		if strings.Contains(strings.ToLower(h), "summary") {
+			fmt.Fprintf(&b, "This revised report answers every sub-question from the retrieved sources. The %d sources agree on the main points [1].", n)
+			if realistic {
+				b.WriteString(" Each sub-question is answered by at least one source, and the sections below say where the evidence is thin and which questions remain open [1].")
+			}
+		} else {
+			b.WriteString("Larger studies are needed for each sub-question in turn.")
+			if realistic {
+				b.WriteString(" The sources leave open how their results carry over to other settings, and none compares the approaches directly.")
+			}
+			if s.BogusCitation {
+				b.WriteString(" A claim with no source [42].")
+			}
+		}
+		b.WriteString("\n\n")
+	}
+	return b.String()
+}
+
 func subQuestions(user string) []string {
 	_, rest, ok := strings.Cut(user, "Sub-questions:\n")
 	if !ok {
@@ -306,41 +358,22 @@ func (s *Script) review(n int) string {
 	return `{"approved": true, "summary": "The report is well grounded.", "requests": []}`
 }
 
-// longAnalysis is an analysis as long as a real model's: up to four
-// findings and two quotes taken from the excerpts, and a methodology,
-// limitations and relevance written around them.
+// longAnalysis is an analysis as long as a real model writes to the
+// analyst's schema: up to four findings by reference, spread over the
+// excerpts, and for a full text a method and a limitation of about twelve
+// words each (withSlots adds the slots).
 func longAnalysis(user string) string {
-	ms := excerpt.FindAllStringSubmatch(user, -1)
+	refs := excerptRefs(user)
 	var findings []string
-	var quotes []map[string]string
-	for i, m := range ms {
-		w := strings.Fields(m[2])
-		if len(w) > 28 {
-			w = w[:28]
-		}
-		sentence := strings.Join(w, " ")
-		if len(findings) < 4 {
-			findings = append(findings, sentence)
-		}
-		if i < 2 {
-			q := w
-			if len(q) > 16 {
-				q = q[:16]
-			}
-			quotes = append(quotes, map[string]string{"chunk_id": m[1], "text": strings.Join(q, " ")})
-		}
+	for i := 0; i < len(refs) && len(findings) < 4; i += max(1, len(refs)/4) {
+		findings = append(findings, refs[i])
 	}
-	if len(findings) == 0 {
-		findings = []string{"The excerpts describe the work only in general terms."}
+	an := map[string]any{"findings": findings, "confidence": 0.8}
+	if fullText(user) {
+		an["method"] = "An empirical study comparing the proposed approach against earlier baselines."
+		an["limits"] = "Evaluated only in the settings the authors chose."
 	}
-	b, _ := json.Marshal(map[string]any{
-		"methodology":  "The authors report an empirical study; the excerpts describe the setting, the data that were collected and how the results were compared against earlier approaches and baselines.",
-		"key_findings": findings,
-		"limitations":  "The excerpts cover only part of the paper, the evaluation is limited to the settings the authors chose, and the results may not carry over to other domains without further study.",
-		"relevance":    "The source addresses the research question directly and gives concrete evidence for at least one of its sub-questions, which makes it a useful citation for the report.",
-		"confidence":   0.8,
-		"quotes":       quotes,
-	})
+	b, _ := json.Marshal(an)
 	return string(b)
 }
 
@@ -366,14 +399,14 @@ func (s *Script) withSlots(analysis, user string) string {
 	if json.Unmarshal([]byte(analysis), &an) != nil {
 		return analysis
 	}
-	m := excerpt.FindStringSubmatch(user)
+	refs := excerptRefs(user)
 	var slots []map[string]string
 	seen := map[string]bool{}
 	for _, line := range slotsLine.FindAllStringSubmatch(user, -1) {
 		for _, slot := range strings.Split(line[1], "; ") {
-			if m != nil && slot != s.MissingSlot && !seen[slot] {
+			if len(refs) > 0 && slot != s.MissingSlot && !seen[slot] {
 				seen[slot] = true
-				slots = append(slots, map[string]string{"slot": slot, "chunk_id": m[1]})
+				slots = append(slots, map[string]string{"slot": slot, "ref": refs[0]})
 			}
 		}
 	}

@@ -1,0 +1,71 @@
+package pipeline
+
+import (
+	"strings"
+	"testing"
+)
+
+func testExcerpts() excerptSet {
+	return newExcerptSet([]ContextChunk{
+		{ID: "arxiv:1#0", Text: "We study Turing patterns. Patterns form in 3 of 4 runs. The rate is 0.5 per second."},
+		{ID: "arxiv:1#1", Text: "A second excerpt. It has two sentences."},
+	})
+}
+
+func TestAnalystReferencesResolveToTheSentencesShown(t *testing.T) {
+	x := testExcerpts()
+	for ref, want := range map[string]string{
+		"E1.2": "Patterns form in 3 of 4 runs.", "[E2.1]": "A second excerpt.", "e1 s3": "The rate is 0.5 per second.",
+		"2.2": "It has two sentences.", "E1 (1)": "We study Turing patterns.",
+	} {
+		_, got, ok := x.resolve(ref)
+		if !ok || got != want {
+			t.Errorf("resolve(%q) = %q, %v; want %q", ref, got, ok, want)
+		}
+	}
+	for _, bad := range []string{"E3.1", "E1.9", "E0.1", "", "Patterns form", "E1"} {
+		if _, _, ok := x.resolve(bad); ok {
+			t.Errorf("resolve(%q) resolved", bad)
+		}
+	}
+}
+
+func TestAnalysisFindingsAreVerbatimQuotes(t *testing.T) {
+	o := &orchestrator{st: runState{Plan: &Plan{SubQuestions: []SubQuestion{{Slots: []string{"methods"}}}}}}
+	ans := analystAnswer{Findings: []string{"E1.2", "E9.9", "E1.2", "E2.2"}, Confidence: 0.7,
+		Method: "Simulations.", Limits: "One model only."}
+	ans.Slots = append(ans.Slots, struct {
+		Slot string `json:"slot"`
+		Ref  string `json:"ref"`
+	}{"Methods", "E1.1"})
+	an := o.analysisFrom(ans, testExcerpts(), false)
+	if strings.Join(an.KeyFindings, "|") != "Patterns form in 3 of 4 runs.|It has two sentences." {
+		t.Errorf("findings %q", an.KeyFindings)
+	}
+	if len(an.Quotes) != 2 || an.Quotes[1].ChunkID != "arxiv:1#1" {
+		t.Errorf("quotes %+v", an.Quotes)
+	}
+	if an.Methodology != "" || an.Limitations != "" {
+		t.Error("an abstract-only analysis kept method and limits")
+	}
+	if len(an.Slots) != 1 || an.Slots[0].ChunkID != "arxiv:1#0" {
+		t.Errorf("slots %+v", an.Slots)
+	}
+	if full := o.analysisFrom(ans, testExcerpts(), true); full.Methodology != "Simulations." {
+		t.Errorf("full-text method %q", full.Methodology)
+	}
+}
+
+// FuzzAnalystReference: whatever a model writes as a reference resolves to
+// a sentence shown or to nothing, never a panic.
+func FuzzAnalystReference(f *testing.F) {
+	for _, s := range []string{"E1.2", "[E2.1]", "e1 s3", "E99999999999999999999.1", "E1.-1", "\x00", "E1.2.3"} {
+		f.Add(s)
+	}
+	x := testExcerpts()
+	f.Fuzz(func(t *testing.T, ref string) {
+		if _, text, ok := x.resolve(ref); ok && text == "" {
+			t.Fatalf("%q resolved to empty text", ref)
+		}
+	})
+}

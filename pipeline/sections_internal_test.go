@@ -1,0 +1,73 @@
+package pipeline
+
+import (
+	"strings"
+	"testing"
+)
+
+const draftForRevision = `# Title
+
+## Executive summary
+
+Old summary [1].
+
+## What is known?
+
+Finding one [1]. Finding two [2].
+
+## Consensus
+
+They agree [1].
+
+## Research gaps
+
+Old gaps.
+`
+
+func TestRevisionRewritesOnlyTheNamedSections(t *testing.T) {
+	reqs := []RevisionRequest{{Section: "Executive summary"}, {Section: "gaps"}}
+	targets := revisionTargets(draftForRevision, reqs)
+	if strings.Join(targets, "|") != "## Executive summary|## Research gaps" {
+		t.Fatalf("targets %q", targets)
+	}
+	revised := "## Executive summary\n\nNew summary [2].\n\n## Research gaps\n\nNew gaps.\n"
+	got, ok := spliceSections(draftForRevision, revised)
+	if !ok {
+		t.Fatal("splice refused a revision with sections")
+	}
+	for _, want := range []string{"New summary [2].", "New gaps.", "Finding one [1]. Finding two [2].", "They agree [1].", "# Title"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("spliced report lacks %q:\n%s", want, got)
+		}
+	}
+	for _, gone := range []string{"Old summary", "Old gaps"} {
+		if strings.Contains(got, gone) {
+			t.Errorf("spliced report keeps %q", gone)
+		}
+	}
+	if strings.Index(got, "New summary") > strings.Index(got, "What is known?") {
+		t.Errorf("the summary moved:\n%s", got)
+	}
+}
+
+func TestRevisionOfAnUnknownSectionRewritesTheWholeReport(t *testing.T) {
+	if got := revisionTargets(draftForRevision, []RevisionRequest{{Section: "the whole report"}}); got != nil {
+		t.Errorf("targets %q, want nil (whole report)", got)
+	}
+	if got := revisionTargets(draftForRevision, nil); got != nil {
+		t.Errorf("no requests: targets %q, want nil", got)
+	}
+}
+
+func TestSpliceAddsANewSectionBeforeConsensus(t *testing.T) {
+	got, ok := spliceSections(draftForRevision, "Sure, here it is:\n## Methods compared\n\nA new section [2].")
+	if !ok {
+		t.Fatal("refused")
+	}
+	if i, j := strings.Index(got, "## Methods compared"), strings.Index(got, "## Consensus"); i < 0 || i > j {
+		t.Errorf("new section not before Consensus:\n%s", got)
+	}
+	if _, ok := spliceSections(draftForRevision, "No headings at all."); ok {
+		t.Error("a revision with no section was accepted")
+	}
+}
