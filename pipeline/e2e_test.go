@@ -411,7 +411,8 @@ func TestHostileModelOutputNeverReachesTheReport(t *testing.T) {
 	if strings.ContainsAny(rep.Markdown, "\x1b\x07\u009b") {
 		t.Errorf("control characters survived: %q", rep.Markdown)
 	}
-	if !strings.Contains(rep.Markdown, "Testing is studied widely [1].") || !strings.Contains(rep.Markdown, "\n  - indented  item") {
+	// (The verifier takes [1] off the first sentence: source 1 does not say it.)
+	if !strings.Contains(rep.Markdown, "Testing is studied widely") || !strings.Contains(rep.Markdown, "\n  - indented  item") {
 		t.Errorf("the text around the escapes was damaged: %q", rep.Markdown)
 	}
 }

@@ -58,6 +58,13 @@ type Options struct {
 	// Deadline, when set, is how long after its start a run stops
 	// starting new work and writes from what is analysed (--deadline).
 	Deadline time.Duration `json:"deadline,omitempty"`
+	// Verify is how cited sentences are checked against their sources:
+	// VerifyFull (default), VerifyQuick (matching only) or VerifyOff.
+	Verify string `json:"verify,omitempty"`
+	// Unsupported is what becomes of a sentence no source supports:
+	// UnsupportedUncite (default: kept without a citation) or
+	// UnsupportedDrop.
+	Unsupported string `json:"unsupported,omitempty"`
 	// Grace is how long a straggling download may hold a sub-question
 	// whose other sources are analysed (0: DefaultGrace).
 	Grace time.Duration `json:"grace,omitempty"`
@@ -111,6 +118,20 @@ func (o *Options) Normalize() error {
 	}
 	if o.Deadline < 0 || o.Grace < 0 {
 		return fmt.Errorf("%w: --deadline and the grace period must be positive durations", ErrBadInput)
+	}
+	switch o.Verify {
+	case "":
+		o.Verify = VerifyFull
+	case VerifyFull, VerifyQuick, VerifyOff:
+	default:
+		return fmt.Errorf("%w: unknown --verify %q (use full, quick or off)", ErrBadInput, o.Verify)
+	}
+	switch o.Unsupported {
+	case "":
+		o.Unsupported = UnsupportedUncite
+	case UnsupportedUncite, UnsupportedDrop:
+	default:
+		return fmt.Errorf("%w: unknown --unsupported %q (use uncite or drop)", ErrBadInput, o.Unsupported)
 	}
 	if o.BudgetTokens < 0 {
 		return fmt.Errorf("%w: --budget-tokens must be 0 or more", ErrBadInput)

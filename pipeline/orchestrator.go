@@ -58,15 +58,17 @@ func (o *orchestrator) unitName(name string) string {
 
 // runState is everything the stages produce; each field is checkpointed.
 type runState struct {
-	Plan      *Plan
-	Found     *foundSet
-	Contexts  map[string][]ContextChunk // sub-question ID → retrieved chunks
-	Analyses  []Analysis                // in citation order
-	Rounds    []RoundSummary            // the research rounds
-	Unread    []string                  // sources cut short on purpose, with why
-	Drafts    []string
-	Reviews   []ReviewRequest
-	Decisions []Decision
+	Plan     *Plan
+	Found    *foundSet
+	Contexts map[string][]ContextChunk // sub-question ID → retrieved chunks
+	Analyses []Analysis                // in citation order
+	Rounds   []RoundSummary            // the research rounds
+	Unread   []string                  // sources cut short on purpose, with why
+	Drafts   []string
+	// Verifications are the verifier's records, one per draft verified.
+	Verifications []Verification
+	Reviews       []ReviewRequest
+	Decisions     []Decision
 }
 
 func (o *orchestrator) emit(ev Event) Event { return o.run.em.emit(ev) }

@@ -33,11 +33,21 @@ func (o *orchestrator) stageWriteAndReview(ctx context.Context) error {
 			return err
 		}
 	}
-	o.st.Drafts = append(o.st.Drafts, draft)
-	o.emit(Event{Type: DraftReady, Stage: StageWrite, Text: draft, Count: 0})
 	if err := o.stageDone(StageWrite, start, "draft ready"); err != nil {
 		return err
 	}
+	if o.opt.Verify != VerifyOff {
+		verifyStart := o.stageStart(StageVerify, "checking every cited sentence against its sources")
+		var err error
+		if draft, err = o.verifyDraft(ctx, 0, draft); err != nil {
+			return err
+		}
+		if err := o.stageDone(StageVerify, verifyStart, o.verifiedText()); err != nil {
+			return err
+		}
+	}
+	o.st.Drafts = append(o.st.Drafts, draft)
+	o.emit(Event{Type: DraftReady, Stage: StageWrite, Text: draft, Count: 0})
 	if !o.plan.Review {
 		return nil
 	}
@@ -101,6 +111,11 @@ func (o *orchestrator) stageWriteAndReview(ctx context.Context) error {
 				return err
 			}
 		}
+		verified, err := o.verifyDraft(ctx, round, draft)
+		if err != nil {
+			return err
+		}
+		draft = verified
 		o.st.Drafts = append(o.st.Drafts, draft)
 		o.emit(Event{Type: DraftReady, Stage: StageWrite, Text: draft, Count: round})
 	}

@@ -1,0 +1,657 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/researchtui/researchtui/llm"
+)
+
+// The verifier checks every cited sentence of a draft against the sources
+// it cites, and repairs what they do not support: it re-cites the sentence
+// to the source that says it, or removes the citation (the sentence stays
+// as the report's own synthesis, or is dropped: Options.Unsupported). It
+// never writes text. Matching (support.go) decides whenever it can; the
+// model is asked, in batches, only about sentences that neither clearly
+// restate a passage nor clearly miss every passage (Options.Verify full).
+
+// Verification modes (--verify).
+const (
+	VerifyFull  = "full"  // matching, then the model for what matching cannot decide
+	VerifyQuick = "quick" // matching only: no model calls
+	VerifyOff   = "off"   // no verification (the word-overlap ratio only)
+)
+
+// What becomes of a sentence its citations do not support (--unsupported).
+const (
+	UnsupportedUncite = "uncite" // keep it, without a citation: the report's own synthesis
+	UnsupportedDrop   = "drop"   // remove it
+)
+
+// Verdicts on a cited sentence.
+const (
+	VerdictSupported    = "supported"
+	VerdictPartly       = "partly_supported"
+	VerdictNotSupported = "not_supported"
+	VerdictContradicted = "contradicted"
+)
+
+// What the verifier did with a sentence.
+const (
+	ActionKept    = "kept"
+	ActionRecited = "recited"
+	ActionUncited = "uncited"
+	ActionDropped = "dropped"
+)
+
+// SentenceCheck is the verifier's record of one cited sentence.
+type SentenceCheck struct {
+	Sentence string    `json:"sentence"` // as written, without its citations
+	Cited    []string  `json:"cited"`    // the source keys the writer cited
+	Verdict  string    `json:"verdict"`  // on the writer's citations
+	By       string    `json:"by"`       // "match" or "model"
+	Score    float64   `json:"score"`    // share of the sentence the best cited passage covers
+	Action   string    `json:"action"`
+	Now      []string  `json:"now,omitempty"` // the source keys cited after repair
+	Passage  *Evidence `json:"passage,omitempty"`
+}
+
+// VerifyCounts sum up a verification.
+type VerifyCounts struct {
+	Cited     int `json:"cited_sentences"`
+	Supported int `json:"supported"`
+	Partly    int `json:"partly_supported"`
+	Recited   int `json:"recited"`
+	Uncited   int `json:"uncited"`
+	Dropped   int `json:"dropped"`
+	Rewritten int `json:"rewritten"`
+	ByModel   int `json:"judged_by_model"`
+}
+
+// Verification is one draft's verification (checkpoint "verify/<round>").
+type Verification struct {
+	Round  int             `json:"round"`
+	Mode   string          `json:"mode"`
+	Checks []SentenceCheck `json:"checks"`
+	Counts VerifyCounts    `json:"counts"`
+	Draft  string          `json:"draft"` // the repaired draft
+}
+
+// citedSpan is a sentence of a draft that carries citations, by byte range.
+type citedSpan struct {
+	start, end int
+	text       string // without its citations
+	nums       []int
+}
+
+// citedSpans finds the cited sentences of a Markdown draft (headings and
+// a references section aside).
+func citedSpans(md string) []citedSpan {
+	var out []citedSpan
+	off := 0
+	for _, line := range strings.SplitAfter(md, "\n") {
+		lineStart := off
+		off += len(line)
+		trimmed := strings.TrimSpace(line)
+		if trimmed == "" || strings.HasPrefix(trimmed, "#") {
+			continue
+		}
+		for _, seg := range lineSentences(line) {
+			nums := groupNums(line[seg[0]:seg[1]])
+			if len(nums) == 0 {
+				continue
+			}
+			text := strings.TrimSpace(stripListMarker(citeGroup.ReplaceAllString(line[seg[0]:seg[1]], "")))
+			out = append(out, citedSpan{start: lineStart + seg[0], end: lineStart + seg[1], text: text, nums: nums})
+		}
+	}
+	return out
+}
+
+// lineSentences cuts a line into sentences by byte range, the line break
+// left out. A piece that is only citations ("… etc. [1]") belongs to the
+// sentence before it.
+func lineSentences(line string) [][2]int {
+	end := len(strings.TrimRight(line, "\r\n"))
+	var segs [][2]int
+	start := 0
+	for i := 0; i < end; i++ {
+		c := line[i]
+		if (c == '.' || c == '!' || c == '?') && (i+1 == end || line[i+1] == ' ') {
+			segs = append(segs, [2]int{start, i + 1})
+			start = i + 1
+		}
+	}
+	if start < end {
+		segs = append(segs, [2]int{start, end})
+	}
+	var merged [][2]int
+	for _, sg := range segs {
+		if len(merged) > 0 && strings.TrimSpace(citeGroup.ReplaceAllString(line[sg[0]:sg[1]], "")) == "" {
+			merged[len(merged)-1][1] = sg[1]
+			continue
+		}
+		merged = append(merged, sg)
+	}
+	return merged
+}
+
+// groupNums are the citation numbers in s (Markdown links aside).
+func groupNums(s string) []int {
+	var nums []int
+	for _, m := range citeGroup.FindAllStringSubmatchIndex(s, -1) {
+		if m[1] < len(s) && s[m[1]] == '(' {
+			continue
+		}
+		nums = append(nums, parseGroup(s[m[2]:m[3]])...)
+	}
+	return nums
+}
+
+func stripListMarker(s string) string {
+	t := strings.TrimSpace(s)
+	for _, p := range []string{"- ", "* ", "+ "} {
+		if strings.HasPrefix(t, p) {
+			return t[len(p):]
+		}
+	}
+	return t
+}
+
+// verifyDraft verifies a draft and returns it repaired. Nothing is done
+// with --verify off or when there are no sources.
+func (o *orchestrator) verifyDraft(ctx context.Context, round int, draft string) (string, error) {
+	mode := o.opt.Verify
+	if mode == "" {
+		mode = VerifyFull
+	}
+	if mode == VerifyOff || len(o.st.Analyses) == 0 {
+		return draft, nil
+	}
+	name := fmt.Sprintf("verify/%d", round)
+	var v Verification
+	if ok, err := o.loadCheckpoint(name, &v); err != nil {
+		return draft, err
+	} else if ok {
+		o.st.Verifications = append(o.st.Verifications, v)
+		return v.Draft, nil
+	}
+	agent := "verifier"
+	if round > 0 {
+		agent = fmt.Sprintf("verifier (revision %d)", round)
+	}
+	spans := citedSpans(draft)
+	a := o.startAgent(StageVerify, agent, fmt.Sprintf("checking %d cited sentences against their sources", len(spans)))
+	ix := newEvidenceIndex(o.citableTexts())
+	checks := make([]SentenceCheck, len(spans))
+	var ask []int // sentences matching cannot decide
+	for i, sp := range spans {
+		checks[i] = o.matchSentence(ix, sp)
+		if checks[i].Verdict == "" {
+			ask = append(ask, i)
+		}
+	}
+	if len(ask) > 0 {
+		if mode == VerifyFull && !o.meter.exhausted() {
+			if err := o.judgeByModel(ctx, a, round, ix, spans, checks, ask); err != nil {
+				a.finish("failed")
+				return draft, err
+			}
+		}
+		for _, i := range ask {
+			if checks[i].Verdict == "" { // quick mode, or the model did not say
+				o.settleByMatch(ix, spans[i], &checks[i])
+			}
+		}
+	}
+	v = Verification{Round: round, Mode: mode, Checks: checks}
+	v.Draft = o.applyChecks(draft, spans, checks)
+	v.Counts = countChecks(checks)
+	a.finish(verifySummary(v.Counts))
+	if err := o.checkpoint(name, v); err != nil {
+		return draft, err
+	}
+	o.st.Verifications = append(o.st.Verifications, v)
+	return v.Draft, nil
+}
+
+// verifiedText sums up the last verification, for the stage's line.
+func (o *orchestrator) verifiedText() string {
+	if len(o.st.Verifications) == 0 {
+		return "nothing to verify"
+	}
+	return verifySummary(o.st.Verifications[len(o.st.Verifications)-1].Counts)
+}
+
+func verifySummary(c VerifyCounts) string {
+	s := fmt.Sprintf("%d of %d cited sentences supported", c.Supported+c.Partly, c.Cited)
+	if fixed := c.Recited + c.Uncited + c.Dropped; fixed > 0 {
+		s += fmt.Sprintf("; %d re-cited, %d uncited, %d dropped", c.Recited, c.Uncited, c.Dropped)
+	}
+	return s
+}
+
+func countChecks(checks []SentenceCheck) VerifyCounts {
+	var c VerifyCounts
+	for _, ch := range checks {
+		c.Cited++
+		switch ch.Action {
+		case ActionRecited:
+			c.Recited++
+		case ActionUncited:
+			c.Uncited++
+		case ActionDropped:
+			c.Dropped++
+		default:
+			if ch.Verdict == VerdictPartly {
+				c.Partly++
+			} else {
+				c.Supported++
+			}
+		}
+		if ch.By == "model" {
+			c.ByModel++
+		}
+	}
+	return c
+}
+
+// citableTexts are the texts of the sources the report may cite, by key:
+// every chunk read, or for a source with none stored its analysis quotes.
+func (o *orchestrator) citableTexts() map[string][]ContextChunk {
+	out := map[string][]ContextChunk{}
+	for _, an := range o.st.Analyses {
+		if _, done := out[an.SourceKey]; done {
+			continue
+		}
+		var cs []ContextChunk
+		if chunks, err := o.engine.Store.Chunks(an.SourceKey); err == nil {
+			for _, c := range chunks {
+				cs = append(cs, ContextChunk{ID: c.ID, SourceKey: an.SourceKey, Text: c.Text})
+			}
+		}
+		if len(cs) == 0 {
+			rec, _ := o.loadSource(an.SourceKey)
+			cs = append(cs, ContextChunk{ID: an.SourceKey, SourceKey: an.SourceKey, Text: abstractText(rec)})
+			for _, q := range an.Quotes {
+				cs = append(cs, ContextChunk{ID: q.ChunkID, SourceKey: an.SourceKey, Text: q.Text})
+			}
+		}
+		out[an.SourceKey] = cs
+	}
+	return out
+}
+
+// keyOf is the source behind citation number n (1-based), or "".
+func (o *orchestrator) keyOf(n int) string {
+	if n < 1 || n > len(o.st.Analyses) {
+		return ""
+	}
+	return o.st.Analyses[n-1].SourceKey
+}
+
+// numOf is the citation number of a source key, or 0.
+func (o *orchestrator) numOf(key string) int {
+	for i, an := range o.st.Analyses {
+		if an.SourceKey == key {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// matchSentence decides a sentence by matching when it can; the verdict
+// stays empty when it cannot.
+func (o *orchestrator) matchSentence(ix *evidenceIndex, sp citedSpan) SentenceCheck {
+	ch := SentenceCheck{Sentence: sp.text, By: "match"}
+	cited := map[string]bool{}
+	var best match
+	scores := map[string]float64{}
+	for _, n := range sp.nums {
+		key := o.keyOf(n)
+		if key == "" || cited[key] {
+			continue
+		}
+		cited[key] = true
+		ch.Cited = append(ch.Cited, key)
+		m := ix.best(sp.text, key)
+		scores[key] = m.Score
+		if m.Score > best.Score || best.SourceKey == "" {
+			best = m
+		}
+	}
+	if len(ch.Cited) == 0 { // only numbers that resolve to nothing: finalise removes them
+		ch.Verdict, ch.Action = VerdictNotSupported, ActionKept
+		return ch
+	}
+	ch.Score = best.Score
+	other := ix.bestElsewhere(sp.text, cited)
+	switch {
+	case best.Score >= clearMatch:
+		ch.Verdict, ch.Action = VerdictSupported, ActionKept
+		ch.Passage = &best.Evidence
+		for _, key := range ch.Cited { // a co-citation that says none of it goes
+			if scores[key] >= clearMiss {
+				ch.Now = append(ch.Now, key)
+			}
+		}
+	case other.Score >= clearMatch && other.Score-best.Score >= reciteMargin:
+		ch.Verdict, ch.Action = VerdictNotSupported, ActionRecited
+		ch.Now = []string{other.SourceKey}
+		ch.Passage = &other.Evidence
+	case best.Score < clearMiss && other.Score < clearMiss:
+		ch.Verdict = VerdictNotSupported
+		ch.Action = o.unsupportedAction()
+	}
+	return ch
+}
+
+// settleByMatch decides a sentence matching left open, without a model:
+// most of it in a cited passage is partly supported, else unsupported
+// (re-cited when another source covers it better).
+func (o *orchestrator) settleByMatch(ix *evidenceIndex, sp citedSpan, ch *SentenceCheck) {
+	cited := map[string]bool{}
+	var best match
+	for _, key := range ch.Cited {
+		cited[key] = true
+		if m := ix.best(sp.text, key); m.Score > best.Score || best.SourceKey == "" {
+			best = m
+		}
+	}
+	other := ix.bestElsewhere(sp.text, cited)
+	mid := (clearMiss + clearMatch) / 2
+	switch {
+	case best.Score >= mid:
+		ch.Verdict, ch.Action, ch.Now = VerdictPartly, ActionKept, ch.Cited
+		ch.Passage = &best.Evidence
+	case other.Score >= mid && other.Score > best.Score:
+		ch.Verdict, ch.Action, ch.Now = VerdictNotSupported, ActionRecited, []string{other.SourceKey}
+		ch.Passage = &other.Evidence
+	default:
+		ch.Verdict, ch.Action = VerdictNotSupported, o.unsupportedAction()
+	}
+	ch.By = "match"
+}
+
+func (o *orchestrator) unsupportedAction() string {
+	if o.opt.Unsupported == UnsupportedDrop {
+		return ActionDropped
+	}
+	return ActionUncited
+}
+
+// applyChecks rewrites the draft's cited sentences as the checks decided:
+// kept sentences keep the citations that support them, re-cited ones
+// cite their new source, uncited ones lose their citations, dropped ones
+// go.
+func (o *orchestrator) applyChecks(draft string, spans []citedSpan, checks []SentenceCheck) string {
+	var b strings.Builder
+	last := 0
+	touched := map[int]bool{} // lines of the result that changed
+	for i, sp := range spans {
+		ch := checks[i]
+		b.WriteString(draft[last:sp.start])
+		seg := draft[sp.start:sp.end]
+		before := seg
+		switch ch.Action {
+		case ActionDropped:
+			seg = "" // a list item of one sentence leaves its marker, which tidyDraft removes
+		case ActionUncited:
+			seg = recite(seg, nil)
+		case ActionRecited:
+			seg = recite(seg, o.nums(ch.Now))
+		case ActionKept:
+			if ch.Now != nil && len(ch.Now) < len(ch.Cited) {
+				seg = recite(seg, o.nums(ch.Now))
+			}
+		}
+		if seg != before {
+			touched[strings.Count(b.String(), "\n")] = true
+		}
+		b.WriteString(seg)
+		last = sp.end
+	}
+	b.WriteString(draft[last:])
+	return tidyDraft(b.String(), touched)
+}
+
+func (o *orchestrator) nums(keys []string) []int {
+	var out []int
+	for _, k := range keys {
+		if n := o.numOf(k); n > 0 {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// recite replaces a sentence's citation groups by one group of nums at the
+// place of the last (none when nums is empty).
+func recite(seg string, nums []int) string {
+	locs := citeGroup.FindAllStringIndex(seg, -1)
+	var keep [][]int
+	for _, l := range locs {
+		if l[1] < len(seg) && seg[l[1]] == '(' {
+			continue
+		}
+		keep = append(keep, l)
+	}
+	if len(keep) == 0 {
+		return seg
+	}
+	var b strings.Builder
+	last := 0
+	for i, l := range keep {
+		b.WriteString(strings.TrimRight(seg[last:l[0]], " "))
+		if i == len(keep)-1 && len(nums) > 0 {
+			b.WriteString(" " + formatGroup(append([]int(nil), nums...)))
+		}
+		last = l[1]
+	}
+	b.WriteString(seg[last:])
+	return b.String()
+}
+
+// tidyDraft removes what repairs leave behind on the lines they touched:
+// empty list items or lines, doubled spaces and " .".
+func tidyDraft(md string, touched map[int]bool) string {
+	var out []string
+	for i, line := range strings.Split(md, "\n") {
+		if !touched[i] {
+			out = append(out, line)
+			continue
+		}
+		t := strings.TrimSpace(line)
+		if t == "" {
+			continue
+		}
+		if t == "-" || t == "*" || t == "+" {
+			continue
+		}
+		// Inside the text (not its indentation), a removed citation or
+		// sentence leaves doubled spaces and " ." behind.
+		indent := len(line) - len(strings.TrimLeft(line, " \t"))
+		body := strings.ReplaceAll(line[indent:], " .", ".")
+		for strings.Contains(body, "  ") {
+			body = strings.ReplaceAll(body, "  ", " ")
+		}
+		out = append(out, strings.TrimRight(line[:indent]+body, " "))
+	}
+	return strings.Join(out, "\n")
+}
+
+const verifySchema = `{
+  "type": "object",
+  "properties": {
+    "verdicts": {"type": "array", "items": {"type": "object",
+      "properties": {
+        "c": {"type": "integer"},
+        "v": {"type": "string", "enum": ["supported", "partly", "unsupported", "contradicted"]},
+        "p": {"type": "integer"}
+      },
+      "required": ["c", "v"]}}
+  },
+  "required": ["verdicts"]
+}`
+
+const verifierSystem = `You are the verifier agent of a research assistant. For each claim C, read the numbered passages P listed under it and judge whether they say what the claim says. Answer with JSON only: "verdicts", one per claim: "c" (the claim number), "v" (supported: a passage states it; partly: a passage states part of it; unsupported: no passage states it; contradicted: a passage says the opposite), "p" (the number of the passage that decides, when one does). Judge only from the passages.`
+
+// verifyBatch is how many sentences one model call judges.
+const verifyBatch = 6
+
+// judgedBatch is the checkpoint of one verifier call: verdicts by sentence.
+type judgedBatch struct {
+	Verdicts map[int]modelVerdict `json:"verdicts"`
+}
+
+type modelVerdict struct {
+	Verdict string   `json:"verdict"`
+	Passage Evidence `json:"passage"`
+	Cited   bool     `json:"cited"` // the passage is of a cited source
+}
+
+// judgeByModel asks the model about the sentences matching could not
+// decide, in batches, each checkpointed so a resume repeats none.
+func (o *orchestrator) judgeByModel(ctx context.Context, a *agentCall, round int, ix *evidenceIndex, spans []citedSpan, checks []SentenceCheck, ask []int) error {
+	for b := 0; b*verifyBatch < len(ask); b++ {
+		part := ask[b*verifyBatch : min(len(ask), (b+1)*verifyBatch)]
+		name := fmt.Sprintf("verify/%d/batch%d", round, b)
+		var jb judgedBatch
+		if ok, err := o.loadCheckpoint(name, &jb); err != nil {
+			return err
+		} else if !ok {
+			var err error
+			if jb, err = o.judgeBatch(ctx, a, ix, spans, checks, part); err != nil {
+				return err
+			}
+			if err := o.checkpoint(name, jb); err != nil {
+				return err
+			}
+		}
+		for i, mv := range jb.Verdicts {
+			o.applyModelVerdict(ix, spans[i], &checks[i], mv)
+		}
+	}
+	return nil
+}
+
+// judgeBatch is one verifier call: each sentence with the best passages of
+// its cited sources and the best passage elsewhere.
+func (o *orchestrator) judgeBatch(ctx context.Context, a *agentCall, ix *evidenceIndex, spans []citedSpan, checks []SentenceCheck, part []int) (judgedBatch, error) {
+	type shown struct {
+		ev    Evidence
+		cited bool
+	}
+	passages := map[int][]shown{}
+	var b strings.Builder
+	for ci, i := range part {
+		fmt.Fprintf(&b, "C%d: %s\n", ci+1, spans[i].text)
+		cited := map[string]bool{}
+		var list []shown
+		for _, key := range checks[i].Cited {
+			cited[key] = true
+			if m := ix.best(spans[i].text, key); m.Text != "" {
+				list = append(list, shown{m.Evidence, true})
+			}
+		}
+		if m := ix.bestElsewhere(spans[i].text, cited); m.Score >= clearMiss {
+			list = append(list, shown{m.Evidence, false})
+		}
+		for pi, s := range list {
+			fmt.Fprintf(&b, "  P%d: %s\n", pi+1, truncateRunes(s.ev.Text, 500))
+		}
+		passages[ci+1] = list
+	}
+	req := llm.ChatRequest{
+		Messages:    []llm.Message{{Role: "system", Content: verifierSystem}, {Role: "user", Content: b.String()}},
+		Schema:      json.RawMessage(verifySchema),
+		Temperature: ptr(0.0),
+	}
+	type answer struct {
+		Verdicts []struct {
+			C int    `json:"c"`
+			V string `json:"v"`
+			P int    `json:"p"`
+		} `json:"verdicts"`
+	}
+	validate := func(ans *answer) error {
+		if len(ans.Verdicts) == 0 {
+			return fmt.Errorf("verdicts is empty; give one per claim C1..C%d", len(part))
+		}
+		return nil
+	}
+	ans, info, err := structured(ctx, a, req, validate, func() answer { return answer{} })
+	if fatal(ctx, err) {
+		return judgedBatch{}, err
+	}
+	o.budgetWarn(StageVerify, err)
+	jb := judgedBatch{Verdicts: map[int]modelVerdict{}}
+	if info.Fallback {
+		a.warn("the verifier's answer was unusable; %d sentences are judged by matching alone", len(part))
+		return jb, nil
+	}
+	for _, v := range ans.Verdicts {
+		if v.C < 1 || v.C > len(part) {
+			continue
+		}
+		mv := modelVerdict{}
+		switch strings.ToLower(strings.TrimSpace(v.V)) {
+		case "supported":
+			mv.Verdict = VerdictSupported
+		case "partly", "partly_supported", "partially":
+			mv.Verdict = VerdictPartly
+		case "unsupported", "not_supported":
+			mv.Verdict = VerdictNotSupported
+		case "contradicted":
+			mv.Verdict = VerdictContradicted
+		default:
+			continue
+		}
+		if list := passages[v.C]; v.P >= 1 && v.P <= len(list) {
+			mv.Passage, mv.Cited = list[v.P-1].ev, list[v.P-1].cited
+		}
+		jb.Verdicts[part[v.C-1]] = mv
+	}
+	return jb, nil
+}
+
+// applyModelVerdict turns the model's verdict into an action. The model
+// cannot move a citation to a passage that matching finds no closer than
+// the cited source's, and a verdict without a passage is checked against
+// the cited source's best.
+func (o *orchestrator) applyModelVerdict(ix *evidenceIndex, sp citedSpan, ch *SentenceCheck, mv modelVerdict) {
+	ch.By = "model"
+	switch mv.Verdict {
+	case VerdictSupported, VerdictPartly:
+		if mv.Passage.Text != "" && !mv.Cited {
+			cited := map[string]bool{}
+			for _, k := range ch.Cited {
+				cited[k] = true
+			}
+			other := ix.bestElsewhere(sp.text, cited)
+			if other.SourceKey == mv.Passage.SourceKey && other.Score > ch.Score {
+				ch.Verdict, ch.Action, ch.Now = VerdictNotSupported, ActionRecited, []string{other.SourceKey}
+				ch.Passage = &other.Evidence
+				return
+			}
+		}
+		ch.Verdict, ch.Action, ch.Now = mv.Verdict, ActionKept, ch.Cited
+		if mv.Passage.Text != "" && mv.Cited {
+			p := mv.Passage
+			ch.Passage = &p
+		} else {
+			o.settleByMatch(ix, sp, ch) // no passage named: the evidence decides
+			ch.By = "model"
+		}
+	case VerdictNotSupported:
+		ch.Verdict, ch.Action = VerdictNotSupported, o.unsupportedAction()
+	case VerdictContradicted:
+		ch.Verdict, ch.Action = VerdictContradicted, ActionDropped
+		if mv.Passage.Text != "" {
+			p := mv.Passage
+			ch.Passage = &p
+		}
+	}
+}
