@@ -91,15 +91,17 @@ func (u Update) IsRetraction() bool { return retractionTypes[u.Type] }
 // and expressions of concern are not corrections.
 func (r Record) Corrected() bool {
 	for _, u := range r.Updates {
-		if !u.Notice && correctionType(u.Type) {
+		if !u.Notice && u.IsCorrection() {
 			return true
 		}
 	}
 	return false
 }
 
-func correctionType(t string) bool {
-	switch t {
+// IsCorrection reports whether the update corrects the work without
+// withdrawing it.
+func (u Update) IsCorrection() bool {
+	switch u.Type {
 	case "correction", "erratum", "corrigendum", "addendum", "clarification":
 		return true
 	}
