@@ -172,7 +172,9 @@ func noticeLines(st *themes.Styles, s pipeline.CitedSource, w int) []string {
 		if u.IsRetraction() {
 			style = st.Error
 		}
-		out = append(out, style.Render(trunc(strings.Join(parts, " · "), w)))
+		for _, l := range strings.Split(wrapText(strings.Join(parts, " · "), max(w, 10)), "\n") {
+			out = append(out, style.Render(l))
+		}
 	}
 	return out
 }
