@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/store"
 )
 
@@ -27,6 +28,11 @@ type CitedSource struct {
 	// Read is how the run read the source: ReadFullText or ReadAbstract;
 	// empty when the report does not record it (older reports).
 	Read string `json:"read,omitempty"`
+	// Retracted and Updates come from the source's record
+	// (search.Record): the sources pane marks a retracted source and a
+	// corrected one, and the details view lists the notices.
+	Retracted bool            `json:"retracted,omitempty"`
+	Updates   []search.Update `json:"updates,omitempty"`
 }
 
 // How a cited source was read.

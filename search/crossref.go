@@ -15,7 +15,9 @@ import (
 // DefaultCrossrefURL is the Crossref REST API base.
 const DefaultCrossrefURL = "https://api.crossref.org"
 
-const crossrefSelect = "DOI,title,author,issued,published,container-title,abstract,URL,link,is-referenced-by-count,type"
+// crossrefSelect names the fields a search asks for; update-to, updated-by
+// and relation carry retractions and corrections.
+const crossrefSelect = "DOI,title,author,issued,published,container-title,abstract,URL,link,is-referenced-by-count,type,update-to,updated-by,relation"
 
 type crossrefSource struct {
 	c      *Client
@@ -110,10 +112,46 @@ type crWork struct {
 		URL         string `json:"URL"`
 		ContentType string `json:"content-type"`
 	} `json:"link"`
+	UpdateTo  []crUpdate `json:"update-to"`  // on a notice: the works it updates
+	UpdatedBy []crUpdate `json:"updated-by"` // on a work: the notices that update it
+	// Relation maps relation types to linked IDs; only the retraction
+	// ones are read.
+	Relation map[string]json.RawMessage `json:"relation"`
+}
+
+type crUpdate struct {
+	DOI     string `json:"DOI"`
+	Type    string `json:"type"`
+	Source  string `json:"source"`
+	Updated crDate `json:"updated"`
+}
+
+type crRelated struct {
+	ID     string `json:"id"`
+	IDType string `json:"id-type"`
 }
 
 type crDate struct {
 	Parts [][]*int `json:"date-parts"`
+}
+
+// date renders the date parts as "2015-05-04", "2015-05" or "2015".
+func (d crDate) date() string {
+	if len(d.Parts) == 0 {
+		return ""
+	}
+	var parts []string
+	for i, p := range d.Parts[0] {
+		if p == nil || i > 2 || *p < 0 || *p > 9999 {
+			break
+		}
+		if i == 0 {
+			parts = append(parts, fmt.Sprintf("%04d", *p))
+		} else {
+			parts = append(parts, fmt.Sprintf("%02d", *p))
+		}
+	}
+	return strings.Join(parts, "-")
 }
 
 func (d crDate) year() int {
@@ -200,6 +238,7 @@ func ParseCrossref(body []byte) ([]Record, error) {
 		if r.URL == "" && r.DOI != "" {
 			r.URL = "https://doi.org/" + r.DOI
 		}
+		crossrefUpdates(&r, w)
 		if r.Title == "" && r.DOI == "" {
 			continue
 		}
@@ -207,4 +246,45 @@ func ParseCrossref(body []byte) ([]Record, error) {
 		recs = append(recs, r)
 	}
 	return recs, nil
+}
+
+// crossrefUpdates reads a work's editorial notices. updated-by (on the
+// work: Crossref now lists Retraction Watch's records there as well as the
+// publisher's) says the work was corrected or retracted; update-to (on the
+// notice) says this record is the notice, which is treated as retracted too
+// when it retracts another work, as OpenAlex does; relation is-retracted-by
+// is the older way to say the first.
+func crossrefUpdates(r *Record, w crWork) {
+	add := func(u crUpdate, notice bool) {
+		t := normalizeUpdateType(u.Type)
+		if t == "" {
+			return
+		}
+		up := Update{Type: t, DOI: NormalizeDOI(CleanLine(u.DOI)), Date: u.Updated.date(),
+			Source: CleanLine(u.Source), Notice: notice}
+		if up.IsRetraction() {
+			r.Retracted = true
+		}
+		r.Updates = mergeUpdates(r.Updates, []Update{up})
+	}
+	for _, u := range w.UpdatedBy {
+		add(u, false)
+	}
+	for _, u := range w.UpdateTo {
+		add(u, true)
+	}
+	for name, raw := range w.Relation {
+		if !strings.Contains(strings.ToLower(name), "retracted-by") {
+			continue
+		}
+		var rel []crRelated
+		_ = json.Unmarshal(raw, &rel) // a malformed relation is ignored, not fatal
+		for _, x := range rel {
+			doi := ""
+			if strings.EqualFold(x.IDType, "doi") {
+				doi = x.ID
+			}
+			add(crUpdate{DOI: doi, Type: "retraction", Source: "relation"}, false)
+		}
+	}
 }

@@ -162,6 +162,7 @@ func Merge(records []Record) []Record {
 func cloneRecord(r Record) Record {
 	r.Authors = append([]string(nil), r.Authors...)
 	r.FoundBy = append([]string(nil), r.FoundBy...)
+	r.Updates = append([]Update(nil), r.Updates...)
 	if r.Data != nil {
 		d := make(map[string]any, len(r.Data))
 		for k, v := range r.Data {
@@ -242,6 +243,10 @@ func mergeInto(dst, src *Record) {
 	if src.Citations > dst.Citations {
 		dst.Citations = src.Citations
 	}
+	// one source's word is enough: a retraction another source has not
+	// caught up with is still a retraction
+	dst.Retracted = dst.Retracted || src.Retracted
+	dst.Updates = mergeUpdates(dst.Updates, src.Updates)
 }
 
 func fill(dst *string, src string) {

@@ -12,7 +12,8 @@ import (
 // answers in testdata/ (plus cut-off and corrupted copies of them). The
 // invariants are what the rest of the program relies on: no panic, and
 // every record names its source and carries no terminal control characters
-// in the fields that are drawn on screen.
+// in the fields that are drawn on screen. The openalex/ and crossref/ seeds
+// include answers with retractions and corrections (updated-by, update-to).
 //
 //	go test -run '^$' -fuzz FuzzParseArxivFeed -fuzztime 30s ./search/
 
@@ -42,7 +43,15 @@ func checkRecords(t *testing.T, recs []Record) {
 		if r.Source == "" {
 			t.Errorf("record without a source: %+v", r)
 		}
-		for _, s := range append([]string{r.Title, r.Venue, r.Abstract, r.Key}, r.Authors...) {
+		fields := append([]string{r.Title, r.Venue, r.Abstract, r.Key}, r.Authors...)
+		for _, u := range r.Updates {
+			// notices are drawn in the sources pane
+			fields = append(fields, u.Type, u.DOI, u.Date, u.Source)
+			if u.Type == "" {
+				t.Errorf("update without a type: %+v", u)
+			}
+		}
+		for _, s := range fields {
 			if strings.ContainsFunc(s, func(c rune) bool { return unicode.IsControl(c) && c != '\n' && c != '\t' }) {
 				t.Errorf("control character in %q", s)
 			}

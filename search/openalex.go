@@ -85,6 +85,7 @@ type oaWork struct {
 	Locations             []oaLocation     `json:"locations"`
 	AbstractInvertedIndex map[string][]int `json:"abstract_inverted_index"`
 	ReferencedWorks       []string         `json:"referenced_works"`
+	IsRetracted           bool             `json:"is_retracted"`
 }
 
 // ParseOpenAlex parses an OpenAlex /works list ({"meta","results"}) or a
@@ -141,6 +142,7 @@ func openAlexRecord(w oaWork) Record {
 		Year:       w.PublicationYear,
 		Abstract:   CleanLine(RebuildAbstract(w.AbstractInvertedIndex)),
 		Citations:  w.CitedByCount,
+		Retracted:  w.IsRetracted,
 	}
 	if r.Title == "" {
 		r.Title = CleanLine(w.Title)

@@ -4,7 +4,10 @@
 // It imports none of the other researchtui packages.
 package search
 
-import "context"
+import (
+	"context"
+	"strings"
+)
 
 // Record is one work as every source reports it, normalised so that the
 // pipeline never needs to know which API a paper came from.
@@ -40,6 +43,101 @@ type Record struct {
 	// the source reports them (OpenAlex's referenced_works), for citation
 	// chasing.
 	References []string `json:"references,omitempty"`
+	// Retracted says a source reported the work retracted or withdrawn
+	// (OpenAlex is_retracted; Crossref updated-by/update-to of type
+	// retraction or withdrawal, or relation is-retracted-by). A retracted
+	// work is shown as such and is not used as support for claims unless
+	// the question is about it. Retraction notices count too: OpenAlex
+	// flags them the same way, and a notice is no support for the claims
+	// of the paper it retracts.
+	Retracted bool `json:"retracted,omitempty"`
+	// Updates are the corrections, errata, retractions, expressions of
+	// concern ... that the sources link to this work, so a reader can open
+	// the notice itself.
+	Updates []Update `json:"updates,omitempty"`
+}
+
+// Update is one editorial notice linked to a work.
+type Update struct {
+	// Type is the notice's kind in Crossref's words, lower case with
+	// underscores: "retraction", "correction", "erratum", "corrigendum",
+	// "expression_of_concern", "withdrawal", "addendum", "new_version" ...
+	Type string `json:"type"`
+	// DOI is the other side of the link: the notice's DOI when the work
+	// is updated by it, the updated work's DOI when Notice is set.
+	DOI string `json:"doi,omitempty"`
+	// Date is when the update was made, "2015-05-04" (or "2015-05",
+	// "2015"), as the source gives it.
+	Date string `json:"date,omitempty"`
+	// Source is who asserted the link: "publisher" or "retraction-watch"
+	// (Crossref's source field), or the API that reported it ("openalex").
+	Source string `json:"source,omitempty"`
+	// Notice is set when this record is itself the notice (Crossref's
+	// update-to): then DOI names the work it corrects or retracts.
+	Notice bool `json:"notice,omitempty"`
+}
+
+// retractionTypes are the update kinds that take a work out of the
+// literature; corrections and expressions of concern do not.
+var retractionTypes = map[string]bool{
+	"retraction": true, "withdrawal": true, "removal": true, "partial_retraction": true,
+}
+
+// IsRetraction reports whether the update withdraws the work.
+func (u Update) IsRetraction() bool { return retractionTypes[u.Type] }
+
+// Corrected reports whether a notice corrects this work without
+// retracting it (a correction, erratum, corrigendum ...). New versions
+// and expressions of concern are not corrections.
+func (r Record) Corrected() bool {
+	for _, u := range r.Updates {
+		if !u.Notice && u.IsCorrection() {
+			return true
+		}
+	}
+	return false
+}
+
+// IsCorrection reports whether the update corrects the work without
+// withdrawing it.
+func (u Update) IsCorrection() bool {
+	switch u.Type {
+	case "correction", "erratum", "corrigendum", "addendum", "clarification":
+		return true
+	}
+	return false
+}
+
+// normalizeUpdateType folds "Expression of Concern", "expression-of-concern"
+// and "expression_of_concern" to one spelling.
+func normalizeUpdateType(t string) string {
+	t = strings.ToLower(CleanLine(t))
+	t = strings.NewReplacer(" ", "_", "-", "_").Replace(t)
+	return t
+}
+
+// mergeUpdates adds the updates of src that dst lacks (same type, DOI and
+// direction), keeping dst's order.
+func mergeUpdates(dst, src []Update) []Update {
+	for _, u := range src {
+		dup := false
+		for i, d := range dst {
+			if d.Type == u.Type && d.Notice == u.Notice && (d.DOI == u.DOI || d.DOI == "" || u.DOI == "") {
+				if d.DOI == "" {
+					dst[i].DOI = u.DOI
+				}
+				if dst[i].Date == "" {
+					dst[i].Date = u.Date
+				}
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			dst = append(dst, u)
+		}
+	}
+	return dst
 }
 
 // HasData reports whether r carries structured properties.

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -383,3 +384,21 @@ func settle(m *rootModel) {
 var errBackend = errors.New("No Ollama at 127.0.0.1:11434: run `ollama serve` or set OLLAMA_HOST")
 
 func tea_ws(w, h int) tea.WindowSizeMsg { return tea.WindowSizeMsg{Width: w, Height: h} }
+
+// noticesReport is the fixture report with source [1] retracted (the
+// notice named, as Crossref's updated-by gives it) and source [3]
+// corrected. The notices are read from JSON, the shape a stored report and
+// `sessions show --json` carry.
+func noticesReport(t testing.TB) pipeline.Report {
+	t.Helper()
+	rep := fixtureReport()
+	for i, js := range map[int]string{
+		0: `{"retracted":true,"updates":[{"type":"retraction","doi":"10.1038/nenergy.2023.99","date":"2023-04-22","source":"retraction-watch"}]}`,
+		2: `{"updates":[{"type":"correction","doi":"10.1021/jacs.0c00099","date":"2021-02-01","source":"publisher"}]}`,
+	} {
+		if err := json.Unmarshal([]byte(js), &rep.Sources[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return rep
+}

@@ -82,6 +82,21 @@ var screens = []struct {
 		openFixtureReport(t, m)
 		press(t, m, "e")
 	}},
+	{"report_notices", func(t *testing.T, m *rootModel, svc *fakeServices, c *clock) {
+		svc.reports["s4"] = noticesReport(t)
+		openFixtureReport(t, m)
+		press(t, m, "tab")
+	}},
+	{"source_detail_retracted", func(t *testing.T, m *rootModel, svc *fakeServices, c *clock) {
+		svc.reports["s4"] = noticesReport(t)
+		openFixtureReport(t, m)
+		press(t, m, "tab", "enter")
+	}},
+	{"source_detail_corrected", func(t *testing.T, m *rootModel, svc *fakeServices, c *clock) {
+		svc.reports["s4"] = noticesReport(t)
+		openFixtureReport(t, m)
+		press(t, m, "tab", "down", "down", "enter")
+	}},
 }
 
 // openFixtureReport opens the completed session s4's report from the list.

@@ -242,7 +242,7 @@ func (m *rootModel) sourceStrip(w int) string {
 	lines := []string{st.Subtle.Render(strings.Repeat("─", w))}
 	lines = append(lines, st.Accent.Render(num)+st.Text.Bold(true).Render(trunc(orUntitled(s.Title), w-len(num))))
 	meta := sourceMeta(*s, false)
-	tag := readTag(st, s.Read)
+	tag := joinTags(noticeTag(st, *s), readTag(st, s.Read))
 	lines = append(lines, strings.Repeat(" ", len(num))+st.Muted.Render(trunc(meta, max(w-len(num)-ansi.StringWidth(tag)-3, 10)))+tagSep(meta, tag)+tag)
 	if s.Quote != "" {
 		ql := strings.Split(wrapText("“"+s.Quote+"”", max(w-len(num)-2, 10)), "\n")

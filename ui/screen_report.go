@@ -2,7 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"net/url"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -10,7 +9,6 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/researchtui/researchtui/pipeline"
-	"github.com/researchtui/researchtui/themes"
 )
 
 const (
@@ -390,86 +388,6 @@ func (r *reportModel) selectedSource() *pipeline.CitedSource {
 	return &r.rep.Sources[r.srcCursor]
 }
 
-// sourceURL is the address to open for a source: its URL, else its DOI,
-// else its arXiv page. Only http(s) addresses are ever handed to the opener.
-func sourceURL(s pipeline.CitedSource) string {
-	cand := s.URL
-	switch {
-	case cand != "":
-	case s.DOI != "":
-		cand = "https://doi.org/" + s.DOI
-	case s.ArxivID != "":
-		cand = "https://arxiv.org/abs/" + s.ArxivID
-	case s.PDFURL != "":
-		cand = s.PDFURL
-	}
-	u, err := url.Parse(cand)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return ""
-	}
-	return u.String()
-}
-
-// sourceLines draws one source: number and title, authors/year/venue,
-// address, and the supporting quote.
-func sourceLines(st *themes.Styles, s pipeline.CitedSource, w int, full, wholeQuote bool) []string {
-	var out []string
-	num := fmt.Sprintf("[%d] ", s.N)
-	title := s.Title
-	if title == "" {
-		title = "(untitled)"
-	}
-	for i, l := range strings.Split(wrapText(title, max(w-len(num), 10)), "\n") {
-		if i == 0 {
-			out = append(out, st.Accent.Render(num)+st.Text.Bold(true).Render(l))
-		} else {
-			out = append(out, strings.Repeat(" ", len(num))+st.Text.Bold(true).Render(l))
-		}
-	}
-	pad := strings.Repeat(" ", len(num))
-	meta, tag := sourceMeta(s, full), readTag(st, s.Read)
-	if meta != "" {
-		ml := strings.Split(wrapText(meta, max(w-len(num), 10)), "\n")
-		for i, l := range ml {
-			line := pad + st.Muted.Render(l)
-			if i == len(ml)-1 && tag != "" && ansi.StringWidth(l+" · ")+ansi.StringWidth(tag) <= w-len(num) {
-				line += " · " + tag
-				tag = ""
-			}
-			out = append(out, line)
-		}
-	}
-	if tag != "" {
-		out = append(out, pad+tag)
-	}
-	if s.DOI != "" {
-		out = append(out, pad+st.Link.Render(trunc("doi:"+s.DOI, w-len(num))))
-	}
-	if s.URL != "" && (full || s.DOI == "") {
-		out = append(out, pad+st.Link.Render(trunc(s.URL, w-len(num))))
-	}
-	if full && s.Source != "" {
-		out = append(out, pad+st.Subtle.Render("via "+s.Source))
-	}
-	if s.Quote != "" {
-		q := "“" + s.Quote + "”"
-		ql := strings.Split(wrapText(q, max(w-len(num)-2, 10)), "\n")
-		if !full && !wholeQuote && len(ql) > 3 {
-			ql = append(ql[:3], "…")
-		}
-		for _, l := range ql {
-			out = append(out, pad+st.Thinking.Render("│ "+l))
-		}
-	}
-	if full && s.Reference != "" {
-		out = append(out, "", st.Muted.Render("Reference"))
-		for _, l := range strings.Split(wrapText(s.Reference, w), "\n") {
-			out = append(out, st.Text.Render(l))
-		}
-	}
-	return out
-}
-
 // viewReport draws the report screen.
 func (m *rootModel) viewReport(w, h int) string {
 	st := m.st
@@ -544,25 +462,6 @@ func orUntitled(title string) string {
 		return "(untitled)"
 	}
 	return title
-}
-
-// sourceMeta is "authors · year · venue" (authors cut to three unless full).
-func sourceMeta(s pipeline.CitedSource, full bool) string {
-	var meta []string
-	if len(s.Authors) > 0 {
-		a := strings.Join(s.Authors, ", ")
-		if !full && len(s.Authors) > 3 {
-			a = strings.Join(s.Authors[:3], ", ") + " et al."
-		}
-		meta = append(meta, a)
-	}
-	if s.Year > 0 {
-		meta = append(meta, fmt.Sprint(s.Year))
-	}
-	if s.Venue != "" {
-		meta = append(meta, s.Venue)
-	}
-	return strings.Join(meta, " · ")
 }
 
 // highlightMatch redraws the current match's line from its plain text with
