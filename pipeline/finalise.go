@@ -49,6 +49,13 @@ func (o *orchestrator) stageFinalise(ctx context.Context) error {
 	if len(o.st.Rounds) > 0 {
 		md += "\n\n" + o.methodNote(rep.Funnel)
 	}
+	if line := o.verificationNote(); line != "" {
+		if len(o.st.Rounds) == 0 {
+			md += "\n\n## Method\n\n" + line
+		} else {
+			md += " " + line
+		}
+	}
 	if refs.Len() > 0 {
 		md += "\n\n## References\n\n" + strings.TrimSpace(refs.String()) + "\n"
 	}
@@ -57,6 +64,7 @@ func (o *orchestrator) stageFinalise(ctx context.Context) error {
 	if cited > 0 {
 		rep.Metrics.SupportedRatio = float64(supported) / float64(cited)
 	}
+	o.addVerification(&rep, check.order)
 	rep.Warnings = o.warningList()
 	if err := o.checkpoint(checkpointReport, rep); err != nil {
 		return err
@@ -84,6 +92,10 @@ func citedSource(n int, r search.Record, an Analysis) CitedSource {
 		cs.Quote = an.Quotes[0].Text
 	}
 	cs.Reference = APA(r)
+	cs.Retracted, cs.Updates = r.Retracted, r.Updates
+	if r.Retracted {
+		cs.Reference = "RETRACTED: " + cs.Reference
+	}
 	return cs
 }
 

@@ -46,7 +46,25 @@ type CitationMetrics struct {
 	Citations       int     `json:"citations"`        // [n] markers in the final report
 	DistinctSources int     `json:"distinct_sources"` // sources cited at least once
 	Removed         int     `json:"removed"`          // markers that resolved to nothing and were dropped
-	SupportedRatio  float64 `json:"supported_ratio"`  // cited sentences whose words appear in the cited source
+	// SupportedRatio is the share of the report's cited sentences that the
+	// verifier found supported by what they cite (partly supported ones
+	// count half); with --verify off, the share whose words appear in
+	// the cited source.
+	SupportedRatio float64 `json:"supported_ratio"`
+	// Verified sums up the verifier's work on the final report: its cited
+	// sentences and their verdicts, and the repairs of every draft.
+	Verified *VerifyCounts `json:"verified,omitempty"`
+}
+
+// CitationSupport is the passage that supports one cited sentence of the
+// final report: what the report screen shows for a selected [n].
+type CitationSupport struct {
+	Sentence string `json:"sentence"` // without its citations
+	N        []int  `json:"n"`        // its citations, as numbered in the report
+	Verdict  string `json:"verdict"`
+	Passage  string `json:"passage,omitempty"`
+	ChunkID  string `json:"chunk_id,omitempty"`
+	Source   int    `json:"source,omitempty"` // the [n] the passage is from
 }
 
 // Report is a finished (or drafted) report with everything needed to show,
@@ -58,6 +76,12 @@ type Report struct {
 	Markdown  string          `json:"markdown"`
 	Sources   []CitedSource   `json:"sources"`
 	Metrics   CitationMetrics `json:"metrics"`
+	// Support is the verifier's support map: every cited sentence with its
+	// verdict and the passage that supports it.
+	Support []CitationSupport `json:"support,omitempty"`
+	// Repairs are the sentences the verifier re-cited, uncited or dropped,
+	// over every draft.
+	Repairs []SentenceCheck `json:"repairs,omitempty"`
 	Funnel    Funnel          `json:"funnel"`
 	Rounds    []RoundSummary  `json:"rounds,omitempty"`
 	Reviews   []ReviewRequest `json:"reviews,omitempty"`

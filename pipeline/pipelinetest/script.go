@@ -23,6 +23,7 @@ const (
 	Reflector = "reflector"
 	Writer    = "writer"
 	Reviewer  = "reviewer"
+	Verifier  = "verifier"
 	Other     = "other"
 )
 
@@ -43,6 +44,8 @@ func KindOf(call ollamafake.ChatCall) string {
 		return Reviewer
 	case strings.Contains(sys, "reflection agent"):
 		return Reflector
+	case strings.Contains(sys, "verifier agent"):
+		return Verifier
 	}
 	return Other
 }
@@ -86,6 +89,14 @@ type Script struct {
 	// FollowUpTopics are what the planner writes for a follow-up question
 	// (default: the first of the run's topics).
 	FollowUpTopics []Topic
+	// Careless makes the writer misattribute: every third sentence cites
+	// the neighbouring source and every fifth is a sweeping claim no
+	// source makes (verifier.go). Paraphrase makes it restate findings in
+	// other words.
+	Careless, Paraphrase bool
+	// VerifierJudges is how the verifier answers: JudgeCarefully (default),
+	// JudgeNothing or JudgeSupported.
+	VerifierJudges string
 	// BogusCitation makes the writer also cite a source number that does
 	// not exist, which finalise must remove.
 	BogusCitation bool
@@ -157,6 +168,9 @@ func (s *Script) Responder() ollamafake.Responder {
 			if strings.Contains(user, "Follow-up question:") {
 				return ollamafake.Reply{Content: section(user)}
 			}
+			if s.Careless && !strings.Contains(user, "Your previous draft") {
+				return ollamafake.Reply{Content: s.carelessReport(user)}
+			}
 			if only := onlySections(user); only != nil {
 				return ollamafake.Reply{Content: s.revisedSections(only, user)}
 			}
@@ -167,6 +181,8 @@ func (s *Script) Responder() ollamafake.Responder {
 			return ollamafake.Reply{Content: rep, Thinking: "Let me organise the sources by sub-question."}
 		case Reviewer:
 			return ollamafake.Reply{Content: s.review(n)}
+		case Verifier:
+			return ollamafake.Reply{Content: s.verdicts(user, n)}
 		}
 		return ollamafake.Echo(call)
 	}

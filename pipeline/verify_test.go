@@ -1,0 +1,202 @@
+package pipeline_test
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+	"unicode"
+
+	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/pipelinetest"
+	"github.com/researchtui/researchtui/search"
+)
+
+// carelessWorld is a run whose writer misattributes (pipelinetest.Script
+// Careless) on one of two questions: the default one over the recorded
+// arXiv and OpenAlex answers, or one on Turing patterns over the recorded
+// Semantic Scholar answer.
+func carelessWorld(t *testing.T, turing bool, script *pipelinetest.Script) (*pipelinetest.Env, pipeline.Options) {
+	t.Helper()
+	if turing {
+		script.Topics = []pipelinetest.Topic{
+			{Question: "How do Turing reaction-diffusion patterns form in animal skin pigmentation?", Strict: "Turing patterns skin pigmentation", Moderate: "Turing pattern", Broad: "Turing"},
+			{Question: "Which Turing-type mechanisms pattern digits and limbs during development?", Strict: "Turing mechanism digit limb morphogenesis", Moderate: "Turing morphogenesis", Broad: "Turing"},
+		}
+		script.Canonical = "Turing patterns"
+	}
+	script.Realistic = true // analyses with several findings each
+	env := pipelinetest.NewEnv(t, script, "")
+	opt := env.Options("How is software testing studied, and how are language models given tools for chemistry?")
+	if turing {
+		env.Engine.Sources["semanticscholar"] = search.NewSemanticScholar(env.Client, env.Sources.SemanticScholarURL(), "")
+		opt = env.Options("How do Turing patterns form in biological development, from skin pigmentation to digit patterning?")
+		opt.Sources = []string{"semanticscholar"}
+	}
+	return env, opt
+}
+
+var citedSentence = regexp.MustCompile(`([^.\n]+?)\s*\[(\d+(?:, \d+)*)\]\.`)
+
+// attribution checks every cited sentence of a report against the text of
+// the sources it cites: how many there are, how many a cited source
+// contains word for word, and the sweeping claims that kept a citation.
+func attribution(t *testing.T, env *pipelinetest.Env, rep pipeline.Report) (cited, contained, sweeping int) {
+	t.Helper()
+	body, _, _ := strings.Cut(rep.Markdown, "## Method")
+	texts := map[int]string{}
+	for _, s := range rep.Sources {
+		chunks, err := env.Store.Chunks(s.Key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		for _, c := range chunks {
+			b.WriteString(c.Text + " ")
+		}
+		texts[s.N] = wordsOnly(b.String())
+	}
+	for _, m := range citedSentence.FindAllStringSubmatch(body, -1) {
+		sentence := wordsOnly(m[1])
+		cited++
+		if strings.Contains(sentence, wordsOnly(pipelinetest.SweepingClaim)) {
+			sweeping++
+			continue
+		}
+		found := false
+		for _, n := range strings.Split(m[2], ", ") {
+			if strings.Contains(texts[atoi(n)], sentence) {
+				found = true
+				break
+			}
+		}
+		if found {
+			contained++
+		} else {
+			t.Logf("not in its cited source: %q [%s]", sentence, m[2])
+
+		}
+	}
+	return cited, contained, sweeping
+}
+
+// wordsOnly is s lower-cased, its punctuation dropped: two records of one
+// paper (arXiv's abstract and OpenAlex's, rebuilt from an inverted index)
+// differ in punctuation, not in words.
+func wordsOnly(s string) string {
+	return strings.Join(strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	}), " ")
+}
+
+func atoi(s string) int {
+	n := 0
+	for _, c := range s {
+		n = n*10 + int(c-'0')
+	}
+	return n
+}
+
+// A writer that cites the neighbouring source every third sentence and
+// adds sweeping claims every fifth, with a verifier model whose verdicts
+// carry no judgement: the evidence matching and the repairs alone must
+// leave every cited sentence cited to a source that says it.
+func TestVerifierRepairsACarelessWriter(t *testing.T) {
+	for _, turing := range []bool{false, true} {
+		name := map[bool]string{false: "testing", true: "turing"}[turing]
+		t.Run(name, func(t *testing.T) {
+			env, opt := carelessWorld(t, turing, &pipelinetest.Script{Careless: true, VerifierJudges: pipelinetest.JudgeNothing})
+			_, sess := runToEnd(t, env, opt)
+			rep, err := pipeline.LoadReport(env.Store, sess.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cited, contained, sweeping := attribution(t, env, rep)
+			t.Logf("%d cited sentences, %d cited to a source that contains them, %d sweeping claims cited; repairs %+v", cited, contained, sweeping, rep.Metrics.Verified)
+			if cited < 6 {
+				t.Fatalf("%d cited sentences, want at least 6:\n%s", cited, rep.Markdown)
+			}
+			if sweeping > 0 {
+				t.Errorf("%d sweeping claims kept a citation:\n%s", sweeping, rep.Markdown)
+			}
+			if float64(contained) < 0.95*float64(cited) {
+				t.Errorf("%d of %d cited sentences are cited to a source that contains them, want >= 95%%:\n%s", contained, cited, rep.Markdown)
+			}
+			v := rep.Metrics.Verified
+			if v == nil || v.Recited == 0 || v.Uncited == 0 {
+				t.Fatalf("the repairs are not counted: %+v", v)
+			}
+			if !strings.Contains(rep.Markdown, "re-cited to the source that says them") {
+				t.Error("the Method section does not account for the repairs")
+			}
+			if !strings.Contains(rep.Markdown, pipelinetest.SweepingClaim+".") {
+				t.Error("the sweeping claim was not kept as the report's own, uncited synthesis (the default policy)")
+			}
+			for _, s := range rep.Support {
+				if s.Passage == "" || len(s.N) == 0 {
+					t.Errorf("support entry without a passage: %+v", s)
+				}
+			}
+		})
+	}
+}
+
+// With --unsupported drop, sentences no source says are removed.
+func TestUnsupportedSentencesCanBeDropped(t *testing.T) {
+	env, opt := carelessWorld(t, false, &pipelinetest.Script{Careless: true})
+	opt.Unsupported = pipeline.UnsupportedDrop
+	_, sess := runToEnd(t, env, opt)
+	rep, err := pipeline.LoadReport(env.Store, sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(rep.Markdown, pipelinetest.SweepingClaim) {
+		t.Errorf("the sweeping claim survived --unsupported drop:\n%s", rep.Markdown)
+	}
+	if rep.Metrics.Verified == nil || rep.Metrics.Verified.Dropped == 0 {
+		t.Errorf("no drop counted: %+v", rep.Metrics.Verified)
+	}
+}
+
+// Paraphrased sentences match no passage word for word: the model judges
+// them, and only those, in batches.
+func TestParaphrasesAreJudgedByTheModel(t *testing.T) {
+	env, opt := carelessWorld(t, false, &pipelinetest.Script{Careless: true, Paraphrase: true})
+	_, sess := runToEnd(t, env, opt)
+	rep, err := pipeline.LoadReport(env.Store, sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := rep.Metrics.Verified
+	if v == nil || v.ByModel == 0 {
+		t.Fatalf("no sentence judged by the model: %+v", v)
+	}
+	calls := env.Script.Calls(pipelinetest.Verifier)
+	if calls == 0 || calls > (v.ByModel+5)/6+1 {
+		t.Errorf("%d verifier calls for %d sentences judged: want batches of up to 6", calls, v.ByModel)
+	}
+	if rep.Metrics.SupportedRatio <= 0 || rep.Metrics.SupportedRatio > 1 {
+		t.Errorf("supported ratio %v", rep.Metrics.SupportedRatio)
+	}
+}
+
+// --verify quick asks no model; --verify off leaves the draft as written.
+func TestVerifyModes(t *testing.T) {
+	env, opt := carelessWorld(t, false, &pipelinetest.Script{Careless: true, Paraphrase: true})
+	opt.Verify = pipeline.VerifyQuick
+	_, sess := runToEnd(t, env, opt)
+	if n := env.Script.Calls(pipelinetest.Verifier); n != 0 {
+		t.Errorf("--verify quick made %d verifier calls", n)
+	}
+	rep, _ := pipeline.LoadReport(env.Store, sess.ID)
+	if rep.Metrics.Verified == nil {
+		t.Error("--verify quick verified nothing")
+	}
+
+	env, opt = carelessWorld(t, false, &pipelinetest.Script{Careless: true})
+	opt.Verify = pipeline.VerifyOff
+	_, sess = runToEnd(t, env, opt)
+	rep, _ = pipeline.LoadReport(env.Store, sess.ID)
+	if rep.Metrics.Verified != nil || !strings.Contains(rep.Markdown, pipelinetest.SweepingClaim+" [") {
+		t.Errorf("--verify off changed the draft or counted a verification: %+v", rep.Metrics.Verified)
+	}
+}
