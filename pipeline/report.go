@@ -43,9 +43,9 @@ const (
 
 // CitationMetrics summarise how well a report is grounded.
 type CitationMetrics struct {
-	Citations       int     `json:"citations"`        // [n] markers in the final report
-	DistinctSources int     `json:"distinct_sources"` // sources cited at least once
-	Removed         int     `json:"removed"`          // markers that resolved to nothing and were dropped
+	Citations       int `json:"citations"`        // [n] markers in the final report
+	DistinctSources int `json:"distinct_sources"` // sources cited at least once
+	Removed         int `json:"removed"`          // markers that resolved to nothing and were dropped
 	// SupportedRatio is the share of the report's cited sentences that the
 	// verifier found supported by what they cite (partly supported ones
 	// count half); with --verify off, the share whose words appear in
@@ -81,7 +81,7 @@ type Report struct {
 	Support []CitationSupport `json:"support,omitempty"`
 	// Repairs are the sentences the verifier re-cited, uncited or dropped,
 	// over every draft.
-	Repairs []SentenceCheck `json:"repairs,omitempty"`
+	Repairs   []SentenceCheck `json:"repairs,omitempty"`
 	Funnel    Funnel          `json:"funnel"`
 	Rounds    []RoundSummary  `json:"rounds,omitempty"`
 	Reviews   []ReviewRequest `json:"reviews,omitempty"`
