@@ -156,6 +156,7 @@ func (c *Config) defaultOptions() pipeline.Options {
 	}
 	o.Rounds = c.Rounds
 	o.Deadline, o.Grace = c.deadline, c.grace
+	o.Verify, o.Unsupported = c.Verify, c.Unsupported
 	return o
 }
 

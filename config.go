@@ -41,6 +41,10 @@ type Config struct {
 	// Deadline (e.g. "90s", "10m"; empty: none) is how long a run may
 	// research before it stops starting new work and writes.
 	Deadline string `toml:"deadline"`
+	// Verify is how cited sentences are checked: full, quick or off;
+	// Unsupported what becomes of one no source supports: uncite or drop.
+	Verify      string `toml:"verify"`
+	Unsupported string `toml:"unsupported"`
 	// StragglerGrace is how long one download may hold a sub-question
 	// whose other sources are analysed ("20s" by default).
 	StragglerGrace string `toml:"straggler_grace"`

@@ -17,6 +17,7 @@ type ResearchInput struct {
 	Question string   `json:"question" jsonschema:"the research question, in plain words (at most 4000 bytes), e.g. 'which methods detect CRISPR off-target edits, and how sensitive are they?'"`
 	Depth    string   `json:"depth,omitempty" jsonschema:"how thorough: quick (a short cited answer, ~1 min with a local 8B model), standard (a full report, the default) or deep (more sub-questions, sources and follow-up rounds)"`
 	Sources  []string `json:"sources,omitempty" jsonschema:"sources to search, any of arxiv, openalex, pubmed, semanticscholar, crossref, web, local, materials; omitted: chosen for the question"`
+	Verify   string   `json:"verify,omitempty" jsonschema:"how cited sentences are checked against their sources: full (matching, then the model for what matching cannot decide; the default), quick (matching only, no model calls) or off"`
 	Review   string   `json:"review,omitempty" jsonschema:"what happens to the reviewer agent's revision requests: approve (carry them out, the default), reject (finalise the draft as it is) or ask (put them to the person through elicitation when the client supports it, else approve)"`
 }
 
@@ -97,6 +98,9 @@ func (s *Server) research(ctx context.Context, req *mcp.CallToolRequest, in Rese
 	}
 	if len(in.Sources) > 0 {
 		opt.Sources, opt.AutoSources = in.Sources, false
+	}
+	if in.Verify != "" {
+		opt.Verify = in.Verify
 	}
 	review, err := reviewPolicy(in.Review)
 	if err != nil {

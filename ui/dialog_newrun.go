@@ -18,10 +18,14 @@ const (
 	fieldModel
 	fieldDepth
 	fieldSources
+	fieldVerify
 	fieldCount
 )
 
 var depths = []string{pipeline.DepthQuick, pipeline.DepthStandard, pipeline.DepthDeep}
+
+// verifyModes are the choices of how cited sentences are checked.
+var verifyModes = []string{pipeline.VerifyFull, pipeline.VerifyQuick, pipeline.VerifyOff}
 
 // newRunDialog is the new-research form: the question plus the options a
 // run is started with (model, depth, sources), prefilled from the config.
@@ -30,6 +34,7 @@ type newRunDialog struct {
 	question lineInput
 	model    lineInput
 	depth    int
+	verify   int
 	sources  map[string]bool
 	srcCur   int
 	focus    int
@@ -48,6 +53,11 @@ func newNewRunDialog(st *themes.Styles, defaults pipeline.Options, initial strin
 	for i, v := range depths {
 		if v == defaults.Depth {
 			d.depth = i
+		}
+	}
+	for i, v := range verifyModes {
+		if v == defaults.Verify {
+			d.verify = i
 		}
 	}
 	// No sources ticked means "chosen by the question's topic" (the
@@ -80,6 +90,7 @@ func (d *newRunDialog) options() pipeline.Options {
 		opt.Model = m
 	}
 	opt.Depth = depths[d.depth]
+	opt.Verify = verifyModes[d.verify]
 	opt.Sources, opt.AutoSources = nil, false
 	for _, s := range pipeline.KnownSources {
 		if d.sources[s] {
@@ -119,6 +130,13 @@ func (d *newRunDialog) handle(msg tea.KeyPressMsg, _ time.Time) (action, bool, t
 			d.depth = (d.depth + len(depths) - 1) % len(depths)
 		case "right", "l", "space":
 			d.depth = (d.depth + 1) % len(depths)
+		}
+	case fieldVerify:
+		switch msg.String() {
+		case "left", "h":
+			d.verify = (d.verify + len(verifyModes) - 1) % len(verifyModes)
+		case "right", "l", "space":
+			d.verify = (d.verify + 1) % len(verifyModes)
 		}
 	case fieldSources:
 		n := len(pipeline.KnownSources)
@@ -160,15 +178,7 @@ func (d *newRunDialog) view(st *themes.Styles, w, _ int) string {
 	var lines []string
 	lines = append(lines, label(fieldQuestion, "Question")+" "+d.question.View())
 	lines = append(lines, label(fieldModel, "Model")+" "+d.model.View())
-	var dp []string
-	for i, v := range depths {
-		if i == d.depth {
-			dp = append(dp, st.Selected.Render(" "+v+" "))
-		} else {
-			dp = append(dp, st.Muted.Render(" "+v+" "))
-		}
-	}
-	lines = append(lines, label(fieldDepth, "Depth")+" "+strings.Join(dp, ""))
+	lines = append(lines, label(fieldDepth, "Depth")+" "+choices(st, depths, d.depth))
 	var row []string
 	rowW := 0
 	first := true
@@ -201,6 +211,7 @@ func (d *newRunDialog) view(st *themes.Styles, w, _ int) string {
 	if len(d.options().Sources) == 0 {
 		lines = append(lines, strings.Repeat(" ", 12)+st.Muted.Render("none ticked: the best for the question's topic"))
 	}
+	lines = append(lines, label(fieldVerify, "Verify")+" "+choices(st, verifyModes, d.verify))
 	if d.err != "" {
 		lines = append(lines, "", st.Error.Render(d.err))
 	}
@@ -215,4 +226,17 @@ func (d *newRunDialog) keyMap() help.KeyMap {
 		kb([]string{"enter"}, "enter", "start"), keyTabFwd,
 		kb([]string{"left", "right"}, "←/→", "choose"), kb([]string{"space"}, "space", "toggle source"), keyEsc,
 	}}
+}
+
+// choices draws a one-of row, the chosen one selected.
+func choices(st *themes.Styles, vs []string, chosen int) string {
+	var out []string
+	for i, v := range vs {
+		if i == chosen {
+			out = append(out, st.Selected.Render(" "+v+" "))
+		} else {
+			out = append(out, st.Muted.Render(" "+v+" "))
+		}
+	}
+	return strings.Join(out, "")
 }

@@ -280,7 +280,7 @@ func (d *sourceDialog) paste(string) tea.Cmd { return nil }
 
 func (d *sourceDialog) view(st *themes.Styles, w, h int) string {
 	dw := dialogWidth(w, 84)
-	body := strings.Join(sourceLines(st, d.src, dw-4, true, true), "\n")
+	body := strings.Join(sourceLines(st, d.src, dw-4, true, true, ""), "\n")
 	lines := strings.Split(body, "\n")
 	if len(lines) > h-8 && h > 10 {
 		lines = append(lines[:h-9], st.Subtle.Render("…"))

@@ -82,6 +82,11 @@ var screens = []struct {
 		openFixtureReport(t, m)
 		press(t, m, "e")
 	}},
+	{"report_support", func(t *testing.T, m *rootModel, svc *fakeServices, c *clock) {
+		svc.reports["s4"] = supportReport()
+		openFixtureReport(t, m)
+		press(t, m, "]", "]")
+	}},
 	{"report_notices", func(t *testing.T, m *rootModel, svc *fakeServices, c *clock) {
 		svc.reports["s4"] = noticesReport(t)
 		openFixtureReport(t, m)

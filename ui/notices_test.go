@@ -18,28 +18,28 @@ func TestSourcesMarkRetractedAndCorrected(t *testing.T) {
 	rep := noticesReport(t)
 	retracted, plain, corrected := rep.Sources[0], rep.Sources[1], rep.Sources[2]
 
-	pane := strings.Join(sourceLines(st, retracted, 60, false, false), "\n")
+	pane := strings.Join(sourceLines(st, retracted, 60, false, false, ""), "\n")
 	if !strings.Contains(pane, st.Error.Render("retracted")) {
 		t.Errorf("no retracted marker in the error colour:\n%s", ansi.Strip(pane))
 	}
 	if strings.Contains(ansi.Strip(pane), "nenergy.2023.99") {
 		t.Error("the notice DOI belongs in the details view, not the pane")
 	}
-	pane = strings.Join(sourceLines(st, corrected, 60, false, false), "\n")
+	pane = strings.Join(sourceLines(st, corrected, 60, false, false, ""), "\n")
 	if !strings.Contains(pane, st.Warning.Render("corrected")) || strings.Contains(pane, "retracted") {
 		t.Errorf("corrected source:\n%s", ansi.Strip(pane))
 	}
-	pane = ansi.Strip(strings.Join(sourceLines(st, plain, 60, false, false), "\n"))
+	pane = ansi.Strip(strings.Join(sourceLines(st, plain, 60, false, false, ""), "\n"))
 	if strings.Contains(pane, "retracted") || strings.Contains(pane, "corrected") {
 		t.Errorf("plain source marked:\n%s", pane)
 	}
 
 	// the details view names each notice by its DOI
-	detail := ansi.Strip(strings.Join(sourceLines(st, corrected, 80, true, true), "\n"))
+	detail := ansi.Strip(strings.Join(sourceLines(st, corrected, 80, true, true, ""), "\n"))
 	if !strings.Contains(detail, "correction notice doi:10.1021/jacs.0c00099 · 2021-02-01 · publisher") {
 		t.Errorf("details:\n%s", detail)
 	}
-	detail = ansi.Strip(strings.Join(sourceLines(st, retracted, 100, true, true), "\n"))
+	detail = ansi.Strip(strings.Join(sourceLines(st, retracted, 100, true, true, ""), "\n"))
 	if !strings.Contains(detail, "retraction notice doi:10.1038/nenergy.2023.99") {
 		t.Errorf("details:\n%s", detail)
 	}
@@ -61,7 +61,7 @@ func TestRetractedWithoutNotice(t *testing.T) {
 	if err := json.Unmarshal([]byte(`{"retracted":true}`), &s); err != nil {
 		t.Fatal(err)
 	}
-	detail := ansi.Strip(strings.Join(sourceLines(st, s, 80, true, true), "\n"))
+	detail := ansi.Strip(strings.Join(sourceLines(st, s, 80, true, true, ""), "\n"))
 	if !strings.Contains(detail, "retracted (no notice named)") {
 		t.Errorf("details:\n%s", detail)
 	}

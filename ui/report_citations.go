@@ -234,10 +234,11 @@ func (m *rootModel) markCitations(lines []string) []string {
 // number, title, authors and year, how it was read, and its quote.
 func (m *rootModel) sourceStrip(w int) string {
 	st := m.st
-	s := m.report.selectedSource()
-	if s == nil {
+	if m.report.selectedSource() == nil {
 		return fitLines(nil, w, stripHeight)
 	}
+	shown, label := m.report.shownSource(m.report.srcCursor)
+	s := &shown
 	num := fmt.Sprintf("[%d] ", s.N)
 	lines := []string{st.Subtle.Render(strings.Repeat("─", w))}
 	lines = append(lines, st.Accent.Render(num)+st.Text.Bold(true).Render(trunc(orUntitled(s.Title), w-len(num))))
@@ -245,6 +246,9 @@ func (m *rootModel) sourceStrip(w int) string {
 	tag := joinTags(noticeTag(st, *s), readTag(st, s.Read))
 	lines = append(lines, strings.Repeat(" ", len(num))+st.Muted.Render(trunc(meta, max(w-len(num)-ansi.StringWidth(tag)-3, 10)))+tagSep(meta, tag)+tag)
 	if s.Quote != "" {
+		if label != "" {
+			lines[len(lines)-1] += st.Muted.Render(" · " + label)
+		}
 		ql := strings.Split(wrapText("“"+s.Quote+"”", max(w-len(num)-2, 10)), "\n")
 		if len(ql) > 2 {
 			ql = append(ql[:1], trunc(ql[1]+" …", max(w-len(num)-2, 10)))

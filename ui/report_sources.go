@@ -36,7 +36,9 @@ func sourceURL(s pipeline.CitedSource) string {
 
 // sourceLines draws one source: number and title, authors/year/venue,
 // address, and the supporting quote.
-func sourceLines(st *themes.Styles, s pipeline.CitedSource, w int, full, wholeQuote bool) []string {
+// label, when set, is said above the quote (what the quote is to the
+// selected sentence).
+func sourceLines(st *themes.Styles, s pipeline.CitedSource, w int, full, wholeQuote bool, label string) []string {
 	var out []string
 	num := fmt.Sprintf("[%d] ", s.N)
 	title := s.Title
@@ -81,6 +83,9 @@ func sourceLines(st *themes.Styles, s pipeline.CitedSource, w int, full, wholeQu
 		out = append(out, pad+st.Subtle.Render("via "+s.Source))
 	}
 	if s.Quote != "" {
+		if label != "" {
+			out = append(out, pad+st.Muted.Render(label))
+		}
 		q := "“" + s.Quote + "”"
 		ql := strings.Split(wrapText(q, max(w-len(num)-2, 10)), "\n")
 		if !full && !wholeQuote && len(ql) > 3 {

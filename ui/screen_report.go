@@ -81,6 +81,13 @@ func sanitizeReport(rep pipeline.Report) pipeline.Report {
 		srcs[i] = s
 	}
 	rep.Sources = srcs
+	sup := make([]pipeline.CitationSupport, len(rep.Support))
+	for i, s := range rep.Support {
+		s.Sentence = sanitizeLine(s.Sentence)
+		s.Passage = sanitizeLine(s.Passage)
+		sup[i] = s
+	}
+	rep.Support = sup
 	return rep
 }
 
@@ -162,7 +169,7 @@ func (m *rootModel) layoutReport(w, h int) tea.Cmd {
 		r.setRendered(r.want, out)
 		return nil
 	}
-	return renderCmd(m.md, r.want, r.rep.Markdown, m.st.Markdown)
+	return renderCmd(m.md, r.want, displayMarkdown(r.rep), m.st.Markdown)
 }
 
 // stripHeight is the height of the selected-source strip under the report
@@ -500,9 +507,10 @@ func (m *rootModel) sourcesPane(w, h int) string {
 	// shown with its whole quote.
 	selected := r.focus == paneSources || r.citeSel
 	blocks := make([][]string, len(r.rep.Sources))
-	for i, s := range r.rep.Sources {
+	for i := range r.rep.Sources {
 		sel := selected && i == r.srcCursor
-		b := sourceLines(st, s, w-2, false, sel)
+		shown, label := r.shownSource(i)
+		b := sourceLines(st, shown, w-2, false, sel, label)
 		for j := range b {
 			switch {
 			case sel && j == 0:
