@@ -271,7 +271,7 @@ func (f *flow) researchAll(ctx context.Context) error {
 			recs := f.local[sq.ID]
 			origins := make([]string, len(recs))
 			for i := range origins {
-				origins[i] = "knowledge base"
+				origins[i] = originKnowledge
 			}
 			if len(recs) < localSources {
 				found := o.searchSources(gctx, a, sq, func(src string, err error) {
@@ -344,7 +344,14 @@ func (f *flow) rank(ctx context.Context, a *agentCall, sq SubQuestion, recs []se
 	for i := range cands {
 		cands[i].SubQ, cands[i].Round, cands[i].Origin = sq.ID, f.round, origin[cands[i].Key]
 	}
-	cands = selectCandidates(cands, byKey, quota)
+	floor := f.floor(sq.ID)
+	if f.round == 1 || floor == 0 {
+		floor = calibrateFloor(cands, byKey, quota)
+	}
+	cands = selectCandidates(cands, byKey, quota, floor)
+	if read := countRead(cands); read == 0 && len(cands) > 0 {
+		a.warn("round %d: %s, none relevant enough to read", f.round, plural(len(cands), "candidate", "candidates"))
+	}
 	unit := researchUnit{Candidates: cands}
 	for _, c := range cands {
 		unit.Records = append(unit.Records, byKey[c.Key])
@@ -415,6 +422,29 @@ func (f *flow) apply(ctx context.Context, sq SubQuestion, unit researchUnit, res
 		}
 	}
 	return nil
+}
+
+// floor is the relevance floor a sub-question's first round set (0 when
+// it has none yet): later rounds read only what clears it.
+func (f *flow) floor(subq string) float64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, c := range f.candidates[subq] {
+		if c.Round == 1 && c.Floor > 0 {
+			return c.Floor
+		}
+	}
+	return 0
+}
+
+func countRead(cs []Candidate) int {
+	n := 0
+	for _, c := range cs {
+		if c.Read {
+			n++
+		}
+	}
+	return n
 }
 
 func (f *flow) distinctCount() int {

@@ -9,7 +9,7 @@ import (
 func TestSelectCandidatesQuotaAndFarBelow(t *testing.T) {
 	cands := []Candidate{{Key: "c", Score: 0.30}, {Key: "a", Score: 0.9}, {Key: "d", Score: 0.1}, {Key: "b", Score: 0.8}, {Key: "e", Score: 0.75}, {Key: "data", Score: 0}}
 	recs := map[string]search.Record{"data": {Key: "data", Data: map[string]any{"band_gap": 1.1}}}
-	got := selectCandidates(cands, recs, 2)
+	got := selectCandidates(cands, recs, 2, 0)
 	want := map[string]string{"a": reasonRead, "b": reasonRead, "e": reasonQuota, "c": reasonQuota, "d": reasonQuota, "data": reasonStructured}
 	for _, c := range got {
 		if c.Reason != want[c.Key] {
@@ -20,7 +20,7 @@ func TestSelectCandidatesQuotaAndFarBelow(t *testing.T) {
 		t.Errorf("not best first: %v", got)
 	}
 	// With free slots, a candidate far below the best is still not read.
-	got = selectCandidates([]Candidate{{Key: "a", Score: 0.9}, {Key: "c", Score: 0.3}}, nil, 5)
+	got = selectCandidates([]Candidate{{Key: "a", Score: 0.9}, {Key: "c", Score: 0.3}}, nil, 5, 0)
 	if got[1].Read || got[1].Reason != reasonFarBelow {
 		t.Errorf("far-below candidate: %+v", got[1])
 	}
@@ -40,7 +40,7 @@ func TestScoreCandidatesLexicalWhenEmbeddingsCantTell(t *testing.T) {
 	}
 	// No embeddings at all (the embedding model failed): lexical only.
 	got = scoreCandidates(recs, nil, nil, terms)
-	if got[1].Score != 1 || got[0].Score >= got[1].Score {
+	if got[1].Score <= got[0].Score || got[1].Phrase == 0 || got[0].Phrase != 0 {
 		t.Errorf("lexical-only scores %.2f, %.2f", got[0].Score, got[1].Score)
 	}
 }
