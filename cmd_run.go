@@ -19,7 +19,7 @@ import (
 // runFlags are the flags of run and resume (DESIGN §3).
 type runFlags struct {
 	model, embedModel, backend, sources, depth, review, out string
-	deadline                                                string
+	deadline, screen                                        string
 	maxRevisions, budgetTokens, rounds                      int
 	json, think                                             bool
 }
@@ -35,6 +35,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.IntVar(&f.maxRevisions, "max-revisions", 2, "revision rounds at most")
 	fl.IntVar(&f.budgetTokens, "budget-tokens", 0, "stop optional work after this many tokens (0: no limit)")
 	fl.StringVar(&f.deadline, "deadline", "", "stop new work after this long (e.g. 90s, 5m) and write from what is analysed")
+	fl.StringVar(&f.screen, "screen", "", "on|off: let the model screen out off-topic candidates before they are read (default on)")
 	fl.IntVar(&f.rounds, "rounds", 0, "follow-up research rounds for what is still missing (default by depth: quick 0, standard 1, deep 2)")
 	fl.StringVar(&f.out, "out", "", "write the report to FILE (default: stdout)")
 	fl.BoolVar(&f.json, "json", false, "print progress as NDJSON events on stdout")
@@ -74,6 +75,9 @@ func (f *runFlags) apply(cfg *Config, changed func(string) bool) {
 	}
 	if changed("deadline") {
 		cfg.Deadline = f.deadline
+	}
+	if changed("screen") {
+		cfg.Screen = f.screen
 	}
 }
 

@@ -32,8 +32,12 @@ type Candidate struct {
 	// on its first round, that every later round must clear too.
 	Relevance float64 `json:"relevance"`
 	Floor     float64 `json:"floor"`
-	Read      bool    `json:"read"`
-	Reason    string  `json:"reason"`
+	// Screen is the relevance screen's verdict on a candidate that was
+	// about to be read ("on topic", "off topic: GPU hardware"); empty
+	// when it was not screened (screen.go).
+	Screen string `json:"screen,omitempty"`
+	Read   bool   `json:"read"`
+	Reason string `json:"reason"`
 	// Round is the round of research that found it (1 is the first);
 	// Origin how: "search: arxiv", "knowledge base", "query: …" (a later
 	// round's query), "reference of <key>" or "cites <key>".

@@ -87,6 +87,9 @@ type rankOutcome struct {
 	offRead, offCited            []string
 	rep                          pipeline.Report
 	cands                        []pipeline.Candidate
+	detail                       pipeline.SessionDetail
+	env                          *pipelinetest.Env
+	events                       []pipeline.Event
 }
 
 func (r rankOutcome) String() string {
@@ -110,7 +113,7 @@ func runRankCase(t *testing.T, c rankCase, script *pipelinetest.Script, tune fun
 	if tune != nil {
 		tune(&opt)
 	}
-	_, sess := runToEnd(t, env, opt)
+	evs, sess := runToEnd(t, env, opt)
 	cands, err := pipeline.LoadCandidates(env.Store, sess.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -119,7 +122,11 @@ func runRankCase(t *testing.T, c rankCase, script *pipelinetest.Script, tune fun
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := rankOutcome{rep: rep, cands: cands}
+	detail, err := pipeline.LoadDetail(env.Store, sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := rankOutcome{rep: rep, cands: cands, detail: detail, env: env, events: evs}
 	seen := map[string]bool{}
 	for _, cd := range cands {
 		if !cd.Read || seen[cd.Key] {

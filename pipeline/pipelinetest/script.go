@@ -23,6 +23,7 @@ const (
 	Reflector = "reflector"
 	Writer    = "writer"
 	Reviewer  = "reviewer"
+	Screener  = "screener"
 	Other     = "other"
 )
 
@@ -43,6 +44,8 @@ func KindOf(call ollamafake.ChatCall) string {
 		return Reviewer
 	case strings.Contains(sys, "reflection agent"):
 		return Reflector
+	case strings.Contains(sys, "screening agent"):
+		return Screener
 	}
 	return Other
 }
@@ -90,6 +93,8 @@ type Script struct {
 	// not exist, which finalise must remove.
 	BogusCitation bool
 	Faults        []Fault
+	// Screen is how the relevance screener answers (screen.go).
+	Screen *ScreenScript
 
 	mu     sync.Mutex
 	counts map[string]int
@@ -164,6 +169,8 @@ func (s *Script) Responder() ollamafake.Responder {
 			return ollamafake.Reply{Content: rep, Thinking: "Let me organise the sources by sub-question."}
 		case Reviewer:
 			return ollamafake.Reply{Content: s.review(n)}
+		case Screener:
+			return s.screen(user)
 		}
 		return ollamafake.Echo(call)
 	}
