@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/researchtui/researchtui/search"
@@ -57,5 +58,61 @@ func TestBM25FavoursRareTermsAndStems(t *testing.T) {
 	}
 	if readQuota(depthPlan{ReadPerSubQ: 5, AnalyseMax: 12}, 4) != 3 || readQuota(depthPlan{ReadPerSubQ: 5, AnalyseMax: 12}, 2) != 5 {
 		t.Error("readQuota does not share the run's limit out")
+	}
+}
+
+// TestFloorHoldsAcrossPools: the first round's pool sets the floor; a later
+// pool of unrelated papers (as citation chasing brings) is scored against
+// the same query and reads nothing, though compared only with each other
+// its best would be read. A title alone is never read.
+func TestFloorHoldsAcrossPools(t *testing.T) {
+	q := rankTerms(SubQuestion{Question: "How do large language models perform in Turing tests?", Queries: Queries{Strict: "large language models Turing test"}}, "Turing test")
+	first := []search.Record{
+		{Key: "a", Title: "Large Language Models Pass the Turing Test", Abstract: "We evaluated large language models in a randomised three-party Turing test."},
+		{Key: "b", Title: "Does GPT-4 pass the Turing test?", Abstract: "We ran a public online Turing test with a large language model."},
+		{Key: "c", Title: "Neural Turing Machines", Abstract: "We extend neural networks with external memory."},
+		{Key: "t", Title: "ChatGPT broke the Turing test"},
+	}
+	later := []search.Record{
+		{Key: "x", Title: "Do Firms Want to Borrow More? Testing Credit Constraints", Abstract: "We test for credit constraints using a directed lending program."},
+		{Key: "y", Title: "What do we know about the impact of microfinance?", Abstract: "A review of microfinance evaluations and their models."},
+	}
+	byKey := func(rs []search.Record) map[string]search.Record {
+		m := map[string]search.Record{}
+		for _, r := range rs {
+			m[r.Key] = r
+		}
+		return m
+	}
+	c1 := scoreCandidates(first, nil, nil, q)
+	floor := calibrateFloor(c1, byKey(first), 3)
+	c1 = selectCandidates(c1, byKey(first), 3, floor)
+	read := map[string]string{}
+	for _, c := range c1 {
+		read[c.Key] = c.Reason
+	}
+	if read["a"] != reasonRead || read["b"] != reasonRead || read["t"] != reasonNoText || !strings.HasPrefix(read["c"], reasonBelowFloor) {
+		t.Errorf("first round: %v (floor %.2f)", read, floor)
+	}
+	c2 := scoreCandidates(later, nil, nil, q)
+	if alone := selectCandidates(append([]Candidate(nil), c2...), byKey(later), 3, 0); !alone[0].Read {
+		t.Fatalf("compared only with each other, the later pool's best is not read either: %+v", alone[0])
+	}
+	for _, c := range selectCandidates(c2, byKey(later), 3, floor) {
+		if c.Read || !strings.HasPrefix(c.Reason, reasonBelowFloor) {
+			t.Errorf("later round read %q (relevance %.2f, floor %.2f): %s", c.Title, c.Relevance, floor, c.Reason)
+		}
+	}
+}
+
+func TestPhrasesAndCoverage(t *testing.T) {
+	q := newRankQuery("Turing test", "How do large language models and chatbots perform in Turing tests?")
+	phrase := newDocTerms("Does GPT-4 pass the Turing test? A large language model was tested.")
+	words := newDocTerms("Megatron-Turing NLG: training a large language model. We test it on benchmarks.")
+	if q.phrase(phrase) <= q.phrase(words) {
+		t.Errorf("phrase score %.2f for the Turing-test paper ≤ %.2f for the namesake", q.phrase(phrase), q.phrase(words))
+	}
+	if q.coverage(words) == 0 || q.coverage(newDocTerms("Household economics")) != 0 {
+		t.Error("coverage counts the query's words present")
 	}
 }

@@ -71,6 +71,21 @@ func (w wholePool) CitedBy(ctx context.Context, r search.Record, n int) ([]searc
 	return w.Source.(search.CitationGraph).CitedBy(ctx, r, n)
 }
 
+var turingCatalystCase = rankCase{
+	name:     "turing catalysts",
+	question: "How do Turing-type nanostructures make better electrocatalysts and membranes?",
+	topics: []pipelinetest.Topic{
+		{Question: "How do Turing-type nanostructures improve electrocatalysts for water splitting?", Strict: "Turing-type catalysts electrocatalyst", Moderate: "Turing structures catalyst", Broad: "Turing catalyst"},
+		{Question: "How are Turing structures used in membranes and nanomaterials?", Strict: "Turing structures membranes", Moderate: "nanoscale Turing structures", Broad: "Turing nanostructures"},
+	},
+	canonical: "Turing structures",
+	onTopic: []string{
+		"twinning engineering of platinum/iridium nanonets", "turing structuring with multiple nanotwins", "polyamide membranes with nanoscale turing",
+		"homogeneous solution assembled turing structures", "an efficient turing-type ag2se", "nanoscale turing patterns in a bismuth",
+		"diverse set of turing nanopatterns", "dendrite-free zinc-based battery",
+	},
+}
+
 func (c rankCase) on(title string) bool {
 	t := strings.ToLower(title)
 	for _, p := range c.onTopic {
@@ -155,13 +170,24 @@ func runRankCase(t *testing.T, c rankCase, script *pipelinetest.Script, tune fun
 // on-topic papers are known, what share of what is read and cited is on
 // topic: at least 80%, and at least 4 on-topic references.
 func TestRankingQuestionsOverTheTuringPool(t *testing.T) {
-	for _, c := range []rankCase{turingTestCase, turingCompleteCase} {
+	for _, c := range []rankCase{turingTestCase, turingCompleteCase, turingCatalystCase} {
 		t.Run(c.name, func(t *testing.T) {
 			got := runRankCase(t, c, nil, nil)
 			t.Logf("%s: %s", c.name, got)
 			if got.citedOn < 4 || 5*got.citedOn < 4*got.cited || 5*got.readOn < 4*got.read {
 				dumpCands(t, c, got.cands)
 				t.Errorf("%s: %s; want ≥80%% on topic and ≥4 on-topic references", c.name, got)
+			}
+			// Round 2 follows the references and citing works of what was
+			// read: economics papers (the recording), none relevant.
+			rs := got.rep.Rounds
+			if len(rs) != 2 || rs[1].Found == 0 || rs[1].Read != 0 || !strings.Contains(got.rep.Markdown, "none relevant enough to read") {
+				t.Errorf("round 2 over unrelated references: %+v; want nothing read and the Method section saying so", rs)
+			}
+			for _, cd := range got.cands {
+				if cd.Reason == "" || (cd.Read && cd.Relevance < cd.Floor) {
+					t.Errorf("candidate %q: read %v, relevance %.2f, floor %.2f, reason %q", cd.Title, cd.Read, cd.Relevance, cd.Floor, cd.Reason)
+				}
 			}
 		})
 	}
