@@ -28,6 +28,17 @@ func loadCandidatesCmd(svc services, id, title string) tea.Cmd {
 	}
 }
 
+// onCandidatesLoaded opens the dialog, or says why it can't.
+func (m *rootModel) onCandidatesLoaded(msg candidatesLoadedMsg) tea.Cmd {
+	if msg.err != nil {
+		m.setNotice("candidates: "+msg.err.Error(), true)
+		return nil
+	}
+	m.showHelp = false
+	m.dialog = newCandidatesDialog(msg.title, msg.cands)
+	return nil
+}
+
 // candidatesDialog lists every candidate a run considered, in the order
 // it ranked them per sub-question and round, with its scores (semantic,
 // lexical, coverage, phrase, relevance against the floor), the relevance

@@ -206,13 +206,7 @@ func (m *rootModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.dialog = newTimelineDialog(msg.title, msg.tl)
 		return m, nil
 	case candidatesLoadedMsg:
-		if msg.err != nil {
-			m.setNotice("candidates: "+msg.err.Error(), true)
-			return m, nil
-		}
-		m.showHelp = false
-		m.dialog = newCandidatesDialog(msg.title, msg.cands)
-		return m, nil
+		return m, m.onCandidatesLoaded(msg)
 	case runStartedMsg:
 		return m, m.onRunStarted(msg)
 	case runEventsMsg:
