@@ -159,10 +159,11 @@ func scoreCandidates(recs []search.Record, vecs [][]float32, queryVecs [][]float
 }
 
 // hasText reports whether a candidate has anything to read: an abstract,
-// a full-text link, structured data or a local file. A title alone is not
+// a full-text link (a PDF, or the page a web result links to, which the
+// reader fetches), structured data or a local file. A title alone is not
 // evidence; such a candidate is listed, never read, analysed or cited.
 func hasText(r search.Record) bool {
-	return r.Abstract != "" || r.PDFURL != "" || r.HasData() || r.Path != ""
+	return r.Abstract != "" || r.PDFURL != "" || r.HasData() || r.Path != "" || (r.Source == "web" && r.URL != "")
 }
 
 // calibrateFloor is a first round's floor for a sub-question: floorShare

@@ -116,3 +116,22 @@ func TestPhrasesAndCoverage(t *testing.T) {
 		t.Error("coverage counts the query's words present")
 	}
 }
+
+func TestHasText(t *testing.T) {
+	for _, c := range []struct {
+		r    search.Record
+		want bool
+	}{
+		{search.Record{Title: "Do Husbands and Wives Pool Their Resources?"}, false},
+		{search.Record{Title: "t", URL: "https://doi.org/10.1/x", Source: "semanticscholar"}, false}, // a landing page is not read
+		{search.Record{Title: "t", Abstract: "a"}, true},
+		{search.Record{Title: "t", PDFURL: "https://x/y.pdf"}, true},
+		{search.Record{Title: "t", URL: "https://blog.example/post", Source: "web"}, true},
+		{search.Record{Title: "t", Path: "/corpus/paper.pdf"}, true},
+		{search.Record{Title: "t", Data: map[string]any{"band_gap": 1.1}}, true},
+	} {
+		if got := hasText(c.r); got != c.want {
+			t.Errorf("hasText(%+v) = %v, want %v", c.r, got, c.want)
+		}
+	}
+}
