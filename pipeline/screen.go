@@ -35,8 +35,9 @@ const (
 
 const (
 	// screenClear: a read candidate whose relevance is this many times
-	// the floor, and which holds one of the query's phrases, needs no
-	// screen; when every read candidate is like that, no call is made.
+	// the floor, and which holds one of the query's phrases (when it has
+	// any), needs no screen; when every read candidate is like that, no
+	// call is made.
 	screenClear = 1.25
 	// screenAbstractWords is how much of each abstract the screen sees.
 	screenAbstractWords = 30
@@ -168,12 +169,13 @@ func (f *flow) screen(ctx context.Context, a *agentCall, sq SubQuestion, cands [
 	}
 	var idx []int
 	clear := true
+	phrases := len(rankTerms(sq, o.st.Plan.CanonicalTerm).phrases) > 0
 	for i, c := range cands {
 		if !c.Read || c.Reason == reasonStructured {
 			continue
 		}
 		idx = append(idx, i)
-		if c.Phrase == 0 || c.Relevance < screenClear*c.Floor {
+		if (phrases && c.Phrase == 0) || c.Relevance < screenClear*c.Floor {
 			clear = false
 		}
 	}
