@@ -155,6 +155,7 @@ func (c *Config) defaultOptions() pipeline.Options {
 		o.MaxRevisions = *c.MaxRevisions
 	}
 	o.Rounds = c.Rounds
+	o.Screen = c.Screen
 	o.Deadline, o.Grace = c.deadline, c.grace
 	o.Verify, o.Unsupported = c.Verify, c.Unsupported
 	return o

@@ -46,6 +46,9 @@ func askCommand() *cobra.Command {
 				if changed("sources") {
 					o.Sources, o.AutoSources = cfg.Sources, false
 				}
+				if changed("screen") {
+					o.Screen = cfg.Screen
+				}
 			})
 			if err != nil {
 				return err

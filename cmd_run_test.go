@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pelletier/go-toml/v2"
+
 	"github.com/researchtui/researchtui/pipeline"
 )
 
@@ -25,5 +27,28 @@ func TestReviewPromptStripsControlSequences(t *testing.T) {
 	}
 	if s := out.String(); strings.ContainsAny(s, "\x1b\x07\x9b") || !strings.Contains(s, "fine summary") || !strings.Contains(s, "1. [clarity] Intro: one line\n") {
 		t.Errorf("the prompt:\n%q", s)
+	}
+}
+
+// TestScreenConfigAndFlag: the config key `screen` reaches the run's
+// options, and --screen given on the command line wins over it.
+func TestScreenConfigAndFlag(t *testing.T) {
+	var cfg Config
+	if err := toml.Unmarshal([]byte(`screen = "off"`), &cfg); err != nil {
+		t.Fatal(err)
+	}
+	if o := cfg.defaultOptions(); o.Screen != pipeline.ScreenOff {
+		t.Errorf("config screen = off gave options screen %q", o.Screen)
+	}
+	f := &runFlags{screen: pipeline.ScreenOn}
+	f.apply(&cfg, func(name string) bool { return name == "screen" })
+	if o := cfg.defaultOptions(); o.Screen != pipeline.ScreenOn {
+		t.Errorf("--screen on over config off gave %q", o.Screen)
+	}
+	unset := &runFlags{}
+	cfg.Screen = pipeline.ScreenOff
+	unset.apply(&cfg, func(string) bool { return false })
+	if cfg.Screen != pipeline.ScreenOff {
+		t.Errorf("an unset flag changed the config's screen to %q", cfg.Screen)
 	}
 }

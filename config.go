@@ -24,7 +24,10 @@ type Config struct {
 	BudgetTokens int      `toml:"budget_tokens"`
 	// Rounds is how many follow-up research rounds may follow the first
 	// (unset: by depth).
-	Rounds     *int   `toml:"rounds"`
+	Rounds *int `toml:"rounds"`
+	// Screen turns the model's relevance screen of what is about to be
+	// read on or off ("on" by default).
+	Screen     string `toml:"screen"`
 	Theme      string `toml:"theme"`
 	OllamaHost string `toml:"ollama_host"` // several: comma-separated
 	// OpenAI-compatible backend (--backend openai): base URL (env

@@ -154,9 +154,18 @@ func TestRunHeadlessJSON(t *testing.T) {
 			Reason string  `json:"reason"`
 		} `json:"candidates"`
 		Funnel struct{ Found, Read, Analysed, Cited int } `json:"funnel"`
+		// The relevance screen's cost and what it saved.
+		Screen *struct {
+			Calls        int `json:"calls"`
+			PromptTokens int `json:"prompt_tokens"`
+			SavedTokens  int `json:"saved_tokens"`
+		} `json:"screen"`
 	}
 	if err := json.Unmarshal([]byte(stdout), &shown); err != nil || code != 0 || len(shown.Sources) < 3 || len(shown.Reviews) != 2 || shown.Report == "" {
 		t.Errorf("sessions show --json: exit %d err %v sources %d reviews %d", code, err, len(shown.Sources), len(shown.Reviews))
+	}
+	if shown.Screen == nil {
+		t.Error("sessions show --json has no screen report")
 	}
 	// Every candidate is kept with its score and why it was (not) read.
 	readKeys := map[string]bool{}
@@ -240,7 +249,7 @@ func TestBadInputExitCodes(t *testing.T) {
 	if code != 2 || !strings.Contains(stderr, "depth") {
 		t.Errorf("bad depth: exit %d, %q", code, stderr)
 	}
-	for _, bad := range [][]string{{"--max-revisions", "-3"}, {"--budget-tokens", "-5"}, {"--review", "maybe"}, {"--sources", "arxiv,nowhere"}} {
+	for _, bad := range [][]string{{"--max-revisions", "-3"}, {"--budget-tokens", "-5"}, {"--review", "maybe"}, {"--sources", "arxiv,nowhere"}, {"--screen", "maybe"}} {
 		_, stderr, code, _ = c.run(append(append([]string{"run"}, bad...), "why?")...)
 		if code != 2 {
 			t.Errorf("run %v: exit %d, %q; want 2", bad, code, stderr)

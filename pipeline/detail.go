@@ -28,6 +28,9 @@ type SessionDetail struct {
 	// Candidates: every search result considered, with its relevance and
 	// why it was or was not read.
 	Candidates []Candidate `json:"candidates"`
+	// Screen: the relevance screen's calls, its tokens and the analysis
+	// tokens it saved.
+	Screen *ScreenReport `json:"screen,omitempty"`
 }
 
 // LoadDetail reads a session and everything recorded about it. A session
@@ -44,6 +47,12 @@ func LoadDetail(st store.Reader, id string) (SessionDetail, error) {
 	}
 	if cs, err := LoadCandidates(st, s.ID); err == nil && cs != nil {
 		d.Candidates = cs
+	}
+	if raw, ok, err := st.Checkpoint(s.ID, checkpointScreen); err == nil && ok {
+		var sr ScreenReport
+		if json.Unmarshal(raw, &sr) == nil {
+			d.Screen = &sr
+		}
 	}
 	if sc, err := LoadScores(st, s.ID); err == nil {
 		d.Scores = &sc

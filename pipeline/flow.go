@@ -30,6 +30,7 @@ type researchUnit struct {
 	Candidates []Candidate     `json:"candidates"`
 	Records    []search.Record `json:"records"`          // the candidates (merged metadata), best first
 	Chased     []string        `json:"chased,omitempty"` // sources whose citations were followed (later rounds)
+	Screen     *screenUnit     `json:"screen,omitempty"` // what the relevance screen did
 }
 
 // readySource is a source that has been read, on its way to analysis.
@@ -71,6 +72,7 @@ type flow struct {
 	reading      map[string]*inflight // downloads under way (cutoff.go)
 	researchDone bool                 // this round's research has sent all its sources
 	skipped      map[string]bool      // not analysed because of the cutoff
+	screened     ScreenReport         // the relevance screen's totals
 }
 
 // stageGather runs research, read, index and analyse as one flow, in
@@ -271,7 +273,7 @@ func (f *flow) researchAll(ctx context.Context) error {
 			recs := f.local[sq.ID]
 			origins := make([]string, len(recs))
 			for i := range origins {
-				origins[i] = "knowledge base"
+				origins[i] = originKnowledge
 			}
 			if len(recs) < localSources {
 				found := o.searchSources(gctx, a, sq, func(src string, err error) {
@@ -344,8 +346,16 @@ func (f *flow) rank(ctx context.Context, a *agentCall, sq SubQuestion, recs []se
 	for i := range cands {
 		cands[i].SubQ, cands[i].Round, cands[i].Origin = sq.ID, f.round, origin[cands[i].Key]
 	}
-	cands = selectCandidates(cands, byKey, quota)
-	unit := researchUnit{Candidates: cands}
+	floor := f.floor(sq.ID)
+	if f.round == 1 || floor == 0 {
+		floor = calibrateFloor(cands, byKey, quota)
+	}
+	cands = selectCandidates(cands, byKey, quota, floor)
+	screened := f.screen(ctx, a, sq, cands, byKey)
+	if read := countRead(cands); read == 0 && len(cands) > 0 {
+		a.warn("round %d: %s, none relevant enough to read", f.round, plural(len(cands), "candidate", "candidates"))
+	}
+	unit := researchUnit{Candidates: cands, Screen: screened}
 	for _, c := range cands {
 		unit.Records = append(unit.Records, byKey[c.Key])
 	}
@@ -383,6 +393,7 @@ func (f *flow) apply(ctx context.Context, sq SubQuestion, unit researchUnit, res
 		f.bySubQ[sq.ID] = append(f.bySubQ[sq.ID], c.Key)
 	}
 	f.candidates[sq.ID] = append(f.candidates[sq.ID], unit.Candidates...) // every round's
+	f.screened.add(unit.Screen)
 	distinct := len(f.distinct)
 	f.mu.Unlock()
 
@@ -415,6 +426,29 @@ func (f *flow) apply(ctx context.Context, sq SubQuestion, unit researchUnit, res
 		}
 	}
 	return nil
+}
+
+// floor is the relevance floor a sub-question's first round set (0 when
+// it has none yet): later rounds read only what clears it.
+func (f *flow) floor(subq string) float64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, c := range f.candidates[subq] {
+		if c.Round == 1 && c.Floor > 0 {
+			return c.Floor
+		}
+	}
+	return 0
+}
+
+func countRead(cs []Candidate) int {
+	n := 0
+	for _, c := range cs {
+		if c.Read {
+			n++
+		}
+	}
+	return n
 }
 
 func (f *flow) distinctCount() int {
@@ -484,6 +518,12 @@ func (f *flow) finish(startAnalyse time.Time) error {
 		return err
 	}
 	if err := o.checkpoint(checkpointUnread, o.st.Unread); err != nil {
+		return err
+	}
+	sr := f.screened
+	sr.AnalysisTokensPerSource = o.analysisCost.mean()
+	sr.SavedTokens = sr.Rejected * sr.AnalysisTokensPerSource
+	if err := o.checkpoint(checkpointScreen, sr); err != nil {
 		return err
 	}
 	if err := o.checkpoint("analyse", keys); err != nil {

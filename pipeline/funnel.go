@@ -88,6 +88,10 @@ func (o *orchestrator) methodNote(f Funnel) string {
 		if len(how) > 0 {
 			b.WriteString(" " + strings.Join(how, " and "))
 		}
+		if r.Found > 0 && r.Read == 0 {
+			fmt.Fprintf(&b, ": %s, none relevant enough to read.", plural(r.Found, "new candidate", "new candidates"))
+			continue
+		}
 		fmt.Fprintf(&b, ": %s, %d read, %d analysed.", plural(r.Found, "new candidate", "new candidates"), r.Read, r.Analysed)
 	}
 	if len(o.st.Rounds) > 0 {

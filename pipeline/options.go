@@ -68,6 +68,9 @@ type Options struct {
 	// Grace is how long a straggling download may hold a sub-question
 	// whose other sources are analysed (0: DefaultGrace).
 	Grace time.Duration `json:"grace,omitempty"`
+	// Screen is "off" to skip the model's relevance screen of what is
+	// about to be read (screen.go); anything else is on.
+	Screen string `json:"screen,omitempty"`
 }
 
 // depthPlan is what a depth means in numbers.
@@ -135,6 +138,11 @@ func (o *Options) Normalize() error {
 	}
 	if o.BudgetTokens < 0 {
 		return fmt.Errorf("%w: --budget-tokens must be 0 or more", ErrBadInput)
+	}
+	switch o.Screen {
+	case "", ScreenOn, ScreenOff:
+	default:
+		return fmt.Errorf("%w: --screen must be on or off, not %q", ErrBadInput, o.Screen)
 	}
 	if len(o.Sources) == 0 || o.AutoSources {
 		o.AutoSources = true

@@ -44,6 +44,8 @@ type orchestrator struct {
 	follow *followUp
 
 	indexState // waiting for the vector index (indexwait.go)
+
+	analysisCost analysisCost // what analyses cost, to price the screen's savings
 }
 
 // unitName is a checkpoint's name in the store: a follow-up's stages live
@@ -71,7 +73,10 @@ type runState struct {
 	Decisions     []Decision
 }
 
-func (o *orchestrator) emit(ev Event) Event { return o.run.em.emit(ev) }
+func (o *orchestrator) emit(ev Event) Event {
+	o.analysisCost.observe(ev)
+	return o.run.em.emit(ev)
+}
 
 func (o *orchestrator) warn(stage Stage, agent, format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"fmt"
 	"math"
 	"sort"
 	"strings"
@@ -18,11 +19,25 @@ type Candidate struct {
 	Title    string  `json:"title"`
 	Source   string  `json:"source"`
 	Year     int     `json:"year,omitempty"`
-	Score    float64 `json:"score"`    // blended relevance, 0..1
+	Score    float64 `json:"score"`    // blended relevance within the pool, 0..1: the reading order
 	Semantic float64 `json:"semantic"` // cosine of title+abstract with the sub-question (and question)
 	Lexical  float64 `json:"lexical"`  // BM25 over the pool, as a share of the pool's best
-	Read     bool    `json:"read"`
-	Reason   string  `json:"reason"`
+	// Coverage is the share of the query's distinct words the candidate
+	// has; Phrase the weighted share of its multi-word terms it holds
+	// (lexical.go). Neither depends on the rest of the pool.
+	Coverage float64 `json:"coverage"`
+	Phrase   float64 `json:"phrase"`
+	// Relevance is the absolute score (raw similarity, coverage and
+	// phrases), compared with Floor: the sub-question's floor, calibrated
+	// on its first round, that every later round must clear too.
+	Relevance float64 `json:"relevance"`
+	Floor     float64 `json:"floor"`
+	// Screen is the relevance screen's verdict on a candidate that was
+	// about to be read ("on topic", "off topic: GPU hardware"); empty
+	// when it was not screened (screen.go).
+	Screen string `json:"screen,omitempty"`
+	Read   bool   `json:"read"`
+	Reason string `json:"reason"`
 	// Round is the round of research that found it (1 is the first);
 	// Origin how: "search: arxiv", "knowledge base", "query: …" (a later
 	// round's query), "reference of <key>" or "cites <key>".
@@ -32,7 +47,7 @@ type Candidate struct {
 
 // Ranking weights and cut-offs.
 const (
-	semanticWeight = 0.7 // the rest is lexical
+	semanticWeight = 0.3 // the rest is lexical
 	// farBelow: a candidate scoring under this share of the sub-question's
 	// best is not read even when reading slots are free.
 	farBelow = 0.4
@@ -49,6 +64,8 @@ const (
 	reasonDuplicate  = "read for another sub-question"
 	reasonRunCap     = "not read: the run's reading limit was reached"
 	reasonStructured = "read: structured data"
+	reasonNoText     = "not read: no text to read"
+	reasonBelowFloor = "not read: below the relevance floor"
 )
 
 // candidateText is what a candidate is judged by (and, for sources read
@@ -56,18 +73,37 @@ const (
 // embedding is shared with the index).
 func candidateText(r search.Record) string { return abstractText(r) }
 
+// Weights of the absolute relevance: raw similarity, coverage, phrases.
+const (
+	relSemantic = 0.4
+	relCoverage = 0.3
+	relPhrase   = 0.3
+)
+
+// Floors. A sub-question's floor is floorShare of the mean relevance of
+// what its first round would read (so it is calibrated on the embedding
+// model in use and the question's vocabulary), never below minRelevance;
+// later rounds and chased references must clear the same floor, so they
+// compete with what the run has already read, not only with each other.
+const (
+	floorShare   = 0.7
+	minRelevance = 0.12
+)
+
 // scoreCandidates scores records against a sub-question. vecs are the
 // candidates' embeddings (nil entries, or vecs nil, when embedding failed:
 // then only the lexical score counts); queryVecs are the sub-question's and
 // the question's embeddings (the first weighs most).
-func scoreCandidates(recs []search.Record, vecs [][]float32, queryVecs [][]float32, terms []string) []Candidate {
+func scoreCandidates(recs []search.Record, vecs [][]float32, queryVecs [][]float32, q rankQuery) []Candidate {
 	out := make([]Candidate, len(recs))
 	docs := make([][]string, len(recs))
+	terms := make([]docTerms, len(recs))
 	for i, r := range recs {
-		docs[i] = stems(contentWords(candidateText(r)))
+		terms[i] = newDocTerms(candidateText(r))
+		docs[i] = terms[i].words
 		out[i] = Candidate{Key: r.Key, Title: r.Title, Source: r.Source, Year: r.Year}
 	}
-	lex := bm25(docs, stems(terms))
+	lex := bm25(docs, q.words)
 	best := 0.0
 	for _, s := range lex {
 		best = math.Max(best, s)
@@ -94,38 +130,89 @@ func scoreCandidates(recs []search.Record, vecs [][]float32, queryVecs [][]float
 		haveSem = true
 	}
 	for i := range out {
+		c := &out[i]
 		if best > 0 {
-			out[i].Lexical = lex[i] / best
+			c.Lexical = lex[i] / best
 		}
-		out[i].Semantic = sem[i]
+		c.Coverage, c.Phrase = q.coverage(terms[i]), q.phrase(terms[i])
+		c.Semantic = sem[i]
+		// Words: frequency (BM25) and coverage of the query's terms, and
+		// its phrases above both, so "Turing test" beats "Turing" plus
+		// "language models".
+		words := 0.2*c.Lexical + 0.3*c.Coverage + 0.5*c.Phrase
+		if haveSem {
+			c.Relevance = relSemantic*math.Max(0, sem[i]) + relCoverage*c.Coverage + relPhrase*c.Phrase
+		} else {
+			c.Relevance = (relCoverage*c.Coverage + relPhrase*c.Phrase) / (relCoverage + relPhrase)
+		}
 		switch {
 		case haveSem && hi-lo > flatRange:
-			// Similarities are rescaled within the pool: embedding models
-			// differ in where "related" starts, but within one pool the
-			// order and the spread are what matter.
-			out[i].Score = semanticWeight*(sem[i]-lo)/(hi-lo) + (1-semanticWeight)*out[i].Lexical
+			// Similarities are rescaled within the pool for the order:
+			// embedding models differ in where "related" starts, but
+			// within one pool the order and the spread are what matter.
+			c.Score = semanticWeight*(sem[i]-lo)/(hi-lo) + (1-semanticWeight)*words
 		default:
-			out[i].Score = out[i].Lexical
+			c.Score = words
 		}
 	}
 	return out
 }
 
+// hasText reports whether a candidate has anything to read: an abstract,
+// a full-text link (a PDF, or the page a web result links to, which the
+// reader fetches), structured data or a local file. A title alone is not
+// evidence; such a candidate is listed, never read, analysed or cited.
+func hasText(r search.Record) bool {
+	return r.Abstract != "" || r.PDFURL != "" || r.HasData() || r.Path != "" || (r.Source == "web" && r.URL != "")
+}
+
+// calibrateFloor is a first round's floor for a sub-question: floorShare
+// of the mean relevance of the quota best readable candidates.
+func calibrateFloor(cands []Candidate, recs map[string]search.Record, quota int) float64 {
+	sorted := append([]Candidate(nil), cands...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Score > sorted[j].Score })
+	sum, n := 0.0, 0
+	for _, c := range sorted {
+		if n >= max(quota, 1) {
+			break
+		}
+		if r, ok := recs[c.Key]; ok && !hasText(r) && c.Origin != originKnowledge {
+			continue
+		}
+		sum += c.Relevance
+		n++
+	}
+	if n == 0 {
+		return minRelevance
+	}
+	return math.Max(minRelevance, floorShare*sum/float64(n))
+}
+
 // selectCandidates orders candidates best first and marks which to read:
-// at most quota, none far below the best. Structured-data records are
-// always read (they are facts, not prose to rank).
-func selectCandidates(cands []Candidate, recs map[string]search.Record, quota int) []Candidate {
+// at most quota, none far below the best, none under the floor, none
+// without text. Structured-data records are always read (they are facts,
+// not prose to rank).
+func selectCandidates(cands []Candidate, recs map[string]search.Record, quota int, floor float64) []Candidate {
 	sort.SliceStable(cands, func(i, j int) bool { return cands[i].Score > cands[j].Score })
 	best := 0.0
-	if len(cands) > 0 {
-		best = cands[0].Score
+	for _, c := range cands {
+		if r, ok := recs[c.Key]; !ok || hasText(r) || c.Origin == originKnowledge {
+			best = c.Score
+			break
+		}
 	}
 	taken := 0
 	for i := range cands {
 		c := &cands[i]
+		c.Floor = floor
+		r, known := recs[c.Key]
 		switch {
-		case recs[c.Key].HasData():
+		case r.HasData():
 			c.Read, c.Reason = true, reasonStructured
+		case known && !hasText(r) && c.Origin != originKnowledge:
+			c.Reason = reasonNoText
+		case c.Relevance < floor:
+			c.Reason = fmt.Sprintf("%s (%.2f < %.2f)", reasonBelowFloor, c.Relevance, floor)
 		case taken >= quota:
 			c.Reason = reasonQuota
 		case best > 0 && c.Score < farBelow*best:
@@ -137,6 +224,10 @@ func selectCandidates(cands []Candidate, recs map[string]search.Record, quota in
 	}
 	return cands
 }
+
+// originKnowledge marks candidates from the local knowledge base, which
+// were read before (their text is in the store even without an abstract).
+const originKnowledge = "knowledge base"
 
 func cosine(a, b []float32) float64 {
 	if len(a) != len(b) {
@@ -221,8 +312,9 @@ func stem(w string) string {
 	return w
 }
 
-// rankTerms are the words a sub-question's candidates are judged by: the
-// sub-question, its queries and the canonical term.
-func rankTerms(sq SubQuestion, canonical string) []string {
-	return contentWords(strings.Join([]string{sq.Question, sq.Queries.Strict, sq.Queries.Moderate, canonical}, " "))
+// rankTerms is what a sub-question's candidates are judged by: the
+// sub-question, its queries and the canonical term (whose phrases weigh
+// most).
+func rankTerms(sq SubQuestion, canonical string) rankQuery {
+	return newRankQuery(canonical, sq.Question, sq.Queries.Strict, sq.Queries.Moderate)
 }

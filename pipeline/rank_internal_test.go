@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/researchtui/researchtui/search"
@@ -9,7 +10,7 @@ import (
 func TestSelectCandidatesQuotaAndFarBelow(t *testing.T) {
 	cands := []Candidate{{Key: "c", Score: 0.30}, {Key: "a", Score: 0.9}, {Key: "d", Score: 0.1}, {Key: "b", Score: 0.8}, {Key: "e", Score: 0.75}, {Key: "data", Score: 0}}
 	recs := map[string]search.Record{"data": {Key: "data", Data: map[string]any{"band_gap": 1.1}}}
-	got := selectCandidates(cands, recs, 2)
+	got := selectCandidates(cands, recs, 2, 0)
 	want := map[string]string{"a": reasonRead, "b": reasonRead, "e": reasonQuota, "c": reasonQuota, "d": reasonQuota, "data": reasonStructured}
 	for _, c := range got {
 		if c.Reason != want[c.Key] {
@@ -20,7 +21,7 @@ func TestSelectCandidatesQuotaAndFarBelow(t *testing.T) {
 		t.Errorf("not best first: %v", got)
 	}
 	// With free slots, a candidate far below the best is still not read.
-	got = selectCandidates([]Candidate{{Key: "a", Score: 0.9}, {Key: "c", Score: 0.3}}, nil, 5)
+	got = selectCandidates([]Candidate{{Key: "a", Score: 0.9}, {Key: "c", Score: 0.3}}, nil, 5, 0)
 	if got[1].Read || got[1].Reason != reasonFarBelow {
 		t.Errorf("far-below candidate: %+v", got[1])
 	}
@@ -40,7 +41,7 @@ func TestScoreCandidatesLexicalWhenEmbeddingsCantTell(t *testing.T) {
 	}
 	// No embeddings at all (the embedding model failed): lexical only.
 	got = scoreCandidates(recs, nil, nil, terms)
-	if got[1].Score != 1 || got[0].Score >= got[1].Score {
+	if got[1].Score <= got[0].Score || got[1].Phrase == 0 || got[0].Phrase != 0 {
 		t.Errorf("lexical-only scores %.2f, %.2f", got[0].Score, got[1].Score)
 	}
 }
@@ -57,5 +58,80 @@ func TestBM25FavoursRareTermsAndStems(t *testing.T) {
 	}
 	if readQuota(depthPlan{ReadPerSubQ: 5, AnalyseMax: 12}, 4) != 3 || readQuota(depthPlan{ReadPerSubQ: 5, AnalyseMax: 12}, 2) != 5 {
 		t.Error("readQuota does not share the run's limit out")
+	}
+}
+
+// TestFloorHoldsAcrossPools: the first round's pool sets the floor; a later
+// pool of unrelated papers (as citation chasing brings) is scored against
+// the same query and reads nothing, though compared only with each other
+// its best would be read. A title alone is never read.
+func TestFloorHoldsAcrossPools(t *testing.T) {
+	q := rankTerms(SubQuestion{Question: "How do large language models perform in Turing tests?", Queries: Queries{Strict: "large language models Turing test"}}, "Turing test")
+	first := []search.Record{
+		{Key: "a", Title: "Large Language Models Pass the Turing Test", Abstract: "We evaluated large language models in a randomised three-party Turing test."},
+		{Key: "b", Title: "Does GPT-4 pass the Turing test?", Abstract: "We ran a public online Turing test with a large language model."},
+		{Key: "c", Title: "Neural Turing Machines", Abstract: "We extend neural networks with external memory."},
+		{Key: "t", Title: "ChatGPT broke the Turing test"},
+	}
+	later := []search.Record{
+		{Key: "x", Title: "Do Firms Want to Borrow More? Testing Credit Constraints", Abstract: "We test for credit constraints using a directed lending program."},
+		{Key: "y", Title: "What do we know about the impact of microfinance?", Abstract: "A review of microfinance evaluations and their models."},
+	}
+	byKey := func(rs []search.Record) map[string]search.Record {
+		m := map[string]search.Record{}
+		for _, r := range rs {
+			m[r.Key] = r
+		}
+		return m
+	}
+	c1 := scoreCandidates(first, nil, nil, q)
+	floor := calibrateFloor(c1, byKey(first), 3)
+	c1 = selectCandidates(c1, byKey(first), 3, floor)
+	read := map[string]string{}
+	for _, c := range c1 {
+		read[c.Key] = c.Reason
+	}
+	if read["a"] != reasonRead || read["b"] != reasonRead || read["t"] != reasonNoText || !strings.HasPrefix(read["c"], reasonBelowFloor) {
+		t.Errorf("first round: %v (floor %.2f)", read, floor)
+	}
+	c2 := scoreCandidates(later, nil, nil, q)
+	if alone := selectCandidates(append([]Candidate(nil), c2...), byKey(later), 3, 0); !alone[0].Read {
+		t.Fatalf("compared only with each other, the later pool's best is not read either: %+v", alone[0])
+	}
+	for _, c := range selectCandidates(c2, byKey(later), 3, floor) {
+		if c.Read || !strings.HasPrefix(c.Reason, reasonBelowFloor) {
+			t.Errorf("later round read %q (relevance %.2f, floor %.2f): %s", c.Title, c.Relevance, floor, c.Reason)
+		}
+	}
+}
+
+func TestPhrasesAndCoverage(t *testing.T) {
+	q := newRankQuery("Turing test", "How do large language models and chatbots perform in Turing tests?")
+	phrase := newDocTerms("Does GPT-4 pass the Turing test? A large language model was tested.")
+	words := newDocTerms("Megatron-Turing NLG: training a large language model. We test it on benchmarks.")
+	if q.phrase(phrase) <= q.phrase(words) {
+		t.Errorf("phrase score %.2f for the Turing-test paper ≤ %.2f for the namesake", q.phrase(phrase), q.phrase(words))
+	}
+	if q.coverage(words) == 0 || q.coverage(newDocTerms("Household economics")) != 0 {
+		t.Error("coverage counts the query's words present")
+	}
+}
+
+func TestHasText(t *testing.T) {
+	for _, c := range []struct {
+		r    search.Record
+		want bool
+	}{
+		{search.Record{Title: "Do Husbands and Wives Pool Their Resources?"}, false},
+		{search.Record{Title: "t", URL: "https://doi.org/10.1/x", Source: "semanticscholar"}, false}, // a landing page is not read
+		{search.Record{Title: "t", Abstract: "a"}, true},
+		{search.Record{Title: "t", PDFURL: "https://x/y.pdf"}, true},
+		{search.Record{Title: "t", URL: "https://blog.example/post", Source: "web"}, true},
+		{search.Record{Title: "t", Path: "/corpus/paper.pdf"}, true},
+		{search.Record{Title: "t", Data: map[string]any{"band_gap": 1.1}}, true},
+	} {
+		if got := hasText(c.r); got != c.want {
+			t.Errorf("hasText(%+v) = %v, want %v", c.r, got, c.want)
+		}
 	}
 }

@@ -194,7 +194,8 @@ func (o *orchestrator) gatherEvidence(ctx context.Context, round int, accepted [
 		} else {
 			qv = nil
 		}
-		cands := selectCandidates(scoreCandidates(pool, vecs, qv, contentWords(ask.Text+" "+o.st.Plan.CanonicalTerm)), byKey, 2)
+		cands := scoreCandidates(pool, vecs, qv, newRankQuery(o.st.Plan.CanonicalTerm, ask.Text))
+		cands = selectCandidates(cands, byKey, 2, calibrateFloor(cands, byKey, 2))
 		for _, c := range cands {
 			if !c.Read {
 				continue

@@ -73,27 +73,28 @@ func (r *fakeRun) Cancel() {
 
 // fakeServices is an in-memory store and engine.
 type fakeServices struct {
-	mu        sync.Mutex
-	sessions  []store.Session
-	reports   map[string]pipeline.Report
-	runs      []*fakeRun
-	started   []pipeline.Options
-	resumed   []string
-	answers   []*pipeline.Decision // the decision each Resume came with
-	deleted   []string
-	opened    []string
-	exported  []string
-	startErr  error
-	resumeErr error // returned by Resume (the engine refusing a second resume)
-	pulled    []string
-	pullErr   error
-	saved     []Settings // what SaveSettings was asked to write
-	saveErr   error
-	asked     []string // "id: question" of each Ask
-	versions  map[string][]pipeline.Version
-	events    map[string][]pipeline.Event // stored event logs, for timelines
-	watched   []string                    // sessions Watch was asked to follow
-	changes   chan struct{}               // what Changes returns (nil: no feed)
+	mu         sync.Mutex
+	sessions   []store.Session
+	reports    map[string]pipeline.Report
+	runs       []*fakeRun
+	started    []pipeline.Options
+	resumed    []string
+	answers    []*pipeline.Decision // the decision each Resume came with
+	deleted    []string
+	opened     []string
+	exported   []string
+	startErr   error
+	resumeErr  error // returned by Resume (the engine refusing a second resume)
+	pulled     []string
+	pullErr    error
+	saved      []Settings // what SaveSettings was asked to write
+	saveErr    error
+	asked      []string // "id: question" of each Ask
+	versions   map[string][]pipeline.Version
+	events     map[string][]pipeline.Event // stored event logs, for timelines
+	candidates map[string][]pipeline.Candidate
+	watched    []string      // sessions Watch was asked to follow
+	changes    chan struct{} // what Changes returns (nil: no feed)
 }
 
 // Watch follows a session "in another process": a scripted run.
@@ -107,6 +108,12 @@ func (f *fakeServices) Watch(ctx context.Context, id string) (runHandle, error) 
 }
 
 func (f *fakeServices) Changes(ctx context.Context) <-chan struct{} { return f.changes }
+
+func (f *fakeServices) Candidates(id string) ([]pipeline.Candidate, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.candidates[id], nil
+}
 
 func (f *fakeServices) Events(id string) ([]pipeline.Event, error) {
 	f.mu.Lock()

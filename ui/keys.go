@@ -181,7 +181,7 @@ var rKeys = runKeys{
 
 type reportKeys struct {
 	Tab, Detail, Open, Export, Find, Next, Prev, Back, Cite, NextCite, PrevCite, CopyRef, CopyDOI,
-	FindDone, FindCancel, FollowUp, Versions, Timeline key.Binding
+	FindDone, FindCancel, FollowUp, Versions, Timeline, Candidates key.Binding
 }
 
 var pKeys = reportKeys{
@@ -203,6 +203,8 @@ var pKeys = reportKeys{
 	FollowUp:   kb([]string{"f"}, "f", "ask a follow-up"),
 	Versions:   kb([]string{"V"}, "V", "versions"),
 	Timeline:   kb([]string{"T"}, "T", "timeline"),
+	// C: every candidate the run ranked, its scores and why it was read.
+	Candidates: kb([]string{"C"}, "C", "candidates"),
 }
 
 type reviewKeys struct {

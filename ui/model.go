@@ -205,6 +205,8 @@ func (m *rootModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.showHelp = false
 		m.dialog = newTimelineDialog(msg.title, msg.tl)
 		return m, nil
+	case candidatesLoadedMsg:
+		return m, m.onCandidatesLoaded(msg)
 	case runStartedMsg:
 		return m, m.onRunStarted(msg)
 	case runEventsMsg:

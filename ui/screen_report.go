@@ -307,6 +307,9 @@ func (m *rootModel) reportKeys() keyTable {
 			do(pKeys.Timeline, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd {
 				return loadTimelineCmd(m.svc, m.report.id, m.report.title)
 			}).when(r.id != ""),
+			do(pKeys.Candidates, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd {
+				return loadCandidatesCmd(m.svc, m.report.id, m.report.title)
+			}).when(r.id != ""),
 		},
 		{
 			do(pKeys.Tab, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd {

@@ -46,6 +46,9 @@ type services interface {
 	Versions(id string) ([]pipeline.Version, error)
 	// Events is a session's stored event log (its timeline).
 	Events(id string) ([]pipeline.Event, error)
+	// Candidates are a session's ranked candidates, read or not, with
+	// their scores and reasons.
+	Candidates(id string) ([]pipeline.Candidate, error)
 	// Watch follows a session that another researchtui process on the
 	// same data dir runs; the handle's Stop ends the watching, never the
 	// run (its Cancel asks that process to cancel it).
@@ -178,6 +181,10 @@ func (l liveServices) Ask(ctx context.Context, id, question string) (runHandle, 
 
 func (l liveServices) Events(id string) ([]pipeline.Event, error) {
 	return pipeline.LoadEvents(l.st, id)
+}
+
+func (l liveServices) Candidates(id string) ([]pipeline.Candidate, error) {
+	return pipeline.LoadCandidates(l.st, id)
 }
 
 func (l liveServices) Versions(id string) ([]pipeline.Version, error) {

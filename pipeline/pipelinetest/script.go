@@ -24,6 +24,7 @@ const (
 	Writer    = "writer"
 	Reviewer  = "reviewer"
 	Verifier  = "verifier"
+	Screener  = "screener"
 	Other     = "other"
 )
 
@@ -46,6 +47,8 @@ func KindOf(call ollamafake.ChatCall) string {
 		return Reflector
 	case strings.Contains(sys, "verifier agent"):
 		return Verifier
+	case strings.Contains(sys, "screening agent"):
+		return Screener
 	}
 	return Other
 }
@@ -101,6 +104,8 @@ type Script struct {
 	// not exist, which finalise must remove.
 	BogusCitation bool
 	Faults        []Fault
+	// Screen is how the relevance screener answers (screen.go).
+	Screen *ScreenScript
 
 	mu     sync.Mutex
 	counts map[string]int
@@ -183,6 +188,8 @@ func (s *Script) Responder() ollamafake.Responder {
 			return ollamafake.Reply{Content: s.review(n)}
 		case Verifier:
 			return ollamafake.Reply{Content: s.verdicts(user, n)}
+		case Screener:
+			return s.screen(user)
 		}
 		return ollamafake.Echo(call)
 	}

@@ -1,0 +1,149 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/themes"
+)
+
+// candidatesLoadedMsg brings a session's ranked candidates, read from the
+// store in the Cmd.
+type candidatesLoadedMsg struct {
+	title string
+	cands []pipeline.Candidate
+	err   error
+}
+
+func loadCandidatesCmd(svc services, id, title string) tea.Cmd {
+	return func() tea.Msg {
+		cs, err := svc.Candidates(id)
+		return candidatesLoadedMsg{title: title, cands: cs, err: err}
+	}
+}
+
+// onCandidatesLoaded opens the dialog, or says why it can't.
+func (m *rootModel) onCandidatesLoaded(msg candidatesLoadedMsg) tea.Cmd {
+	if msg.err != nil {
+		m.setNotice("candidates: "+msg.err.Error(), true)
+		return nil
+	}
+	m.showHelp = false
+	m.dialog = newCandidatesDialog(msg.title, msg.cands)
+	return nil
+}
+
+// candidatesDialog lists every candidate a run considered, in the order
+// it ranked them per sub-question and round, with its scores (semantic,
+// lexical, coverage, phrase, relevance against the floor), the relevance
+// screen's verdict and why it was or was not read: the run's choice of
+// what to read is visible, not only its outcome.
+type candidatesDialog struct {
+	title  string
+	cands  []pipeline.Candidate
+	read   int
+	offset int
+	room   int
+}
+
+func newCandidatesDialog(title string, cs []pipeline.Candidate) *candidatesDialog {
+	d := &candidatesDialog{title: sanitizeLine(title), cands: cs}
+	seen := map[string]bool{}
+	for _, c := range cs {
+		if c.Read && !seen[c.Key] {
+			seen[c.Key] = true
+			d.read++
+		}
+	}
+	return d
+}
+
+var candidateKeys = struct {
+	Scroll, Page, Ends, Close key.Binding
+}{
+	Scroll: kb([]string{"j", "k", "up", "down"}, "j/k", "scroll"),
+	Page:   kb([]string{"pgdown", "pgup", "space", "ctrl+d", "ctrl+u"}, "pgdn/pgup", "page"),
+	Ends:   kb([]string{"g", "G", "home", "end"}, "g/G", "top/bottom"),
+	Close:  kb([]string{"esc", "q", "C"}, "esc", "close"),
+}
+
+func (d *candidatesDialog) handle(msg tea.KeyPressMsg, _ time.Time) (action, bool, tea.Cmd) {
+	page := max(d.room-1, 1)
+	switch msg.String() {
+	case "esc", "q", "C":
+		return nil, false, nil
+	case "down", "j":
+		d.offset++
+	case "up", "k":
+		d.offset--
+	case "pgdown", "space", "ctrl+d":
+		d.offset += page
+	case "pgup", "ctrl+u":
+		d.offset -= page
+	case "g", "home":
+		d.offset = 0
+	case "G", "end":
+		d.offset = len(d.cands) // clamped when drawn
+	}
+	d.offset = max(d.offset, 0)
+	return nil, true, nil
+}
+
+func (d *candidatesDialog) paste(string) tea.Cmd { return nil }
+
+func (d *candidatesDialog) keyMap() help.KeyMap {
+	return formKeyMap{short: []key.Binding{candidateKeys.Scroll, candidateKeys.Page, candidateKeys.Ends, candidateKeys.Close}}
+}
+
+// view draws two lines per candidate: a mark (✓ read), its sub-question,
+// round and title; then the reason and its scores, muted.
+func (d *candidatesDialog) view(st *themes.Styles, w, h int) string {
+	boxW := dialogWidth(w, 140)
+	inner := boxW - st.Dialog.GetHorizontalFrameSize()
+	// Box: border (2), title, legend; two lines of the screen stay visible.
+	room := max((h-2-2-2)/2, 1)
+	d.room = room
+	d.offset = min(d.offset, max(len(d.cands)-room, 0))
+	shown := d.cands[d.offset:min(d.offset+room, len(d.cands))]
+	title := fmt.Sprintf("Candidates · %s", d.title)
+	pos := fmt.Sprintf("  read %d of %d", d.read, len(d.cands))
+	if len(d.cands) > room {
+		pos += fmt.Sprintf(" · %d–%d", d.offset+1, d.offset+len(shown))
+	}
+	body := []string{st.Title.Render(trunc(title, max(inner-width(pos), 10))) + st.Muted.Render(pos)}
+	if len(d.cands) == 0 {
+		body = append(body, st.Subtle.Render("no candidates were ranked in this session"))
+	}
+	for _, c := range shown {
+		mark, name := "  ", st.Muted
+		if c.Read {
+			mark, name = st.Accent.Render("✓ "), st.Text
+		}
+		head := fmt.Sprintf("%s r%d  %s", sanitizeLine(c.SubQ), c.Round, sanitizeLine(c.Title))
+		body = append(body, trunc(mark+name.Render(trunc(head, inner-2)), inner))
+		body = append(body, st.Subtle.Render(trunc("    "+candidateScores(c), inner)))
+	}
+	body = append(body, st.Subtle.Render(trunc("sem semantic · lex BM25 · cov terms covered · phr phrases · rel relevance vs its floor", inner)))
+	return st.Dialog.Width(boxW).Render(strings.Join(body, "\n"))
+}
+
+// candidateScores is why a candidate was or was not read, then its
+// relevance against the floor, the screen's verdict and the other scores:
+// the reason first, so a narrow terminal still shows it.
+func candidateScores(c pipeline.Candidate) string {
+	parts := []string{sanitizeLine(c.Reason), fmt.Sprintf("rel %.2f", c.Relevance)}
+	if c.Floor > 0 {
+		parts[1] += fmt.Sprintf(" / floor %.2f", c.Floor)
+	}
+	if c.Screen != "" {
+		parts = append(parts, "screen: "+sanitizeLine(c.Screen))
+	}
+	parts = append(parts, fmt.Sprintf("score %.2f sem %.2f lex %.2f cov %.2f phr %.2f", c.Score, c.Semantic, c.Lexical, c.Coverage, c.Phrase))
+	return strings.Join(parts, " · ")
+}
