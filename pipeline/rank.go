@@ -38,6 +38,8 @@ type Candidate struct {
 	Screen string `json:"screen,omitempty"`
 	Read   bool   `json:"read"`
 	Reason string `json:"reason"`
+	// Retracted: the work was retracted (it may be read, never support).
+	Retracted bool `json:"retracted,omitempty"`
 	// Round is the round of research that found it (1 is the first);
 	// Origin how: "search: arxiv", "knowledge base", "query: …" (a later
 	// round's query), "reference of <key>" or "cites <key>".
@@ -101,7 +103,7 @@ func scoreCandidates(recs []search.Record, vecs [][]float32, queryVecs [][]float
 	for i, r := range recs {
 		terms[i] = newDocTerms(candidateText(r))
 		docs[i] = terms[i].words
-		out[i] = Candidate{Key: r.Key, Title: r.Title, Source: r.Source, Year: r.Year}
+		out[i] = Candidate{Key: r.Key, Title: r.Title, Source: r.Source, Year: r.Year, Retracted: r.Retracted}
 	}
 	lex := bm25(docs, q.words)
 	best := 0.0

@@ -261,10 +261,16 @@ func countChecks(checks []SentenceCheck) VerifyCounts {
 
 // citableTexts are the texts of the sources the report may cite, by key:
 // every chunk read, or for a source with none stored its analysis quotes.
+// A retracted work supports nothing unless the question is about
+// retractions: a sentence citing it is re-cited or loses the citation.
 func (o *orchestrator) citableTexts() map[string][]ContextChunk {
 	out := map[string][]ContextChunk{}
+	aboutRetractions := strings.Contains(strings.ToLower(o.opt.Question), "retract")
 	for _, an := range o.st.Analyses {
 		if _, done := out[an.SourceKey]; done {
+			continue
+		}
+		if rec, _ := o.loadSource(an.SourceKey); rec.Retracted && !aboutRetractions {
 			continue
 		}
 		var cs []ContextChunk

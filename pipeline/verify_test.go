@@ -1,14 +1,17 @@
 package pipeline_test
 
 import (
+	"context"
 	"regexp"
 	"strings"
 	"testing"
 	"unicode"
 
+	"github.com/researchtui/researchtui/llm/ollamafake"
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
 	"github.com/researchtui/researchtui/search"
+	"github.com/researchtui/researchtui/store"
 )
 
 // carelessWorld is a run whose writer misattributes (pipelinetest.Script
@@ -198,5 +201,143 @@ func TestVerifyModes(t *testing.T) {
 	rep, _ = pipeline.LoadReport(env.Store, sess.ID)
 	if rep.Metrics.Verified != nil || !strings.Contains(rep.Markdown, pipelinetest.SweepingClaim+" [") {
 		t.Errorf("--verify off changed the draft or counted a verification: %+v", rep.Metrics.Verified)
+	}
+}
+
+// retracting marks the records of one title retracted, as OpenAlex's
+// is_retracted does.
+type retracting struct {
+	search.Source
+	title string
+}
+
+func (r retracting) Search(ctx context.Context, q string, limit int) ([]search.Record, error) {
+	recs, err := r.Source.Search(ctx, q, limit)
+	for i := range recs {
+		if strings.EqualFold(recs[i].Title, r.title) {
+			recs[i].Retracted = true
+		}
+	}
+	return recs, err
+}
+
+// A retracted work is never cited as support, even by a writer that cites
+// it, and is marked retracted among the candidates.
+func TestRetractedWorksSupportNothing(t *testing.T) {
+	env, opt := carelessWorld(t, false, &pipelinetest.Script{Careless: true})
+	const title = "Augmenting large language models with chemistry tools"
+	env.Engine.Sources["openalex"] = retracting{env.Engine.Sources["openalex"], title}
+	env.Engine.Sources["arxiv"] = retracting{env.Engine.Sources["arxiv"], title}
+	_, sess := runToEnd(t, env, opt)
+	rep, err := pipeline.LoadReport(env.Store, sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range rep.Sources {
+		if strings.EqualFold(s.Title, title) {
+			t.Errorf("the retracted work is cited as [%d]:\n%s", s.N, rep.Markdown)
+		}
+	}
+	cands, err := pipeline.LoadCandidates(env.Store, sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	marked := false
+	for _, c := range cands {
+		if strings.EqualFold(c.Title, title) {
+			if !c.Retracted {
+				t.Errorf("candidate %q is not marked retracted", c.Title)
+			}
+			marked = true
+		}
+	}
+	if !marked {
+		t.Fatal("the retracted work was not among the candidates; the test proves nothing")
+	}
+}
+
+// A verifier that answers junk is not trusted: matching decides, and the
+// run says so.
+func TestVerifierJunkFallsBackToMatching(t *testing.T) {
+	junk := ollamafake.Reply{Content: `{"verdicts": [{"c": "one", "v": 7}`}
+	script := &pipelinetest.Script{Careless: true, Paraphrase: true, Faults: []pipelinetest.Fault{
+		{Kind: pipelinetest.Verifier, Nth: 1, Reply: junk}, {Kind: pipelinetest.Verifier, Nth: 2, Reply: junk},
+		{Kind: pipelinetest.Verifier, Nth: 3, Reply: junk}, {Kind: pipelinetest.Verifier, Nth: 4, Reply: junk},
+	}}
+	env, opt := carelessWorld(t, false, script)
+	evs, sess := runToEnd(t, env, opt)
+	warned := false
+	for _, ev := range evs {
+		if ev.Type == pipeline.Warning && strings.Contains(ev.Message, "verifier's answer was unusable") {
+			warned = true
+		}
+	}
+	if !warned {
+		t.Error("no warning that the verifier's answer was unusable")
+	}
+	rep, _ := pipeline.LoadReport(env.Store, sess.ID)
+	if v := rep.Metrics.Verified; v == nil || v.Cited == 0 {
+		t.Fatalf("nothing verified: %+v", v)
+	}
+	if _, _, sweeping := attribution(t, env, rep); sweeping > 0 {
+		t.Errorf("%d sweeping claims kept a citation after a junk verifier", sweeping)
+	}
+}
+
+// A claim the passage contradicts is dropped, and the repair recorded.
+func TestContradictedClaimsAreDropped(t *testing.T) {
+	env, opt := carelessWorld(t, false, &pipelinetest.Script{Careless: true, Paraphrase: true, VerifierJudges: pipelinetest.JudgeContradicted})
+	_, sess := runToEnd(t, env, opt)
+	rep, _ := pipeline.LoadReport(env.Store, sess.ID)
+	if rep.Metrics.Verified == nil || rep.Metrics.Verified.Dropped == 0 {
+		t.Fatalf("no contradicted claim dropped: %+v", rep.Metrics.Verified)
+	}
+	for _, r := range rep.Repairs {
+		if r.Verdict == pipeline.VerdictContradicted {
+			if r.Action != pipeline.ActionDropped || r.Passage == nil {
+				t.Errorf("contradicted claim %q: action %s, passage %v", r.Sentence, r.Action, r.Passage)
+			}
+			if strings.Contains(rep.Markdown, r.Sentence) {
+				t.Errorf("the contradicted claim %q is still in the report", r.Sentence)
+			}
+		}
+	}
+}
+
+// A run killed during verification resumes without repeating a finished
+// verifier batch.
+func TestResumeMidVerificationRepeatsNoBatch(t *testing.T) {
+	env, opt := carelessWorld(t, false, &pipelinetest.Script{Careless: true, Paraphrase: true})
+	r, err := env.Engine.Start(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for ev := range r.Events() {
+		if ev.Type == pipeline.ModelCalled && ev.Stage == pipeline.StageVerify {
+			r.Cancel()
+		}
+	}
+	sess, _ := r.Wait()
+	first := env.Script.Calls(pipelinetest.Verifier)
+	if first == 0 {
+		t.Fatal("the run was not stopped during verification")
+	}
+	r2, err := env.Engine.Resume(context.Background(), sess.ID, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	drive(t, r2, nil)
+	sess, err = r2.Wait()
+	if err != nil || sess.Status != store.StatusCompleted {
+		t.Fatalf("resume: status %q err %v", sess.Status, err)
+	}
+	rep, _ := pipeline.LoadReport(env.Store, sess.ID)
+	v := rep.Metrics.Verified
+	batches := (v.ByModel + 5) / 6
+	if batches < 2 {
+		t.Fatalf("%d sentences judged by the model: the test needs at least two batches", v.ByModel)
+	}
+	if total := env.Script.Calls(pipelinetest.Verifier); total != batches {
+		t.Errorf("%d verifier calls over both attempts for %d batches: a finished batch was repeated", total, batches)
 	}
 }

@@ -31,6 +31,9 @@ func (o *orchestrator) sourcesBrief() string {
 		if rec.Venue != "" {
 			fmt.Fprintf(&b, ", %s", rec.Venue)
 		}
+		if rec.Retracted {
+			b.WriteString(" — RETRACTED: do not cite it as evidence")
+		}
 		b.WriteString("\n")
 		said := map[string]bool{}
 		for _, f := range an.KeyFindings {

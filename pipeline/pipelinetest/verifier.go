@@ -12,9 +12,10 @@ const SweepingClaim = "This finding is now accepted across the whole field and s
 
 // Verifier judgement modes (Script.VerifierJudges).
 const (
-	JudgeCarefully = ""             // by the words the claim shares with each passage, as a careful reader would
-	JudgeNothing   = "no-judgement" // verdicts that say nothing: alternately supported and unsupported, always passage 1
-	JudgeSupported = "all-supported"
+	JudgeCarefully    = ""             // by the words the claim shares with each passage, as a careful reader would
+	JudgeNothing      = "no-judgement" // verdicts that say nothing: alternately supported and unsupported, always passage 1
+	JudgeSupported    = "all-supported"
+	JudgeContradicted = "all-contradicted" // every claim contradicted by passage 1
 )
 
 var findingsOf = regexp.MustCompile(`(?m)^  - finding: (.+)$`)
@@ -89,6 +90,8 @@ func (s *Script) verdicts(user string, n int) string {
 			out = append(out, verdict{c, v, 1})
 		case JudgeSupported:
 			out = append(out, verdict{c, "supported", 1})
+		case JudgeContradicted:
+			out = append(out, verdict{c, "contradicted", 1})
 		default:
 			best, bestP := 0.0, 0
 			for _, p := range passageLine.FindAllStringSubmatch(blocks[i+1], -1) {
