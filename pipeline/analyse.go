@@ -59,8 +59,7 @@ const analysisSchemaAbstract = `{
   "type": "object",
   "properties": {
     "findings": {"type": "array", "items": {"type": "string"}, "maxItems": 4},
-    "slots": {"type": "array", "maxItems": 8, "items": {"type": "object",
-      "properties": {"slot": {"type": "string"}, "ref": {"type": "string"}}, "required": ["slot", "ref"]}},
+    "slots": {"type": "array", "maxItems": 8, "items": {"type": "string"}},
     "confidence": {"type": "number", "minimum": 0, "maximum": 1}
   },
   "required": ["findings", "confidence"]
@@ -70,8 +69,7 @@ const analysisSchemaFull = `{
   "type": "object",
   "properties": {
     "findings": {"type": "array", "items": {"type": "string"}, "maxItems": 4},
-    "slots": {"type": "array", "maxItems": 8, "items": {"type": "object",
-      "properties": {"slot": {"type": "string"}, "ref": {"type": "string"}}, "required": ["slot", "ref"]}},
+    "slots": {"type": "array", "maxItems": 8, "items": {"type": "string"}},
     "confidence": {"type": "number", "minimum": 0, "maximum": 1},
     "method": {"type": "string", "maxLength": 120},
     "limits": {"type": "string", "maxLength": 120}
@@ -81,21 +79,18 @@ const analysisSchemaFull = `{
 
 const analystSystem = `You are an analyst agent. You read numbered excerpts of ONE source and say, as JSON only, what it contributes to a research question. Answer by reference: "E2.3" is sentence 3 of excerpt E2.
 "findings": 1-4 references to the sentences that state the source's key findings for the question (results, not background);
-"slots": which of the information slots listed under the sub-questions this source fills, each with the reference of the sentence that shows it (none if it fills none);
+"slots": which of the numbered information slots this source fills, each as "slot number:reference" of the sentence that shows it, e.g. "2:E1.3" (none if it fills none);
 "confidence": 0-1, how relevant the source is to the question and how well its excerpts support the findings (below 0.2: off topic).
 For a full text only, also "method" and "limits": how the work was done and its main limitation, each in at most 12 words.
 Do not copy sentences. Never invent results.`
 
 // analystAnswer is the analyst's JSON.
 type analystAnswer struct {
-	Findings []string `json:"findings"`
-	Slots    []struct {
-		Slot string `json:"slot"`
-		Ref  string `json:"ref"`
-	} `json:"slots"`
-	Confidence float64 `json:"confidence"`
-	Method     string  `json:"method"`
-	Limits     string  `json:"limits"`
+	Findings   []string `json:"findings"`
+	Slots      slotList `json:"slots"` // "2:E1.3": slot number, sentence
+	Confidence float64  `json:"confidence"`
+	Method     string   `json:"method"`
+	Limits     string   `json:"limits"`
 }
 
 // excerptSet is the evidence as the analyst sees it: labelled excerpts
@@ -156,11 +151,16 @@ func (o *orchestrator) analyseOne(ctx context.Context, a *agentCall, rec search.
 	// The question and sub-questions come first and are the same for every
 	// analyst of a run: the server's prompt cache serves that prefix.
 	fmt.Fprintf(&b, "Research question: %s\nSub-questions:\n", o.opt.Question)
+	slots := o.slotNames()
 	for _, sq := range o.st.Plan.SubQuestions {
 		fmt.Fprintf(&b, "- %s\n", sq.Question)
-		if len(sq.Slots) > 0 {
-			fmt.Fprintf(&b, "  slots: %s\n", strings.Join(sq.Slots, "; "))
+	}
+	if len(slots) > 0 {
+		b.WriteString("Information slots:")
+		for i, s := range slots {
+			fmt.Fprintf(&b, " %d %s;", i+1, s)
 		}
+		b.WriteString("\n")
 	}
 	read, schema := "abstract only", analysisSchemaAbstract
 	if full {
@@ -200,12 +200,66 @@ func (o *orchestrator) analyseOne(ctx context.Context, a *agentCall, rec search.
 	if info.Fallback || ans.Confidence < 0 {
 		return degradedAnalysis(rec, ev), true, nil
 	}
-	return o.analysisFrom(ans, x, full), false, nil
+	return o.analysisFrom(ans, x, full, slots), false, nil
 }
+
+// slotNames are the plan's distinct information slots, numbered by their
+// place here (the analyst answers by number: fewer tokens to write).
+func (o *orchestrator) slotNames() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, sq := range o.st.Plan.SubQuestions {
+		for _, s := range sq.Slots {
+			if k := strings.ToLower(strings.TrimSpace(s)); k != "" && !seen[k] {
+				seen[k] = true
+				out = append(out, k)
+			}
+		}
+	}
+	return out
+}
+
+// slotList is the analyst's slots: "2:E1.3" strings, or objects like
+// {"slot": 2, "ref": "E1.3"} from a model that ignores the schema.
+type slotList []string
+
+func (l *slotList) UnmarshalJSON(b []byte) error {
+	var raw []json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	*l = (*l)[:0]
+	for _, r := range raw {
+		var s string
+		if json.Unmarshal(r, &s) == nil {
+			*l = append(*l, s)
+			continue
+		}
+		var o map[string]any
+		if json.Unmarshal(r, &o) != nil {
+			continue
+		}
+		n := fmt.Sprint(firstOf(o, "slot", "n", "number"))
+		*l = append(*l, n+":"+fmt.Sprint(firstOf(o, "ref", "sentence", "reference")))
+	}
+	return nil
+}
+
+func firstOf(o map[string]any, keys ...string) any {
+	for _, k := range keys {
+		if v, ok := o[k]; ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// slotRef matches the analyst's "2:E1.3" (or "2 = E1.3").
+var slotRef = regexp.MustCompile(`^\W*(\d+)\s*[:=]\s*(.+)$`)
 
 // analysisFrom resolves the analyst's references into an Analysis: each
 // finding is the referenced sentence, quoted with its chunk.
-func (o *orchestrator) analysisFrom(ans analystAnswer, x excerptSet, full bool) Analysis {
+func (o *orchestrator) analysisFrom(ans analystAnswer, x excerptSet, full bool, slotNames []string) Analysis {
 	an := Analysis{Confidence: ans.Confidence}
 	seen := map[string]bool{}
 	for _, r := range ans.Findings {
@@ -223,8 +277,13 @@ func (o *orchestrator) analysisFrom(ans analystAnswer, x excerptSet, full bool) 
 	}
 	var slots []SlotEvidence
 	for _, s := range ans.Slots {
-		if id, _, ok := x.resolve(s.Ref); ok {
-			slots = append(slots, SlotEvidence{Slot: s.Slot, ChunkID: id})
+		m := slotRef.FindStringSubmatch(strings.TrimSpace(s))
+		if m == nil {
+			continue
+		}
+		n, _ := strconv.Atoi(m[1])
+		if id, _, ok := x.resolve(m[2]); ok && n >= 1 && n <= len(slotNames) {
+			slots = append(slots, SlotEvidence{Slot: slotNames[n-1], ChunkID: id})
 		}
 	}
 	ids := map[string]string{}

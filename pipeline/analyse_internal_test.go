@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -34,11 +35,8 @@ func TestAnalysisFindingsAreVerbatimQuotes(t *testing.T) {
 	o := &orchestrator{st: runState{Plan: &Plan{SubQuestions: []SubQuestion{{Slots: []string{"methods"}}}}}}
 	ans := analystAnswer{Findings: []string{"E1.2", "E9.9", "E1.2", "E2.2"}, Confidence: 0.7,
 		Method: "Simulations.", Limits: "One model only."}
-	ans.Slots = append(ans.Slots, struct {
-		Slot string `json:"slot"`
-		Ref  string `json:"ref"`
-	}{"Methods", "E1.1"})
-	an := o.analysisFrom(ans, testExcerpts(), false)
+	ans.Slots = []string{"1:E1.1", "9:E1.1", "1:E9.9", "nonsense"}
+	an := o.analysisFrom(ans, testExcerpts(), false, o.slotNames())
 	if strings.Join(an.KeyFindings, "|") != "Patterns form in 3 of 4 runs.|It has two sentences." {
 		t.Errorf("findings %q", an.KeyFindings)
 	}
@@ -51,7 +49,7 @@ func TestAnalysisFindingsAreVerbatimQuotes(t *testing.T) {
 	if len(an.Slots) != 1 || an.Slots[0].ChunkID != "arxiv:1#0" {
 		t.Errorf("slots %+v", an.Slots)
 	}
-	if full := o.analysisFrom(ans, testExcerpts(), true); full.Methodology != "Simulations." {
+	if full := o.analysisFrom(ans, testExcerpts(), true, nil); full.Methodology != "Simulations." {
 		t.Errorf("full-text method %q", full.Methodology)
 	}
 }
@@ -68,4 +66,15 @@ func FuzzAnalystReference(f *testing.F) {
 			t.Fatalf("%q resolved to empty text", ref)
 		}
 	})
+}
+
+// A model that answers slots as objects, against the schema, is understood.
+func TestAnalystSlotsAsObjects(t *testing.T) {
+	var ans analystAnswer
+	if err := json.Unmarshal([]byte(`{"findings":["E1.2"],"confidence":0.5,"slots":[{"slot":1,"ref":"E1.1"},"1:E2.1",7]}`), &ans); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(ans.Slots, "|") != "1:E1.1|1:E2.1" {
+		t.Errorf("slots %q", ans.Slots)
+	}
 }

@@ -34,7 +34,7 @@ const reviewerSystem = `You are the reviewer agent of a research assistant. Crit
 func (o *orchestrator) review(ctx context.Context, round int, draft string) (ReviewRequest, error) {
 	a := o.startAgent(StageReview, fmt.Sprintf("reviewer (round %d)", round), "checking coverage, grounding and structure")
 	var user strings.Builder
-	fmt.Fprintf(&user, "Question: %s\nSub-questions:\n%s\nSources:\n%s\nDraft:\n<<<\n%s\n>>>\n", o.opt.Question, o.subQuestionList(), o.sourcesBrief(), draft)
+	fmt.Fprintf(&user, "%s\n\nDraft:\n<<<\n%s\n>>>\n", reviewerSystem, draft)
 	if issues := o.draftIssues(draft); len(issues) > 0 {
 		user.WriteString("\nAutomatic checks found:\n")
 		for _, s := range issues {
@@ -42,7 +42,7 @@ func (o *orchestrator) review(ctx context.Context, round int, draft string) (Rev
 		}
 	}
 	req := llm.ChatRequest{
-		Messages:    []llm.Message{{Role: "system", Content: reviewerSystem}, {Role: "user", Content: user.String()}},
+		Messages:    []llm.Message{{Role: "system", Content: o.reportContext()}, {Role: "user", Content: user.String()}},
 		Schema:      json.RawMessage(reviewSchema),
 		Temperature: ptr(0.1),
 	}

@@ -553,6 +553,7 @@ func (o *orchestrator) judgeBatch(ctx context.Context, a *agentCall, ix *evidenc
 	}
 	passages := map[int][]shown{}
 	var b strings.Builder
+	b.WriteString(verifierSystem + "\n\n")
 	for ci, i := range part {
 		fmt.Fprintf(&b, "C%d: %s\n", ci+1, spans[i].text)
 		cited := map[string]bool{}
@@ -572,7 +573,7 @@ func (o *orchestrator) judgeBatch(ctx context.Context, a *agentCall, ix *evidenc
 		passages[ci+1] = list
 	}
 	req := llm.ChatRequest{
-		Messages:    []llm.Message{{Role: "system", Content: verifierSystem}, {Role: "user", Content: b.String()}},
+		Messages:    []llm.Message{{Role: "system", Content: o.reportContext()}, {Role: "user", Content: b.String()}},
 		Schema:      json.RawMessage(verifySchema),
 		Temperature: ptr(0.0),
 	}

@@ -56,6 +56,17 @@ func (o *orchestrator) sourcesBrief() string {
 	return b.String()
 }
 
+// reportContext is the system message of every agent that works on the
+// report (writer, verifier, reviewer): the question, the plan and the
+// numbered sources, byte for byte the same for each call, so the model
+// server's prompt cache (Ollama and vLLM keep the last prompt's prefix)
+// processes it once instead of once per call. What each agent is to do
+// comes in its user message.
+func (o *orchestrator) reportContext() string {
+	return fmt.Sprintf("You are an agent of a research assistant that writes cited research reports. The task is given in the user message.\n\nQuestion: %s\nTitle: %s\nSub-questions:\n%s\nSources:\n%s",
+		o.opt.Question, o.st.Plan.Title, o.subQuestionList(), o.sourcesBrief())
+}
+
 func (o *orchestrator) subQuestionList() string {
 	var b strings.Builder
 	for _, sq := range o.st.Plan.SubQuestions {
@@ -88,11 +99,12 @@ func (o *orchestrator) writeDraft(ctx context.Context, round int, prior string, 
 	}
 	a := o.startAgent(StageWrite, name, what)
 	var user strings.Builder
-	fmt.Fprintf(&user, "Question: %s\nTitle: %s\nSub-questions:\n%s\nSources:\n%s", o.opt.Question, o.st.Plan.Title, o.subQuestionList(), o.sourcesBrief())
-	system := writerSystem
 	if o.plan.Concise {
-		system = conciseSystem
+		user.WriteString(conciseSystem)
+	} else {
+		user.WriteString(writerSystem)
 	}
+	user.WriteString("\n")
 	var targets []string // the sections a revision rewrites; nil: all of it
 	if round > 0 {
 		if note == "" {
@@ -112,7 +124,7 @@ func (o *orchestrator) writeDraft(ctx context.Context, round int, prior string, 
 		}
 	}
 	req := llm.ChatRequest{
-		Messages:    []llm.Message{{Role: "system", Content: system}, {Role: "user", Content: user.String()}},
+		Messages:    []llm.Message{{Role: "system", Content: o.reportContext()}, {Role: "user", Content: user.String()}},
 		Temperature: ptr(0.3),
 	}
 	var lastErr error

@@ -34,6 +34,14 @@ func KindOf(call ollamafake.ChatCall) string {
 	if len(call.Messages) > 0 && call.Messages[0].Role == "system" {
 		sys = call.Messages[0].Content
 	}
+	// The agents that work on the report share one system message (the
+	// report's context); their role opens the user message.
+	if strings.HasPrefix(sys, "You are an agent of a research assistant") {
+		sys = lastUser(call)
+		if i := strings.IndexByte(sys, '\n'); i > 0 {
+			sys = sys[:i]
+		}
+	}
 	switch {
 	case strings.Contains(sys, "planning agent"):
 		return Planner
@@ -152,7 +160,7 @@ func (s *Script) Responder() ollamafake.Responder {
 				return f.Reply
 			}
 		}
-		user := lastUser(call)
+		user := promptText(call)
 		switch kind {
 		case Planner:
 			if strings.Contains(user, "a follow-up to") {
@@ -193,6 +201,16 @@ func (s *Script) Responder() ollamafake.Responder {
 		}
 		return ollamafake.Echo(call)
 	}
+}
+
+// promptText is the call's messages, the system message first: what a
+// model reads.
+func promptText(call ollamafake.ChatCall) string {
+	var b strings.Builder
+	for _, m := range call.Messages {
+		b.WriteString(m.Content + "\n")
+	}
+	return b.String()
 }
 
 func lastUser(call ollamafake.ChatCall) string {
@@ -413,23 +431,22 @@ func lengthen(report, user string) string {
 	return strings.Replace(report, "## Consensus", extra.String()+"## Consensus", 1)
 }
 
-var slotsLine = regexp.MustCompile(`(?m)^  slots: (.+)$`)
+var slotsLine = regexp.MustCompile(`(?m)^Information slots:(.+)$`)
 
-// withSlots adds to an analysis the slots listed in the prompt, each shown
-// by the first excerpt, except MissingSlot.
+// withSlots adds to an analysis the numbered slots listed in the prompt
+// ("Information slots: 1 key findings; 2 methods;"), each shown by the
+// first excerpt sentence, except MissingSlot.
 func (s *Script) withSlots(analysis, user string) string {
 	var an map[string]any
 	if json.Unmarshal([]byte(analysis), &an) != nil {
 		return analysis
 	}
 	refs := excerptRefs(user)
-	var slots []map[string]string
-	seen := map[string]bool{}
-	for _, line := range slotsLine.FindAllStringSubmatch(user, -1) {
-		for _, slot := range strings.Split(line[1], "; ") {
-			if len(refs) > 0 && slot != s.MissingSlot && !seen[slot] {
-				seen[slot] = true
-				slots = append(slots, map[string]string{"slot": slot, "ref": refs[0]})
+	slots := []string{}
+	if m := slotsLine.FindStringSubmatch(user); m != nil && len(refs) > 0 {
+		for _, e := range numberedSlot.FindAllStringSubmatch(m[1], -1) {
+			if e[2] != s.MissingSlot {
+				slots = append(slots, e[1]+":"+refs[0])
 			}
 		}
 	}
@@ -437,6 +454,8 @@ func (s *Script) withSlots(analysis, user string) string {
 	b, _ := json.Marshal(an)
 	return string(b)
 }
+
+var numberedSlot = regexp.MustCompile(`(\d+) ([^;]+);`)
 
 var unfilledLine = regexp.MustCompile(`(?m)^- (q\d+): .*\n(?:  .*\n)*?  unfilled: (.+)$`)
 
