@@ -1,15 +1,10 @@
 package pipeline
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"html"
 	"strings"
 	"unicode"
-
-	"github.com/yuin/goldmark"
-	"github.com/yuin/goldmark/extension"
 )
 
 // ExportFormats are the formats ExportReport writes.
@@ -30,26 +25,6 @@ func ExportReport(rep Report, format string) ([]byte, error) {
 		return []byte(BibTeX(rep.Sources)), nil
 	}
 	return nil, fmt.Errorf("%w: unknown export format %q (use %s)", ErrBadInput, format, strings.Join(ExportFormats, ", "))
-}
-
-func exportHTML(rep Report) ([]byte, error) {
-	// Raw HTML in the Markdown stays escaped (goldmark's default): model
-	// output must not inject markup into the page.
-	md := goldmark.New(goldmark.WithExtensions(extension.GFM))
-	var body bytes.Buffer
-	if err := md.Convert([]byte(rep.Markdown), &body); err != nil {
-		return nil, err
-	}
-	var b bytes.Buffer
-	fmt.Fprintf(&b, `<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>%s</title>
-<meta name="generator" content="researchtui">
-<style>body{max-width:46rem;margin:2rem auto;padding:0 1rem;font:16px/1.6 system-ui,sans-serif;color:#222}h1,h2{line-height:1.25}blockquote{color:#555;border-left:3px solid #ccc;margin-left:0;padding-left:1rem}</style>
-</head><body>
-`, html.EscapeString(rep.Title))
-	b.Write(body.Bytes())
-	b.WriteString("</body></html>\n")
-	return b.Bytes(), nil
 }
 
 // BibTeX writes one entry per cited source.

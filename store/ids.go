@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/hex"
+	"strings"
 	"time"
 )
 
@@ -32,4 +33,23 @@ func NewID(t time.Time) string {
 		out = append(out, idAlphabet[c&31])
 	}
 	return string(out)
+}
+
+// IDTime recovers the creation time an ID made by NewID carries, to the
+// millisecond, so an export can date a report from its session ID alone.
+// ok is false for IDs of any other shape (fixtures, IDs typed by hand).
+func IDTime(id string) (t time.Time, ok bool) {
+	if len(id) != 18 {
+		return time.Time{}, false
+	}
+	var buf [8]byte
+	if _, err := hex.Decode(buf[2:], []byte(id[:12])); err != nil {
+		return time.Time{}, false
+	}
+	for _, c := range id[12:] {
+		if !strings.ContainsRune(idAlphabet, c) {
+			return time.Time{}, false
+		}
+	}
+	return time.UnixMilli(int64(binary.BigEndian.Uint64(buf[:]))), true
 }

@@ -225,6 +225,19 @@ func TestNewIDSortable(t *testing.T) {
 	}
 }
 
+func TestIDTime(t *testing.T) {
+	base := time.Date(2026, 1, 2, 3, 4, 5, 6e6, time.UTC)
+	got, ok := IDTime(NewID(base))
+	if !ok || !got.Equal(base) {
+		t.Fatalf("IDTime = %v, %v; want %v", got, ok, base)
+	}
+	for _, id := range []string{"s4", "", "zzzzzzzzzzzz123456", "019b7c1e2f3aABCDEF"} {
+		if _, ok := IDTime(id); ok {
+			t.Errorf("IDTime(%q) ok for an ID NewID cannot make", id)
+		}
+	}
+}
+
 const crashChildEnv = "STORE_TEST_CRASH_CHILD_PATH"
 
 // TestCrashChildHelper is the child half of TestKilledWriterLosesNothingAcked:

@@ -1,0 +1,262 @@
+package pipeline
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/net/html"
+
+	"github.com/researchtui/researchtui/search"
+	"github.com/researchtui/researchtui/store"
+)
+
+// exportFixture is a verified report with a partly supported sentence, a
+// retracted and a corrected source, a Markdown link, and hostile text in
+// the body, a passage and a title.
+func exportFixture() Report {
+	md := `# Perovskite <script>alert(1)</script> stability
+
+Humidity degrades **methylammonium** perovskites within days [1]. Encapsulation slows the loss of efficiency [2, 3]. See [the review](https://example.org/review?a=1&b=2) for more.
+
+- Thermal cycling cracks the films [3].
+- A claim in ` + "`code [2]`" + ` stays as written.
+
+Mixed cations help "somewhat" [2]. <img src=x onerror=alert(1)> [9]
+
+## Method
+
+Nothing cited here.
+
+## References
+
+[1] RETRACTED: Smith, J. (2020). Humidity and perovskites. *Energy*, 1, 1–2.
+
+[2] Doe, A. (2021). "onmouseover=alert(1) x="<script>. *Solar*, 2, 3–4.
+
+[3] Roe, B. (2022). Thermal cycling. *Films*, 3, 5–6.
+`
+	return Report{
+		SessionID: store.NewID(time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)),
+		Title:     `Perovskite "stability" <b>`,
+		Question:  `Why do perovskites degrade? <script>x</script>`,
+		Markdown:  md,
+		Sources: []CitedSource{
+			{N: 1, Title: "Humidity and perovskites", Quote: "q1", Retracted: true,
+				Updates: []search.Update{{Type: "retraction", DOI: "10.1/retract"}}},
+			{N: 2, Title: `"onmouseover=alert(1) x="<script>`, Quote: `quote 2 "onmouseover=alert(1)`,
+				Updates: []search.Update{{Type: "correction", DOI: "10.2/fix"}}},
+			{N: 3, Title: "Thermal cycling", Quote: "quote three"},
+		},
+		Support: []CitationSupport{
+			{Sentence: "Humidity degrades **methylammonium** perovskites within days.", N: []int{1}, Verdict: VerdictSupported,
+				Passage: `Films exposed to 80% humidity degraded in 3 days.`, Source: 1},
+			{Sentence: "Encapsulation slows the loss of efficiency.", N: []int{2, 3}, Verdict: VerdictPartly,
+				Passage: `Encapsulated cells kept 80% "efficiency" <script>alert(2)</script> " onmouseover="alert(3)`, Source: 2},
+			{Sentence: "Thermal cycling cracks the films.", N: []int{3}, Verdict: VerdictSupported, Passage: "Cycling cracked the films.", Source: 3},
+		},
+		Metrics: CitationMetrics{Verified: &VerifyCounts{Cited: 4, Supported: 2, Partly: 1, Recited: 1, Uncited: 1}},
+	}
+}
+
+func exportHTMLDoc(t *testing.T, rep Report) (string, *html.Node) {
+	t.Helper()
+	out, err := ExportReport(rep, "html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := html.Parse(bytes.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out), doc
+}
+
+func walk(n *html.Node, f func(*html.Node)) {
+	f(n)
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		walk(c, f)
+	}
+}
+
+func attr(n *html.Node, key string) (string, bool) {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			return a.Val, true
+		}
+	}
+	return "", false
+}
+
+func TestExportHTMLCitationsLinkToReferences(t *testing.T) {
+	_, doc := exportHTMLDoc(t, exportFixture())
+	ids := map[string]*html.Node{}
+	var cites []*html.Node
+	walk(doc, func(n *html.Node) {
+		if n.Type != html.ElementNode {
+			return
+		}
+		if id, ok := attr(n, "id"); ok {
+			ids[id] = n
+		}
+		if href, _ := attr(n, "href"); strings.HasPrefix(href, "#") {
+			cites = append(cites, n)
+		}
+	})
+	for _, id := range []string{"ref-1", "ref-2", "ref-3"} {
+		if ids[id] == nil {
+			t.Errorf("no element with id %q", id)
+		}
+	}
+	got := map[string]int{}
+	for _, a := range cites {
+		href, _ := attr(a, "href")
+		if ids[href[1:]] == nil {
+			t.Errorf("link %q resolves to no id", href)
+		}
+		if text := nodeText(a); "#ref-"+text != href {
+			t.Errorf("link text %q goes to %q", text, href)
+		}
+		got[href]++
+	}
+	// [1], [2, 3] (two links), [3] in the list, [2] once more; [9] has no
+	// reference and the [2] in code is not a citation.
+	if got["#ref-1"] != 1 || got["#ref-2"] != 2 || got["#ref-3"] != 2 || len(got) != 3 {
+		t.Errorf("citation links = %v", got)
+	}
+	for _, a := range cites {
+		for p := a.Parent; p != nil; p = p.Parent {
+			if p.Data == "code" {
+				t.Error("a bracket in code was linked")
+			}
+		}
+	}
+}
+
+func TestExportHTMLHoverPassages(t *testing.T) {
+	_, doc := exportHTMLDoc(t, exportFixture())
+	titles := map[string][]string{} // href -> titles in order
+	classes := map[string][]string{}
+	walk(doc, func(n *html.Node) {
+		if href, _ := attr(n, "href"); n.Type == html.ElementNode && strings.HasPrefix(href, "#ref-") {
+			title, _ := attr(n, "title")
+			class, _ := attr(n, "class")
+			titles[href] = append(titles[href], title)
+			classes[href] = append(classes[href], class)
+		}
+	})
+	if got := titles["#ref-1"]; len(got) != 1 || got[0] != "Films exposed to 80% humidity degraded in 3 days." {
+		t.Errorf("[1] title = %q", got)
+	}
+	// [2, 3]: the passage is from 2; 3 shows its own quote.
+	if got := titles["#ref-2"]; len(got) != 2 || !strings.HasPrefix(got[0], "Encapsulated cells kept") || got[1] != `quote 2 "onmouseover=alert(1)` {
+		t.Errorf("[2] titles = %q", got)
+	}
+	if got := titles["#ref-3"]; len(got) != 2 || got[0] != "quote three" || got[1] != "Cycling cracked the films." {
+		t.Errorf("[3] titles = %q", got)
+	}
+	if got := classes["#ref-2"]; got[0] != "cite partly" || got[1] != "cite" {
+		t.Errorf("[2] classes = %q (only the partly supported sentence's citation is marked)", got)
+	}
+	if got := classes["#ref-3"]; got[0] != "cite partly" || got[1] != "cite" {
+		t.Errorf("[3] classes = %q", got)
+	}
+}
+
+func TestExportHTMLStaysEscaped(t *testing.T) {
+	out, doc := exportHTMLDoc(t, exportFixture())
+	walk(doc, func(n *html.Node) {
+		if n.Type != html.ElementNode {
+			return
+		}
+		switch n.Data {
+		case "script", "img", "b":
+			t.Errorf("model or source text became a <%s> element", n.Data)
+		}
+		for _, a := range n.Attr {
+			if strings.HasPrefix(a.Key, "on") || a.Key == "x" || a.Key == "src" {
+				t.Errorf("text broke out into attribute %s=%q on <%s>", a.Key, a.Val, n.Data)
+			}
+		}
+	})
+	for _, bad := range []string{"<script", "<img", `" onmouseover`, `"onmouseover`} {
+		if strings.Contains(out, bad) {
+			t.Errorf("output contains %q unescaped", bad)
+		}
+	}
+}
+
+func TestExportHTMLMarkdownLinkUntouched(t *testing.T) {
+	_, doc := exportHTMLDoc(t, exportFixture())
+	found := false
+	walk(doc, func(n *html.Node) {
+		if href, _ := attr(n, "href"); n.Type == html.ElementNode && n.Data == "a" && strings.HasPrefix(href, "https://example.org") {
+			found = true
+			if href != "https://example.org/review?a=1&b=2" || nodeText(n) != "the review" || len(n.Attr) != 1 {
+				t.Errorf("Markdown link became %q %v", nodeText(n), n.Attr)
+			}
+		}
+	})
+	if !found {
+		t.Error("the Markdown link is gone")
+	}
+}
+
+func TestExportHTMLReferencesMarkNotices(t *testing.T) {
+	out, doc := exportHTMLDoc(t, exportFixture())
+	refs := map[string]*html.Node{}
+	walk(doc, func(n *html.Node) {
+		if id, ok := attr(n, "id"); ok {
+			refs[id] = n
+		}
+	})
+	r1 := refs["ref-1"]
+	if r1 == nil {
+		t.Fatal("no ref-1")
+	}
+	var tag *html.Node
+	walk(r1, func(n *html.Node) {
+		if c, _ := attr(n, "class"); n.Data == "strong" && c == "retracted" {
+			tag = n
+		}
+	})
+	if tag == nil || nodeText(tag) != "Retracted" {
+		t.Errorf("retracted work not marked: %q", nodeText(r1))
+	}
+	if text := nodeText(r1); !strings.HasPrefix(text, "[1] Retracted Smith") || !strings.Contains(text, "retraction notice: 10.1/retract") {
+		t.Errorf("ref-1 = %q", text)
+	}
+	if !strings.Contains(out, `href="https://doi.org/10.1/retract"`) || !strings.Contains(out, `href="https://doi.org/10.2/fix"`) {
+		t.Error("notice DOIs are not linked")
+	}
+	if text := nodeText(refs["ref-2"]); !strings.Contains(text, "corrected: 10.2/fix") || strings.Contains(text, "Retracted") {
+		t.Errorf("ref-2 = %q", text)
+	}
+	if text := nodeText(refs["ref-3"]); strings.Contains(text, "corrected") || strings.Contains(text, "Retracted") {
+		t.Errorf("ref-3 = %q", text)
+	}
+}
+
+func TestExportHTMLHeaderAndLegend(t *testing.T) {
+	out, _ := exportHTMLDoc(t, exportFixture())
+	for _, want := range []string{
+		"Why do perovskites degrade? &lt;script&gt;x&lt;/script&gt;",
+		`<time datetime="2026-03-04">4 March 2026</time>`,
+		"4 cited sentences checked: 2 supported, 1 partly supported, 1 re-cited, 1 uncited.",
+		"@media (prefers-color-scheme: dark)",
+		`class="legend"`, "only partly supports",
+		"<title>Perovskite &#34;stability&#34; &lt;b&gt;</title>",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	// A report without verification, sources or a datable session.
+	out2, _ := exportHTMLDoc(t, Report{SessionID: "s4", Markdown: "# T\n\nPlain [1] text."})
+	for _, absent := range []string{"<time", "cited sentences checked", `class="legend"`, `href="#ref`} {
+		if strings.Contains(out2, absent) {
+			t.Errorf("bare report page has %q", absent)
+		}
+	}
+}
