@@ -282,6 +282,13 @@ type RunScores struct {
 	Citations        int     `json:"citations"`
 	SourcesCited     int     `json:"sources_cited"`
 	ModelUtil        float64 `json:"model_utilisation"`
+	// What the model was made to write, the figure that decides a run's
+	// wall time on one GPU: in all, per source read and per cited
+	// sentence of the final report.
+	GeneratedTokens      int     `json:"generated_tokens"`
+	GeneratedPerSource   float64 `json:"generated_per_source_read,omitempty"`
+	CitedSentences       int     `json:"cited_sentences,omitempty"`
+	GeneratedPerSentence float64 `json:"generated_per_cited_sentence,omitempty"`
 }
 
 // LoadEvents reads a session's stored event log.
@@ -332,6 +339,17 @@ func LoadScores(st store.Reader, id string) (RunScores, error) {
 	sc.StepsUsed = sess.Steps
 	sc.GroundingRatio = rep.Metrics.SupportedRatio
 	sc.Citations, sc.SourcesCited = rep.Metrics.Citations, rep.Metrics.DistinctSources
+	sc.GeneratedTokens = sess.Usage.CompletionTokens
+	if rep.Funnel.Read > 0 {
+		sc.GeneratedPerSource = float64(sc.GeneratedTokens) / float64(rep.Funnel.Read)
+	}
+	sc.CitedSentences = len(rep.Support)
+	if sc.CitedSentences == 0 {
+		sc.CitedSentences = len(citedSentences(rep.Markdown))
+	}
+	if sc.CitedSentences > 0 {
+		sc.GeneratedPerSentence = float64(sc.GeneratedTokens) / float64(sc.CitedSentences)
+	}
 	if evs, err := LoadEvents(st, id); err == nil {
 		sc.ModelUtil = BuildTimeline(id, evs).ModelUtil
 	}

@@ -341,3 +341,20 @@ func TestResumeMidVerificationRepeatsNoBatch(t *testing.T) {
 		t.Errorf("%d verifier calls over both attempts for %d batches: a finished batch was repeated", total, batches)
 	}
 }
+
+// The scores say what the model was made to write: in all, per source read
+// and per cited sentence.
+func TestScoresCountGeneratedTokens(t *testing.T) {
+	env, opt := carelessWorld(t, false, &pipelinetest.Script{Careless: true})
+	_, sess := runToEnd(t, env, opt)
+	sc, err := pipeline.LoadScores(env.Store, sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if served := env.Ollama.Served().CompletionTokens; sc.GeneratedTokens != served {
+		t.Errorf("generated tokens %d, the model served %d", sc.GeneratedTokens, served)
+	}
+	if sc.GeneratedPerSource <= 0 || sc.CitedSentences < 6 || sc.GeneratedPerSentence <= 0 {
+		t.Errorf("scores %+v", sc)
+	}
+}

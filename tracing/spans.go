@@ -344,6 +344,9 @@ func scoreAttributes(sc pipeline.RunScores) []attribute.KeyValue {
 	add("citations", attribute.IntValue(sc.Citations))
 	add("sources_cited", attribute.IntValue(sc.SourcesCited))
 	add("model_utilisation", attribute.Float64Value(sc.ModelUtil))
+	add("generated_tokens", attribute.IntValue(sc.GeneratedTokens))
+	add("generated_per_source_read", attribute.Float64Value(sc.GeneratedPerSource))
+	add("generated_per_cited_sentence", attribute.Float64Value(sc.GeneratedPerSentence))
 	return out
 }
 
