@@ -28,12 +28,29 @@ const worldPrefill = 1500
 //
 //	go test -run '^$' -bench OneGPU -benchtime 1x -count 3 ./pipeline/
 func BenchmarkOneGPU(b *testing.B) {
-	var wall time.Duration
+	for _, w := range []struct {
+		name   string
+		script func() *pipelinetest.Script
+	}{
+		{"writer=faithful", func() *pipelinetest.Script { return &pipelinetest.Script{RevisionRounds: 1, Realistic: true} }},
+		// A writer that paraphrases every finding and misattributes every
+		// third sentence: the verifier's worst case, most sentences judged
+		// by the model.
+		{"writer=paraphrasing", func() *pipelinetest.Script {
+			return &pipelinetest.Script{RevisionRounds: 1, Realistic: true, Careless: true, Paraphrase: true}
+		}},
+	} {
+		b.Run(w.name, func(b *testing.B) { benchOneGPU(b, w.script) })
+	}
+}
+
+func benchOneGPU(b *testing.B, newScript func() *pipelinetest.Script) {
+	var wall, verifying time.Duration
 	var gen, calls, prefilled, cached, analysed, cited int
 	byKind := map[string]int{}
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		script := &pipelinetest.Script{RevisionRounds: 1, Realistic: true}
+		script := newScript()
 		counter := &kindCounter{n: map[string]int{}}
 		w := newWorld(b, ollamafake.Options{Responder: counter.wrap(script.Responder()), TokenDelay: worldToken,
 			FirstTokenDelay: worldFirstToken, PrefillRate: worldPrefill, TokensByChars: true, Parallel: 1, EmbedDelay: 50 * time.Millisecond})
@@ -50,6 +67,9 @@ func BenchmarkOneGPU(b *testing.B) {
 			}
 			if ev.Type == pipeline.AnalysisDone {
 				analysed++
+			}
+			if ev.Type == pipeline.AgentFinished && ev.Stage == pipeline.StageVerify {
+				verifying += ev.Elapsed
 			}
 		}
 		sess, err := r.Wait()
@@ -74,6 +94,7 @@ func BenchmarkOneGPU(b *testing.B) {
 	}
 	n := float64(b.N)
 	b.ReportMetric(wall.Seconds()/n, "wall-s")
+	b.ReportMetric(verifying.Seconds()/wall.Seconds(), "verify-share")
 	b.ReportMetric(float64(gen)/n, "gen-tokens")
 	b.ReportMetric(float64(calls)/n, "chat-calls")
 	b.ReportMetric(float64(prefilled)/n, "prefill-tokens")
