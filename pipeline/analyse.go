@@ -100,11 +100,15 @@ type excerptSet struct {
 	sents  [][]string // per excerpt
 }
 
-func newExcerptSet(ev []ContextChunk) excerptSet {
+// newExcerptSet numbers the excerpts' sentences. The source's title, which
+// opens its abstract chunk, is left out: it is no finding, and the analyst
+// sees it on the Source line.
+func newExcerptSet(ev []ContextChunk, title string) excerptSet {
 	x := excerptSet{chunks: ev, sents: make([][]string, len(ev))}
+	t := squash(strings.TrimRight(title, ". "))
 	for i, c := range ev {
 		for _, s := range search.Sentences(c.Text) {
-			if s = oneLine(s); s != "" {
+			if s = oneLine(s); s != "" && (t == "" || squash(strings.TrimRight(s, ". ")) != t) {
 				x.sents[i] = append(x.sents[i], s)
 			}
 		}
@@ -146,7 +150,7 @@ func (x excerptSet) resolve(ref string) (chunkID, text string, ok bool) {
 // failed is true when the answer was unusable and the degraded analysis
 // was used.
 func (o *orchestrator) analyseOne(ctx context.Context, a *agentCall, rec search.Record, ev []ContextChunk, full bool) (Analysis, bool, error) {
-	x := newExcerptSet(ev)
+	x := newExcerptSet(ev, rec.Title)
 	var b strings.Builder
 	// The question and sub-questions come first and are the same for every
 	// analyst of a run: the server's prompt cache serves that prefix.

@@ -10,7 +10,7 @@ func testExcerpts() excerptSet {
 	return newExcerptSet([]ContextChunk{
 		{ID: "arxiv:1#0", Text: "We study Turing patterns. Patterns form in 3 of 4 runs. The rate is 0.5 per second."},
 		{ID: "arxiv:1#1", Text: "A second excerpt. It has two sentences."},
-	})
+	}, "")
 }
 
 func TestAnalystReferencesResolveToTheSentencesShown(t *testing.T) {
@@ -66,6 +66,14 @@ func FuzzAnalystReference(f *testing.F) {
 			t.Fatalf("%q resolved to empty text", ref)
 		}
 	})
+}
+
+// The title opening an abstract chunk is not numbered as a sentence.
+func TestExcerptsLeaveOutTheTitle(t *testing.T) {
+	x := newExcerptSet([]ContextChunk{{ID: "a#0", Text: "Turing Patterns in Skin. Stripes form by diffusion."}}, "Turing patterns in skin")
+	if _, got, ok := x.resolve("E1.1"); !ok || got != "Stripes form by diffusion." {
+		t.Errorf("E1.1 = %q, %v", got, ok)
+	}
 }
 
 // A model that answers slots as objects, against the schema, is understood.

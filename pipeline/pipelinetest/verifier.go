@@ -54,12 +54,12 @@ func (s *Script) carelessReport(user string) string {
 	return b.String()
 }
 
-// paraphrase says a finding in other words: a third of its longer words
+// paraphrase says a finding in other words: every other longer word
 // replaced, the rest kept in order, with a framing phrase.
 func paraphrase(s string) string {
 	ws := strings.Fields(s)
 	for i := range ws {
-		if i%3 == 1 && len(ws[i]) > 3 {
+		if i%2 == 1 && len(ws[i]) > 3 {
 			ws[i] = "such"
 		}
 	}

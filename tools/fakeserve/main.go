@@ -28,8 +28,10 @@ func main() {
 	world := flag.String("world", "", `"real": the world users live in: 20 ms a token, 300 ms to the first, one request at a time, answers as long as an 8B model's, APIs at 300 ms, arXiv's 3 s spacing, PDFs in 0.8 s (set -pdf)`)
 	gaps := flag.Bool("gaps", false, `a model that keeps reporting a gap ("open problems"): follow-up rounds search for it (their queries find other recorded papers) and chase citations`)
 	pdfPath := flag.String("pdf", "", "a PDF served for every arXiv paper (e.g. ../shared/fixtures/pdf/arxiv-1111.2011v2.pdf); needs RESEARCHTUI_ALLOW_PRIVATE_FETCH=1")
+	careless := flag.Bool("careless", false, "a writer that cites the neighbouring source every third sentence and adds sweeping claims (the verifier repairs them)")
+	paraphrase := flag.Bool("paraphrase", false, "with -careless: the writer restates findings in other words (the verifier asks the model)")
 	flag.Parse()
-	script := &pipelinetest.Script{RevisionRounds: *rounds}
+	script := &pipelinetest.Script{RevisionRounds: *rounds, Careless: *careless, Paraphrase: *paraphrase}
 	opt := ollamafake.Options{Responder: script.Responder(), TokenDelay: *delay}
 	if *gaps {
 		script.MissingSlot = "open problems"
