@@ -51,7 +51,7 @@ func run(m *testing.M) int {
 		if err != nil {
 			// The suite must not pass silently without its server.
 			fmt.Fprintln(os.Stderr, "integration: the real Ollama server is unavailable:", err)
-			fmt.Fprintln(os.Stderr, "  build it with ../shared/tools/real-ollama/build.sh \"$(go env GOPATH)/bin\"")
+			fmt.Fprintln(os.Stderr, "  build it with tools/real-ollama/build.sh \"$(go env GOPATH)/bin\"")
 			return 1
 		}
 		defer stop()
@@ -74,7 +74,7 @@ func toolsDir() string {
 	if d := os.Getenv("REAL_OLLAMA_TOOLS"); d != "" {
 		return d
 	}
-	return filepath.Join("..", "..", "shared", "tools", "real-ollama")
+	return filepath.Join("..", "tools", "real-ollama")
 }
 
 // startServer runs serve.sh on a free loopback port and returns its stop.
