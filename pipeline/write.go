@@ -17,7 +17,7 @@ Structure:
 ## Consensus
 ## Contradictions
 ## Research gaps
-Rules: support every factual sentence with citations of the form [n] using ONLY the source numbers given (e.g. [2] or [1, 3]); never invent sources, numbers, authors or results; say plainly when the sources do not answer something. Do NOT write a references or bibliography section: it is added automatically.`
+Rules: support every factual sentence with citations of the form [n] using ONLY the source numbers given (e.g. [2] or [1, 3]), citing the source whose finding the sentence states; never invent sources, numbers, authors or results; no filler and no sweeping claims the sources do not make (every cited sentence is checked against the cited source's text, and unsupported ones lose their citation); say plainly when the sources do not answer something. Be concise: a few sentences per section. Do NOT write a references or bibliography section: it is added automatically.`
 
 const conciseSystem = `You are the writing agent of a research assistant. Answer the question in 80 to 150 words of Markdown, starting with a "# <title>" line, from the numbered sources you are given. Support every factual sentence with citations [n] using ONLY the given source numbers. Do not write a references section: it is added automatically.`
 
