@@ -1,0 +1,103 @@
+package pipeline
+
+import "fmt"
+
+// What the verification leaves in the finished report.
+
+// addVerification puts the verifier's results into a finished report: the
+// support map of the final draft (numbered as the report is, order being
+// the old numbers in their new order), the repairs of every draft, and
+// the verified ratio in place of the word-overlap one.
+func (o *orchestrator) addVerification(rep *Report, order []int) {
+	if len(o.st.Verifications) == 0 {
+		return
+	}
+	final := map[int]int{} // old number -> report number
+	for i, old := range order {
+		final[old] = i + 1
+	}
+	renumber := func(keys []string) []int {
+		var out []int
+		for _, k := range keys {
+			if n := final[o.numOf(k)]; n > 0 {
+				out = append(out, n)
+			}
+		}
+		return out
+	}
+	last := o.st.Verifications[len(o.st.Verifications)-1]
+	counts := last.Counts
+	counts.Recited, counts.Uncited, counts.Dropped, counts.Rewritten = 0, 0, 0, 0
+	for _, v := range o.st.Verifications {
+		for _, ch := range v.Checks {
+			if ch.Action != ActionKept {
+				rep.Repairs = append(rep.Repairs, ch)
+			}
+		}
+		counts.Recited += v.Counts.Recited
+		counts.Uncited += v.Counts.Uncited
+		counts.Dropped += v.Counts.Dropped
+		counts.Rewritten += v.Counts.Rewritten
+	}
+	score, n := 0.0, 0
+	for _, ch := range last.Checks {
+		if ch.Action != ActionKept && ch.Action != ActionRecited {
+			continue
+		}
+		now := ch.Now
+		if now == nil {
+			now = ch.Cited
+		}
+		cs := CitationSupport{Sentence: ch.Sentence, N: renumber(now), Verdict: ch.Verdict}
+		if ch.Action == ActionRecited {
+			cs.Verdict = VerdictSupported // by the source it now cites
+		}
+		if ch.Passage != nil {
+			cs.Passage, cs.ChunkID = ch.Passage.Text, ch.Passage.ChunkID
+			if ns := renumber([]string{ch.Passage.SourceKey}); len(ns) > 0 {
+				cs.Source = ns[0]
+			}
+		}
+		if len(cs.N) == 0 {
+			continue
+		}
+		rep.Support = append(rep.Support, cs)
+		n++
+		switch cs.Verdict {
+		case VerdictSupported:
+			score++
+		case VerdictPartly:
+			score += 0.5
+		}
+	}
+	rep.Metrics.Verified = &counts
+	rep.Metrics.SupportedRatio = 0
+	if n > 0 {
+		rep.Metrics.SupportedRatio = score / float64(n)
+	}
+}
+
+// verificationNote is the Method section's account of the verification.
+func (o *orchestrator) verificationNote() string {
+	if len(o.st.Verifications) == 0 {
+		return ""
+	}
+	var c VerifyCounts
+	last := o.st.Verifications[len(o.st.Verifications)-1].Counts
+	for _, v := range o.st.Verifications {
+		c.Recited += v.Counts.Recited
+		c.Uncited += v.Counts.Uncited
+		c.Dropped += v.Counts.Dropped
+		c.ByModel += v.Counts.ByModel
+	}
+	s := fmt.Sprintf("Every cited sentence was checked against the passages of the sources it cites (%d by matching alone, %d judged by the model): %d of %d supported",
+		last.Cited-last.ByModel, last.ByModel, last.Supported+last.Partly, last.Cited)
+	if last.Partly > 0 {
+		s += fmt.Sprintf(" (%d only in part)", last.Partly)
+	}
+	s += "."
+	if c.Recited+c.Uncited+c.Dropped > 0 {
+		s += fmt.Sprintf(" Repaired: %d re-cited to the source that says them, %d left without a citation as this report's own synthesis, %d removed.", c.Recited, c.Uncited, c.Dropped)
+	}
+	return s
+}
