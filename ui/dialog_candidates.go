@@ -5,8 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"charm.land/bubbles/v2/help"
-	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/researchtui/researchtui/pipeline"
@@ -48,12 +46,11 @@ type candidatesDialog struct {
 	title  string
 	cands  []pipeline.Candidate
 	read   int
-	offset int
-	room   int
+	pager
 }
 
 func newCandidatesDialog(title string, cs []pipeline.Candidate) *candidatesDialog {
-	d := &candidatesDialog{title: sanitizeLine(title), cands: cs}
+	d := &candidatesDialog{title: sanitizeLine(title), cands: cs, pager: pager{close: "C"}}
 	seen := map[string]bool{}
 	for _, c := range cs {
 		if c.Read && !seen[c.Key] {
@@ -64,42 +61,12 @@ func newCandidatesDialog(title string, cs []pipeline.Candidate) *candidatesDialo
 	return d
 }
 
-var candidateKeys = struct {
-	Scroll, Page, Ends, Close key.Binding
-}{
-	Scroll: kb([]string{"j", "k", "up", "down"}, "j/k", "scroll"),
-	Page:   kb([]string{"pgdown", "pgup", "space", "ctrl+d", "ctrl+u"}, "pgdn/pgup", "page"),
-	Ends:   kb([]string{"g", "G", "home", "end"}, "g/G", "top/bottom"),
-	Close:  kb([]string{"esc", "q", "C"}, "esc", "close"),
-}
-
 func (d *candidatesDialog) handle(msg tea.KeyPressMsg, _ time.Time) (action, bool, tea.Cmd) {
-	page := max(d.room-1, 1)
-	switch msg.String() {
-	case "esc", "q", "C":
-		return nil, false, nil
-	case "down", "j":
-		d.offset++
-	case "up", "k":
-		d.offset--
-	case "pgdown", "space", "ctrl+d":
-		d.offset += page
-	case "pgup", "ctrl+u":
-		d.offset -= page
-	case "g", "home":
-		d.offset = 0
-	case "G", "end":
-		d.offset = len(d.cands) // clamped when drawn
-	}
-	d.offset = max(d.offset, 0)
-	return nil, true, nil
+	return nil, d.key(msg.String(), len(d.cands)), nil
 }
 
 func (d *candidatesDialog) paste(string) tea.Cmd { return nil }
 
-func (d *candidatesDialog) keyMap() help.KeyMap {
-	return formKeyMap{short: []key.Binding{candidateKeys.Scroll, candidateKeys.Page, candidateKeys.Ends, candidateKeys.Close}}
-}
 
 // view draws two lines per candidate: a mark (✓ read), its sub-question,
 // round and title; then the reason and its scores, muted.

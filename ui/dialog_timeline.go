@@ -5,8 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"charm.land/bubbles/v2/help"
-	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/researchtui/researchtui/pipeline"
@@ -40,53 +38,22 @@ func loadTimelineCmd(svc services, id, title string) tea.Cmd {
 type timelineDialog struct {
 	title  string
 	tl     pipeline.Timeline
-	offset int
-	room   int // rows shown by the last frame, for paging
+	pager
 
 	linesW int // the width lines were drawn for
 	lines  []pipeline.WaterfallLine
 }
 
 func newTimelineDialog(title string, tl pipeline.Timeline) *timelineDialog {
-	return &timelineDialog{title: sanitizeLine(title), tl: tl}
-}
-
-var timelineKeys = struct {
-	Scroll, Page, Ends, Close key.Binding
-}{
-	Scroll: kb([]string{"j", "k", "up", "down"}, "j/k", "scroll"),
-	Page:   kb([]string{"pgdown", "pgup", "space", "ctrl+d", "ctrl+u"}, "pgdn/pgup", "page"),
-	Ends:   kb([]string{"g", "G", "home", "end"}, "g/G", "top/bottom"),
-	Close:  kb([]string{"esc", "q", "T"}, "esc", "close"),
+	return &timelineDialog{title: sanitizeLine(title), tl: tl, pager: pager{close: "T"}}
 }
 
 func (d *timelineDialog) handle(msg tea.KeyPressMsg, _ time.Time) (action, bool, tea.Cmd) {
-	page := max(d.room-1, 1)
-	switch msg.String() {
-	case "esc", "q", "T":
-		return nil, false, nil
-	case "down", "j":
-		d.offset++
-	case "up", "k":
-		d.offset--
-	case "pgdown", "space", "ctrl+d":
-		d.offset += page
-	case "pgup", "ctrl+u":
-		d.offset -= page
-	case "g", "home":
-		d.offset = 0
-	case "G", "end":
-		d.offset = len(d.lines) // clamped when drawn
-	}
-	d.offset = max(d.offset, 0)
-	return nil, true, nil
+	return nil, d.key(msg.String(), len(d.lines)), nil
 }
 
 func (d *timelineDialog) paste(string) tea.Cmd { return nil }
 
-func (d *timelineDialog) keyMap() help.KeyMap {
-	return formKeyMap{short: []key.Binding{timelineKeys.Scroll, timelineKeys.Page, timelineKeys.Ends, timelineKeys.Close}}
-}
 
 // view draws the dialog nearly full screen: it leaves the screen's header
 // and key line visible.
