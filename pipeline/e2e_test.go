@@ -223,7 +223,7 @@ func TestFaultsDegradeButFinish(t *testing.T) {
 	}
 	// The analyst's HTTP 500 costs that source its model analysis: it is
 	// summarised from its abstract, and the person is told.
-	if !hasWarning(evs, "500") {
+	if !warnedAbout(evs, "500") {
 		t.Error("no warning tells of the analyst's HTTP 500")
 	}
 	rep, err := pipeline.LoadReport(env.Store, sess.ID)
@@ -373,7 +373,7 @@ func TestTokenBudgetSkipsOptionalWork(t *testing.T) {
 	opt := env.Options(question)
 	opt.BudgetTokens = 1 // spent by the first call
 	evs, sess := runToEnd(t, env, opt)
-	if !hasWarning(evs, "budget") {
+	if !warnedAbout(evs, "budget") {
 		t.Error("no budget warning")
 	}
 	if n := env.Script.Calls(pipelinetest.Analyst) + env.Script.Calls(pipelinetest.Reviewer); n != 0 {

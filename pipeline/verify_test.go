@@ -266,7 +266,7 @@ func TestVerifierJunkFallsBackToMatching(t *testing.T) {
 	}}
 	env, opt := carelessWorld(t, false, script)
 	evs, sess := runToEnd(t, env, opt)
-	if !hasWarning(evs, "verifier's answer was unusable") {
+	if !warnedAbout(evs, "verifier's answer was unusable") {
 		t.Error("no warning that the verifier's answer was unusable")
 	}
 	rep, _ := pipeline.LoadReport(env.Store, sess.ID)
@@ -351,14 +351,4 @@ func TestScoresCountGeneratedTokens(t *testing.T) {
 	if sc.GeneratedPerSource <= 0 || sc.CitedSentences < 6 || sc.GeneratedPerSentence <= 0 {
 		t.Errorf("scores %+v", sc)
 	}
-}
-
-// hasWarning says whether a Warning event's message contains s.
-func hasWarning(evs []pipeline.Event, s string) bool {
-	for _, ev := range evs {
-		if ev.Type == pipeline.Warning && strings.Contains(ev.Message, s) {
-			return true
-		}
-	}
-	return false
 }
