@@ -15,10 +15,6 @@ import (
 // embedBatch is how many chunks go to the embedding model per call.
 const embedBatch = 32
 
-// embedIdle is how long the indexer waits for more chunks before it embeds
-// a partial batch, so the first sources become searchable quickly.
-const embedIdle = 150 * time.Millisecond
-
 func (o *orchestrator) saveSource(r search.Record) error {
 	raw, err := json.Marshal(r)
 	if err != nil {
@@ -84,69 +80,6 @@ func (o *orchestrator) embed(ctx context.Context, a *agentCall, role int, texts 
 		err = fmt.Errorf("the embedding model returned %d vectors for %d texts", len(vecs), len(texts))
 	}
 	return vecs, err
-}
-
-// indexFlow embeds chunks as they arrive, in batches, skipping any whose
-// content was embedded before with this model (the cache is keyed by model
-// and content hash), and adds them to the shared vector index.
-func (o *orchestrator) indexFlow(ctx context.Context, in <-chan []store.Chunk) (int, error) {
-	ix, err := o.index(ctx)
-	if err != nil {
-		return 0, err
-	}
-	a := o.startAgent(StageIndex, "indexer", "embedding chunks with "+o.opt.EmbedModel)
-	var pending []store.Chunk
-	total, embedded := 0, 0
-	failures := 0
-	flush := func() error {
-		if len(pending) == 0 {
-			return nil
-		}
-		batch := pending
-		pending = nil
-		n, err := o.indexChunks(ctx, a, ix, batch)
-		embedded += n
-		total += len(batch)
-		if err != nil {
-			if fatal(ctx, err) {
-				return err
-			}
-			failures++
-			a.warn("embedding %d chunks failed: %s; they are kept and searched by keyword", len(batch), shortErr(err))
-		}
-		o.emit(Event{Type: ChunksIndexed, Stage: StageIndex, Agent: a.name, Count: len(batch)})
-		return nil
-	}
-	timer := time.NewTimer(embedIdle)
-	defer timer.Stop()
-	for {
-		select {
-		case chunks, ok := <-in:
-			if !ok {
-				if err := flush(); err != nil {
-					return total, err
-				}
-				a.finish(fmt.Sprintf("%d chunks, %d newly embedded", total, embedded))
-				return total, nil
-			}
-			pending = append(pending, chunks...)
-			for len(pending) >= embedBatch {
-				rest := append([]store.Chunk(nil), pending[embedBatch:]...)
-				pending = pending[:embedBatch]
-				if err := flush(); err != nil {
-					return total, err
-				}
-				pending = rest
-			}
-			timer.Reset(embedIdle)
-		case <-timer.C:
-			if err := flush(); err != nil {
-				return total, err
-			}
-		case <-ctx.Done():
-			return total, ctx.Err()
-		}
-	}
 }
 
 // indexChunks embeds the chunks not yet cached and adds all of them to the

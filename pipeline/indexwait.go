@@ -41,7 +41,7 @@ func (o *orchestrator) index(ctx context.Context) (store.RunIndex, error) {
 	if ix.Reloading() {
 		// The check found the file damaged: searches wait for the reload.
 		start, loaded = time.Now(), true
-		o.watchIndex(ctx, model, func() { ix.WaitLoaded(ctx) })
+		o.watchIndex(ctx, model, func() { _ = ix.WaitLoaded(ctx) }) // its outcome is watched, not returned
 	}
 	if st := ix.Status(); loaded && st.Note != "" && st.Vectors > 0 && ctx.Err() == nil && o.indexDone.CompareAndSwap(false, true) {
 		o.emit(Event{Type: Warning, Stage: StageIndex, Agent: indexAgent, Elapsed: time.Since(start),

@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/researchtui/researchtui/llm"
 	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/store"
 )
@@ -101,7 +100,7 @@ func (o *orchestrator) execute(ctx context.Context) (store.Session, error) {
 		// Start the PDF reader while the planner thinks: the first start
 		// compiles pdfium (seconds of CPU), later ones load it from the
 		// cache; either way the first PDF downloaded should not wait.
-		go search.StartPDFReader()
+		go func() { _, _ = search.StartPDFReader() }() // a failure shows at the first PDF read
 	}
 	var err error
 	if o.follow != nil {
@@ -252,9 +251,4 @@ func (o *orchestrator) budgetWarn(stage Stage, err error) {
 	if errors.Is(err, errBudget) && o.meter.firstBudgetWarning() {
 		o.warn(stage, "", "%v: skipping optional work and writing the report with what was found", err)
 	}
-}
-
-// usageOf converts llm usage to the event form.
-func usageOf(u llm.Usage) UsageTotals {
-	return UsageTotals{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, EmbeddingTokens: u.EmbeddingTokens}
 }

@@ -111,11 +111,6 @@ func withQuery(base string, v url.Values) string {
 	return base + sep + v.Encode()
 }
 
-const (
-	nsAtom  = "http://www.w3.org/2005/Atom"
-	nsArxiv = "http://arxiv.org/schemas/atom"
-)
-
 type atomFeed struct {
 	XMLName xml.Name    `xml:"http://www.w3.org/2005/Atom feed"`
 	Entries []atomEntry `xml:"http://www.w3.org/2005/Atom entry"`

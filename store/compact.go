@@ -141,7 +141,7 @@ func (s *Store) pruneEmbeddings(ctx context.Context) (int, error) {
 	err = s.db.Update(func(tx *bbolt.Tx) error {
 		emb := tx.Bucket(bucketEmbeddings)
 		var empty [][]byte
-		emb.ForEachBucket(func(m []byte) error {
+		_ = emb.ForEachBucket(func(m []byte) error { // the callback never fails
 			if k, _ := emb.Bucket(m).Cursor().First(); k == nil {
 				empty = append(empty, append([]byte(nil), m...))
 			}

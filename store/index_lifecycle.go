@@ -72,7 +72,7 @@ func (ix *Index) stopBackground() {
 		close(ix.stop)
 		ix.bgMu.Unlock()
 	})
-	ix.Wait(context.Background())
+	_ = ix.Wait(context.Background()) // a background context: it cannot end early
 }
 
 // Close stops background work and releases the index file. Later calls

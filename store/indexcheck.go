@@ -95,14 +95,14 @@ func (ix *Index) checkFile(stop <-chan struct{}) error {
 // 1.3 s at a million) rather than answer from damaged vectors.
 func (ix *Index) awaitFileCheck() {
 	if c := ix.check.Load(); c != nil && !c.finished.Load() {
-		ix.checkFile(nil) // a damaged file closes the gate the search then waits at
+		_ = ix.checkFile(nil) // a damaged file closes the gate the search then waits at
 	}
 }
 
 // startFileCheck verifies the file in the background.
 func (ix *Index) startFileCheck() {
 	if ix.check.Load() != nil {
-		ix.goBackground(func() { ix.checkFile(ix.stop) })
+		ix.goBackground(func() { _ = ix.checkFile(ix.stop) }) // a failed check switches the index to the store itself
 	}
 }
 
@@ -218,7 +218,7 @@ func (s *Store) reloadIndex(ix *Index, cause error) {
 	}
 	ix.openGate()
 	if st := ix.Status(); !st.Graph || st.Linked == st.Nodes {
-		s.saveIndex(ix) // no build will save it
+		_ = s.saveIndex(ix) // no build will save it; a failed save is retried at the next change
 	}
 }
 

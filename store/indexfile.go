@@ -67,16 +67,16 @@ type section struct {
 }
 
 type fileHeader struct {
-	dim, m, efC     int
-	flags           uint32
-	nodes, linked   uint64
-	maxLevel        int32
-	ep              uint32
-	gen             uint64
-	saved           time.Time
-	model           string
-	sections        [nSections]section
-	bytes, checksum uint32 // size of the header read, its crc (for stats)
+	dim, m, efC   int
+	flags         uint32
+	nodes, linked uint64
+	maxLevel      int32
+	ep            uint32
+	gen           uint64
+	saved         time.Time
+	model         string
+	sections      [nSections]section
+	checksum      uint32 // the header's crc (for stats)
 }
 
 // mapping is an index file's bytes in memory (mmap_*.go).

@@ -163,7 +163,7 @@ func writeIndexFile(path, model string, gen uint64, sn snapshot) (int64, error) 
 
 func syncDir(dir string) {
 	if d, err := os.Open(dir); err == nil {
-		d.Sync() // not supported everywhere; the rename is what matters
+		_ = d.Sync() // not supported everywhere; the rename is what matters
 		d.Close()
 	}
 }

@@ -209,7 +209,7 @@ func (s *Store) openIndex(model string) (*Index, error) {
 		ix.startFileCheck()
 		ix.resume()
 		if h.gen != gen {
-			ix.goBackground(func() { s.catchUp(ix, ix.stop) })
+			ix.goBackground(func() { _ = s.catchUp(ix, ix.stop) }) // retried at the next open or search
 		}
 		return ix, nil
 	}
@@ -228,7 +228,7 @@ func (s *Store) openIndex(model string) (*Index, error) {
 	}
 	if !ix.Status().Graph || ix.Status().Linked == ix.Status().Nodes {
 		// No build will save it: save now, so the next open maps a file.
-		ix.goBackground(func() { s.saveIndex(ix) })
+		ix.goBackground(func() { _ = s.saveIndex(ix) }) // retried at the next change
 	}
 	return ix, nil
 }
@@ -277,7 +277,7 @@ func (s *Store) saveAfterBuild(ix *Index) {
 			return // stopped: Close decides what to save
 		}
 	}
-	s.saveIndex(ix)
+	_ = s.saveIndex(ix) // retried at the next change
 }
 
 // catchUp syncs ix with the store and records the generation it matched.
@@ -573,9 +573,9 @@ func (s *Store) closeIndexes() {
 			// Verify what Add put in (and pick up what others wrote) first,
 			// so the file written is fresh: the next open maps it and is done.
 			if gen, err := s.indexGen(); err == nil && gen != ix.persist.gen() {
-				s.catchUp(ix, nil)
+				_ = s.catchUp(ix, nil) // retried at the next search
 			}
-			s.saveIndex(ix)
+			_ = s.saveIndex(ix) // closing: the next open catches up from the store
 		}
 		ix.Close()
 	}

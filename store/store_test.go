@@ -220,7 +220,7 @@ func TestNewIDSortable(t *testing.T) {
 		}
 		prev = id
 	}
-	if NewID(base) == NewID(base) {
+	if a, b := NewID(base), NewID(base); a == b {
 		t.Fatal("IDs in the same millisecond collided")
 	}
 }

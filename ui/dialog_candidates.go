@@ -43,9 +43,9 @@ func (m *rootModel) onCandidatesLoaded(msg candidatesLoadedMsg) tea.Cmd {
 // screen's verdict and why it was or was not read: the run's choice of
 // what to read is visible, not only its outcome.
 type candidatesDialog struct {
-	title  string
-	cands  []pipeline.Candidate
-	read   int
+	title string
+	cands []pipeline.Candidate
+	read  int
 	pager
 }
 
@@ -66,7 +66,6 @@ func (d *candidatesDialog) handle(msg tea.KeyPressMsg, _ time.Time) (action, boo
 }
 
 func (d *candidatesDialog) paste(string) tea.Cmd { return nil }
-
 
 // view draws two lines per candidate: a mark (✓ read), its sub-question,
 // round and title; then the reason and its scores, muted.

@@ -36,8 +36,8 @@ func loadTimelineCmd(svc services, id, title string) tea.Cmd {
 // them, and the model's busy share, its idle gaps, the agents that used the
 // most tokens and the critical path stay in view at the bottom.
 type timelineDialog struct {
-	title  string
-	tl     pipeline.Timeline
+	title string
+	tl    pipeline.Timeline
 	pager
 
 	linesW int // the width lines were drawn for
@@ -53,7 +53,6 @@ func (d *timelineDialog) handle(msg tea.KeyPressMsg, _ time.Time) (action, bool,
 }
 
 func (d *timelineDialog) paste(string) tea.Cmd { return nil }
-
 
 // view draws the dialog nearly full screen: it leaves the screen's header
 // and key line visible.

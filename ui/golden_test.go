@@ -176,7 +176,7 @@ func TestGoldenThemes(t *testing.T) {
 			c := &clock{t: testNow}
 			m.now = c.now
 			startScripted(t, m, svc, c, false)
-			golden.RequireEqualEscape(t, []byte(m.render()), true)
+			golden.RequireEqual(t, []byte(m.render()))
 		})
 	}
 }

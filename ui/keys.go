@@ -253,10 +253,8 @@ func (f formKeyMap) ShortHelp() []key.Binding  { return f.short }
 func (f formKeyMap) FullHelp() [][]key.Binding { return [][]key.Binding{f.short} }
 
 var (
-	keyEnter  = kb([]string{"enter"}, "enter", "confirm")
 	keyEsc    = kb([]string{"esc"}, "esc", "cancel")
 	keyTabFwd = kb([]string{"tab", "down"}, "tab", "next field")
-	keyTabBck = kb([]string{"shift+tab", "up"}, "shift+tab", "previous field")
 	keyYes    = kb([]string{"y"}, "y", "yes")
 	keyNo     = kb([]string{"n", "esc"}, "any other key", "no") // a confirmation's yes is y only
 )

@@ -254,7 +254,7 @@ func (s *Server) show(w http.ResponseWriter, r *http.Request) {
 	}
 	name := req.Model
 	if name == "" {
-		name = req.Name
+		name = req.Name //nolint:staticcheck // older clients still send the deprecated field, as Ollama accepts
 	}
 	s.record(r, name, body, nil)
 	m, found := s.lookup(name)
@@ -358,7 +358,7 @@ func (s *Server) pull(w http.ResponseWriter, r *http.Request) {
 	}
 	name := req.Model
 	if name == "" {
-		name = req.Name
+		name = req.Name //nolint:staticcheck // older clients still send the deprecated field, as Ollama accepts
 	}
 	s.record(r, name, body, nil)
 	m, found := s.opt.Pullable[name]
