@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -185,11 +186,17 @@ func (o *orchestrator) verifyDraft(ctx context.Context, round int, draft string)
 	ix := newEvidenceIndex(o.citableTexts())
 	checks := make([]SentenceCheck, len(spans))
 	var ask []int // sentences matching cannot decide
+	judged := o.judgedBefore()
 	for i, sp := range spans {
 		checks[i] = o.matchSentence(ix, sp)
-		if checks[i].Verdict == "" {
-			ask = append(ask, i)
+		if checks[i].Verdict != "" {
+			continue
 		}
+		if prev, ok := judged[checkKey(checks[i].Sentence, checks[i].Cited)]; ok {
+			checks[i] = prev // a revision kept it as it was: judged already
+			continue
+		}
+		ask = append(ask, i)
 	}
 	if len(ask) > 0 {
 		if mode == VerifyFull && !o.meter.exhausted() {
@@ -213,6 +220,38 @@ func (o *orchestrator) verifyDraft(ctx context.Context, round int, draft string)
 	}
 	o.st.Verifications = append(o.st.Verifications, v)
 	return v.Draft, nil
+}
+
+// judgedBefore are the sentences the model judged in earlier drafts that
+// kept a citation (theirs, or the one they were re-cited to), by sentence
+// and citations: a revision that leaves them as they were does not pay for
+// them twice.
+func (o *orchestrator) judgedBefore() map[string]SentenceCheck {
+	out := map[string]SentenceCheck{}
+	for _, v := range o.st.Verifications {
+		for _, ch := range v.Checks {
+			if ch.By != "model" || (ch.Action != ActionKept && ch.Action != ActionRecited) {
+				continue
+			}
+			now := ch.Now
+			if now == nil {
+				now = ch.Cited
+			}
+			prev := SentenceCheck{Sentence: ch.Sentence, Cited: now, Verdict: ch.Verdict, By: "model",
+				Score: ch.Score, Action: ActionKept, Now: now, Passage: ch.Passage}
+			if ch.Action == ActionRecited {
+				prev.Verdict = VerdictSupported // by the source it now cites
+			}
+			out[checkKey(ch.Sentence, now)] = prev
+		}
+	}
+	return out
+}
+
+func checkKey(sentence string, keys []string) string {
+	ks := append([]string(nil), keys...)
+	sort.Strings(ks)
+	return sentence + "\x00" + strings.Join(ks, "\x00")
 }
 
 // verifiedText sums up the last verification, for the stage's line.

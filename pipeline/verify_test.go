@@ -352,3 +352,32 @@ func TestScoresCountGeneratedTokens(t *testing.T) {
 		t.Errorf("scores %+v", sc)
 	}
 }
+
+// A revision that keeps sentences as they were does not send them to the
+// model again: no claim is put to the verifier twice.
+func TestRevisionDoesNotRejudgeKeptSentences(t *testing.T) {
+	env, opt := carelessWorld(t, false, &pipelinetest.Script{Careless: true, Paraphrase: true, RevisionRounds: 1})
+	_, sess := runToEnd(t, env, opt)
+	rep, _ := pipeline.LoadReport(env.Store, sess.ID)
+	if len(rep.Decisions) == 0 {
+		t.Fatal("no revision: the test needs one")
+	}
+	claim := regexp.MustCompile(`(?m)^C\d+: (.+)$`)
+	asked := map[string]int{}
+	for _, c := range env.Ollama.ChatCalls() {
+		if pipelinetest.KindOf(c) != pipelinetest.Verifier {
+			continue
+		}
+		for _, m := range claim.FindAllStringSubmatch(c.Messages[len(c.Messages)-1].Content, -1) {
+			asked[m[1]]++
+		}
+	}
+	if len(asked) == 0 {
+		t.Fatal("the verifier was asked nothing")
+	}
+	for s, n := range asked {
+		if n > 1 {
+			t.Errorf("claim asked %d times: %q", n, s)
+		}
+	}
+}
