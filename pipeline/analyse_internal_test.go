@@ -86,3 +86,35 @@ func TestAnalystSlotsAsObjects(t *testing.T) {
 		t.Errorf("slots %q", ans.Slots)
 	}
 }
+
+// FuzzAnalystAnswer: whatever JSON a model writes for an analysis is
+// either refused or resolved to findings that are sentences shown.
+func FuzzAnalystAnswer(f *testing.F) {
+	for _, s := range []string{
+		`{"findings":["E1.2","E2.1"],"slots":["1:E1.1"],"confidence":0.8}`,
+		`{"findings":["E1.2"],"slots":[{"slot":1,"ref":"E1.1"}],"confidence":0.5,"method":"x","limits":"y"}`,
+		`{"findings":[1,2],"slots":"none"}`, `{"slots":[null,{},[]]}`, `[]`, `{`,
+	} {
+		f.Add(s)
+	}
+	o := &orchestrator{st: runState{Plan: &Plan{SubQuestions: []SubQuestion{{Slots: []string{"methods", "results"}}}}}}
+	x := testExcerpts()
+	shown := map[string]bool{}
+	for _, ss := range x.sents {
+		for _, s := range ss {
+			shown[s] = true
+		}
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		var ans analystAnswer
+		if json.Unmarshal([]byte(raw), &ans) != nil {
+			return
+		}
+		an := o.analysisFrom(ans, x, true, o.slotNames())
+		for _, fd := range an.KeyFindings {
+			if !shown[fd] {
+				t.Fatalf("finding %q is no sentence shown", fd)
+			}
+		}
+	})
+}
