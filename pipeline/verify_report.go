@@ -90,14 +90,14 @@ func (o *orchestrator) verificationNote() string {
 		c.Dropped += v.Counts.Dropped
 		c.ByModel += v.Counts.ByModel
 	}
-	s := fmt.Sprintf("Every cited sentence was checked against the passages of the sources it cites (%d by matching alone, %d judged by the model): %d of %d supported",
-		last.Cited-last.ByModel, last.ByModel, last.Supported+last.Partly, last.Cited)
+	s := fmt.Sprintf("Every cited sentence was checked against the passages of the sources it cites (%d by matching alone, %d judged by the model): of the final draft's %d cited sentences, %d were supported",
+		last.Cited-last.ByModel, last.ByModel, last.Cited, last.Supported+last.Partly)
 	if last.Partly > 0 {
 		s += fmt.Sprintf(" (%d only in part)", last.Partly)
 	}
 	s += "."
 	if c.Recited+c.Uncited+c.Dropped > 0 {
-		s += fmt.Sprintf(" Repaired: %d re-cited to the source that says them, %d left without a citation as this report's own synthesis, %d removed.", c.Recited, c.Uncited, c.Dropped)
+		s += fmt.Sprintf(" Over all drafts, %d sentences were re-cited to the source that says them, %d kept no citation (the report's own synthesis) and %d were removed.", c.Recited, c.Uncited, c.Dropped)
 	}
 	return s
 }
