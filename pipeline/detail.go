@@ -31,6 +31,11 @@ type SessionDetail struct {
 	// Screen: the relevance screen's calls, its tokens and the analysis
 	// tokens it saved.
 	Screen *ScreenReport `json:"screen,omitempty"`
+	// Support: every cited sentence of the report with its verdict and the
+	// passage that supports it; Repairs: the sentences the verifier
+	// re-cited, uncited or dropped (verify.go).
+	Support []CitationSupport `json:"support,omitempty"`
+	Repairs []SentenceCheck   `json:"repairs,omitempty"`
 }
 
 // LoadDetail reads a session and everything recorded about it. A session
@@ -44,6 +49,7 @@ func LoadDetail(st store.Reader, id string) (SessionDetail, error) {
 	d := SessionDetail{Session: s, Sources: []CitedSource{}, Candidates: []Candidate{}, Versions: []Version{}}
 	if rep, err := LoadReport(st, s.ID); err == nil {
 		d.Sources, d.Metrics, d.Reviews, d.Funnel, d.Rounds = rep.Sources, &rep.Metrics, rep.Reviews, &rep.Funnel, rep.Rounds
+		d.Support, d.Repairs = rep.Support, rep.Repairs
 	}
 	if cs, err := LoadCandidates(st, s.ID); err == nil && cs != nil {
 		d.Candidates = cs

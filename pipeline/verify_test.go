@@ -139,6 +139,11 @@ func TestVerifierRepairsACarelessWriter(t *testing.T) {
 					t.Errorf("support entry without a passage: %+v", s)
 				}
 			}
+			// sessions show --json and the MCP get_session carry them.
+			d, err := pipeline.LoadDetail(env.Store, sess.ID)
+			if err != nil || len(d.Support) != len(rep.Support) || len(d.Repairs) == 0 || d.Metrics.Verified == nil {
+				t.Errorf("session detail lacks the support map or repairs: %v, %d/%d support, %d repairs", err, len(d.Support), len(rep.Support), len(d.Repairs))
+			}
 		})
 	}
 }
