@@ -14,7 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/researchtui/researchtui/mcpserver"
+	"github.com/researchtui/researchtui/ui/mcp"
 )
 
 // mcpCommand is `researchtui mcp [--http ADDR]`: researchtui as a Model
@@ -45,7 +45,7 @@ serves Streamable HTTP at http://ADDR/mcp; an address other than loopback needs 
 				if _, _, err := net.SplitHostPort(addr); err != nil {
 					return fmt.Errorf("%w: --http wants HOST:PORT, e.g. 127.0.0.1:8765 (%v)", errUsage, err)
 				}
-				if !mcpserver.IsLoopback(addr) && token == "" {
+				if !mcp.IsLoopback(addr) && token == "" {
 					return fmt.Errorf("%w: --http %s is reachable from other machines; set a bearer token with --token or RESEARCHTUI_MCP_TOKEN (or listen on 127.0.0.1)", errUsage, addr)
 				}
 			}
@@ -76,7 +76,7 @@ serves Streamable HTTP at http://ADDR/mcp; an address other than loopback needs 
 // newMCPServer builds the server on the data dir's store, owned by this
 // process or reached through the researchtui that owns it: every tool works
 // either way (store/README.md).
-func newMCPServer(cfg *Config, logger *slog.Logger) (*mcpserver.Server, func(), error) {
+func newMCPServer(cfg *Config, logger *slog.Logger) (*mcp.Server, func(), error) {
 	a, err := openApp(cfg)
 	if err != nil {
 		return nil, nil, err
@@ -84,7 +84,7 @@ func newMCPServer(cfg *Config, logger *slog.Logger) (*mcpserver.Server, func(), 
 	if owner := a.store.Owner(); owner != os.Getpid() {
 		logger.Info("another researchtui owns the data dir; working through it", "owner_pid", owner)
 	}
-	return mcpserver.New(mcpserver.Config{
+	return mcp.New(mcp.Config{
 		Engine:   a.engine,
 		Defaults: cfg.defaultOptions(),
 		Check: func(ctx context.Context, models ...string) error {
@@ -96,12 +96,12 @@ func newMCPServer(cfg *Config, logger *slog.Logger) (*mcpserver.Server, func(), 
 }
 
 // serveMCPHTTP serves until ctx ends (Ctrl-C), then lets runs save.
-func serveMCPHTTP(ctx context.Context, srv *mcpserver.Server, addr, token string, logw io.Writer) error {
+func serveMCPHTTP(ctx context.Context, srv *mcp.Server, addr, token string, logw io.Writer) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("%w: listening on %s: %v", errUsage, addr, err)
 	}
-	hs := &http.Server{Handler: srv.Handler(mcpserver.HTTPOptions{Token: token}), ReadHeaderTimeout: 10 * time.Second}
+	hs := &http.Server{Handler: srv.Handler(mcp.HTTPOptions{Token: token}), ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(logw, "researchtui MCP server at http://%s/mcp (Ctrl-C stops it)\n", ln.Addr())
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()

@@ -1,4 +1,4 @@
-package mcpserver_test
+package mcp_test
 
 import (
 	"context"
@@ -12,10 +12,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/researchtui/researchtui/mcpserver"
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
 	"github.com/researchtui/researchtui/store"
+	mcpserver "github.com/researchtui/researchtui/ui/mcp"
 )
 
 const question = "How is software testing studied?"

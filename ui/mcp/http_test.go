@@ -1,4 +1,4 @@
-package mcpserver_test
+package mcp_test
 
 import (
 	"context"
@@ -9,8 +9,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/researchtui/researchtui/mcpserver"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
+	mcpserver "github.com/researchtui/researchtui/ui/mcp"
 )
 
 func httpServer(t *testing.T, opt mcpserver.HTTPOptions) *httptest.Server {

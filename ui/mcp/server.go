@@ -1,4 +1,4 @@
-package mcpserver
+package mcp
 
 import (
 	"context"
@@ -59,7 +59,7 @@ type Server struct {
 // prompt registered.
 func New(cfg Config) *Server {
 	if cfg.Engine == nil || cfg.Engine.Store == nil {
-		panic("mcpserver: Config.Engine with a Store is required")
+		panic("mcp: Config.Engine with a Store is required")
 	}
 	st := cfg.Engine.Store
 	log := cfg.Logger
