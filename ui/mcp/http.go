@@ -12,7 +12,7 @@ import (
 // HTTPOptions configure the Streamable HTTP endpoint.
 type HTTPOptions struct {
 	// Token, when set, must come as "Authorization: Bearer TOKEN" on every
-	// request. main requires one for an address other than loopback.
+	// request. ui/cli requires one for an address other than loopback.
 	Token string
 }
 

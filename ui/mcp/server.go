@@ -15,7 +15,7 @@ import (
 	"github.com/researchtui/researchtui/store"
 )
 
-// Config is what the server needs from main: the engine (with its store),
+// Config is what the server needs from ui/cli: the engine (with its store),
 // the run options the config file and environment give, and a backend
 // check.
 type Config struct {
