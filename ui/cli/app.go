@@ -2,17 +2,14 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/researchtui/researchtui/llm"
 	"github.com/researchtui/researchtui/pipeline"
-	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/store"
 	"github.com/researchtui/researchtui/tracing"
 )
@@ -87,48 +84,13 @@ func (a *app) startTracing() error {
 	return nil
 }
 
-// openStore opens the database for what only its owner may do (corpus
-// add, compaction, doctor's checks), failing fast (exit 4) when another
-// process holds it. Sessions a dead process left running become
-// interrupted.
-func openStore(cfg *Config) (*store.Store, error) {
-	// Half a second: enough for another process that is just closing, short
-	// enough that a second instance is told at once (exit 4).
-	st, err := store.Open(cfg.dbPath(), store.Options{LockTimeout: 500 * time.Millisecond})
-	if err != nil {
-		if errors.Is(err, store.ErrLocked) {
-			return nil, fmt.Errorf("%w; close the other researchtui (or wait for its run to finish) and try again", err)
-		}
-		return nil, err
-	}
-	if _, err := st.MarkInterrupted(); err != nil {
-		st.Close()
-		return nil, err
-	}
-	// This process owns the data dir now: serve it to the others (see
-	// store/README.md). A data dir that cannot take a socket (a path over
-	// the socket limit, a filesystem without them) still works alone.
-	_, _ = st.Share(store.SocketPath(cfg.dbPath()))
-	return st, nil
-}
-
-// connectStore opens the data dir's store as its owner (serving it to
-// later processes) or connects to the researchtui that owns it. Exit code 4
-// (ErrLocked) remains only for a store that truly cannot be reached.
-func connectStore(cfg *Config) (*store.Conn, error) {
-	st, err := store.Connect(cfg.dbPath(), store.Options{LockTimeout: 500 * time.Millisecond}, resolveWait)
-	if err != nil && errors.Is(err, store.ErrLocked) {
-		return nil, fmt.Errorf("%w; close the other researchtui (or wait for its run to finish) and try again", err)
-	}
-	return st, err
-}
-
 // openApp opens everything a run needs.
 func openApp(cfg *Config) (*app, error) {
-	st, err := connectStore(cfg)
+	db, err := openStore(cfg, reach)
 	if err != nil {
 		return nil, err
 	}
+	st := db.(*store.Conn)
 	a := &app{cfg: cfg, store: st, warnTo: os.Stderr}
 	b, err := newBackend(cfg)
 	if err != nil {
@@ -144,32 +106,3 @@ func openApp(cfg *Config) (*app, error) {
 	}
 	return a, nil
 }
-
-// defaultOptions are the run options from config, before flags.
-func (c *Config) defaultOptions() pipeline.Options {
-	o := pipeline.Options{
-		Model: c.Model, EmbedModel: c.EmbedModel, Backend: c.Backend,
-		Sources: c.Sources, Depth: c.Depth, MaxRevisions: 2, BudgetTokens: c.BudgetTokens, Think: c.Think,
-	}
-	if c.MaxRevisions != nil {
-		o.MaxRevisions = *c.MaxRevisions
-	}
-	o.Rounds = c.Rounds
-	o.Screen = c.Screen
-	o.Deadline, o.Grace = c.deadline, c.grace
-	o.Verify, o.Unsupported = c.Verify, c.Unsupported
-	return o
-}
-
-// unavailableSources are requested sources this build cannot search.
-func unavailableSources(requested []string, have map[string]search.Source) []string {
-	var out []string
-	for _, s := range requested {
-		if _, ok := have[strings.ToLower(strings.TrimSpace(s))]; !ok && s != "" {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-func joinArgs(args []string) string { return strings.TrimSpace(strings.Join(args, " ")) }

@@ -3,11 +3,9 @@ package cli
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/researchtui/researchtui/llm"
-	"github.com/researchtui/researchtui/pipeline"
 )
 
 // newBackend builds the model backend named in the config: Ollama (one
@@ -33,31 +31,6 @@ func newBackend(cfg *Config) (llm.Backend, error) {
 		return b, nil
 	}
 	return nil, fmt.Errorf("%w: unknown backend %q (use ollama or openai)", errUsage, cfg.Backend)
-}
-
-// modelParallel is how many chat requests researchtui sends at once: the
-// configured (or OLLAMA_NUM_PARALLEL) figure per Ollama host, times the
-// hosts of a pool; an OpenAI-compatible server takes 4 unless configured.
-func (c *Config) modelParallel() int {
-	per := c.ModelParallel
-	switch c.Backend {
-	case "openai":
-		if per <= 0 {
-			per = 4
-		}
-		return per
-	default:
-		if per <= 0 {
-			per = pipeline.DefaultModelParallel()
-		}
-		hosts := 0
-		for _, h := range strings.Split(c.OllamaHost, ",") {
-			if strings.TrimSpace(h) != "" {
-				hosts++
-			}
-		}
-		return per * max(hosts, 1)
-	}
 }
 
 // checkBackend makes sure the server answers and both models are present,

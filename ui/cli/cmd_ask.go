@@ -26,18 +26,11 @@ func askCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			a, err := openApp(cfg)
+			a, err := openResearch(cmd.Context(), cfg, args[0])
 			if err != nil {
 				return err
 			}
 			defer a.Close()
-			sess, err := a.store.Session(args[0])
-			if err != nil {
-				return fmt.Errorf("%w: no session %q (see `researchtui sessions list`)", errUsage, args[0])
-			}
-			if err := checkBackend(cmd.Context(), a.backend, sess.Model, sess.EmbedModel); err != nil {
-				return err
-			}
 			changed := cmd.Flags().Changed
 			r, err := a.engine.Ask(cmd.Context(), args[0], joinArgs(args[1:]), func(o *pipeline.Options) {
 				if changed("depth") {

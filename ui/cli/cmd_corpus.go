@@ -155,10 +155,11 @@ unchanged files, re-indexes changed ones and drops files that no longer exist.`,
 			if err != nil {
 				return err
 			}
-			st, err := openStore(cfg)
+			db, err := openStore(cfg, own)
 			if err != nil {
 				return err
 			}
+			st := db.(*store.Store)
 			defer st.Close()
 			d := corpusDeps{st: st, model: cfg.EmbedModel, parallel: max(cfg.modelParallel(), 2)}
 			if b, err := newBackend(cfg); err == nil && cfg.EmbedModel != "" {
@@ -199,14 +200,6 @@ func displayPath(arg, abs, p string) string {
 		shown = filepath.Join(arg, rel)
 	}
 	return sanitize(shown)
-}
-
-func plainErr(err error) string {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err
-	}
-	return sanitize(err.Error())
 }
 
 // corpusDrop takes a document out of the corpus: its chunks go (so the

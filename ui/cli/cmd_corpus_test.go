@@ -346,10 +346,11 @@ func openCLIStore(t *testing.T, c *cli) (*Config, *store.Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := openStore(cfg)
+	db, err := openStore(cfg, own)
 	if err != nil {
 		t.Fatal(err)
 	}
+	st := db.(*store.Store)
 	t.Cleanup(func() { st.Close() })
 	return cfg, st
 }

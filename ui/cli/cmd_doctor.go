@@ -69,7 +69,7 @@ func (d *doctor) run(ctx context.Context, cfg *Config) {
 }
 
 func (d *doctor) checkStore(cfg *Config) {
-	st, err := openStore(cfg)
+	db, err := openStore(cfg, own)
 	if errors.Is(err, store.ErrLocked) {
 		// Another researchtui owns the data dir: fine if it answers.
 		c, derr := store.Dial(store.SocketPath(cfg.dbPath()))
@@ -90,6 +90,7 @@ func (d *doctor) checkStore(cfg *Config) {
 		d.bad("store", err.Error(), "close the other researchtui, or check the permissions of "+cfg.dataDir)
 		return
 	}
+	st := db.(*store.Store)
 	defer st.Close()
 	sessions, err := st.ListSessions()
 	if err != nil {

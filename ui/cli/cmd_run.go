@@ -124,14 +124,11 @@ func runCommand() *cobra.Command {
 			if err := opt.Normalize(); err != nil { // bad input fails before anything is opened
 				return err
 			}
-			a, err := openApp(cfg)
+			a, err := openResearch(cmd.Context(), cfg, "", opt.Model, opt.EmbedModel)
 			if err != nil {
 				return err
 			}
 			defer a.Close()
-			if err := checkBackend(cmd.Context(), a.backend, opt.Model, opt.EmbedModel); err != nil {
-				return err
-			}
 			r, err := a.engine.Start(cmd.Context(), opt)
 			if err != nil {
 				return err
@@ -155,18 +152,11 @@ func resumeCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			a, err := openApp(cfg)
+			a, err := openResearch(cmd.Context(), cfg, args[0])
 			if err != nil {
 				return err
 			}
 			defer a.Close()
-			sess, err := a.store.Session(args[0])
-			if err != nil {
-				return fmt.Errorf("%w: no session %q (see `researchtui sessions list`)", errUsage, args[0])
-			}
-			if err := checkBackend(cmd.Context(), a.backend, sess.Model, sess.EmbedModel); err != nil {
-				return err
-			}
 			r, err := a.engine.Resume(cmd.Context(), args[0], nil)
 			if err != nil {
 				return err
@@ -176,6 +166,31 @@ func resumeCommand() *cobra.Command {
 	}
 	f.register(cmd)
 	return cmd
+}
+
+// openResearch is the preamble of the commands that run research (run,
+// resume, ask): everything a run needs opened, and the backend checked for
+// the models the run will use, so a run fails at once with the fix rather
+// than minutes in. Those are the models of the session continued (its ID
+// given: resume, ask), else models (run).
+func openResearch(ctx context.Context, cfg *Config, sessionID string, models ...string) (*app, error) {
+	a, err := openApp(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if sessionID != "" {
+		sess, err := a.store.Session(sessionID)
+		if err != nil {
+			a.Close()
+			return nil, fmt.Errorf("%w: no session %q (see `researchtui sessions list`)", errUsage, sessionID)
+		}
+		models = []string{sess.Model, sess.EmbedModel}
+	}
+	if err := checkBackend(ctx, a.backend, models...); err != nil {
+		a.Close()
+		return nil, err
+	}
+	return a, nil
 }
 
 func warnUnavailable(cmd *cobra.Command, f *runFlags, id string, names []string) {

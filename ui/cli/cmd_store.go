@@ -4,10 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -29,7 +27,7 @@ func storeCommand() *cobra.Command {
 		Short: "What the store holds: sessions, sources, chunks, embeddings per model, file sizes",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return withStore(func(st *store.Store) error { return showStats(cmd, st, asJSON) })
+			return withStore(own, func(st *store.Store) error { return showStats(cmd, st, asJSON) })
 		},
 	}
 	stats.Flags().BoolVar(&asJSON, "json", false, "print the figures as one JSON object")
@@ -43,7 +41,7 @@ to date (finishing its graph) and rewrites it without removed vectors.
 Nothing a session needs is removed.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return withStore(func(st *store.Store) error { return compactStore(cmd, st) })
+			return withStore(own, func(st *store.Store) error { return compactStore(cmd, st) })
 		},
 	}
 	c.AddCommand(stats, compact)
@@ -140,88 +138,4 @@ func indexLine(ix store.IndexFileStats) string {
 		b.WriteString(", behind the store (caught up when next opened)")
 	}
 	return b.String()
-}
-
-func humanBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	f, i := float64(n), -1
-	for f >= unit && i < 4 {
-		f /= unit
-		i++
-	}
-	return fmt.Sprintf("%.1f %cB", f, "KMGTP"[i])
-}
-
-// commas writes n with thousands separators.
-func commas(n int) string {
-	s := fmt.Sprint(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, r := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
-
-// progressLine shows the progress of a long task on one line of a
-// terminal (redrawn at most five times a second), or as a line per step
-// when the output is not a terminal.
-type progressLine struct {
-	w     io.Writer
-	tty   bool
-	last  time.Time
-	step0 string
-	drawn bool
-}
-
-func newProgressLine(w io.Writer) *progressLine {
-	p := &progressLine{w: w}
-	if f, ok := w.(*os.File); ok {
-		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-			p.tty = true
-		}
-	}
-	return p
-}
-
-func (p *progressLine) step(name string, done, total int) {
-	if !p.tty {
-		if name != p.step0 {
-			fmt.Fprintln(p.w, sanitize(name)+"…")
-			p.step0 = name
-		}
-		return
-	}
-	if name == p.step0 && time.Since(p.last) < 200*time.Millisecond {
-		return
-	}
-	p.step0, p.last = name, time.Now()
-	line := sanitize(name)
-	if total > 0 {
-		line += fmt.Sprintf(" %s %d%% (%s of %s)", bar(done, total, 20), 100*done/total, commas(done), commas(total))
-	}
-	fmt.Fprintf(p.w, "\r\x1b[2K%s", line)
-	p.drawn = true
-}
-
-func (p *progressLine) done() {
-	if p.drawn {
-		fmt.Fprint(p.w, "\r\x1b[2K")
-		p.drawn = false
-	}
-}
-
-func bar(done, total, width int) string {
-	n := min(width, width*done/max(total, 1))
-	return "[" + strings.Repeat("█", n) + strings.Repeat("·", width-n) + "]"
 }

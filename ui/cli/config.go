@@ -6,10 +6,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/pelletier/go-toml/v2"
+
+	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/search"
 )
 
 // Config is the config file, merged with the environment. Flags win over
@@ -191,3 +195,96 @@ func envStr(dst *string, name string) {
 func (c *Config) dbPath() string   { return filepath.Join(c.dataDir, "researchtui.db") }
 func (c *Config) logDir() string   { return filepath.Join(c.dataDir, "logs") }
 func (c *Config) cacheDir() string { return filepath.Join(c.dataDir, "cache") }
+
+// defaultOptions are the run options from config, before flags.
+func (c *Config) defaultOptions() pipeline.Options {
+	o := pipeline.Options{
+		Model: c.Model, EmbedModel: c.EmbedModel, Backend: c.Backend,
+		Sources: c.Sources, Depth: c.Depth, MaxRevisions: 2, BudgetTokens: c.BudgetTokens, Think: c.Think,
+	}
+	if c.MaxRevisions != nil {
+		o.MaxRevisions = *c.MaxRevisions
+	}
+	o.Rounds = c.Rounds
+	o.Screen = c.Screen
+	o.Deadline, o.Grace = c.deadline, c.grace
+	o.Verify, o.Unsupported = c.Verify, c.Unsupported
+	return o
+}
+
+// tuiOptions are the run options the new-research form starts from: the
+// config's, with the form's last choice over them.
+func (c *Config) tuiOptions() pipeline.Options {
+	o := c.defaultOptions()
+	if c.TUI.Depth != "" {
+		o.Depth = c.TUI.Depth
+	}
+	if c.TUI.Sources != nil {
+		o.Sources = *c.TUI.Sources
+		o.AutoSources = len(o.Sources) == 0
+	}
+	return o
+}
+
+// modelParallel is how many chat requests researchtui sends at once: the
+// configured (or OLLAMA_NUM_PARALLEL) figure per Ollama host, times the
+// hosts of a pool; an OpenAI-compatible server takes 4 unless configured.
+func (c *Config) modelParallel() int {
+	per := c.ModelParallel
+	switch c.Backend {
+	case "openai":
+		if per <= 0 {
+			per = 4
+		}
+		return per
+	default:
+		if per <= 0 {
+			per = pipeline.DefaultModelParallel()
+		}
+		hosts := 0
+		for _, h := range strings.Split(c.OllamaHost, ",") {
+			if strings.TrimSpace(h) != "" {
+				hosts++
+			}
+		}
+		return per * max(hosts, 1)
+	}
+}
+
+// cacheMaxAge is cache_max_age: how long cached answers are reused, and
+// whether the cache is on. A value that cannot be parsed gives the default,
+// search.DefaultCacheMaxAge (doctor reports it, see validCacheMaxAge).
+func (c *Config) cacheMaxAge() (time.Duration, bool) {
+	d, on, err := parseCacheMaxAge(c.CacheMaxAge)
+	if err != nil {
+		return search.DefaultCacheMaxAge, true
+	}
+	return d, on
+}
+
+// validCacheMaxAge reports a cache_max_age that cannot be parsed.
+func (c *Config) validCacheMaxAge() error {
+	_, _, err := parseCacheMaxAge(c.CacheMaxAge)
+	return err
+}
+
+// parseCacheMaxAge reads a Go duration or a number of days ("7d"); "off",
+// "0" or "none" turn the cache off; empty is search.DefaultCacheMaxAge.
+func parseCacheMaxAge(value string) (d time.Duration, on bool, err error) {
+	v := strings.ToLower(strings.TrimSpace(value))
+	switch v {
+	case "":
+		return search.DefaultCacheMaxAge, true, nil
+	case "off", "0", "none", "false", "no":
+		return 0, false, nil
+	}
+	if days, ok := strings.CutSuffix(v, "d"); ok {
+		if n, err := strconv.ParseFloat(days, 64); err == nil && n > 0 {
+			return time.Duration(n * float64(24*time.Hour)), true, nil
+		}
+	}
+	if d, err := time.ParseDuration(v); err == nil && d > 0 {
+		return d, true, nil
+	}
+	return 0, false, fmt.Errorf("cache_max_age = %q is not a duration (use e.g. \"168h\", \"7d\" or \"off\")", value)
+}

@@ -73,10 +73,11 @@ func benchCorpusAdd(b *testing.B, dir string) ingestReport {
 	if err != nil {
 		b.Fatal(err)
 	}
-	st, err := openStore(cfg)
+	db, err := openStore(cfg, own)
 	if err != nil {
 		b.Fatal(err)
 	}
+	st := db.(*store.Store)
 	be, err := newBackend(cfg)
 	if err != nil {
 		b.Fatal(err)

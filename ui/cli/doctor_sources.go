@@ -23,7 +23,7 @@ var doctorProbe = map[string]string{
 // how to turn them on; they are not problems.
 func (d *doctor) checkSources(ctx context.Context, cfg *Config) {
 	var set *sourceSet
-	st, err := connectStore(cfg) // the local corpus is read through an owner too
+	st, err := openStore(cfg, reach) // the local corpus is read through an owner too
 	if err == nil {
 		defer st.Close()
 		set = buildSources(cfg, st)
@@ -125,29 +125,4 @@ func (d *doctor) checkSources(ctx context.Context, cfg *Config) {
 	if os.Getenv("RESEARCHTUI_ALLOW_PRIVATE_FETCH") == "1" {
 		d.info("downloads", "private and loopback addresses allowed (RESEARCHTUI_ALLOW_PRIVATE_FETCH=1)")
 	}
-}
-
-func trimFloat(f float64) string {
-	s := fmt.Sprintf("%.2f", f)
-	for len(s) > 1 && s[len(s)-1] == '0' {
-		s = s[:len(s)-1]
-	}
-	if s[len(s)-1] == '.' {
-		s = s[:len(s)-1]
-	}
-	return s
-}
-
-func joinNonEmpty(sep string, parts ...string) string {
-	out := ""
-	for _, p := range parts {
-		if p == "" {
-			continue
-		}
-		if out != "" {
-			out += sep
-		}
-		out += p
-	}
-	return out
 }

@@ -3,9 +3,9 @@ package cli
 import (
 	"fmt"
 	"io"
+	"os"
 	"strings"
-
-	"github.com/charmbracelet/x/ansi"
+	"time"
 
 	"github.com/researchtui/researchtui/pipeline"
 )
@@ -26,31 +26,55 @@ func (p *progress) show(ev pipeline.Event) {
 	}
 }
 
-func truncate(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
+// progressLine shows the progress of a long task on one line of a
+// terminal (redrawn at most five times a second), or as a line per step
+// when the output is not a terminal.
+type progressLine struct {
+	w     io.Writer
+	tty   bool
+	last  time.Time
+	step0 string
+	drawn bool
+}
+
+func newProgressLine(w io.Writer) *progressLine {
+	p := &progressLine{w: w}
+	if f, ok := w.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+			p.tty = true
+		}
 	}
-	return string(r[:n-1]) + "…"
+	return p
 }
 
-// sanitize strips terminal control sequences from text that came from the
-// network or a model before it reaches the terminal.
-func sanitize(s string) string {
-	s = ansi.Strip(s)
-	return strings.Map(func(r rune) rune {
-		if r == '\n' || r == '\t' {
-			return r
+func (p *progressLine) step(name string, done, total int) {
+	if !p.tty {
+		if name != p.step0 {
+			fmt.Fprintln(p.w, sanitize(name)+"…")
+			p.step0 = name
 		}
-		if r < 0x20 || (r >= 0x7f && r < 0xa0) {
-			return -1
-		}
-		return r
-	}, s)
+		return
+	}
+	if name == p.step0 && time.Since(p.last) < 200*time.Millisecond {
+		return
+	}
+	p.step0, p.last = name, time.Now()
+	line := sanitize(name)
+	if total > 0 {
+		line += fmt.Sprintf(" %s %d%% (%s of %s)", bar(done, total, 20), 100*done/total, commas(done), commas(total))
+	}
+	fmt.Fprintf(p.w, "\r\x1b[2K%s", line)
+	p.drawn = true
 }
 
-// oneLine is untrusted text made safe for one line of a terminal.
-func oneLine(s string) string { return oneLineText(sanitize(s)) }
+func (p *progressLine) done() {
+	if p.drawn {
+		fmt.Fprint(p.w, "\r\x1b[2K")
+		p.drawn = false
+	}
+}
 
-// oneLineText collapses a passage to one line for listing.
-func oneLineText(s string) string { return strings.Join(strings.Fields(s), " ") }
+func bar(done, total, width int) string {
+	n := min(width, width*done/max(total, 1))
+	return "[" + strings.Repeat("█", n) + strings.Repeat("·", width-n) + "]"
+}

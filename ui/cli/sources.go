@@ -1,12 +1,9 @@
 package cli
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/store"
@@ -121,42 +118,13 @@ func buildSources(cfg *Config, st ...store.DB) *sourceSet {
 	return set
 }
 
-// cacheMaxAge parses cache_max_age: a Go duration or a number of days
-// ("7d"); "off", "0" or "none" turn the cache off. The default is
-// search.DefaultCacheMaxAge.
-func (c *Config) cacheMaxAge() (time.Duration, bool) {
-	v := strings.ToLower(strings.TrimSpace(c.CacheMaxAge))
-	switch v {
-	case "":
-		return search.DefaultCacheMaxAge, true
-	case "off", "0", "none", "false", "no":
-		return 0, false
-	}
-	if d, ok := strings.CutSuffix(v, "d"); ok {
-		if n, err := strconv.ParseFloat(d, 64); err == nil && n > 0 {
-			return time.Duration(n * float64(24*time.Hour)), true
+// unavailableSources are requested sources this build cannot search.
+func unavailableSources(requested []string, have map[string]search.Source) []string {
+	var out []string
+	for _, s := range requested {
+		if _, ok := have[strings.ToLower(strings.TrimSpace(s))]; !ok && s != "" {
+			out = append(out, s)
 		}
 	}
-	if d, err := time.ParseDuration(v); err == nil && d > 0 {
-		return d, true
-	}
-	return search.DefaultCacheMaxAge, true
-}
-
-// validCacheMaxAge reports a cache_max_age that cannot be parsed.
-func (c *Config) validCacheMaxAge() error {
-	v := strings.ToLower(strings.TrimSpace(c.CacheMaxAge))
-	switch v {
-	case "", "off", "0", "none", "false", "no":
-		return nil
-	}
-	if d, ok := strings.CutSuffix(v, "d"); ok {
-		if n, err := strconv.ParseFloat(d, 64); err == nil && n > 0 {
-			return nil
-		}
-	}
-	if d, err := time.ParseDuration(v); err == nil && d > 0 {
-		return nil
-	}
-	return fmt.Errorf("cache_max_age = %q is not a duration (use e.g. \"168h\", \"7d\" or \"off\")", c.CacheMaxAge)
+	return out
 }

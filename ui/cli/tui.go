@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/researchtui/researchtui/llm"
-	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/ui"
 )
 
@@ -70,20 +69,6 @@ func tuiLog(cfg *Config) io.WriteCloser {
 type nopCloser struct{ io.Writer }
 
 func (nopCloser) Close() error { return nil }
-
-// tuiOptions are the run options the new-research form starts from: the
-// config's, with the form's last choice over them.
-func (c *Config) tuiOptions() pipeline.Options {
-	o := c.defaultOptions()
-	if c.TUI.Depth != "" {
-		o.Depth = c.TUI.Depth
-	}
-	if c.TUI.Sources != nil {
-		o.Sources = *c.TUI.Sources
-		o.AutoSources = len(o.Sources) == 0
-	}
-	return o
-}
 
 // bannerError phrases a backend problem as one line for the TUI's banner:
 // what is wrong and the fix.
