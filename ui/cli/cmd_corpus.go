@@ -2,141 +2,26 @@ package cli
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
-	"sort"
-	"strings"
+	"runtime"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/researchtui/researchtui/llm"
 	"github.com/researchtui/researchtui/pipeline"
-	"github.com/researchtui/researchtui/search"
+	"github.com/researchtui/researchtui/search/corpus"
 	"github.com/researchtui/researchtui/store"
 )
 
-// The local corpus: `corpus add` reads documents, stores each one as a
-// source (a search.Record with Source "local", key search.LocalKey(path))
-// with its chunks, and keeps a manifest in the data dir (corpus.json) of
-// what is indexed: path, size, modification time and content hash, so that
-// unchanged files are skipped on re-add, changed ones re-indexed and removed
-// ones dropped. Chunks are embedded as they are committed (corpus_ingest.go)
-// when the embedding model answers, else by the next run's index stage.
-
-// corpusEntry is one indexed document in the manifest.
-type corpusEntry struct {
-	Path    string    `json:"path"`
-	Key     string    `json:"key"`
-	Size    int64     `json:"size"`
-	ModTime time.Time `json:"mtime"`
-	SHA256  string    `json:"sha256"`
-	Title   string    `json:"title"`
-	Type    string    `json:"type"`
-	Pages   int       `json:"pages,omitempty"`
-	Chunks  int       `json:"chunks"`
-	Indexed time.Time `json:"indexed_at"`
-	// EmbeddedWith is the embedding model all the file's chunks have
-	// vectors of; a re-run skips looking at them.
-	EmbeddedWith string `json:"embedded_with,omitempty"`
-}
-
-type corpusManifest struct {
-	Version int                     `json:"version"`
-	Files   map[string]*corpusEntry `json:"files"` // by absolute path
-}
-
-func (c *Config) corpusPath() string { return filepath.Join(c.dataDir, "corpus.json") }
-
-func loadManifest(cfg *Config) (*corpusManifest, error) {
-	m := &corpusManifest{Version: 1, Files: map[string]*corpusEntry{}}
-	raw, err := os.ReadFile(cfg.corpusPath())
-	if errors.Is(err, fs.ErrNotExist) {
-		return m, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	if err := json.Unmarshal(raw, m); err != nil {
-		return nil, fmt.Errorf("the corpus manifest %s is damaged (%v); move it aside and run `researchtui corpus add` again", cfg.corpusPath(), err)
-	}
-	if m.Files == nil {
-		m.Files = map[string]*corpusEntry{}
-	}
-	return m, nil
-}
-
-func saveManifest(cfg *Config, m *corpusManifest) error {
-	raw, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(cfg.dataDir, 0o700); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(cfg.dataDir, ".corpus-*.json")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(raw); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), cfg.corpusPath())
-}
-
-// corpusDocs is the local source's view of the corpus: the manifest's
-// documents with their stored records and chunk text.
-func corpusDocs(cfg *Config, st store.DB) search.LocalDocsFunc {
-	return func() ([]search.LocalDoc, error) {
-		m, err := loadManifest(cfg)
-		if err != nil {
-			return nil, err
-		}
-		paths := make([]string, 0, len(m.Files))
-		for p := range m.Files {
-			paths = append(paths, p)
-		}
-		sort.Strings(paths)
-		var out []search.LocalDoc
-		for _, p := range paths {
-			e := m.Files[p]
-			raw, ok, err := st.Source(e.Key)
-			if err != nil {
-				return nil, err
-			}
-			if !ok {
-				continue
-			}
-			var rec search.Record
-			if json.Unmarshal(raw, &rec) != nil {
-				continue
-			}
-			chunks, err := st.Chunks(e.Key)
-			if err != nil {
-				return nil, err
-			}
-			var b strings.Builder
-			for _, c := range chunks {
-				b.WriteString(c.Text)
-				b.WriteByte('\n')
-			}
-			out = append(out, search.LocalDoc{Record: rec, Text: b.String()})
-		}
-		return out, nil
-	}
-}
+// The local corpus (search/corpus): `corpus add` indexes documents, `corpus
+// list` lists them. This file parses the flags, wires the store and the
+// embedding model in, and prints what the corpus package reports.
 
 func corpusCommand() *cobra.Command {
 	c := &cobra.Command{
@@ -163,6 +48,8 @@ unchanged files, re-indexes changed ones and drops files that no longer exist.`,
 			defer st.Close()
 			d := corpusDeps{st: st, model: cfg.EmbedModel, parallel: max(cfg.modelParallel(), 2)}
 			if b, err := newBackend(cfg); err == nil && cfg.EmbedModel != "" {
+				// The engine embeds as a run does: with the model's task
+				// prefix for documents (pipeline owns the prefixes).
 				eng := &pipeline.Engine{Store: st, LLM: b}
 				d.embed = func(ctx context.Context, texts []string) ([][]float32, error) {
 					return eng.EmbedDocuments(ctx, cfg.EmbedModel, texts)
@@ -191,51 +78,177 @@ unchanged files, re-indexes changed ones and drops files that no longer exist.`,
 	return c
 }
 
-// displayPath is how a file is named in corpus output: relative to the
-// argument it was found under, and stripped of control characters (a file
-// name can hold an escape sequence as easily as a web page can).
-func displayPath(arg, abs, p string) string {
-	shown := p
-	if rel, err := filepath.Rel(abs, p); err == nil {
-		shown = filepath.Join(arg, rel)
-	}
-	return sanitize(shown)
+// corpusDeps is what corpus add works with: the store, and the embedding
+// model when there is a backend (embed nil: the text is indexed and the next
+// run embeds it).
+type corpusDeps struct {
+	st       *store.Store
+	model    string
+	embed    func(context.Context, []string) ([][]float32, error)
+	parallel int // embedding requests in flight
 }
 
-// corpusDrop takes a document out of the corpus: its chunks go (so the
-// librarian no longer finds them); its source record stays, because past
-// sessions may cite it.
-func corpusDrop(st *store.Store, m *corpusManifest, e *corpusEntry) error {
-	if err := st.PutChunks(e.Key, nil); err != nil {
+func corpusAdd(ctx context.Context, cfg *Config, d corpusDeps, args []string, out, errOut io.Writer) error {
+	return corpusAddReport(ctx, cfg, d, args, out, errOut, nil)
+}
+
+// corpusAddReport is corpusAdd; report, if set, gets the figures when the
+// work is done (benchmarks).
+func corpusAddReport(ctx context.Context, cfg *Config, d corpusDeps, args []string, out, errOut io.Writer, report func(corpus.Progress)) error {
+	opt := corpus.Options{
+		Manifest: cfg.corpusPath(),
+		Store:    corpusStore{d.st},
+		// A file name can hold an escape sequence as easily as a web page can.
+		File: func(verb, path, detail string) {
+			switch {
+			case verb == "skipped":
+				fmt.Fprintf(out, "  %-9s %s: %s\n", verb, sanitize(path), sanitize(detail))
+			case detail != "":
+				fmt.Fprintf(out, "  %-9s %s (%s)\n", verb, sanitize(path), sanitize(detail))
+			default:
+				fmt.Fprintf(out, "  %-9s %s\n", verb, sanitize(path))
+			}
+		},
+		Watch: func(progress func() corpus.Progress) func() { return showIngestProgress(errOut, progress) },
+	}
+	if d.embed != nil {
+		opt.Embedder = &corpus.Embedder{Model: d.model, Embed: d.embed, Parallel: d.parallel,
+			Fatal: func(err error) bool { return llm.IsUnreachable(err) || llm.IsModelMissing(err) }}
+	}
+	res, err := corpus.Add(ctx, opt, args)
+	if report != nil {
+		report(res.Progress)
+	}
+	var notFound *corpus.NotFoundError
+	if err != nil && !errors.Is(err, corpus.ErrInterrupted) && !errors.As(err, &notFound) {
 		return err
 	}
-	delete(m.Files, e.Path)
+	fmt.Fprintf(out, "%d added, %d updated, %d unchanged, %d skipped, %d removed; %d documents in the corpus\n",
+		res.Added, res.Updated, res.Unchanged, res.Skipped, res.Removed, res.Documents)
+	if res.Embedded != nil {
+		fmt.Fprint(out, embeddingNote(res.Embedded, res.Progress, errors.Is(err, corpus.ErrInterrupted)))
+	}
+	if errors.Is(err, corpus.ErrInterrupted) {
+		return &exitError{exitCancelled, err}
+	}
+	if res.Added+res.Updated > 0 {
+		fmt.Fprintln(out, "they are searched when a run's --sources include local")
+	}
+	if notFound != nil {
+		return &exitError{exitUsage, err}
+	}
 	return nil
 }
 
-func fileSHA256(p string) (string, error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return "", err
+// embeddingNote is the summary of embedding: how many chunks, where the
+// time went, the vector index, and what was not embedded and why.
+func embeddingNote(o *corpus.EmbedOutcome, p corpus.Progress, interrupted bool) string {
+	n, missed := p.ChunksEmbedded, p.ChunksNotEmbedded
+	var out string
+	if n > 0 {
+		el := time.Since(p.Start)
+		out = fmt.Sprintf("embedded %s chunks with %s in %s (%.0f chunks/s)\n", commas(int(n)), o.Model, el.Round(100*time.Millisecond), float64(n)/el.Seconds())
+		out += fmt.Sprintf("time: reading %s (on %d cores), committing %s, embedding %s (%d requests in flight), committing vectors %s, vector index %s\n",
+			secs(p.Read), runtime.GOMAXPROCS(0), secs(p.Commit), secs(p.Embed), o.Parallel, secs(p.VecStore), secs(p.IndexTime))
 	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
+	if st := o.Index; st != nil {
+		how := "searched exactly (it is small)"
+		switch {
+		case st.Graph && st.Linked >= st.Nodes:
+			how = "HNSW graph complete"
+		case st.Graph:
+			how = fmt.Sprintf("HNSW graph %d%% built; the rest is linked when the index is next opened", 100*st.Linked/max(st.Nodes, 1))
+		}
+		out += fmt.Sprintf("vector index of %s: %s vectors, %s\n", sanitize(o.Model), commas(st.Vectors), how)
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	switch {
+	case o.Fatal != nil:
+		out += fmt.Sprintf("not embedded: %s; the next run embeds them (see `researchtui doctor`)\n", sanitize(o.Fatal.Error()))
+	case missed > 0 && !interrupted:
+		reason := "the embedding requests failed"
+		if o.Failed != nil {
+			reason = sanitize(o.Failed.Error())
+		}
+		out += fmt.Sprintf("%s chunks not embedded (%s); the next run tries again\n", commas(int(missed)), reason)
+	}
+	return out
+}
+
+func secs(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) }
+
+// showIngestProgress redraws the progress line on a terminal until the
+// function it returns is called.
+func showIngestProgress(w io.Writer, progress func() corpus.Progress) (stop func()) {
+	var wg sync.WaitGroup
+	done := make(chan struct{})
+	stop = func() { close(done); wg.Wait() }
+	f, ok := w.(*os.File)
+	if !ok {
+		return stop
+	}
+	if fi, err := f.Stat(); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		return stop
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(250 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				fmt.Fprint(w, "\r\x1b[2K")
+				return
+			case <-t.C:
+				fmt.Fprintf(w, "\r\x1b[2K%s", ingestLine(progress()))
+			}
+		}
+	}()
+	return stop
+}
+
+func ingestLine(s corpus.Progress) string {
+	el := time.Since(s.Start)
+	embedded := s.ChunksEmbedded
+	line := fmt.Sprintf("files %s/%s · chunks %s stored, %s embedded", commas(int(s.FilesDone)), commas(int(s.Files)),
+		commas(int(s.ChunksStored)), commas(int(embedded)))
+	if embedded > 0 && el > time.Second {
+		line += fmt.Sprintf(" · %.0f chunks/s", float64(embedded)/el.Seconds())
+	}
+	if eta := ingestETA(s, el); eta > 0 {
+		line += " · ETA " + eta.Round(time.Second).String()
+	}
+	if st := s.Index; st != nil && st.Phase != "" && st.Total > 0 {
+		line += fmt.Sprintf(" · vector index: %s %d%%", st.Phase, 100*st.Done/st.Total)
+	}
+	return line
+}
+
+// ingestETA is the longer of what reading and embedding still need: reading
+// by the bytes left, embedding by the chunks waiting plus those the unread
+// bytes will make, at the rates so far.
+func ingestETA(s corpus.Progress, el time.Duration) time.Duration {
+	total, done := float64(s.Bytes), float64(s.BytesDone)
+	if done <= 0 || el < 2*time.Second {
+		return 0
+	}
+	read := time.Duration(float64(el) * (total - done) / done)
+	embedded := float64(s.ChunksEmbedded)
+	if embedded == 0 {
+		return read
+	}
+	perByte := float64(s.ChunksToEmbed) / done
+	waiting := float64(s.ChunksToEmbed) - embedded - float64(s.ChunksNotEmbedded) + perByte*(total-done)
+	embed := time.Duration(float64(el) * waiting / embedded)
+	return max(read, embed)
 }
 
 func corpusList(cfg *Config, out io.Writer, asJSON bool) error {
-	m, err := loadManifest(cfg)
+	m, err := corpus.LoadManifest(cfg.corpusPath())
 	if err != nil {
 		return err
 	}
-	entries := make([]*corpusEntry, 0, len(m.Files))
-	for _, e := range m.Files {
-		entries = append(entries, e)
-	}
-	sort.Slice(entries, func(i, j int) bool { return entries[i].Path < entries[j].Path })
+	entries := m.Entries()
 	if asJSON {
 		enc := json.NewEncoder(out)
 		for _, e := range entries {

@@ -18,6 +18,7 @@ import (
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
 	"github.com/researchtui/researchtui/search"
+	"github.com/researchtui/researchtui/search/corpus"
 	"github.com/researchtui/researchtui/search/sourcefake"
 	"github.com/researchtui/researchtui/store"
 )
@@ -283,13 +284,13 @@ func TestCorpusAddKilledThenResumed(t *testing.T) {
 	}
 }
 
-func mustManifest(t *testing.T, c *cli) *corpusManifest {
+func mustManifest(t *testing.T, c *cli) *corpus.Manifest {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join(c.dir, "data", "corpus.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var m corpusManifest
+	var m corpus.Manifest
 	if err := json.Unmarshal(raw, &m); err != nil {
 		t.Fatal(err)
 	}
@@ -378,7 +379,7 @@ func TestCorpusAddInterruptKeepsWork(t *testing.T) {
 	if err == nil || exitCode(ctx, err) != exitCancelled || !strings.HasPrefix(err.Error(), "interrupted: what was read is kept") {
 		t.Fatalf("err = %v", err)
 	}
-	m, _ := loadManifest(cfg)
+	m, _ := corpus.LoadManifest(cfg.corpusPath())
 	if n := len(m.Files); n == 0 || n == 600 {
 		t.Fatalf("%d files kept after the interrupt\n%s", n, lastLines(out.String(), 3))
 	}

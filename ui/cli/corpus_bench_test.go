@@ -9,12 +9,12 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/researchtui/researchtui/llm/ollamafake"
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/search/corpus"
 	"github.com/researchtui/researchtui/store"
 )
 
@@ -88,11 +88,10 @@ func benchCorpusAdd(b *testing.B, dir string) ingestReport {
 			return eng.EmbedDocuments(ctx, cfg.EmbedModel, texts)
 		}}
 	var rep ingestReport
-	err = corpusAddReport(context.Background(), cfg, d, []string{dir}, io.Discard, io.Discard, func(s *ingestStats) {
-		sec := func(ns *atomic.Int64) float64 { return float64(ns.Load()) / 1e9 }
-		rep = ingestReport{chunks: s.chunksEmbedded.Load(), elapsed: time.Since(s.start), parallel: d.parallel,
-			read: sec(&s.readNS), commit: sec(&s.commitNS), backlog: sec(&s.backlogNS), embed: sec(&s.embedNS),
-			vecStore: sec(&s.vecStoreNS), index: sec(&s.indexNS)}
+	err = corpusAddReport(context.Background(), cfg, d, []string{dir}, io.Discard, io.Discard, func(s corpus.Progress) {
+		rep = ingestReport{chunks: s.ChunksEmbedded, elapsed: time.Since(s.Start), parallel: d.parallel,
+			read: s.Read.Seconds(), commit: s.Commit.Seconds(), backlog: s.Backlog.Seconds(), embed: s.Embed.Seconds(),
+			vecStore: s.VecStore.Seconds(), index: s.IndexTime.Seconds()}
 	})
 	if err != nil {
 		b.Fatal(err)

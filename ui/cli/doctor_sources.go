@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/researchtui/researchtui/search"
+	"github.com/researchtui/researchtui/search/corpus"
 )
 
 // doctorProbe is the query each source is tried with.
@@ -102,7 +103,7 @@ func (d *doctor) checkSources(ctx context.Context, cfg *Config) {
 			continue
 		}
 		if info.name == "local" {
-			m, _ := loadManifest(cfg)
+			m, _ := corpus.LoadManifest(cfg.corpusPath())
 			n := 0
 			if m != nil {
 				n = len(m.Files)

@@ -1,11 +1,10 @@
-package cli
+package corpus
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,30 +12,69 @@ import (
 	"time"
 
 	"github.com/researchtui/researchtui/search"
-	"github.com/researchtui/researchtui/store"
 )
 
-// corpus add: which files to read, what each one needs (read, skipped,
+// Add: which files to read, what each one needs (read, skipped,
 // unchanged), committing them in batches with the manifest, queuing their
-// chunks for the embedder (corpus_ingest.go), and dropping files that are
-// gone. cmd_corpus.go has the command, the manifest and corpus list.
-type corpusCounts struct{ added, updated, unchanged, skipped, removed int }
+// chunks for the embedder (ingest.go), and dropping files that are gone.
 
-// corpusDeps is what corpus add works with: the store, and the embedding
-// model when there is a backend (embed nil: the text is indexed and the next
-// run embeds it).
-type corpusDeps struct {
-	st       *store.Store
-	model    string
-	embed    func(context.Context, []string) ([][]float32, error)
-	parallel int // embedding requests in flight
+// Options are what Add works with.
+type Options struct {
+	// Manifest is the path of the manifest (corpus.json in the data dir).
+	Manifest string
+	// Store is the data dir's store, owned by this process.
+	Store Store
+	// Embedder embeds the chunks as they are committed; nil: the text is
+	// indexed and the next run embeds it.
+	Embedder *Embedder
+	// File, if set, is told each file's outcome as it is settled: verb is
+	// added, updated, unchanged, skipped or removed; path the file as
+	// named on the command line; detail what happened (why it was
+	// skipped, its size). path and detail are untrusted text.
+	File func(verb, path, detail string)
+	// Watch, if set, is called when reading starts with a function that
+	// snapshots the progress (for a progress line); the function it returns
+	// is called when reading and embedding are done.
+	Watch func(progress func() Progress) (stop func())
 }
+
+// Result is what Add did.
+type Result struct {
+	Added, Updated, Unchanged, Skipped, Removed int
+	// Documents is how many documents the corpus holds now.
+	Documents int
+	// Progress is the final figures: chunks stored and embedded, and
+	// where the time went.
+	Progress Progress
+	// Embedded says how embedding went (nil without an Embedder).
+	Embedded *EmbedOutcome
+}
+
+// EmbedOutcome is how embedding went.
+type EmbedOutcome struct {
+	Model    string
+	Parallel int // requests in flight
+	// Fatal stopped embedding (the backend cannot embed); Failed is the
+	// last request that failed otherwise.
+	Fatal, Failed error
+	// Index is the vector index the vectors went to; nil when none opened.
+	Index *IndexStatus
+}
+
+// ErrInterrupted is Add's error when ctx ended: what was read is kept.
+var ErrInterrupted = errors.New("interrupted: what was read is kept; run the same command again to continue")
+
+// NotFoundError lists paths given to Add that do not exist; the others
+// were added.
+type NotFoundError struct{ Paths []string }
+
+func (e *NotFoundError) Error() string { return "not found: " + strings.Join(e.Paths, ", ") }
 
 // corpusJob is one file to add; old is its manifest entry before this run.
 type corpusJob struct {
 	abs, shown string
 	size       int64
-	old        *corpusEntry
+	old        *Entry
 	res        chan corpusResult
 }
 
@@ -55,12 +93,12 @@ type corpusResult struct {
 	sum     string
 	doc     search.Document
 	rec     search.Record
-	chunks  []store.Chunk
+	chunks  []Chunk
 }
 
 // readCorpusFile does the per-file work that needs no shared state: stat,
 // hash, read and chunk. It runs on several cores at once.
-func readCorpusFile(ctx context.Context, j *corpusJob, stats *ingestStats) corpusResult {
+func readCorpusFile(ctx context.Context, st Store, j *corpusJob, stats *ingestStats) corpusResult {
 	t0 := time.Now()
 	defer func() {
 		stats.readNS.Add(int64(time.Since(t0)))
@@ -90,13 +128,13 @@ func readCorpusFile(ctx context.Context, j *corpusJob, stats *ingestStats) corpu
 	}
 	doc, rec, err := readLocalSafely(ctx, j.abs)
 	if err != nil {
-		return corpusResult{state: fileSkipped, reason: sanitize(err.Error()), dropOld: ctx.Err() == nil}
+		return corpusResult{state: fileSkipped, reason: err.Error(), dropOld: ctx.Err() == nil}
 	}
 	isPDF := doc.ContentType == "application/pdf"
 	parts := search.ChunkPages(doc.Pages, search.ChunkOptions{TargetTokens: 500, OverlapTokens: 50})
-	chunks := make([]store.Chunk, 0, len(parts))
+	chunks := make([]Chunk, 0, len(parts))
 	for i, p := range parts {
-		c := store.Chunk{ID: store.ChunkID(rec.Key, i), SourceKey: rec.Key, Seq: i, Text: p.Text, Start: p.Start, End: p.End, Hash: store.HashText(p.Text), References: p.References}
+		c := Chunk{ID: st.ChunkID(rec.Key, i), SourceKey: rec.Key, Seq: i, Text: p.Text, Start: p.Start, End: p.End, Hash: st.HashText(p.Text), References: p.References}
 		if isPDF {
 			c.Page = p.Page
 		}
@@ -108,11 +146,10 @@ func readCorpusFile(ctx context.Context, j *corpusJob, stats *ingestStats) corpu
 // corpusIngest is the state of one corpus add: the manifest, the counts,
 // the batch waiting to be committed and the embedder.
 type corpusIngest struct {
-	cfg   *Config
-	d     corpusDeps
-	m     *corpusManifest
-	out   io.Writer
-	n     corpusCounts
+	opt   Options
+	st    Store
+	m     *Manifest
+	n     Result
 	stats *ingestStats
 	emb   *embedder
 
@@ -125,36 +162,37 @@ type corpusIngest struct {
 }
 
 type pendingFile struct {
-	job   *corpusJob
-	entry *corpusEntry
-	item  store.SourceBatch
-	line  string
+	job    *corpusJob
+	entry  *Entry
+	item   Batch
+	verb   string // added or updated
+	detail string
 }
 
 func (c *corpusIngest) apply(j *corpusJob, r corpusResult) error {
 	switch r.state {
 	case fileSkipped:
-		fmt.Fprintf(c.out, "  skipped   %s: %s\n", j.shown, r.reason)
-		c.n.skipped++
+		c.file("skipped", j.shown, r.reason)
+		c.n.Skipped++
 		if r.dropOld && j.old != nil { // it was indexed, but its new content cannot be
-			if err := corpusDrop(c.d.st, c.m, j.old); err != nil {
+			if err := drop(c.st, c.m, j.old); err != nil {
 				return err
 			}
-			fmt.Fprintf(c.out, "  removed   %s (its old version)\n", j.shown)
-			c.n.removed++
+			c.file("removed", j.shown, "its old version")
+			c.n.Removed++
 		}
 	case fileUnchanged, fileTouched:
 		e := c.m.Files[j.abs]
 		if r.state == fileTouched {
 			e.Size, e.ModTime = r.info.Size(), r.info.ModTime()
-			fmt.Fprintf(c.out, "  unchanged %s (touched, same content)\n", j.shown)
+			c.file("unchanged", j.shown, "touched, same content")
 		} else {
-			fmt.Fprintf(c.out, "  unchanged %s\n", j.shown)
+			c.file("unchanged", j.shown, "")
 		}
-		c.n.unchanged++
-		if c.emb != nil && e.EmbeddedWith != c.d.model {
+		c.n.Unchanged++
+		if c.emb != nil && e.EmbeddedWith != c.emb.model {
 			// An earlier run was interrupted before its vectors were made.
-			chunks, err := c.d.st.Chunks(e.Key)
+			chunks, err := c.st.Chunks(e.Key)
 			if err != nil {
 				return err
 			}
@@ -166,22 +204,22 @@ func (c *corpusIngest) apply(j *corpusJob, r corpusResult) error {
 			return err
 		}
 		isPDF := r.doc.ContentType == "application/pdf"
-		e := &corpusEntry{Path: j.abs, Key: r.rec.Key, Size: r.info.Size(), ModTime: r.info.ModTime(), SHA256: r.sum,
+		e := &Entry{Path: j.abs, Key: r.rec.Key, Size: r.info.Size(), ModTime: r.info.ModTime(), SHA256: r.sum,
 			Title: r.rec.Title, Type: r.doc.ContentType, Chunks: len(r.chunks), Indexed: time.Now().UTC()}
 		detail := fmt.Sprintf("%d chunks", len(r.chunks))
 		if isPDF {
 			e.Pages = len(r.doc.Pages)
 			detail = fmt.Sprintf("%d pages, %d chunks", len(r.doc.Pages), len(r.chunks))
 		}
-		item := store.SourceBatch{Key: r.rec.Key, Record: raw, Chunks: r.chunks}
+		item := Batch{Key: r.rec.Key, Record: raw, Chunks: r.chunks}
 		if pages, err := json.Marshal(r.doc.Pages); err == nil {
 			item.Document = pages
 		}
-		line := fmt.Sprintf("  added     %s (%s)\n", j.shown, detail)
+		verb := "added"
 		if j.old != nil {
-			line = fmt.Sprintf("  updated   %s (%s)\n", j.shown, detail)
+			verb = "updated"
 		}
-		c.pending = append(c.pending, pendingFile{job: j, entry: e, item: item, line: line})
+		c.pending = append(c.pending, pendingFile{job: j, entry: e, item: item, verb: verb, detail: detail})
 		c.pendingN += len(r.chunks)
 	}
 	if len(c.pending) >= commitFiles || c.pendingN >= commitChunks || len(c.pending) > 0 && time.Since(c.lastCommit) >= commitEvery {
@@ -198,12 +236,12 @@ func (c *corpusIngest) commit() error {
 	if len(c.pending) == 0 {
 		return nil
 	}
-	items := make([]store.SourceBatch, len(c.pending))
+	items := make([]Batch, len(c.pending))
 	for i, p := range c.pending {
 		items[i] = p.item
 	}
 	t0 := time.Now()
-	err := c.d.st.PutSourceBatch(items)
+	err := c.st.PutSourceBatch(items)
 	c.stats.commitNS.Add(int64(time.Since(t0)))
 	if err != nil {
 		return err
@@ -232,25 +270,31 @@ const manifestEvery = 2 * time.Second
 // a file is said to be added once a re-run would skip it.
 func (c *corpusIngest) saveManifest() error {
 	t0 := time.Now()
-	err := saveManifest(c.cfg, c.m)
+	err := c.m.Save(c.opt.Manifest)
 	c.stats.commitNS.Add(int64(time.Since(t0)))
 	c.lastSave = time.Now()
 	if err != nil {
 		return err
 	}
 	for _, p := range c.unsaved {
-		fmt.Fprint(c.out, p.line)
+		c.file(p.verb, p.job.shown, p.detail)
 		if p.job.old != nil {
-			c.n.updated++
+			c.n.Updated++
 		} else {
-			c.n.added++
+			c.n.Added++
 		}
 	}
 	c.unsaved = nil
 	return nil
 }
 
-func (c *corpusIngest) toEmbed(abs string, chunks []store.Chunk) {
+func (c *corpusIngest) file(verb, path, detail string) {
+	if c.opt.File != nil {
+		c.opt.File(verb, path, detail)
+	}
+}
+
+func (c *corpusIngest) toEmbed(abs string, chunks []Chunk) {
 	hashes := make([]string, len(chunks))
 	for i, ch := range chunks {
 		hashes[i] = ch.Hash
@@ -267,24 +311,24 @@ func (c *corpusIngest) markEmbedded() {
 	}
 	for abs := range c.queued {
 		if e := c.m.Files[abs]; e != nil {
-			e.EmbeddedWith = c.d.model
+			e.EmbeddedWith = c.emb.model
 		}
 	}
 }
 
-func corpusAdd(ctx context.Context, cfg *Config, d corpusDeps, args []string, out, errOut io.Writer) error {
-	return corpusAddReport(ctx, cfg, d, args, out, errOut, nil)
-}
-
-// corpusAddReport is corpusAdd; report, if set, gets the statistics when
-// the work is done (benchmarks).
-func corpusAddReport(ctx context.Context, cfg *Config, d corpusDeps, args []string, out, errOut io.Writer, report func(*ingestStats)) error {
-	m, err := loadManifest(cfg)
+// Add adds the files and folders at paths (walked; hidden files are not
+// documents) to the corpus: new and changed files are read, chunked,
+// stored and embedded; unchanged ones are skipped; files once indexed that
+// no longer exist are dropped. What was read is kept when ctx ends
+// (ErrInterrupted). Paths that do not exist give a *NotFoundError after the
+// others are added.
+func Add(ctx context.Context, opt Options, paths []string) (Result, error) {
+	m, err := LoadManifest(opt.Manifest)
 	if err != nil {
-		return err
+		return Result{}, err
 	}
 	now := time.Now()
-	c := &corpusIngest{cfg: cfg, d: d, m: m, out: out, stats: &ingestStats{start: now}, queued: map[string][]string{}, lastCommit: now, lastSave: now}
+	c := &corpusIngest{opt: opt, st: opt.Store, m: m, stats: &ingestStats{start: now}, queued: map[string][]string{}, lastCommit: now, lastSave: now}
 	var missing []string
 	seen := map[string]bool{}
 	var jobs []*corpusJob
@@ -305,19 +349,19 @@ func corpusAddReport(ctx context.Context, cfg *Config, d corpusDeps, args []stri
 		jobs = append(jobs, j)
 	}
 	var dirs []dirArg
-	for _, arg := range args {
+	for _, arg := range paths {
 		abs, err := filepath.Abs(arg)
 		if err != nil {
-			return err
+			return Result{}, err
 		}
 		info, err := os.Stat(abs)
 		if err != nil {
-			fmt.Fprintf(out, "  skipped   %s: %s\n", sanitize(arg), plainErr(err))
+			c.file("skipped", arg, plainErr(err))
 			missing = append(missing, arg)
 			continue
 		}
 		if !info.IsDir() {
-			addJob(abs, sanitize(arg))
+			addJob(abs, arg)
 			continue
 		}
 		dirs = append(dirs, dirArg{arg, abs})
@@ -327,8 +371,8 @@ func corpusAddReport(ctx context.Context, cfg *Config, d corpusDeps, args []stri
 			}
 			rel := displayPath(arg, abs, p)
 			if werr != nil {
-				fmt.Fprintf(out, "  skipped   %s: %s\n", rel, plainErr(werr))
-				c.n.skipped++
+				c.file("skipped", rel, plainErr(werr))
+				c.n.Skipped++
 				if de != nil && de.IsDir() {
 					return fs.SkipDir
 				}
@@ -344,24 +388,26 @@ func corpusAddReport(ctx context.Context, cfg *Config, d corpusDeps, args []stri
 				return nil
 			}
 			if !de.Type().IsRegular() {
-				fmt.Fprintf(out, "  skipped   %s: not a regular file\n", rel)
-				c.n.skipped++
+				c.file("skipped", rel, "not a regular file")
+				c.n.Skipped++
 				return nil
 			}
 			addJob(p, rel)
 			return nil
 		})
 		if err != nil {
-			return err
+			return Result{}, err
 		}
 	}
 	c.stats.files.Store(int64(len(jobs)))
-	stopBar := make(chan struct{})
-	bar := showProgress(errOut, c.stats, stopBar)
-	if d.embed != nil {
-		c.emb = newEmbedder(ctx, d.st, d.model, d.embed, d.parallel, c.stats)
+	stopWatch := func() {}
+	if opt.Watch != nil {
+		stopWatch = opt.Watch(c.stats.snapshot)
 	}
-	release := readAhead(ctx, jobs, func(j *corpusJob) corpusResult { return readCorpusFile(ctx, j, c.stats) })
+	if opt.Embedder != nil {
+		c.emb = newEmbedder(ctx, c.st, *opt.Embedder, c.stats)
+	}
+	release := readAhead(ctx, jobs, func(j *corpusJob) corpusResult { return readCorpusFile(ctx, c.st, j, c.stats) })
 	var loopErr error
 	for _, j := range jobs {
 		var r corpusResult
@@ -388,37 +434,30 @@ func corpusAddReport(ctx context.Context, cfg *Config, d corpusDeps, args []stri
 		c.emb.finish()
 		c.emb.finishIndex(ctx)
 	}
-	close(stopBar)
-	bar.Wait()
+	stopWatch()
 	if loopErr == nil && ctx.Err() == nil {
 		loopErr = c.dropRemoved(seen, dirs)
 	}
 	c.markEmbedded()
-	if report != nil {
-		report(c.stats)
-	}
-	if err := saveManifest(cfg, m); err != nil && loopErr == nil {
+	res := c.n
+	res.Progress = c.stats.snapshot()
+	if err := m.Save(opt.Manifest); err != nil && loopErr == nil {
 		loopErr = err
 	}
 	if loopErr != nil {
-		return loopErr
+		return res, loopErr
 	}
-	n := c.n
-	fmt.Fprintf(out, "%d added, %d updated, %d unchanged, %d skipped, %d removed; %d documents in the corpus\n",
-		n.added, n.updated, n.unchanged, n.skipped, n.removed, len(m.Files))
+	res.Documents = len(m.Files)
 	if c.emb != nil {
-		fmt.Fprint(out, c.emb.note(c.stats))
+		res.Embedded = c.emb.outcome()
 	}
 	if ctx.Err() != nil {
-		return &exitError{exitCancelled, errors.New("interrupted: what was read is kept; run the same command again to continue")}
-	}
-	if n.added+n.updated > 0 {
-		fmt.Fprintln(out, "they are searched when a run's --sources include local")
+		return res, ErrInterrupted
 	}
 	if len(missing) > 0 {
-		return &exitError{exitUsage, fmt.Errorf("not found: %s", strings.Join(missing, ", "))}
+		return res, &NotFoundError{Paths: missing}
 	}
-	return nil
+	return res, nil
 }
 
 // dirArg is a folder named on the command line.
@@ -432,11 +471,11 @@ func (c *corpusIngest) dropRemoved(seen map[string]bool, dirs []dirArg) error {
 		for p, e := range c.m.Files {
 			if strings.HasPrefix(p, abs+string(filepath.Separator)) && !seen[p] {
 				if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
-					if err := corpusDrop(c.d.st, c.m, e); err != nil {
+					if err := drop(c.st, c.m, e); err != nil {
 						return err
 					}
-					fmt.Fprintf(c.out, "  removed   %s (no longer exists)\n", displayPath(arg, abs, p))
-					c.n.removed++
+					c.file("removed", displayPath(arg, abs, p), "no longer exists")
+					c.n.Removed++
 				}
 			}
 		}
@@ -446,12 +485,30 @@ func (c *corpusIngest) dropRemoved(seen map[string]bool, dirs []dirArg) error {
 			continue
 		}
 		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
-			if err := corpusDrop(c.d.st, c.m, e); err != nil {
+			if err := drop(c.st, c.m, e); err != nil {
 				return err
 			}
-			fmt.Fprintf(c.out, "  removed   %s (no longer exists)\n", sanitize(p))
-			c.n.removed++
+			c.file("removed", p, "no longer exists")
+			c.n.Removed++
 		}
 	}
 	return nil
+}
+
+// displayPath is how a file is named in Add's reports: relative to the
+// argument it was found under.
+func displayPath(arg, abs, p string) string {
+	if rel, err := filepath.Rel(abs, p); err == nil {
+		return filepath.Join(arg, rel)
+	}
+	return p
+}
+
+// plainErr is an error about a file without the file's path.
+func plainErr(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return err.Error()
 }

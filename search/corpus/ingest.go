@@ -1,21 +1,17 @@
-package cli
+package corpus
 
 import (
 	"context"
 	"fmt"
-	"io"
-	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/researchtui/researchtui/llm"
 	"github.com/researchtui/researchtui/search"
-	"github.com/researchtui/researchtui/store"
 )
 
-// Bulk ingestion for `corpus add`. Files are read and chunked on every
+// Bulk ingestion for Add. Files are read and chunked on every
 // core, in order; their sources and chunks are committed to the store in
 // batches (one transaction per batch, the manifest saved after each, so an
 // interrupted run keeps every committed file and a re-run skips it); the
@@ -52,73 +48,46 @@ type ingestStats struct {
 
 	// ix is the vector index the vectors go to, once opened: the progress
 	// line shows its graph build.
-	ix atomic.Pointer[store.Index]
+	ix atomic.Pointer[indexRef]
 }
 
-func (s *ingestStats) line() string {
-	el := time.Since(s.start)
-	embedded := s.chunksEmbedded.Load()
-	line := fmt.Sprintf("files %s/%s · chunks %s stored, %s embedded", commas(int(s.filesDone.Load())), commas(int(s.files.Load())),
-		commas(int(s.chunksStored.Load())), commas(int(embedded)))
-	if embedded > 0 && el > time.Second {
-		line += fmt.Sprintf(" · %.0f chunks/s", float64(embedded)/el.Seconds())
+type indexRef struct{ Index }
+
+// index is the vector index the vectors go to; nil until one is opened.
+func (s *ingestStats) index() Index {
+	if r := s.ix.Load(); r != nil {
+		return r.Index
 	}
-	if eta := s.eta(el); eta > 0 {
-		line += " · ETA " + eta.Round(time.Second).String()
-	}
-	if ix := s.ix.Load(); ix != nil {
-		if st := ix.Status(); st.Phase != "" && st.Total > 0 {
-			line += fmt.Sprintf(" · vector index: %s %d%%", st.Phase, 100*st.Done/st.Total)
-		}
-	}
-	return line
+	return nil
 }
 
-// eta is the longer of what reading and embedding still need: reading by
-// the bytes left, embedding by the chunks waiting plus those the unread
-// bytes will make, at the rates so far.
-func (s *ingestStats) eta(el time.Duration) time.Duration {
-	total, done := float64(s.bytes.Load()), float64(s.bytesDone.Load())
-	if done <= 0 || el < 2*time.Second {
-		return 0
-	}
-	read := time.Duration(float64(el) * (total - done) / done)
-	embedded := float64(s.chunksEmbedded.Load())
-	if embedded == 0 {
-		return read
-	}
-	perByte := float64(s.chunksToEmbed.Load()) / done
-	waiting := float64(s.chunksToEmbed.Load()) - embedded - float64(s.chunksNotEmbedded.Load()) + perByte*(total-done)
-	embed := time.Duration(float64(el) * waiting / embedded)
-	return max(read, embed)
+// Progress is a snapshot of an ingestion: files and bytes read of those
+// found, chunks stored, to embed, embedded and not embedded, and where the
+// time went (summed over the goroutines doing it: reading and chunking
+// files on every core, committing sources and chunks and saving the
+// manifest, waiting for the embedder to take more chunks, embedding
+// requests, committing vectors, and the vector index).
+type Progress struct {
+	Start                                                          time.Time
+	Files, FilesDone, Bytes, BytesDone                             int64
+	ChunksStored, ChunksToEmbed, ChunksEmbedded, ChunksNotEmbedded int64
+	Read, Commit, Backlog, Embed, VecStore, IndexTime              time.Duration
+	// Index is the vector index's status once one is opened.
+	Index *IndexStatus
 }
 
-// showProgress redraws the progress line on a terminal until stop closes.
-func showProgress(w io.Writer, st *ingestStats, stop <-chan struct{}) *sync.WaitGroup {
-	var wg sync.WaitGroup
-	f, ok := w.(*os.File)
-	if !ok {
-		return &wg
+func (s *ingestStats) snapshot() Progress {
+	p := Progress{Start: s.start,
+		Files: s.files.Load(), FilesDone: s.filesDone.Load(), Bytes: s.bytes.Load(), BytesDone: s.bytesDone.Load(),
+		ChunksStored: s.chunksStored.Load(), ChunksToEmbed: s.chunksToEmbed.Load(),
+		ChunksEmbedded: s.chunksEmbedded.Load(), ChunksNotEmbedded: s.chunksNotEmbedded.Load(),
+		Read: time.Duration(s.readNS.Load()), Commit: time.Duration(s.commitNS.Load()), Backlog: time.Duration(s.backlogNS.Load()),
+		Embed: time.Duration(s.embedNS.Load()), VecStore: time.Duration(s.vecStoreNS.Load()), IndexTime: time.Duration(s.indexNS.Load())}
+	if ix := s.index(); ix != nil {
+		st := ix.Status()
+		p.Index = &st
 	}
-	if fi, err := f.Stat(); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
-		return &wg
-	}
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		t := time.NewTicker(250 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-stop:
-				fmt.Fprint(w, "\r\x1b[2K")
-				return
-			case <-t.C:
-				fmt.Fprintf(w, "\r\x1b[2K%s", st.line())
-			}
-		}
-	}()
-	return &wg
+	return p
 }
 
 // readLocalSafely reads one document, turning a panic in a parser into a
@@ -187,13 +156,14 @@ func readAhead(ctx context.Context, jobs []*corpusJob, read func(*corpusJob) cor
 // embedder turns stored chunks into cached embeddings and index entries.
 type embedder struct {
 	ctx      context.Context
-	st       *store.Store
+	st       Store
 	model    string
 	embed    func(context.Context, []string) ([][]float32, error)
+	fatalErr func(error) bool
 	parallel int
 	stats    *ingestStats
 
-	in   chan []store.Chunk
+	in   chan []Chunk
 	done chan struct{}
 
 	mu    sync.Mutex
@@ -201,16 +171,16 @@ type embedder struct {
 	other error // an embedding request failed (last one)
 }
 
-func newEmbedder(ctx context.Context, st *store.Store, model string, embed func(context.Context, []string) ([][]float32, error), parallel int, stats *ingestStats) *embedder {
-	e := &embedder{ctx: ctx, st: st, model: model, embed: embed, parallel: max(parallel, 1), stats: stats,
-		in: make(chan []store.Chunk, 64), done: make(chan struct{})}
+func newEmbedder(ctx context.Context, st Store, em Embedder, stats *ingestStats) *embedder {
+	e := &embedder{ctx: ctx, st: st, model: em.Model, embed: em.Embed, fatalErr: em.Fatal, parallel: max(em.Parallel, 1), stats: stats,
+		in: make(chan []Chunk, 64), done: make(chan struct{})}
 	go e.run()
 	return e
 }
 
 // add queues chunks (already committed) for embedding; it waits while
 // the embedder is a full queue behind.
-func (e *embedder) add(chunks []store.Chunk) {
+func (e *embedder) add(chunks []Chunk) {
 	if len(chunks) == 0 {
 		return
 	}
@@ -241,7 +211,7 @@ func (e *embedder) failed(err error, n int) {
 	defer e.mu.Unlock()
 	switch {
 	case e.ctx.Err() != nil:
-	case llm.IsUnreachable(err) || llm.IsModelMissing(err):
+	case err != nil && e.fatalErr != nil && e.fatalErr(err):
 		if e.fatal == nil {
 			e.fatal = err
 		}
@@ -251,13 +221,13 @@ func (e *embedder) failed(err error, n int) {
 }
 
 type embedded struct {
-	chunks []store.Chunk
+	chunks []Chunk
 	vecs   [][]float32
 }
 
 func (e *embedder) run() {
 	defer close(e.done)
-	batches := make(chan []store.Chunk)
+	batches := make(chan []Chunk)
 	results := make(chan embedded, e.parallel)
 	var workers sync.WaitGroup
 	for w := 0; w < e.parallel; w++ {
@@ -296,7 +266,7 @@ func (e *embedder) run() {
 	}()
 
 	seen := map[string]bool{} // hashes queued in this run
-	var batch []store.Chunk
+	var batch []Chunk
 	for chunks := range e.in {
 		if e.stopped() {
 			continue
@@ -304,7 +274,7 @@ func (e *embedder) run() {
 		hashes := make([]string, len(chunks))
 		for i, c := range chunks {
 			if c.Hash == "" {
-				c.Hash = store.HashText(c.Text)
+				c.Hash = e.st.HashText(c.Text)
 				chunks[i] = c
 			}
 			hashes[i] = c.Hash
@@ -341,7 +311,7 @@ func (e *embedder) run() {
 
 // save commits vectors in batches and adds them to the vector index.
 func (e *embedder) save(results <-chan embedded) {
-	var ix *store.Index
+	var ix Index
 	pending := map[string][]float32{}
 	var ids []string
 	var vecs [][]float32
@@ -359,7 +329,7 @@ func (e *embedder) save(results <-chan embedded) {
 			t0 = time.Now()
 			if ix == nil {
 				if ix, _ = e.st.Index(e.model); ix != nil {
-					e.stats.ix.Store(ix)
+					e.stats.ix.Store(&indexRef{ix})
 				}
 			}
 			if ix != nil {
@@ -390,7 +360,7 @@ func (e *embedder) save(results <-chan embedded) {
 // by then is saved when the store closes and the rest is linked when the
 // index is next opened.
 func (e *embedder) finishIndex(ctx context.Context) {
-	ix := e.stats.ix.Load()
+	ix := e.stats.index()
 	if ix == nil {
 		return
 	}
@@ -399,48 +369,14 @@ func (e *embedder) finishIndex(ctx context.Context) {
 	e.stats.indexNS.Add(int64(time.Since(t0)))
 }
 
-// indexNote is the summary line about the vector index.
-func (e *embedder) indexNote() string {
-	ix := e.stats.ix.Load()
-	if ix == nil {
-		return ""
-	}
-	st := ix.Status()
-	how := "searched exactly (it is small)"
-	switch {
-	case st.Graph && st.Linked >= st.Nodes:
-		how = "HNSW graph complete"
-	case st.Graph:
-		how = fmt.Sprintf("HNSW graph %d%% built; the rest is linked when the index is next opened", 100*st.Linked/max(st.Nodes, 1))
-	}
-	return fmt.Sprintf("vector index of %s: %s vectors, %s\n", sanitize(e.model), commas(st.Vectors), how)
-}
-
-// embeddingNote is the summary line about embeddings.
-func (e *embedder) note(st *ingestStats) string {
+// outcome is how embedding went, once it is finished.
+func (e *embedder) outcome() *EmbedOutcome {
 	e.mu.Lock()
-	fatal, other := e.fatal, e.other
-	e.mu.Unlock()
-	n, missed := st.chunksEmbedded.Load(), st.chunksNotEmbedded.Load()
-	var out string
-	if n > 0 {
-		el := time.Since(st.start)
-		out = fmt.Sprintf("embedded %s chunks with %s in %s (%.0f chunks/s)\n", commas(int(n)), e.model, el.Round(100*time.Millisecond), float64(n)/el.Seconds())
-		out += fmt.Sprintf("time: reading %s (on %d cores), committing %s, embedding %s (%d requests in flight), committing vectors %s, vector index %s\n",
-			secs(st.readNS.Load()), runtime.GOMAXPROCS(0), secs(st.commitNS.Load()), secs(st.embedNS.Load()), e.parallel, secs(st.vecStoreNS.Load()), secs(st.indexNS.Load()))
+	defer e.mu.Unlock()
+	o := &EmbedOutcome{Model: e.model, Parallel: e.parallel, Fatal: e.fatal, Failed: e.other}
+	if ix := e.stats.index(); ix != nil {
+		st := ix.Status()
+		o.Index = &st
 	}
-	out += e.indexNote()
-	switch {
-	case fatal != nil:
-		out += fmt.Sprintf("not embedded: %s; the next run embeds them (see `researchtui doctor`)\n", sanitize(fatal.Error()))
-	case missed > 0 && e.ctx.Err() == nil:
-		reason := "the embedding requests failed"
-		if other != nil {
-			reason = sanitize(other.Error())
-		}
-		out += fmt.Sprintf("%s chunks not embedded (%s); the next run tries again\n", commas(int(missed)), reason)
-	}
-	return out
+	return o
 }
-
-func secs(ns int64) string { return fmt.Sprintf("%.1f s", float64(ns)/1e9) }
