@@ -22,11 +22,7 @@ func askCommand() *cobra.Command {
 			if len(args) < 2 {
 				return fmt.Errorf("%w: ask needs a session ID and a question, e.g. researchtui ask ID \"which of these need labelled data?\"", errUsage)
 			}
-			cfg, err := f.config(cmd)
-			if err != nil {
-				return err
-			}
-			a, err := openResearch(cmd.Context(), cfg, args[0])
+			cfg, a, err := f.openSession(cmd, args[0])
 			if err != nil {
 				return err
 			}

@@ -148,11 +148,7 @@ func resumeCommand() *cobra.Command {
 		Short: "Resume an interrupted or awaiting-review session headless",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := f.config(cmd)
-			if err != nil {
-				return err
-			}
-			a, err := openResearch(cmd.Context(), cfg, args[0])
+			_, a, err := f.openSession(cmd, args[0])
 			if err != nil {
 				return err
 			}
@@ -191,6 +187,17 @@ func openResearch(ctx context.Context, cfg *Config, sessionID string, models ...
 		return nil, err
 	}
 	return a, nil
+}
+
+// openSession is openResearch for a session's ID (resume, ask), with the
+// config the flags give.
+func (f *runFlags) openSession(cmd *cobra.Command, id string) (*Config, *app, error) {
+	cfg, err := f.config(cmd)
+	if err != nil {
+		return nil, nil, err
+	}
+	a, err := openResearch(cmd.Context(), cfg, id)
+	return cfg, a, err
 }
 
 func warnUnavailable(cmd *cobra.Command, f *runFlags, id string, names []string) {
