@@ -24,7 +24,7 @@ import (
 // committing, the embedding requests' encoding, and the vector index. The
 // larger size crosses the index's switch point, so its graph is built too.
 //
-//	go test -run '^$' -bench CorpusAdd -benchtime 1x .
+//	go test -run '^$' -bench CorpusAdd -benchtime 1x ./ui/cli/
 func BenchmarkCorpusAdd(b *testing.B) {
 	for _, files := range []int{500, 6000} {
 		b.Run(fmt.Sprintf("files=%d", files), func(b *testing.B) {
@@ -109,7 +109,7 @@ func benchCorpusAdd(b *testing.B, dir string) ingestReport {
 // store and mapping the index, embedding the query (the fake server), the
 // graph walk, reading the passages and printing them.
 //
-//	go test -run '^$' -bench SearchWarm -benchtime 5x .
+//	go test -run '^$' -bench SearchWarm -benchtime 5x ./ui/cli/
 func BenchmarkSearchWarm(b *testing.B) {
 	const n = 100000
 	oll := ollamafake.New(ollamafake.Options{})
