@@ -36,28 +36,20 @@ unchanged files, re-indexes changed ones and drops files that no longer exist.`,
 		Short: "Index documents and folders",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := loadConfig()
-			if err != nil {
-				return err
-			}
-			db, err := openStore(cfg, own)
-			if err != nil {
-				return err
-			}
-			st := db.(*store.Store)
-			defer st.Close()
-			d := corpusDeps{st: st, model: cfg.EmbedModel, parallel: max(cfg.modelParallel(), 2)}
-			if b, err := newBackend(cfg); err == nil && cfg.EmbedModel != "" {
-				// The engine embeds as a run does: with the model's task
-				// prefix for documents (pipeline owns the prefixes).
-				eng := &pipeline.Engine{Store: st, LLM: b}
-				d.embed = func(ctx context.Context, texts []string) ([][]float32, error) {
-					return eng.EmbedDocuments(ctx, cfg.EmbedModel, texts)
+			return withStore(own, func(cfg *Config, st *store.Store) error {
+				d := corpusDeps{st: st, model: cfg.EmbedModel, parallel: max(cfg.modelParallel(), 2)}
+				if b, err := newBackend(cfg); err == nil && cfg.EmbedModel != "" {
+					// The engine embeds as a run does: with the model's task
+					// prefix for documents (pipeline owns the prefixes).
+					eng := &pipeline.Engine{Store: st, LLM: b}
+					d.embed = func(ctx context.Context, texts []string) ([][]float32, error) {
+						return eng.EmbedDocuments(ctx, cfg.EmbedModel, texts)
+					}
+				} else if err != nil {
+					fmt.Fprintf(cmd.ErrOrStderr(), "documents are indexed without embeddings: %v\n", err)
 				}
-			} else if err != nil {
-				fmt.Fprintf(cmd.ErrOrStderr(), "documents are indexed without embeddings: %v\n", err)
-			}
-			return corpusAdd(cmd.Context(), cfg, d, args, cmd.OutOrStdout(), cmd.ErrOrStderr())
+				return corpusAdd(cmd.Context(), cfg, d, args, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			})
 		},
 	}
 	var asJSON bool

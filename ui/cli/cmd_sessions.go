@@ -28,7 +28,7 @@ func sessionsList() *cobra.Command {
 		Short: "One line (or JSON object) per session, newest first",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return withStore(reach, func(st store.DB) error {
+			return withStore(reach, func(_ *Config, st store.DB) error {
 				all, err := st.ListSessions()
 				if err != nil {
 					return err
@@ -63,7 +63,7 @@ func sessionsShow() *cobra.Command {
 		Short: "Show a session: question, status, usage, sources, report",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return withStore(reach, func(st store.DB) error {
+			return withStore(reach, func(_ *Config, st store.DB) error {
 				d, err := pipeline.LoadDetail(st, args[0])
 				if err != nil {
 					return notFound(args[0], err)
@@ -113,7 +113,7 @@ func sessionsExport() *cobra.Command {
 		Short: "Export a session's report",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return withStore(reach, func(st store.DB) error {
+			return withStore(reach, func(_ *Config, st store.DB) error {
 				if _, err := st.Session(args[0]); err != nil {
 					return notFound(args[0], err)
 				}
@@ -154,7 +154,7 @@ func sessionsDelete() *cobra.Command {
 		Short: "Delete a session (what it read stays in the shared knowledge base)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return withStore(reach, func(st store.DB) error {
+			return withStore(reach, func(_ *Config, st store.DB) error {
 				if err := st.DeleteSession(args[0]); err != nil {
 					return notFound(args[0], err)
 				}
@@ -183,7 +183,7 @@ func sessionsTrace() *cobra.Command {
 		Short: "Show where a session's time and tokens went: a waterfall of stages, agents and model calls",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return withStore(reach, func(st store.DB) error {
+			return withStore(reach, func(_ *Config, st store.DB) error {
 				if _, err := st.Session(args[0]); err != nil {
 					return notFound(args[0], err)
 				}

@@ -27,7 +27,7 @@ func storeCommand() *cobra.Command {
 		Short: "What the store holds: sessions, sources, chunks, embeddings per model, file sizes",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return withStore(own, func(st *store.Store) error { return showStats(cmd, st, asJSON) })
+			return withStore(own, func(_ *Config, st *store.Store) error { return showStats(cmd, st, asJSON) })
 		},
 	}
 	stats.Flags().BoolVar(&asJSON, "json", false, "print the figures as one JSON object")
@@ -41,7 +41,7 @@ to date (finishing its graph) and rewrites it without removed vectors.
 Nothing a session needs is removed.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return withStore(own, func(st *store.Store) error { return compactStore(cmd, st) })
+			return withStore(own, func(_ *Config, st *store.Store) error { return compactStore(cmd, st) })
 		},
 	}
 	c.AddCommand(stats, compact)

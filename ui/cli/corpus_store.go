@@ -77,24 +77,23 @@ func (x corpusIndex) Status() corpus.IndexStatus {
 	return corpus.IndexStatus{Vectors: s.Vectors, Nodes: s.Nodes, Linked: s.Linked, Graph: s.Graph, Phase: s.Phase, Done: s.Done, Total: s.Total}
 }
 
+// A corpus.Chunk is a store.Chunk field for field (a field added to one
+// and not the other stops these conversions compiling).
 func toStoreChunks(cs []corpus.Chunk) []store.Chunk {
-	if cs == nil {
-		return nil
-	}
-	out := make([]store.Chunk, len(cs))
-	for i, c := range cs {
-		out[i] = store.Chunk{ID: c.ID, SourceKey: c.SourceKey, Seq: c.Seq, Text: c.Text, Page: c.Page, Start: c.Start, End: c.End, Hash: c.Hash, References: c.References}
-	}
-	return out
+	return convert(cs, func(c corpus.Chunk) store.Chunk { return store.Chunk(c) })
 }
 
 func fromStoreChunks(cs []store.Chunk) []corpus.Chunk {
-	if cs == nil {
+	return convert(cs, func(c store.Chunk) corpus.Chunk { return corpus.Chunk(c) })
+}
+
+func convert[A, B any](in []A, f func(A) B) []B {
+	if in == nil {
 		return nil
 	}
-	out := make([]corpus.Chunk, len(cs))
-	for i, c := range cs {
-		out[i] = corpus.Chunk{ID: c.ID, SourceKey: c.SourceKey, Seq: c.Seq, Text: c.Text, Page: c.Page, Start: c.Start, End: c.End, Hash: c.Hash, References: c.References}
+	out := make([]B, len(in))
+	for i, a := range in {
+		out[i] = f(a)
 	}
 	return out
 }

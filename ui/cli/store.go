@@ -68,9 +68,10 @@ func openOwned(cfg *Config, opt store.Options) (*store.Store, error) {
 	return st, nil
 }
 
-// withStore runs fn with the store opened as need says (no backend is
-// needed); DB is store.DB or *store.Conn for reach, *store.Store for own.
-func withStore[DB store.DB](need storeNeed, fn func(st DB) error) error {
+// withStore runs fn with the config and the store opened as need says (no
+// backend is needed); DB is store.DB or *store.Conn for reach, *store.Store
+// for own.
+func withStore[DB store.DB](need storeNeed, fn func(cfg *Config, st DB) error) error {
 	cfg, err := loadConfig()
 	if err != nil {
 		return err
@@ -80,5 +81,5 @@ func withStore[DB store.DB](need storeNeed, fn func(st DB) error) error {
 		return err
 	}
 	defer st.Close()
-	return fn(st.(DB))
+	return fn(cfg, st.(DB))
 }
