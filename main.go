@@ -2,136 +2,22 @@
 // a team of agents plans a question, searches scholarly sources, reads and
 // indexes the papers, writes a cited report and has it reviewed.
 //
-// main is thin: it parses the command, loads the config, opens the store,
-// builds the backends and hands over to the TUI (ui) or the headless runner.
+// main is thin: it makes the context that Ctrl-C and SIGTERM cancel, runs
+// the command line (ui/cli) and exits with its exit code.
 package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
 
-	"github.com/spf13/cobra"
-
-	"github.com/researchtui/researchtui/llm"
-	"github.com/researchtui/researchtui/pipeline"
-	"github.com/researchtui/researchtui/store"
+	"github.com/researchtui/researchtui/ui/cli"
 )
-
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "0.1.0-dev"
-
-// Exit codes (DESIGN §3).
-const (
-	exitOK        = 0
-	exitFailed    = 1
-	exitUsage     = 2
-	exitBackend   = 3
-	exitLocked    = 4
-	exitCancelled = 130
-)
-
-var errUsage = errors.New("usage")
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:])
+	code := cli.Run(ctx, os.Args[1:])
 	stop()
 	os.Exit(code)
-}
-
-// run executes one command line and returns the exit code.
-func run(ctx context.Context, args []string) int {
-	root := rootCommand()
-	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
-	if err == nil {
-		return exitOK
-	}
-	fmt.Fprintln(os.Stderr, "researchtui:", err)
-	return exitCode(ctx, err)
-}
-
-func exitCode(ctx context.Context, err error) int {
-	var ee *exitError
-	switch {
-	case errors.As(err, &ee):
-		return ee.code
-	case errors.Is(err, errUsage), errors.Is(err, pipeline.ErrBadInput), errors.Is(err, pipeline.ErrRunning):
-		return exitUsage
-	case errors.Is(err, store.ErrLocked):
-		return exitLocked
-	case llm.IsUnreachable(err), llm.IsModelMissing(err):
-		return exitBackend
-	case errors.Is(err, context.Canceled) || ctx.Err() != nil:
-		return exitCancelled
-	}
-	return exitFailed
-}
-
-// exitError carries an explicit exit code.
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string { return e.err.Error() }
-func (e *exitError) Unwrap() error { return e.err }
-
-func rootCommand() *cobra.Command {
-	root := &cobra.Command{
-		Use:   "researchtui [QUESTION]",
-		Short: "A local-first research assistant: agents search, read and cite papers for you",
-		Long: `researchtui plans a research question, searches arXiv, OpenAlex and other sources,
-reads and indexes the papers, writes a Markdown report with real citations and has a
-reviewer agent criticise it. Models run on Ollama by default; everything stays on disk.
-
-With no command it opens the terminal UI; with a question it starts that research at once.`,
-		Args:          cobra.ArbitraryArgs,
-		SilenceUsage:  true,
-		SilenceErrors: true,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return runTUI(cmd.Context(), joinArgs(args))
-		},
-	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return fmt.Errorf("%w: %v", errUsage, err)
-	})
-	root.AddCommand(runCommand(), resumeCommand(), askCommand(), sessionsCommand(), searchCommand(), corpusCommand(), storeCommand(), mcpCommand(), doctorCommand(), dirsCommand(), versionCommand())
-	return root
-}
-
-func versionCommand() *cobra.Command {
-	return &cobra.Command{
-		Use:   "version",
-		Short: "Print the version",
-		Args:  cobra.NoArgs,
-		Run: func(cmd *cobra.Command, _ []string) {
-			fmt.Fprintln(cmd.OutOrStdout(), "researchtui", version)
-		},
-	}
-}
-
-func dirsCommand() *cobra.Command {
-	return &cobra.Command{
-		Use:   "dirs",
-		Short: "Print the config, data and log paths in use",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := loadConfig()
-			if err != nil {
-				return err
-			}
-			out := cmd.OutOrStdout()
-			fmt.Fprintf(out, "config    %s\n", cfg.configPath)
-			fmt.Fprintf(out, "data      %s\n", cfg.dataDir)
-			fmt.Fprintf(out, "database  %s\n", cfg.dbPath())
-			fmt.Fprintf(out, "cache     %s\n", cfg.cacheDir())
-			fmt.Fprintf(out, "logs      %s\n", cfg.logDir())
-			return nil
-		},
-	}
 }

@@ -18,8 +18,8 @@ if [ -z "${SKIP_SWITCH:-}" ]; then
 	nice go test -run '^$' -bench 'SwitchPoint' -benchtime 1x -count "$count" -timeout 1h ./store/ >>"$out"
 fi
 if [ -z "${SKIP_CORPUS:-}" ]; then
-	nice go test -run '^$' -bench 'CorpusAdd' -benchtime 1x -count "$count" -timeout 1h . >>"$out"
-	nice go test -run '^$' -bench 'SearchWarm' -benchtime 5x -count "$count" -timeout 1h . >>"$out"
+	nice go test -run '^$' -bench 'CorpusAdd' -benchtime 1x -count "$count" -timeout 1h ./ui/cli/ >>"$out"
+	nice go test -run '^$' -bench 'SearchWarm' -benchtime 5x -count "$count" -timeout 1h ./ui/cli/ >>"$out"
 fi
 python3 - "$out" <<'PY'
 import re, statistics, sys

@@ -204,7 +204,7 @@ type LocalDoc struct {
 	Text   string // its text (the chunks joined), for keyword matching
 }
 
-// LocalDocsFunc lists the indexed local documents (main reads them from
+// LocalDocsFunc lists the indexed local documents (search/corpus reads them from
 // the store).
 type LocalDocsFunc func() ([]LocalDoc, error)
 

@@ -1,7 +1,7 @@
 // Package tracing exports research runs as OpenTelemetry traces over OTLP
 // HTTP, with the official Go SDK. It is one more consumer of the pipeline's
 // event stream (pipeline.Engine.Observe), like the TUI and headless mode:
-// nothing in the agents knows about it, and only main imports it.
+// nothing in the agents knows about it, and only the command line (ui/cli) imports it.
 //
 // It is off unless the standard OTEL_EXPORTER_OTLP_ENDPOINT or
 // OTEL_EXPORTER_OTLP_TRACES_ENDPOINT variables are set or the config's
@@ -41,7 +41,7 @@ import (
 	"github.com/researchtui/researchtui/pipeline"
 )
 
-// Config is what main knows about tracing: the [tracing] table of the
+// Config is what ui/cli knows about tracing: the [tracing] table of the
 // config file and a few hooks into the store. The OTEL_* variables win over
 // the file.
 type Config struct {

@@ -1,8 +1,8 @@
 package ui
 
 // Settings are what the TUI remembers between sessions: the theme chosen
-// with t and the last choice of the new-research form. main writes them to
-// the config file; empty parts are left as they are.
+// with t and the last choice of the new-research form. The command line
+// (ui/cli) writes them to the config file; empty parts are left as they are.
 type Settings struct {
 	Theme string
 	Form  *FormChoice // nil: unchanged

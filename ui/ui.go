@@ -21,7 +21,7 @@ import (
 	"github.com/researchtui/researchtui/store"
 )
 
-// Config is what main.go hands the UI.
+// Config is what the command line (ui/cli) hands the UI.
 type Config struct {
 	Engine     *pipeline.Engine
 	Store      store.DB

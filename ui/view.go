@@ -22,7 +22,7 @@ func (m *rootModel) bannerLines() []string {
 	if m.cfg.BackendErr == nil {
 		return nil
 	}
-	// main phrases BackendErr as the problem and its fix, in one line.
+	// ui/cli phrases BackendErr as the problem and its fix, in one line.
 	msg := "⚠ " + sanitizeLine(m.cfg.BackendErr.Error())
 	fix := "Stored sessions can still be browsed; new research needs the model backend (`researchtui doctor` checks it)"
 	if line := m.pullLine(); line != "" {

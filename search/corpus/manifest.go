@@ -1,0 +1,156 @@
+package corpus
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/researchtui/researchtui/search"
+)
+
+// Entry is one indexed document in the manifest.
+type Entry struct {
+	Path    string    `json:"path"`
+	Key     string    `json:"key"`
+	Size    int64     `json:"size"`
+	ModTime time.Time `json:"mtime"`
+	SHA256  string    `json:"sha256"`
+	Title   string    `json:"title"`
+	Type    string    `json:"type"`
+	Pages   int       `json:"pages,omitempty"`
+	Chunks  int       `json:"chunks"`
+	Indexed time.Time `json:"indexed_at"`
+	// EmbeddedWith is the embedding model all the file's chunks have
+	// vectors of; a re-run skips looking at them.
+	EmbeddedWith string `json:"embedded_with,omitempty"`
+}
+
+// Manifest is what the corpus holds (corpus.json in the data dir).
+type Manifest struct {
+	Version int               `json:"version"`
+	Files   map[string]*Entry `json:"files"` // by absolute path
+}
+
+// LoadManifest reads the manifest at path; a missing one is empty.
+func LoadManifest(path string) (*Manifest, error) {
+	m := &Manifest{Version: 1, Files: map[string]*Entry{}}
+	raw, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return m, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(raw, m); err != nil {
+		return nil, fmt.Errorf("the corpus manifest %s is damaged (%v); move it aside and run `researchtui corpus add` again", path, err)
+	}
+	if m.Files == nil {
+		m.Files = map[string]*Entry{}
+	}
+	return m, nil
+}
+
+// Save writes the manifest to path through a temporary file beside it.
+func (m *Manifest) Save(path string) error {
+	raw, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, ".corpus-*.json")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(raw); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// Entries are the manifest's documents by path.
+func (m *Manifest) Entries() []*Entry {
+	entries := make([]*Entry, 0, len(m.Files))
+	for _, e := range m.Files {
+		entries = append(entries, e)
+	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i].Path < entries[j].Path })
+	return entries
+}
+
+// Docs is the local source's view of the corpus: the manifest's documents
+// (at manifest) with their stored records and chunk text.
+func Docs(manifest string, st Reader) search.LocalDocsFunc {
+	return func() ([]search.LocalDoc, error) {
+		m, err := LoadManifest(manifest)
+		if err != nil {
+			return nil, err
+		}
+		var out []search.LocalDoc
+		for _, e := range m.Entries() {
+			raw, ok, err := st.Source(e.Key)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				continue
+			}
+			var rec search.Record
+			if json.Unmarshal(raw, &rec) != nil {
+				continue
+			}
+			chunks, err := st.Chunks(e.Key)
+			if err != nil {
+				return nil, err
+			}
+			var b strings.Builder
+			for _, c := range chunks {
+				b.WriteString(c.Text)
+				b.WriteByte('\n')
+			}
+			out = append(out, search.LocalDoc{Record: rec, Text: b.String()})
+		}
+		return out, nil
+	}
+}
+
+// drop takes a document out of the corpus: its chunks go (so the librarian
+// no longer finds them); its source record stays, because past sessions
+// may cite it.
+func drop(st Store, m *Manifest, e *Entry) error {
+	if err := st.PutChunks(e.Key, nil); err != nil {
+		return err
+	}
+	delete(m.Files, e.Path)
+	return nil
+}
+
+func fileSHA256(p string) (string, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}

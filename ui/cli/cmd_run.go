@@ -1,0 +1,327 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/spf13/cobra"
+
+	"github.com/researchtui/researchtui/pipeline"
+)
+
+// runFlags are the flags of run and resume (DESIGN §3).
+type runFlags struct {
+	model, embedModel, backend, sources, depth, review, out string
+	deadline, verify, unsupported, screen                   string
+	maxRevisions, budgetTokens, rounds                      int
+	json, think                                             bool
+}
+
+func (f *runFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.model, "model", "", "chat model (default qwen3:8b, or RESEARCHTUI_MODEL)")
+	fl.StringVar(&f.embedModel, "embed-model", "", "embedding model (default nomic-embed-text, or RESEARCHTUI_EMBED_MODEL)")
+	fl.StringVar(&f.backend, "backend", "", "model backend: ollama|openai")
+	fl.StringVar(&f.sources, "sources", "", "comma-separated sources: arxiv,openalex,pubmed,semanticscholar,crossref,web,local")
+	fl.StringVar(&f.depth, "depth", "", "quick|standard|deep")
+	fl.StringVar(&f.review, "review", pipeline.ReviewApprove, "what to do with reviewer requests: approve|reject|ask")
+	fl.IntVar(&f.maxRevisions, "max-revisions", 2, "revision rounds at most")
+	fl.IntVar(&f.budgetTokens, "budget-tokens", 0, "stop optional work after this many tokens (0: no limit)")
+	fl.StringVar(&f.deadline, "deadline", "", "stop new work after this long (e.g. 90s, 5m) and write from what is analysed")
+	fl.StringVar(&f.verify, "verify", "", "check cited sentences against their sources: full (matching, then the model for the rest; default), quick (matching only), off")
+	fl.StringVar(&f.unsupported, "unsupported", "", "a sentence no source supports: uncite (kept as the report's own synthesis; default) or drop")
+	fl.StringVar(&f.screen, "screen", "", "on|off: let the model screen out off-topic candidates before they are read (default on)")
+	fl.IntVar(&f.rounds, "rounds", 0, "follow-up research rounds for what is still missing (default by depth: quick 0, standard 1, deep 2)")
+	fl.StringVar(&f.out, "out", "", "write the report to FILE (default: stdout)")
+	fl.BoolVar(&f.json, "json", false, "print progress as NDJSON events on stdout")
+	fl.BoolVar(&f.think, "think", false, "let models that can think do so (slower; the thinking is shown, never used as output)")
+}
+
+// apply puts flags over config values (flags > env > config > defaults).
+// Only flags given on the command line count, so a bad value (say
+// --max-revisions -3) reaches validation instead of being taken as unset.
+func (f *runFlags) apply(cfg *Config, changed func(string) bool) {
+	if f.model != "" {
+		cfg.Model = f.model
+	}
+	if f.embedModel != "" {
+		cfg.EmbedModel = f.embedModel
+	}
+	if f.backend != "" {
+		cfg.Backend = f.backend
+	}
+	if f.sources != "" {
+		cfg.Sources = strings.Split(f.sources, ",")
+	}
+	if f.depth != "" {
+		cfg.Depth = f.depth
+	}
+	if changed("think") {
+		cfg.Think = f.think
+	}
+	if changed("max-revisions") {
+		cfg.MaxRevisions = &f.maxRevisions
+	}
+	if changed("budget-tokens") {
+		cfg.BudgetTokens = f.budgetTokens
+	}
+	if changed("rounds") {
+		cfg.Rounds = &f.rounds
+	}
+	if changed("deadline") {
+		cfg.Deadline = f.deadline
+	}
+	if changed("verify") {
+		cfg.Verify = f.verify
+	}
+	if changed("unsupported") {
+		cfg.Unsupported = f.unsupported
+	}
+	if changed("screen") {
+		cfg.Screen = f.screen
+	}
+}
+
+// config checks the flags and returns the config with them applied.
+func (f *runFlags) config(cmd *cobra.Command) (*Config, error) {
+	switch f.review {
+	case pipeline.ReviewApprove, pipeline.ReviewReject, pipeline.ReviewAsk:
+	default:
+		return nil, fmt.Errorf("%w: --review must be approve, reject or ask", errUsage)
+	}
+	cfg, err := loadConfig()
+	if err != nil {
+		return nil, err
+	}
+	f.apply(cfg, cmd.Flags().Changed)
+	if err := cfg.parseDurations(); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+func runCommand() *cobra.Command {
+	f := &runFlags{}
+	cmd := &cobra.Command{
+		Use:   "run [flags] QUESTION",
+		Short: "Research a question headless; exits 0 when a report was produced",
+		Example: `  researchtui run "what limits the context length of transformers?"
+  researchtui run --json --depth quick --out report.md "CRISPR off-target detection methods"`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := f.config(cmd)
+			if err != nil {
+				return err
+			}
+			opt := cfg.defaultOptions()
+			opt.Question = joinArgs(args)
+			if err := opt.Normalize(); err != nil { // bad input fails before anything is opened
+				return err
+			}
+			a, err := openResearch(cmd.Context(), cfg, "", opt.Model, opt.EmbedModel)
+			if err != nil {
+				return err
+			}
+			defer a.Close()
+			r, err := a.engine.Start(cmd.Context(), opt)
+			if err != nil {
+				return err
+			}
+			warnUnavailable(cmd, f, r.ID(), unavailableSources(opt.Sources, a.engine.Sources))
+			return headless(cmd, a, r, f)
+		},
+	}
+	f.register(cmd)
+	return cmd
+}
+
+func resumeCommand() *cobra.Command {
+	f := &runFlags{}
+	cmd := &cobra.Command{
+		Use:   "resume [flags] ID",
+		Short: "Resume an interrupted or awaiting-review session headless",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			_, a, err := f.openSession(cmd, args[0])
+			if err != nil {
+				return err
+			}
+			defer a.Close()
+			r, err := a.engine.Resume(cmd.Context(), args[0], nil)
+			if err != nil {
+				return err
+			}
+			return headless(cmd, a, r, f)
+		},
+	}
+	f.register(cmd)
+	return cmd
+}
+
+// openResearch is the preamble of the commands that run research (run,
+// resume, ask): everything a run needs opened, and the backend checked for
+// the models the run will use, so a run fails at once with the fix rather
+// than minutes in. Those are the models of the session continued (its ID
+// given: resume, ask), else models (run).
+func openResearch(ctx context.Context, cfg *Config, sessionID string, models ...string) (*app, error) {
+	a, err := openApp(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if sessionID != "" {
+		sess, err := a.store.Session(sessionID)
+		if err != nil {
+			a.Close()
+			return nil, fmt.Errorf("%w: no session %q (see `researchtui sessions list`)", errUsage, sessionID)
+		}
+		models = []string{sess.Model, sess.EmbedModel}
+	}
+	if err := checkBackend(ctx, a.backend, models...); err != nil {
+		a.Close()
+		return nil, err
+	}
+	return a, nil
+}
+
+// openSession is openResearch for a session's ID (resume, ask), with the
+// config the flags give.
+func (f *runFlags) openSession(cmd *cobra.Command, id string) (*Config, *app, error) {
+	cfg, err := f.config(cmd)
+	if err != nil {
+		return nil, nil, err
+	}
+	a, err := openResearch(cmd.Context(), cfg, id)
+	return cfg, a, err
+}
+
+func warnUnavailable(cmd *cobra.Command, f *runFlags, id string, names []string) {
+	if len(names) == 0 || f.json {
+		return
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "note: %s not available in this build; searching the others\n", strings.Join(names, ", "))
+}
+
+// headless consumes a run's events: NDJSON on stdout with --json, short
+// progress lines on stderr otherwise; reviewer requests are decided by the
+// --review policy. The report goes to --out or stdout.
+func headless(cmd *cobra.Command, a *app, r *pipeline.Run, f *runFlags) error {
+	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	enc := json.NewEncoder(stdout)
+	p := &progress{w: stderr}
+	var encErr error
+	answers := stdinLines(cmd.InOrStdin())
+	sess, report, err := pipeline.Drive(cmd.Context(), r, func(ev pipeline.Event) {
+		if !f.json {
+			p.show(ev)
+		} else if encErr == nil {
+			encErr = enc.Encode(ev)
+		}
+	}, func(ctx context.Context, rv *pipeline.ReviewRequest) (pipeline.Decision, error) {
+		return decide(ctx, f.review, rv, answers, stderr)
+	})
+	if encErr != nil && err == nil {
+		return encErr
+	}
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return &exitError{exitCancelled, fmt.Errorf("session %s was cancelled; `researchtui resume %s` continues it", sess.ID, sess.ID)}
+		}
+		return &exitError{exitFailed, fmt.Errorf("session %s failed: %w", sess.ID, err)}
+	}
+	if sess.Status != "completed" {
+		fmt.Fprintf(stderr, "session %s is %s; `researchtui resume %s` continues it\n", sess.ID, strings.ReplaceAll(sess.Status, "_", " "), sess.ID)
+		return &exitError{exitFailed, fmt.Errorf("no report was produced")}
+	}
+	if f.out != "" {
+		if err := os.WriteFile(f.out, []byte(report), 0o644); err != nil {
+			return err
+		}
+		if !f.json {
+			fmt.Fprintf(stderr, "report written to %s\n", f.out)
+		}
+	} else if !f.json {
+		fmt.Fprint(stdout, sanitize(report)) // clean already; a terminal gets no chances
+	}
+	if !f.json {
+		fmt.Fprintf(stderr, "session %s: %d prompt + %d completion tokens, %d embedding tokens\n",
+			sess.ID, sess.Usage.PromptTokens, sess.Usage.CompletionTokens, sess.Usage.EmbeddingTokens)
+	}
+	return nil
+}
+
+// stdinLines reads the terminal's lines for the review prompts, once it is
+// first asked for one: a prompt abandoned (the review was decided in another
+// researchtui) must not leave a reader behind that eats the next answer.
+func stdinLines(in io.Reader) func() <-chan string {
+	var once sync.Once
+	lines := make(chan string)
+	return func() <-chan string {
+		once.Do(func() {
+			go func() {
+				defer close(lines)
+				r := bufio.NewReader(in)
+				for {
+					line, err := r.ReadString('\n')
+					if line != "" || err == nil {
+						lines <- line
+					}
+					if err != nil {
+						return
+					}
+				}
+			}()
+		})
+		return lines
+	}
+}
+
+// decide applies the --review policy; "ask" reads the answer from the
+// terminal, unless the review is decided elsewhere first (ctx ends).
+func decide(ctx context.Context, policy string, rv *pipeline.ReviewRequest, answers func() <-chan string, out io.Writer) (pipeline.Decision, error) {
+	if d, ok := pipeline.PolicyDecision(policy); ok {
+		return d, nil
+	}
+	// The requests are the model's words: stripped before the terminal.
+	fmt.Fprintf(out, "\nThe reviewer asks for %d revisions (round %d): %s\n", len(rv.Requests), rv.Round, oneLine(rv.Summary))
+	for i, q := range rv.Requests {
+		fmt.Fprintf(out, "  %d. [%s] %s: %s\n", i+1, oneLine(q.Kind), oneLine(q.Section), oneLine(q.Text))
+	}
+	fmt.Fprint(out, "Accept all (a), reject and finalise (r), or list the numbers to accept (e.g. 1 3): ")
+	var line string
+	select {
+	case l, ok := <-answers():
+		if !ok {
+			return pipeline.Decision{}, errors.New("no answer on stdin")
+		}
+		line = l
+	case <-ctx.Done():
+		if errors.Is(context.Cause(ctx), pipeline.ErrDecidedElsewhere) {
+			fmt.Fprintln(out, "\n  (decided in another researchtui)")
+		}
+		return pipeline.Decision{}, ctx.Err()
+	}
+	line = strings.TrimSpace(strings.ToLower(line))
+	switch line {
+	case "a", "accept", "y", "yes", "":
+		return pipeline.Decision{Approve: true}, nil
+	case "r", "reject", "n", "no":
+		return pipeline.Decision{Approve: false}, nil
+	}
+	var ids []string
+	for _, f := range strings.Fields(strings.ReplaceAll(line, ",", " ")) {
+		var n int
+		if _, err := fmt.Sscanf(f, "%d", &n); err == nil && n >= 1 && n <= len(rv.Requests) {
+			ids = append(ids, rv.Requests[n-1].ID)
+		}
+	}
+	if len(ids) == 0 {
+		return pipeline.Decision{Approve: false}, nil
+	}
+	return pipeline.Decision{Approve: true, Accepted: ids}, nil
+}

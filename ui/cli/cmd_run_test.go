@@ -1,0 +1,54 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/pelletier/go-toml/v2"
+
+	"github.com/researchtui/researchtui/pipeline"
+)
+
+// The headless review prompt prints the reviewer model's words: escape
+// sequences in them never reach the terminal, and the person's answer is
+// read as before (here: accept request 2 only).
+func TestReviewPromptStripsControlSequences(t *testing.T) {
+	rv := &pipeline.ReviewRequest{Round: 1, Summary: "fine\x1b]0;pwned\x07 summary\x1b[2J", Requests: []pipeline.RevisionRequest{
+		{ID: "r1", Kind: "clarity", Section: "Intro\x1b[31m", Text: "one\nline\x9b2J"},
+		{ID: "r2", Kind: "structure", Section: "Gaps", Text: "tie them"},
+	}}
+	answers := stdinLines(strings.NewReader("2\n"))
+	var out bytes.Buffer
+	d, err := decide(context.Background(), pipeline.ReviewAsk, rv, answers, &out)
+	if err != nil || !d.Approve || len(d.Accepted) != 1 || d.Accepted[0] != "r2" {
+		t.Fatalf("decision %+v %v", d, err)
+	}
+	if s := out.String(); strings.ContainsAny(s, "\x1b\x07\x9b") || !strings.Contains(s, "fine summary") || !strings.Contains(s, "1. [clarity] Intro: one line\n") {
+		t.Errorf("the prompt:\n%q", s)
+	}
+}
+
+// TestScreenConfigAndFlag: the config key `screen` reaches the run's
+// options, and --screen given on the command line wins over it.
+func TestScreenConfigAndFlag(t *testing.T) {
+	var cfg Config
+	if err := toml.Unmarshal([]byte(`screen = "off"`), &cfg); err != nil {
+		t.Fatal(err)
+	}
+	if o := cfg.defaultOptions(); o.Screen != pipeline.ScreenOff {
+		t.Errorf("config screen = off gave options screen %q", o.Screen)
+	}
+	f := &runFlags{screen: pipeline.ScreenOn}
+	f.apply(&cfg, func(name string) bool { return name == "screen" })
+	if o := cfg.defaultOptions(); o.Screen != pipeline.ScreenOn {
+		t.Errorf("--screen on over config off gave %q", o.Screen)
+	}
+	unset := &runFlags{}
+	cfg.Screen = pipeline.ScreenOff
+	unset.apply(&cfg, func(string) bool { return false })
+	if cfg.Screen != pipeline.ScreenOff {
+		t.Errorf("an unset flag changed the config's screen to %q", cfg.Screen)
+	}
+}

@@ -1,0 +1,209 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/store"
+)
+
+func sessionsCommand() *cobra.Command {
+	c := &cobra.Command{Use: "sessions", Short: "List, show, export and delete past sessions (offline)"}
+	c.AddCommand(sessionsList(), sessionsShow(), sessionsExport(), sessionsDelete(), sessionsTrace())
+	return c
+}
+
+func sessionsList() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "One line (or JSON object) per session, newest first",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return withStore(reach, func(_ *Config, st store.DB) error {
+				all, err := st.ListSessions()
+				if err != nil {
+					return err
+				}
+				out := cmd.OutOrStdout()
+				enc := json.NewEncoder(out)
+				for _, s := range all {
+					if asJSON {
+						if err := enc.Encode(s); err != nil { // Report is empty in the list: omitted
+							return err
+						}
+						continue
+					}
+					fmt.Fprintf(out, "%s  %-15s  %s  %7d tok  %s\n", s.ID, s.Status, s.CreatedAt.Local().Format("2006-01-02 15:04"),
+						s.Usage.PromptTokens+s.Usage.CompletionTokens, sanitize(truncate(s.Title, 70)))
+				}
+				if len(all) == 0 && !asJSON {
+					fmt.Fprintln(cmd.ErrOrStderr(), "no sessions yet; start one with `researchtui run \"QUESTION\"` or `researchtui`")
+				}
+				return nil
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "one JSON object per line")
+	return cmd
+}
+
+func sessionsShow() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "show ID",
+		Short: "Show a session: question, status, usage, sources, report",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return withStore(reach, func(_ *Config, st store.DB) error {
+				d, err := pipeline.LoadDetail(st, args[0])
+				if err != nil {
+					return notFound(args[0], err)
+				}
+				s := d.Session
+				out := cmd.OutOrStdout()
+				if asJSON {
+					enc := json.NewEncoder(out)
+					enc.SetIndent("", "  ")
+					return enc.Encode(d)
+				}
+				fmt.Fprintf(out, "%s\n%s\n\nquestion  %s\nstatus    %s\ncreated   %s\nmodel     %s\ntokens    %d prompt, %d completion, %d embedding\n",
+					sanitize(s.Title), strings.Repeat("=", len([]rune(sanitize(s.Title)))), sanitize(s.Question), s.Status,
+					s.CreatedAt.Local().Format(time.RFC1123), s.Model, s.Usage.PromptTokens, s.Usage.CompletionTokens, s.Usage.EmbeddingTokens)
+				if s.Error != "" {
+					fmt.Fprintf(out, "error     %s\n", sanitize(s.Error))
+				}
+				if sc := d.Scores; sc != nil {
+					fmt.Fprintf(out, "scores    reviewer %s, %d revision rounds, %d of %d steps, %.0f%% of cited sentences grounded, %d citations of %d sources, model busy %.0f%% of the run\n",
+						map[bool]string{true: "approved", false: "not approved"}[sc.ReviewerApproved], sc.RevisionRounds, sc.StepsUsed, sc.StepsBudget, 100*sc.GroundingRatio, sc.Citations, sc.SourcesCited, 100*sc.ModelUtil)
+				}
+				if f := d.Funnel; f != nil && f.Found > 0 {
+					fmt.Fprintf(out, "funnel    %d found, %d read, %d analysed, %d cited (%.0f%% of those read)\n", f.Found, f.Read, f.Analysed, f.Cited, 100*f.CitedOfRead)
+				}
+				if len(d.Sources) > 0 {
+					fmt.Fprintf(out, "\nsources\n")
+					for _, c := range d.Sources {
+						fmt.Fprintf(out, "  [%d] %s\n", c.N, sanitize(c.Reference))
+					}
+				}
+				if s.Report != "" {
+					fmt.Fprintf(out, "\n%s\n", sanitize(s.Report))
+				}
+				return nil
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "JSON with sources, citations, reviews and report")
+	return cmd
+}
+
+func sessionsExport() *cobra.Command {
+	var format, out string
+	var version int
+	cmd := &cobra.Command{
+		Use:   "export ID --format md|html|json|bibtex [--out FILE]",
+		Short: "Export a session's report",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return withStore(reach, func(_ *Config, st store.DB) error {
+				if _, err := st.Session(args[0]); err != nil {
+					return notFound(args[0], err)
+				}
+				rep, err := pipeline.LoadReport(st, args[0])
+				if err != nil {
+					return &exitError{exitFailed, err}
+				}
+				if version != 0 {
+					if rep, err = pipeline.ReportVersion(st, rep, version); err != nil {
+						return fmt.Errorf("%w: %v", errUsage, err)
+					}
+				}
+				data, err := pipeline.ExportReport(rep, format)
+				if err != nil {
+					return err
+				}
+				if out == "" {
+					_, err = cmd.OutOrStdout().Write(data)
+					return err
+				}
+				if err := os.WriteFile(out, data, 0o644); err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", out)
+				return nil
+			})
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "md", "md|html|json|bibtex")
+	cmd.Flags().StringVar(&out, "out", "", "write to FILE instead of stdout")
+	cmd.Flags().IntVar(&version, "version", 0, "the report version to export (default: the latest)")
+	return cmd
+}
+
+func sessionsDelete() *cobra.Command {
+	return &cobra.Command{
+		Use:   "delete ID",
+		Short: "Delete a session (what it read stays in the shared knowledge base)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return withStore(reach, func(_ *Config, st store.DB) error {
+				if err := st.DeleteSession(args[0]); err != nil {
+					return notFound(args[0], err)
+				}
+				fmt.Fprintf(cmd.ErrOrStderr(), "deleted %s\n", args[0])
+				return nil
+			})
+		},
+	}
+}
+
+func notFound(id string, err error) error {
+	if errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("%w: no session %q (see `researchtui sessions list`)", errUsage, id)
+	}
+	return err
+}
+
+// sessionsTrace is `sessions trace ID`: the run's waterfall from its stored
+// event log (stages, agents, model busy time and idle gaps, tokens, the
+// critical path), offline; --json gives the same data to scripts.
+func sessionsTrace() *cobra.Command {
+	var asJSON bool
+	var width int
+	cmd := &cobra.Command{
+		Use:   "trace ID [--json]",
+		Short: "Show where a session's time and tokens went: a waterfall of stages, agents and model calls",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return withStore(reach, func(_ *Config, st store.DB) error {
+				if _, err := st.Session(args[0]); err != nil {
+					return notFound(args[0], err)
+				}
+				evs, err := pipeline.LoadEvents(st, args[0])
+				if err != nil {
+					return err
+				}
+				tl := pipeline.BuildTimeline(args[0], evs)
+				out := cmd.OutOrStdout()
+				if asJSON {
+					enc := json.NewEncoder(out)
+					enc.SetIndent("", "  ")
+					return enc.Encode(tl)
+				}
+				_, err = io.WriteString(out, sanitize(tl.Waterfall(width)))
+				return err
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "the timeline as JSON")
+	cmd.Flags().IntVar(&width, "width", 100, "columns to draw in")
+	return cmd
+}

@@ -1,0 +1,129 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/researchtui/researchtui/search"
+	"github.com/researchtui/researchtui/search/corpus"
+)
+
+// doctorProbe is the query each source is tried with.
+var doctorProbe = map[string]string{
+	"materials": "Si",
+	"local":     "the",
+}
+
+// checkSources tries every configured source once (in parallel, 8 s each)
+// and reports per source: reachable or not, keyed or not, the rate limit in
+// force. Sources that need a key or an address nobody gave are listed with
+// how to turn them on; they are not problems.
+func (d *doctor) checkSources(ctx context.Context, cfg *Config) {
+	var set *sourceSet
+	st, err := openStore(cfg, reach) // the local corpus is read through an owner too
+	if err == nil {
+		defer st.Close()
+		set = buildSources(cfg, st)
+	} else {
+		set = buildSources(cfg)
+	}
+	type result struct {
+		err  error
+		took time.Duration
+		n    int
+	}
+	results := make([]result, len(set.info))
+	var wg sync.WaitGroup
+	for i, info := range set.info {
+		src := set.sources[info.name]
+		if src == nil {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			q := doctorProbe[info.name]
+			if q == "" {
+				q = "graphene"
+			}
+			cctx, cancel := context.WithTimeout(ctx, 8*time.Second)
+			defer cancel()
+			start := time.Now()
+			recs, err := src.Search(cctx, q, 1)
+			results[i] = result{err: err, took: time.Since(start), n: len(recs)}
+		}()
+	}
+	wg.Wait()
+	for i, info := range set.info {
+		if info.missing != "" {
+			d.info(info.name, "off: "+info.missing)
+			continue
+		}
+		key := ""
+		if info.keyEnv != "" {
+			if info.keyed {
+				key = "keyed"
+			} else {
+				key = "no key (" + info.keyEnv + ")"
+			}
+		}
+		limit := ""
+		if info.url != "" {
+			hs := set.client.HostStatus(info.url)
+			switch {
+			case hs.Every >= time.Second:
+				limit = fmt.Sprintf("1 request per %s", hs.Every.Round(100*time.Millisecond))
+			case hs.Every > 0:
+				limit = fmt.Sprintf("≤ %s requests/s", trimFloat(float64(time.Second)/float64(hs.Every)))
+			default:
+				limit = "no rate limit"
+			}
+		}
+		detail := joinNonEmpty(", ", key, limit)
+		r := results[i]
+		if r.err != nil {
+			var rl *search.RateLimitedError
+			if errors.As(r.err, &rl) {
+				fix := "wait a minute; runs continue with the other sources meanwhile"
+				if info.keyEnv != "" && !info.keyed {
+					fix = "set " + info.keyEnv + " for a higher limit; runs continue with the other sources meanwhile"
+				}
+				d.info(info.name, "reachable but rate limited right now ("+detail+"): "+fix)
+				continue
+			}
+			fix := "check the network"
+			if info.urlEnv != "" {
+				fix += " or " + info.urlEnv
+			}
+			d.bad(info.name, "unreachable: "+sanitize(truncate(r.err.Error(), 100))+" ("+detail+")", fix+"; runs degrade to the sources that answer")
+			continue
+		}
+		if info.name == "local" {
+			m, _ := corpus.LoadManifest(cfg.corpusPath())
+			n := 0
+			if m != nil {
+				n = len(m.Files)
+			}
+			d.ok(info.name, fmt.Sprintf("%d documents (researchtui corpus add PATH...)", n))
+			continue
+		}
+		d.ok(info.name, fmt.Sprintf("answered in %s (%s)", r.took.Round(time.Millisecond), detail))
+	}
+	if err := cfg.validCacheMaxAge(); err != nil {
+		d.bad("cache", err.Error(), "fix cache_max_age in "+cfg.configPath)
+	} else if age, on := cfg.cacheMaxAge(); on {
+		d.info("cache", fmt.Sprintf("%s (answers reused for %s; cache_max_age)", cfg.cacheDir(), age))
+	} else {
+		d.info("cache", "off (cache_max_age)")
+	}
+	if set.fetcher == nil {
+		d.info("downloads", "full text off (full_text = false): abstracts only")
+	}
+	if os.Getenv("RESEARCHTUI_ALLOW_PRIVATE_FETCH") == "1" {
+		d.info("downloads", "private and loopback addresses allowed (RESEARCHTUI_ALLOW_PRIVATE_FETCH=1)")
+	}
+}

@@ -1,0 +1,161 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/store"
+)
+
+// Config is what the server needs from ui/cli: the engine (with its store),
+// the run options the config file and environment give, and a backend
+// check.
+type Config struct {
+	// Engine runs research, searches the knowledge base and, through its
+	// Store, reads sessions: the data dir's own store or the one another
+	// researchtui owns (store.Conn); every tool works either way.
+	Engine *pipeline.Engine
+	// Defaults are the run options before a tool call's own (model,
+	// embedding model, depth, sources, budgets), as `run` would use them.
+	Defaults pipeline.Options
+	// Check, when set, makes sure the model backend answers and has the
+	// models, so a research call fails at once with the fix rather than
+	// minutes in.
+	Check func(ctx context.Context, models ...string) error
+	// Version is researchtui's version, reported to clients.
+	Version string
+	// Logger receives the server's own log lines; nil discards them. It
+	// must not write to stdout when serving stdio.
+	Logger *slog.Logger
+}
+
+// Server is researchtui's MCP server. One Server may serve many client
+// sessions (stdio serves one, HTTP any number).
+type Server struct {
+	cfg Config
+	st  store.Reader
+	srv *mcp.Server
+	log *slog.Logger
+
+	// runs counts tool calls that drive a run, so shutdown can wait for
+	// their sessions to be saved (cancelled runs checkpoint on the way out).
+	runs sync.WaitGroup
+	// base ends every run when the server shuts down: a client that went
+	// away (stdin closed) or Ctrl-C. Its runs end cancelled and resumable
+	// instead of working on for nobody.
+	base      context.Context
+	cancelAll context.CancelFunc
+}
+
+// New builds the server with every tool, the report resources and the
+// prompt registered.
+func New(cfg Config) *Server {
+	if cfg.Engine == nil || cfg.Engine.Store == nil {
+		panic("mcp: Config.Engine with a Store is required")
+	}
+	st := cfg.Engine.Store
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	s := &Server{cfg: cfg, st: st, log: log}
+	s.base, s.cancelAll = context.WithCancel(context.Background())
+	s.srv = mcp.NewServer(&mcp.Implementation{Name: "researchtui", Title: "researchtui", Version: cfg.Version}, &mcp.ServerOptions{
+		Instructions: instructions,
+		Logger:       log,
+	})
+	s.addResearchTools()
+	s.addLibraryTools()
+	s.addResources()
+	s.addPrompts()
+	return s
+}
+
+const instructions = `researchtui is a local research assistant: it searches scholarly sources (arXiv, OpenAlex, PubMed, Semantic Scholar, Crossref, the web, a local corpus), reads the papers, and writes a cited Markdown report whose references come from real source metadata.
+Use "research" for a new question (it takes minutes; progress is reported), "search_knowledge" to find passages in everything researched before (fast, use it first), "list_sessions"/"get_session" to read past sessions, "follow_up" to ask a finished session a further question, and "resume_session" to continue an interrupted one. Finished reports are also resources at researchtui://sessions/{id}/report.`
+
+// MCP is the underlying SDK server (for transports and tests).
+func (s *Server) MCP() *mcp.Server { return s.srv }
+
+// Wait blocks until every run a tool call started has ended and its
+// session is saved.
+func (s *Server) Wait() { s.runs.Wait() }
+
+// Shutdown cancels the runs in progress (they end cancelled, resumable)
+// and waits until their sessions are saved.
+func (s *Server) Shutdown() {
+	s.cancelAll()
+	s.Wait()
+}
+
+// runContext is the context a run lives in: the tool call's, ended also
+// by Shutdown. stop releases it.
+func (s *Server) runContext(ctx context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	unhook := context.AfterFunc(s.base, cancel)
+	return ctx, func() { unhook(); cancel() }
+}
+
+// ServeStdio serves one client over stdin/stdout until the client closes
+// the connection or ctx ends, then cancels what is still running for it
+// and waits for the sessions to be saved.
+func (s *Server) ServeStdio(ctx context.Context) error {
+	// When stdin ends the SDK cancels the calls in flight, so runs end
+	// cancelled (resumable) rather than researching on for nobody
+	// (TestMCPClientGoneMidRun); Shutdown covers ctx ending (a signal).
+	err := s.srv.Run(ctx, &mcp.StdioTransport{})
+	s.Shutdown()
+	if err != nil && (errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) || strings.Contains(err.Error(), "server is closing")) {
+		return nil
+	}
+	return err
+}
+
+func (s *Server) addPrompts() {
+	s.srv.AddPrompt(&mcp.Prompt{
+		Name:        "research",
+		Title:       "Research a question with cited sources",
+		Description: "Asks the assistant to research a question with researchtui and answer from the cited report.",
+		Arguments: []*mcp.PromptArgument{{
+			Name:        "question",
+			Description: "the research question, e.g. \"which methods detect CRISPR off-target edits?\"",
+			Required:    true,
+		}},
+	}, func(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		q := strings.TrimSpace(req.Params.Arguments["question"])
+		if q == "" {
+			return nil, fmt.Errorf("the prompt needs a question")
+		}
+		return &mcp.GetPromptResult{
+			Description: "Research with researchtui",
+			Messages: []*mcp.PromptMessage{{
+				Role: "user",
+				Content: &mcp.TextContent{Text: "First call search_knowledge to see what researchtui already knows about the question below; " +
+					"if that does not answer it, call research. Answer from the report, keep its [n] citations, and list the references.\n\nQuestion: " + q},
+			}},
+		}, nil
+	})
+}
+
+// toolError is a tool result that tells the person what went wrong; the
+// SDK marks it isError. Messages from the pipeline already say what to do.
+func toolError(format string, args ...any) (*mcp.CallToolResult, error) {
+	res := &mcp.CallToolResult{}
+	res.SetError(fmt.Errorf(format, args...))
+	return res, nil
+}
+
+// badInputMessage strips the "bad input: " prefix the pipeline puts on
+// errors meant for the command line's exit code; a tool result does not
+// need it.
+func badInputMessage(err error) string {
+	return strings.TrimPrefix(err.Error(), pipeline.ErrBadInput.Error()+": ")
+}
