@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/researchtui/researchtui/llm"
 	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/store"
 )
@@ -102,10 +103,16 @@ func (e *Engine) semanticSearch(ctx context.Context, query, model string, k int)
 // the ones runs cache under the same content hash), for callers that fill
 // the knowledge base outside a run: corpus add.
 func (e *Engine) EmbedDocuments(ctx context.Context, model string, texts []string) ([][]float32, error) {
-	if e.LLM == nil {
+	return EmbedDocuments(ctx, e.LLM, model, texts)
+}
+
+// EmbedDocuments is Engine.EmbedDocuments for a caller with a backend and
+// no engine.
+func EmbedDocuments(ctx context.Context, b llm.Backend, model string, texts []string) ([][]float32, error) {
+	if b == nil {
 		return nil, errors.New("no model backend")
 	}
-	vecs, _, err := e.LLM.Embed(ctx, model, withTaskPrefix(model, roleDocument, texts))
+	vecs, _, err := b.Embed(ctx, model, withTaskPrefix(model, roleDocument, texts))
 	if err == nil && len(vecs) != len(texts) {
 		err = fmt.Errorf("the embedding model returned %d vectors for %d texts", len(vecs), len(texts))
 	}

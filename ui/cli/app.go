@@ -11,7 +11,7 @@ import (
 	"github.com/researchtui/researchtui/llm"
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/store"
-	"github.com/researchtui/researchtui/tracing"
+	"github.com/researchtui/researchtui/pipeline/tracing"
 )
 
 // app is what a command needs: config, store, backend and engine.

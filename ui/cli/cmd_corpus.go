@@ -39,11 +39,10 @@ unchanged files, re-indexes changed ones and drops files that no longer exist.`,
 			return withStore(own, func(cfg *Config, st *store.Store) error {
 				d := corpusDeps{st: st, model: cfg.EmbedModel, parallel: max(cfg.modelParallel(), 2)}
 				if b, err := newBackend(cfg); err == nil && cfg.EmbedModel != "" {
-					// The engine embeds as a run does: with the model's task
-					// prefix for documents (pipeline owns the prefixes).
-					eng := &pipeline.Engine{Store: st, LLM: b}
+					// Embedded as a run does: with the model's task prefix
+					// for documents (pipeline owns the prefixes).
 					d.embed = func(ctx context.Context, texts []string) ([][]float32, error) {
-						return eng.EmbedDocuments(ctx, cfg.EmbedModel, texts)
+						return pipeline.EmbedDocuments(ctx, b, cfg.EmbedModel, texts)
 					}
 				} else if err != nil {
 					fmt.Fprintf(cmd.ErrOrStderr(), "documents are indexed without embeddings: %v\n", err)

@@ -165,7 +165,7 @@ func newTracer(ctx context.Context, cfg Config, exp sdktrace.SpanExporter) (*Tra
 		sdktrace.WithIDGenerator(&idGenerator{}),
 		sdktrace.WithSampler(sdktrace.AlwaysSample()),
 	)
-	t.tracer = t.tp.Tracer("github.com/researchtui/researchtui/tracing")
+	t.tracer = t.tp.Tracer("github.com/researchtui/researchtui/pipeline/tracing")
 	return t, nil
 }
 
