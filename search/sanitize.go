@@ -59,7 +59,7 @@ func stripControls(s string) string {
 	if !strings.ContainsFunc(s, needsCleaning) && utf8.ValidString(s) {
 		return s
 	}
-	s = strings.ToValidUTF8(s, "")
+	s = validUTF8(s)
 	var b strings.Builder
 	b.Grow(len(s))
 	rs := []rune(s)
@@ -86,6 +86,29 @@ func stripControls(s string) string {
 		default:
 			b.WriteRune(r)
 		}
+	}
+	return b.String()
+}
+
+// validUTF8 drops invalid bytes, except that a lone byte 0x80-0x9f is
+// read as the C1 control it encodes in 8-bit terminals (0x9b is CSI), so
+// the sequence it starts is removed whole below, not left as text.
+func validUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1 && s[i] >= 0x80 && s[i] <= 0x9f:
+			b.WriteRune(rune(s[i]))
+		case r == utf8.RuneError && size == 1:
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
 	}
 	return b.String()
 }

@@ -6,25 +6,15 @@ import (
 	"io/fs"
 	"strings"
 
-	"github.com/charmbracelet/x/ansi"
+	"github.com/researchtui/researchtui/search"
 )
 
 // Small text helpers the commands share.
 
-// sanitize strips terminal control sequences from text that came from the
-// network or a model before it reaches the terminal.
-func sanitize(s string) string {
-	s = ansi.Strip(s)
-	return strings.Map(func(r rune) rune {
-		if r == '\n' || r == '\t' {
-			return r
-		}
-		if r < 0x20 || (r >= 0x7f && r < 0xa0) {
-			return -1
-		}
-		return r
-	}, s)
-}
+// sanitize strips terminal control sequences, controls and bidi overrides
+// from text that came from the network or a model before it reaches the
+// terminal: the one rule (search.StripControls).
+func sanitize(s string) string { return search.StripControls(s) }
 
 // oneLine is untrusted text made safe for one line of a terminal.
 func oneLine(s string) string { return oneLineText(sanitize(s)) }

@@ -1,0 +1,161 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/researchtui/researchtui/llm/ollamafake"
+	"github.com/researchtui/researchtui/pipeline/pipelinetest"
+	"github.com/researchtui/researchtui/search/sourcefake"
+)
+
+// evil is what a hostile model or web page writes: an OSC 52 clipboard
+// write, a screen clear, an OSC 8 link, an 8-bit CSI, a BEL and bidi
+// overrides that reorder what a reader sees.
+const evil = "\x1b]52;c;ZXZpbA==\x07\x1b[2J\x1b]8;;http://evil.example\x1b\\link\x1b]8;;\x1b\\\u009b31m\u202egnp.exe\u202c\u2066x\u2069\a"
+
+// terminalHostile finds what a terminal would act on or reorder: ESC, BEL
+// and other C0 controls (but \n, \t and \r), DEL, C1 controls (as runes
+// or raw bytes) and bidi controls.
+func terminalHostile(s string) string {
+	for i, r := range s {
+		switch {
+		case r < 0x20 && r != '\n' && r != '\t' && r != '\r', r == 0x7f, r >= 0x80 && r <= 0x9f:
+			return s[max(0, i-40):min(len(s), i+40)]
+		case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f, r == 0x061c:
+			return s[max(0, i-40):min(len(s), i+40)]
+		case r == 0xfffd && strings.Contains(s[i:min(len(s), i+1)], "\x9b"):
+			return s[max(0, i-40):min(len(s), i+40)]
+		}
+	}
+	return ""
+}
+
+// Every output path carries hostile model text without its controls: the
+// headless progress and report, --json events, sessions list/show (text
+// and JSON), trace, and every export format.
+func TestHostileTextReachesNoOutput(t *testing.T) {
+	plan := `{"title":"Title` + jsonString(evil) + `","intent":"cs_physics","canonical_term":"testing","sub_questions":[` +
+		`{"question":"Which software testing techniques are studied` + jsonString(evil) + `?","queries":{"strict":"software testing techniques","moderate":"software testing","broad":"testing"},"slots":["key findings"]}]}`
+	prose := strings.Repeat("Software testing research compares techniques on real systems and reports how well each finds faults [1]. ", 4)
+	report := "# Title" + evil + "\n\n## Executive summary\n\nTesting is studied" + evil + " widely [1].\n\n" + prose + "\n\n## Research gaps\n\nMore work" + evil + ".\n"
+	review := `{"approved":true,"summary":"Good` + jsonString(evil) + `","requests":[]}`
+	script := &pipelinetest.Script{Faults: []pipelinetest.Fault{
+		{Kind: pipelinetest.Planner, Nth: 1, Reply: ollamafake.Reply{Content: plan}},
+		{Kind: pipelinetest.Writer, Nth: 1, Reply: ollamafake.Reply{Content: report}},
+		{Kind: pipelinetest.Reviewer, Nth: 1, Reply: ollamafake.Reply{Content: review}},
+	}}
+	oll := ollamafake.New(ollamafake.Options{Responder: script.Responder()})
+	defer oll.Close()
+	src := sourcefake.New()
+	defer src.Close()
+	c := newCLI(t, oll.URL, src)
+	check := func(what, out string) {
+		t.Helper()
+		if bad := terminalHostile(out); bad != "" {
+			t.Errorf("%s carries a control: %q", what, bad)
+		}
+	}
+	stdout, stderr, code, _ := c.run("run", "--sources", "arxiv,openalex", "How is software testing studied?")
+	if code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, stderr)
+	}
+	check("run's report", stdout)
+	check("run's progress", stderr)
+	for i, fired := range script.Fired() {
+		if !fired {
+			t.Fatalf("hostile answer %d was never served: the test proves nothing", i)
+		}
+	}
+	if !strings.Contains(stdout, "Testing is studied") {
+		t.Fatalf("the hostile report's text did not reach the output:\n%s", stdout)
+	}
+	stdout, stderr, _, _ = c.run("run", "--json", "--sources", "arxiv,openalex", "How is software testing studied, again?")
+	check("run --json", stdout)
+	check("run --json's stderr", stderr)
+	var id string
+	for _, line := range strings.Split(strings.TrimSpace(stdout), "\n") {
+		var ev struct {
+			SessionID string `json:"session_id"`
+		}
+		if json.Unmarshal([]byte(line), &ev) == nil && ev.SessionID != "" {
+			id = ev.SessionID
+		}
+	}
+	if id == "" {
+		t.Fatal("no session ID in the events")
+	}
+	for _, args := range [][]string{
+		{"sessions", "list"}, {"sessions", "list", "--json"},
+		{"sessions", "show", id}, {"sessions", "show", id, "--json"},
+		{"sessions", "trace", id}, {"sessions", "trace", id, "--json"},
+	} {
+		out, errOut, _, _ := c.run(args...)
+		check(strings.Join(args[:len(args)-1], " "), out+errOut)
+	}
+	for _, f := range []string{"md", "html", "json", "bibtex"} {
+		file := filepath.Join(c.dir, "export."+f)
+		if _, errOut, code, _ := c.run("sessions", "export", id, "--format", f, "--out", file); code != 0 {
+			t.Fatalf("export %s: exit %d\n%s", f, code, errOut)
+		}
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		check("export "+f, string(b))
+	}
+
+	// The MCP server's tool results and resources, as an agent host reads them.
+	cmd := exec.Command(os.Args[0], "mcp")
+	cmd.Env = c.env
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "hostile-test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	for _, call := range []*mcp.CallToolParams{
+		{Name: "get_session", Arguments: map[string]any{"id": id}},
+		{Name: "list_sessions", Arguments: map[string]any{}},
+		{Name: "search_knowledge", Arguments: map[string]any{"query": "software testing"}},
+	} {
+		res, err := cs.CallTool(ctx, call)
+		if err != nil {
+			t.Fatalf("%s: %v", call.Name, err)
+		}
+		raw, _ := json.Marshal(res)
+		check("mcp "+call.Name, string(raw)+toolText(res))
+	}
+	rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "researchtui://sessions/" + id + "/report"})
+	if err != nil {
+		t.Fatalf("read the report resource: %v", err)
+	}
+	for _, ct := range rr.Contents {
+		check("mcp report resource", ct.Text)
+	}
+}
+
+func toolText(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, ct := range res.Content {
+		if tc, ok := ct.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+// jsonString is s as the inside of a JSON string literal.
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b[1 : len(b)-1])
+}
