@@ -10,8 +10,8 @@ import (
 
 	"github.com/researchtui/researchtui/llm"
 	"github.com/researchtui/researchtui/pipeline"
-	"github.com/researchtui/researchtui/store"
 	"github.com/researchtui/researchtui/pipeline/tracing"
+	"github.com/researchtui/researchtui/store"
 )
 
 // app is what a command needs: config, store, backend and engine.
