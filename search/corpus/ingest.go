@@ -333,7 +333,7 @@ func (e *embedder) save(results <-chan embedded) {
 				}
 			}
 			if ix != nil {
-				ix.AddBatch(ids, vecs) // a vector the index refuses is still cached and searched by keyword
+				_ = ix.AddBatch(ids, vecs) // a vector the index refuses is still cached and searched by keyword
 			}
 			e.stats.indexNS.Add(int64(time.Since(t0)))
 		}
@@ -365,7 +365,7 @@ func (e *embedder) finishIndex(ctx context.Context) {
 		return
 	}
 	t0 := time.Now()
-	ix.Wait(ctx)
+	_ = ix.Wait(ctx) // interrupted: the next corpus add or run finishes the index
 	e.stats.indexNS.Add(int64(time.Since(t0)))
 }
 

@@ -22,8 +22,6 @@ type app struct {
 	store   *store.Conn
 	backend llm.Backend
 	engine  *pipeline.Engine
-	// unavailable lists requested sources this build cannot search.
-	unavailable []string
 	// tracer exports runs to an OpenTelemetry collector; nil when off.
 	tracer *tracing.Tracer
 	// warnMu guards warnTo, where tracing's one warning goes (stderr; the

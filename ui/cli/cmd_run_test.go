@@ -25,7 +25,7 @@ func TestReviewPromptStripsControlSequences(t *testing.T) {
 	if err != nil || !d.Approve || len(d.Accepted) != 1 || d.Accepted[0] != "r2" {
 		t.Fatalf("decision %+v %v", d, err)
 	}
-	if s := out.String(); strings.ContainsAny(s, "\x1b\x07\x9b") || !strings.Contains(s, "fine summary") || !strings.Contains(s, "1. [clarity] Intro: one line\n") {
+	if s := out.String(); strings.ContainsAny(s, "\x1b\x07\u009b") || strings.Contains(s, "\x9b") || !strings.Contains(s, "fine summary") || !strings.Contains(s, "1. [clarity] Intro: one line\n") {
 		t.Errorf("the prompt:\n%q", s)
 	}
 }

@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"strings"
 
 	"github.com/researchtui/researchtui/search"
@@ -88,10 +86,3 @@ func joinNonEmpty(sep string, parts ...string) string {
 
 func joinArgs(args []string) string { return strings.TrimSpace(strings.Join(args, " ")) }
 
-func plainErr(err error) string {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err
-	}
-	return sanitize(err.Error())
-}

@@ -145,14 +145,6 @@ func (s *Server) addPrompts() {
 	})
 }
 
-// toolError is a tool result that tells the person what went wrong; the
-// SDK marks it isError. Messages from the pipeline already say what to do.
-func toolError(format string, args ...any) (*mcp.CallToolResult, error) {
-	res := &mcp.CallToolResult{}
-	res.SetError(fmt.Errorf(format, args...))
-	return res, nil
-}
-
 // badInputMessage strips the "bad input: " prefix the pipeline puts on
 // errors meant for the command line's exit code; a tool result does not
 // need it.
