@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the benchmarks users feel and prints medians and ratios (DESIGN §11).
+# Runs the benchmarks users feel and prints medians and ratios (CONTRIBUTING.md: Benchmark).
 # Numbers vary on a small noisy machine: compare medians, never single runs.
 #   scripts/bench.sh            # all, 5 runs each
 #   COUNT=3 scripts/bench.sh

@@ -39,7 +39,7 @@ var (
 )
 
 // Exact is an exact, in-memory top-k index over L2-normalised vectors: the
-// reference every approximate search is tested against (DESIGN §8). With
+// reference every approximate search is tested against (README: The knowledge base and its vector index). With
 // vectors normalised at Add, cosine similarity is one SIMD dot product per
 // row over a contiguous slab, about 1–2 ms per query at 10k×768 on a 2-vCPU
 // box, with perfect recall.

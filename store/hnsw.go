@@ -12,7 +12,7 @@ import (
 // The HNSW graph (Malkov & Yashunin, "Efficient and robust approximate
 // nearest neighbor search using Hierarchical Navigable Small World graphs",
 // 2016/2018), written for this project because github.com/coder/hnsw v0.6.1
-// is broken (DESIGN §8). It follows the paper and hnswlib: a greedy descent
+// is broken (README: The knowledge base and its vector index). It follows the paper and hnswlib: a greedy descent
 // through the upper layers, a beam search of width ef on layer 0, the
 // neighbour-selection heuristic (algorithm 4) for new links and for pruning
 // full lists, M links per node on upper layers and 2M on layer 0. One

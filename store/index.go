@@ -102,7 +102,7 @@ type segment struct {
 // ID, searched by cosine similarity.
 //
 // While a collection is small (under IndexOptions.SwitchAt live vectors)
-// every search is an exact SIMD scan, the reference (DESIGN §8). Past that
+// every search is an exact SIMD scan, the reference (README: The knowledge base and its vector index). Past that
 // the Index builds its own HNSW graph in the background and searches walk
 // it; nodes the graph does not cover yet (the tail) are scanned exactly and
 // merged, so a vector is searchable the moment Add returns and a search

@@ -5,7 +5,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 )
 
-// Key bindings follow terminal habits (DESIGN §9). Each screen and focus
+// Key bindings follow terminal habits (README: Keys). Each screen and focus
 // has one table of commands (keyTable): a binding and what it does. The
 // same table dispatches the keys in Update, draws the footer and the ?
 // overlay, so help can never drift from behaviour.

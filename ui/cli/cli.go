@@ -22,7 +22,7 @@ import (
 // -ldflags "-X github.com/researchtui/researchtui/ui/cli.version=...".
 var version = "0.1.0-dev"
 
-// Exit codes (DESIGN §3).
+// Exit codes (README: Commands).
 const (
 	exitOK        = 0
 	exitFailed    = 1
@@ -34,7 +34,7 @@ const (
 
 var errUsage = errors.New("usage")
 
-// Run executes one command line and returns its exit code (DESIGN §3).
+// Run executes one command line and returns its exit code (README: Commands).
 func Run(ctx context.Context, args []string) int {
 	root := rootCommand()
 	root.SetArgs(args)

@@ -16,7 +16,7 @@ import (
 	"github.com/researchtui/researchtui/pipeline"
 )
 
-// runFlags are the flags of run and resume (DESIGN §3).
+// runFlags are the flags of run and resume (README: Commands).
 type runFlags struct {
 	model, embedModel, backend, sources, depth, review, out string
 	deadline, verify, unsupported, screen                   string
