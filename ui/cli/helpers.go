@@ -85,4 +85,3 @@ func joinNonEmpty(sep string, parts ...string) string {
 }
 
 func joinArgs(args []string) string { return strings.TrimSpace(strings.Join(args, " ")) }
-
