@@ -22,6 +22,10 @@ import (
 //   (embeddings)             cached by (model, content hash) in the store
 //   analyse/<source key>     the source's analysis
 //   research, candidates, analyse   the flow's totals, written when it ends
+//
+// Each source is read (read.go, readLoop), indexed (index.go, indexLoop)
+// and analysed (analyse.go, analyseLoop) on its own, as soon as its own
+// input is ready.
 
 // readySource is a source that has been read, on its way to analysis.
 type readySource struct {
@@ -136,4 +140,52 @@ func (f *flow) readKeys() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]string(nil), f.readOrder...)
+}
+
+func (f *flow) progress(rec search.Record, state, why string) {
+	ref := sourceRef(rec)
+	ref.State = state
+	f.o.emit(Event{Type: SourceProgress, Stage: stageOfState(state), Source: &ref, Message: why})
+}
+
+func stageOfState(s string) Stage {
+	switch s {
+	case StateReading, StateRead:
+		return StageRead
+	case StateIndexed:
+		return StageIndex
+	case StateAnalysing, StateAnalysed, StateSkipped:
+		return StageAnalyse
+	}
+	return StageResearch
+}
+
+// breaker stops model calls after breakerTrips consecutive failed analyses,
+// so a sick backend doesn't cost minutes per source.
+type breaker struct {
+	mu          sync.Mutex
+	consecutive int
+	open        bool
+}
+
+func (b *breaker) isOpen() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.open
+}
+
+// record notes an analysis; it returns true when this one opened the breaker.
+func (b *breaker) record(failed bool) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !failed {
+		b.consecutive = 0
+		return false
+	}
+	b.consecutive++
+	if b.consecutive >= breakerTrips && !b.open {
+		b.open = true
+		return true
+	}
+	return false
 }

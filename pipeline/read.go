@@ -196,3 +196,28 @@ func (f *failureTally) take() (int, string) {
 	f.n, f.first = 0, ""
 	return n, why
 }
+
+// readLoop reads sources as they are chosen.
+func (f *flow) readLoop(ctx context.Context) error {
+	for rec := range f.readCh {
+		f.progress(rec, StateReading, "")
+		rctx, done := f.startRead(ctx, rec.Key)
+		chunks, full, err := f.o.readSource(rctx, rec)
+		done()
+		if err != nil {
+			return err
+		}
+		f.mu.Lock()
+		f.counts.read++
+		if full {
+			f.counts.full++
+		}
+		f.mu.Unlock()
+		select {
+		case f.indexCh <- readySource{rec: rec, chunks: chunks, full: full}:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
