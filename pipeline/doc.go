@@ -28,7 +28,9 @@
 // A follow-up question on a finished session runs followUpStages
 // (followup.go) instead.
 //
-// OpenTelemetry export is in pipeline/tracing.
+// What only reads stored sessions (details, scores, the timeline, exports)
+// is in pipeline/history, which imports this package; OpenTelemetry export
+// is in pipeline/tracing.
 //
 // It depends on llm (models), search (sources and reading) and store
 // (persistence); nothing here imports Bubble Tea.

@@ -133,7 +133,7 @@ func (f *flow) finish(startAnalyse time.Time) error {
 	if err := o.checkpoint("research", found); err != nil {
 		return err
 	}
-	if err := o.checkpoint(checkpointCandidates, cands); err != nil {
+	if err := o.checkpoint(CheckpointCandidates, cands); err != nil {
 		return err
 	}
 	o.st.Rounds = f.summaries
@@ -146,7 +146,7 @@ func (f *flow) finish(startAnalyse time.Time) error {
 	sr := f.screened
 	sr.AnalysisTokensPerSource = o.analysisCost.mean()
 	sr.SavedTokens = sr.Rejected * sr.AnalysisTokensPerSource
-	if err := o.checkpoint(checkpointScreen, sr); err != nil {
+	if err := o.checkpoint(CheckpointScreen, sr); err != nil {
 		return err
 	}
 	if err := o.checkpoint("analyse", keys); err != nil {
