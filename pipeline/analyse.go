@@ -11,6 +11,7 @@ import (
 
 	"github.com/researchtui/researchtui/llm"
 	"github.com/researchtui/researchtui/search"
+	"golang.org/x/sync/errgroup"
 )
 
 // Analysis is the analyst's structured reading of one source.
@@ -392,4 +393,106 @@ func yearOrND(y int) string {
 		return "n.d."
 	}
 	return fmt.Sprint(y)
+}
+
+// analyseLoop starts an analyst for each source as it is indexed; the
+// analysts wait for a model slot, so the backend is kept exactly full.
+func (f *flow) analyseLoop(ctx context.Context) error {
+	g, gctx := errgroup.WithContext(ctx)
+	for rs := range f.analyseCh {
+		g.Go(func() error { return f.analyse(gctx, rs) })
+	}
+	return g.Wait()
+}
+
+func (f *flow) analyse(ctx context.Context, rs readySource) error {
+	o := f.o
+	key := rs.rec.Key
+	var an Analysis
+	if ok, err := o.loadCheckpoint("analyse/"+key, &an); err != nil {
+		return err
+	} else if ok {
+		f.done(rs.rec, an)
+		return nil
+	}
+	if o.cut.passed() { // past the deadline (or "write now"): no new model work
+		f.skipAnalysis(rs.rec)
+		return nil
+	}
+	evidence := o.sourceEvidence(rs.rec, rs.chunks, f.vectorsFor(key))
+	if f.breaker.isOpen() || o.meter.exhausted() {
+		an = degradedAnalysis(rs.rec, evidence)
+	} else {
+		release, err := o.engine.acquireModel(ctx)
+		if err != nil {
+			return err
+		}
+		if o.cut.passed() { // the deadline came while it waited for the model
+			release()
+			f.skipAnalysis(rs.rec)
+			return nil
+		}
+		f.progress(rs.rec, StateAnalysing, "")
+		f.mu.Lock()
+		f.analysts++
+		name := fmt.Sprintf("analyst %d", f.analysts)
+		f.mu.Unlock()
+		a := o.startAgent(StageAnalyse, name, truncateRunes(rs.rec.Title, 70))
+		a.slotHeld = true
+		var failed bool
+		an, failed, err = o.analyseOne(ctx, a, rs.rec, evidence, rs.full)
+		release()
+		if err != nil {
+			a.finish("failed")
+			return err
+		}
+		if f.breaker.record(failed) {
+			a.warn("%d analyses in a row failed; the remaining sources are summarised from their abstracts", breakerTrips)
+		}
+		a.finish(fmt.Sprintf("confidence %.2f, %d findings", an.Confidence, len(an.KeyFindings)))
+	}
+	an.SourceKey = key
+	if err := o.checkpoint("analyse/"+key, an); err != nil {
+		return err
+	}
+	f.done(rs.rec, an)
+	return nil
+}
+
+// skipAnalysis leaves a source unanalysed because of the cutoff, and says so.
+func (f *flow) skipAnalysis(rec search.Record) {
+	f.mu.Lock()
+	f.skipped[rec.Key] = true
+	f.mu.Unlock()
+	why := "not analysed: " + f.o.cut.reason()
+	f.progress(rec, StateSkipped, why)
+	f.o.noteUnread(rec.Title, why)
+}
+
+func (f *flow) done(rec search.Record, an Analysis) {
+	f.mu.Lock()
+	f.analyses[rec.Key] = an
+	f.counts.analysed++
+	f.mu.Unlock()
+	ref := sourceRef(rec)
+	ref.State = StateAnalysed
+	f.o.emit(Event{Type: AnalysisDone, Stage: StageAnalyse, Source: &ref, Count: len(an.KeyFindings),
+		Message: fmt.Sprintf("confidence %.2f", an.Confidence)})
+}
+
+// vectorsFor are the query vectors a source's evidence is judged by: those
+// of every sub-question that chose it, and the question.
+func (f *flow) vectorsFor(key string) [][]float32 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out [][]float32
+	for _, sq := range f.o.st.Plan.SubQuestions {
+		for _, k := range f.bySubQ[sq.ID] {
+			if k == key && f.queryVecs[sq.ID] != nil {
+				out = append(out, f.queryVecs[sq.ID]...)
+				break
+			}
+		}
+	}
+	return out
 }

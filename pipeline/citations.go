@@ -253,3 +253,32 @@ func (o *orchestrator) unsupportedSentences(md string) []string {
 	_, _, weak := o.grounding(md)
 	return weak
 }
+
+// The read side (pipeline/history) cuts sentences and reads citations
+// exactly as the run did, so an exported report marks the sentences the
+// verifier judged.
+
+// CiteGroups are the byte ranges of the citation groups ("[3]", "[1, 2]",
+// "[1-3]") in s, as regexp submatch indexes: the group with its brackets,
+// then its inside. A group followed by "(" is a Markdown link, which the
+// caller skips.
+func CiteGroups(s string) [][]int { return citeGroup.FindAllStringSubmatchIndex(s, -1) }
+
+// StripCitations removes the citation groups from s.
+func StripCitations(s string) string { return citeGroup.ReplaceAllString(s, "") }
+
+// ParseCiteGroup expands the inside of a citation group, "1, 3-5", into
+// 1,3,4,5.
+func ParseCiteGroup(s string) []int { return parseGroup(s) }
+
+// LineSentences cuts a line into sentences by byte range, as the verifier
+// does (verify.go).
+func LineSentences(line string) [][2]int { return lineSentences(line) }
+
+// CountCitedSentences is the number of sentences of a report's Markdown
+// that cite a source.
+func CountCitedSentences(md string) int { return len(citedSentences(md)) }
+
+// ContentWords are the words of s that carry meaning: lower case, no
+// stopwords, no one-letter words.
+func ContentWords(s string) []string { return contentWords(s) }

@@ -5,6 +5,33 @@
 // reads, the human review gate, budgets, and the citation and reference code
 // that makes sure every [n] in a report points at a source that was read.
 //
+// # Where each stage lives
+//
+// The orchestrator (orchestrator.go, stages) runs five entry functions in
+// order; research, read, index and analyse run as one streaming flow, so
+// their work is in the files named after them and the flow that joins them
+// is in flow.go.
+//
+//	stage      file          entry
+//	plan       plan.go       stagePlan
+//	(gather)   gather.go     stageGather: research, read, index and analyse as one flow (flow.go), in rounds (rounds.go, reflect.go)
+//	research   research.go   researchAll, rank (rank.go, lexical.go), screen (screen.go)
+//	read       read.go       readLoop, readSource: fetch, PDF/HTML, chunk
+//	index      index.go      indexLoop: embed and index the chunks
+//	analyse    analyse.go    analyseLoop, analyse
+//	retrieve   retrieve.go   stageRetrieve
+//	write      write.go      write (started by stageWriteAndReview)
+//	verify     verify.go     verifyDraft (verify_judge.go, verify_report.go)
+//	review     review.go     stageWriteAndReview: write, verify, review, the human gate, revise (revise.go)
+//	finalise   finalise.go   stageFinalise
+//
+// A follow-up question on a finished session runs followUpStages
+// (followup.go) instead.
+//
+// What only reads stored sessions (details, scores, the timeline, exports)
+// is in pipeline/history, which imports this package; OpenTelemetry export
+// is in pipeline/tracing.
+//
 // It depends on llm (models), search (sources and reading) and store
 // (persistence); nothing here imports Bubble Tea.
 package pipeline

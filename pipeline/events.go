@@ -1,9 +1,11 @@
 package pipeline
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/researchtui/researchtui/llm"
+	"github.com/researchtui/researchtui/store"
 )
 
 // Stage names one step of the pipeline.
@@ -210,4 +212,20 @@ func (t EventType) Terminal() bool {
 		return true
 	}
 	return false
+}
+
+// LoadEvents reads a session's stored event log.
+func LoadEvents(st store.Reader, id string) ([]Event, error) {
+	recs, err := st.Events(id)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Event, 0, len(recs))
+	for _, rec := range recs {
+		var ev Event
+		if json.Unmarshal(rec.Data, &ev) == nil {
+			out = append(out, ev)
+		}
+	}
+	return out, nil
 }

@@ -411,7 +411,7 @@ func (o *orchestrator) followUpResearch(ctx context.Context, plans []roundPlan, 
 	for _, sq := range o.st.Plan.SubQuestions {
 		cands = append(cands, f.candidates[sq.ID]...)
 	}
-	return out, o.checkpoint(checkpointCandidates, cands)
+	return out, o.checkpoint(CheckpointCandidates, cands)
 }
 
 const sectionSystem = `You are the writing agent of a research assistant. A finished report is being asked a follow-up question. Write ONLY the section that answers it: 1 to 4 paragraphs of Markdown, no heading, from the numbered sources you are given.
@@ -554,29 +554,4 @@ func sectionText(md, name string) string {
 		rest = rest[:j]
 	}
 	return strings.TrimSpace(rest)
-}
-
-// ReportVersion is the report as it was at version n: its Markdown, and the
-// sources its references list (numbers never change between versions).
-func ReportVersion(st store.Reader, latest Report, n int) (Report, error) {
-	vs, err := LoadVersions(st, latest.SessionID)
-	if err != nil {
-		return Report{}, err
-	}
-	for _, v := range vs {
-		if v.N != n {
-			continue
-		}
-		rep := latest
-		rep.Markdown = v.Report
-		_, refs, _ := strings.Cut(v.Report, "## References")
-		rep.Sources = nil
-		for _, s := range latest.Sources {
-			if strings.Contains(refs, fmt.Sprintf("\n[%d] ", s.N)) {
-				rep.Sources = append(rep.Sources, s)
-			}
-		}
-		return rep, nil
-	}
-	return Report{}, fmt.Errorf("session %s has no version %d (it has %d)", latest.SessionID, n, len(vs))
 }

@@ -8,9 +8,9 @@ import (
 	"github.com/researchtui/researchtui/store"
 )
 
-// checkpointCandidates holds every candidate of a run with its score and
+// CheckpointCandidates holds every candidate of a run with its score and
 // why it was or was not read.
-const checkpointCandidates = "candidates"
+const CheckpointCandidates = "candidates"
 
 // checkpointRounds holds the research rounds' summaries.
 const checkpointRounds = "rounds"
@@ -31,7 +31,7 @@ type Funnel struct {
 // LoadCandidates reads a session's candidates (nil when the run has not
 // ranked any yet, or predates ranking). It needs no model backend.
 func LoadCandidates(st store.Reader, id string) ([]Candidate, error) {
-	raw, ok, err := st.Checkpoint(id, checkpointCandidates)
+	raw, ok, err := st.Checkpoint(id, CheckpointCandidates)
 	if err != nil || !ok {
 		return nil, err
 	}
@@ -50,7 +50,7 @@ func (o *orchestrator) funnel(cited int) Funnel {
 		f.Read = len(o.st.Found.Records)
 	}
 	var cands []Candidate
-	if ok, _ := o.loadCheckpoint(checkpointCandidates, &cands); ok {
+	if ok, _ := o.loadCheckpoint(CheckpointCandidates, &cands); ok {
 		seen := map[string]bool{}
 		for _, c := range cands {
 			seen[c.Key] = true

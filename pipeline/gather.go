@@ -2,197 +2,178 @@ package pipeline
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"sync"
-
-	"github.com/researchtui/researchtui/search"
-	"github.com/researchtui/researchtui/store"
+	"time"
 )
 
-// foundSet is the research stage's output: every distinct source found, in
-// the order found, and which sub-questions each one serves.
-type foundSet struct {
-	Records []search.Record     `json:"records"`
-	BySubQ  map[string][]string `json:"by_subq"`
-}
-
-func (f *foundSet) record(key string) (search.Record, bool) {
-	for _, r := range f.Records {
-		if r.Key == key {
-			return r, true
+// stageGather runs research, read, index and analyse as one flow (flow.go), in
+// rounds: after each round, reflection (reflect.go) names what the
+// sub-questions still lack and the next round searches and chases
+// citations for it (rounds.go), within the depth's round cap.
+func (o *orchestrator) stageGather(ctx context.Context) error {
+	if done, err := o.restoreGather(); err != nil || done {
+		return err
+	}
+	subqs := o.st.Plan.SubQuestions
+	f := &flow{
+		o:          o,
+		reg:        newRegistry(),
+		quota:      readQuota(o.plan, len(subqs)),
+		runCap:     o.plan.AnalyseMax,
+		claimed:    map[string]bool{},
+		bySubQ:     map[string][]string{},
+		candidates: map[string][]Candidate{},
+		distinct:   map[string]bool{},
+		analyses:   map[string]Analysis{},
+		ran:        map[string]bool{},
+		chased:     map[string]bool{},
+		reading:    map[string]*inflight{},
+		skipped:    map[string]bool{},
+	}
+	start := time.Now()
+	o.stageStart(StageResearch, fmt.Sprintf("searching %v, ranking what is found", o.st.Plan.Sources))
+	o.stageStart(StageRead, "reading each chosen source at once")
+	o.stageStart(StageIndex, "embedding each source as it is read")
+	startAnalyse := o.stageStart(StageAnalyse, "analysing each source as it is indexed")
+	f.queryVecs = o.queryVectors(ctx)
+	f.local = o.localKnowledge(ctx, f.queryVecs)
+	for _, sq := range subqs {
+		for _, q := range sq.Queries.tiers() {
+			f.ran[normQuery(q)] = true
 		}
 	}
-	return search.Record{}, false
-}
-
-// readResult is a per-source checkpoint of the read stage.
-type readResult struct {
-	FullText bool `json:"full_text"`
-	Chunks   int  `json:"chunks"`
-}
-
-// readSource turns one found source into stored chunks, from its full text
-// when it can be fetched, else from its abstract. Already-read sources
-// (a resumed run, or a source shared with a past session) are not re-read.
-func (o *orchestrator) readSource(ctx context.Context, rec search.Record) ([]store.Chunk, bool, error) {
-	var rr readResult
-	if ok, err := o.loadCheckpoint("read/"+rec.Key, &rr); err != nil {
-		return nil, false, err
-	} else if ok {
-		chunks, err := o.engine.Store.Chunks(rec.Key)
-		return chunks, rr.FullText, err
+	if err := f.rounds(ctx); err != nil {
+		return err
 	}
-	a := &agentCall{o: o, stage: StageRead, name: "reader"}
-	if rec.Source == "local" {
-		// Local documents were read and chunked by `corpus add`.
-		if chunks, err := o.engine.Store.Chunks(rec.Key); err != nil || len(chunks) > 0 {
-			if err == nil {
-				ref := sourceRef(rec)
-				ref.FullText = true
-				o.emit(Event{Type: DocumentRead, Stage: StageRead, Agent: a.name, Source: &ref, Count: len(chunks), Message: fmt.Sprintf("%d chunks from the local corpus", len(chunks))})
-				err = o.checkpoint("read/"+rec.Key, readResult{FullText: true, Chunks: len(chunks)})
+	f.mu.Lock()
+	read, full, chunks := f.counts.read, f.counts.full, f.counts.chunks
+	f.mu.Unlock()
+	n := f.distinctCount()
+	o.emit(Event{Type: StageFinished, Stage: StageResearch, Count: n, Message: fmt.Sprintf("%d candidates found in %d rounds, %d chosen", n, len(f.summaries), len(f.readKeys())), Elapsed: time.Since(start)})
+	o.emit(Event{Type: StageFinished, Stage: StageRead, Count: read, Message: fmt.Sprintf("%d read, %d with full text", read, full), Elapsed: time.Since(start)})
+	o.emit(Event{Type: StageFinished, Stage: StageIndex, Count: chunks, Message: fmt.Sprintf("%d chunks embedded", chunks), Elapsed: time.Since(start)})
+	return f.finish(startAnalyse)
+}
+
+// restoreGather restores a finished flow from its checkpoints.
+func (o *orchestrator) restoreGather() (bool, error) {
+	var keys []string
+	var found foundSet
+	ok, err := o.loadCheckpoint("analyse", &keys)
+	if err != nil || !ok {
+		return false, err
+	}
+	if ok, err := o.loadCheckpoint("research", &found); err != nil || !ok {
+		return false, err
+	}
+	o.st.Found = &found
+	if _, err := o.loadCheckpoint(checkpointRounds, &o.st.Rounds); err != nil {
+		return false, err
+	}
+	if _, err := o.loadCheckpoint(checkpointUnread, &o.st.Unread); err != nil {
+		return false, err
+	}
+	for _, k := range keys {
+		var an Analysis
+		if ok, err := o.loadCheckpoint("analyse/"+k, &an); err == nil && ok {
+			o.st.Analyses = append(o.st.Analyses, an)
+		}
+	}
+	o.stageSkipped(StageResearch, fmt.Sprintf("%d sources", len(found.Records)))
+	o.stageSkipped(StageRead, fmt.Sprintf("%d sources", len(found.Records)))
+	o.stageSkipped(StageIndex, "embeddings restored")
+	o.stageSkipped(StageAnalyse, fmt.Sprintf("%d analyses", len(o.st.Analyses)))
+	return true, nil
+}
+
+// finish assembles the flow's results in a deterministic order (round-robin
+// over the sub-questions, best first), filters weak analyses and writes
+// the flow's checkpoints.
+func (f *flow) finish(startAnalyse time.Time) error {
+	o := f.o
+	found := foundSet{BySubQ: f.bySubQ}
+	for _, k := range f.readOrder {
+		found.Records = append(found.Records, f.reg.get(k))
+	}
+	if len(found.Records) == 0 {
+		return fmt.Errorf("no sources were found for this question with %v; check `researchtui doctor` and try other --sources or wording", o.st.Plan.Sources)
+	}
+	for _, r := range found.Records { // store the merged metadata
+		if err := o.saveSource(r); err != nil {
+			return err
+		}
+	}
+	o.st.Found = &found
+	var all []Analysis
+	for _, k := range citationOrder(o.st.Plan.SubQuestions, f.bySubQ) {
+		if an, ok := f.analyses[k]; ok {
+			all = append(all, an)
+		}
+	}
+	kept := filterByConfidence(all)
+	keptSet := map[string]bool{}
+	for _, an := range kept {
+		keptSet[an.SourceKey] = true
+	}
+	for _, an := range all {
+		if !keptSet[an.SourceKey] {
+			rec, _ := o.loadSource(an.SourceKey)
+			f.progress(rec, StateSkipped, fmt.Sprintf("not cited: the analyst's confidence %.2f is below %.2f", an.Confidence, minConfidence))
+		}
+	}
+	o.st.Analyses = kept
+	var cands []Candidate
+	for _, sq := range o.st.Plan.SubQuestions {
+		cands = append(cands, f.candidates[sq.ID]...)
+	}
+	keys := make([]string, 0, len(kept))
+	for _, an := range kept {
+		keys = append(keys, an.SourceKey)
+	}
+	if err := o.checkpoint("research", found); err != nil {
+		return err
+	}
+	if err := o.checkpoint(CheckpointCandidates, cands); err != nil {
+		return err
+	}
+	o.st.Rounds = f.summaries
+	if err := o.checkpoint(checkpointRounds, f.summaries); err != nil {
+		return err
+	}
+	if err := o.checkpoint(checkpointUnread, o.st.Unread); err != nil {
+		return err
+	}
+	sr := f.screened
+	sr.AnalysisTokensPerSource = o.analysisCost.mean()
+	sr.SavedTokens = sr.Rejected * sr.AnalysisTokensPerSource
+	if err := o.checkpoint(CheckpointScreen, sr); err != nil {
+		return err
+	}
+	if err := o.checkpoint("analyse", keys); err != nil {
+		return err
+	}
+	return o.stageDone(StageAnalyse, startAnalyse, fmt.Sprintf("%d of %d sources kept", len(kept), len(all)))
+}
+
+// citationOrder interleaves the sub-questions' chosen sources, best first,
+// so every sub-question's best sources get low numbers.
+func citationOrder(subqs []SubQuestion, bySubQ map[string][]string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for i := 0; ; i++ {
+		added := false
+		for _, sq := range subqs {
+			l := bySubQ[sq.ID]
+			if i < len(l) {
+				added = true
+				if !seen[l[i]] {
+					seen[l[i]] = true
+					out = append(out, l[i])
+				}
 			}
-			return chunks, true, err
+		}
+		if !added {
+			return out
 		}
 	}
-	pages, full, why, noText := o.fetchText(ctx, rec)
-	if ctx.Err() != nil {
-		skip, ok := skippedOnPurpose(ctx)
-		if !ok {
-			return nil, false, ctx.Err()
-		}
-		// Cut short on purpose (a straggler, the deadline): the abstract
-		// stands in, and the source's status says why.
-		pages, full, why, noText = nil, false, skip, false
-		o.noteUnread(rec.Title, skip)
-	}
-	var chunks []store.Chunk
-	opt := search.ChunkOptions{TargetTokens: 500, OverlapTokens: 50}
-	var parts []search.Chunk
-	if full {
-		parts = search.ChunkPages(pages, opt)
-	} else {
-		parts = search.ChunkText(abstractText(rec), opt)
-	}
-	for i, p := range parts {
-		chunks = append(chunks, store.Chunk{ID: store.ChunkID(rec.Key, i), SourceKey: rec.Key, Seq: i, Text: p.Text, Page: p.Page, Start: p.Start, End: p.End, References: p.References})
-	}
-	if err := o.engine.Store.PutChunks(rec.Key, chunks); err != nil {
-		return nil, false, err
-	}
-	if full {
-		doc, _ := json.Marshal(pages)
-		if err := o.engine.Store.PutDocument(rec.Key, doc); err != nil {
-			return nil, false, err
-		}
-	}
-	chunks, err := o.engine.Store.Chunks(rec.Key) // with hashes filled in
-	if err != nil {
-		return nil, false, err
-	}
-	msg := fmt.Sprintf("%d chunks from the full text", len(chunks))
-	if !full {
-		msg = fmt.Sprintf("abstract only (%s)", why)
-		if noText {
-			a.warn("%q has no extractable text (a scanned or empty document?); using its abstract", truncateRunes(rec.Title, 60))
-		}
-	}
-	ref := sourceRef(rec)
-	ref.FullText = full
-	o.emit(Event{Type: DocumentRead, Stage: StageRead, Agent: a.name, Source: &ref, Count: len(chunks), Message: msg})
-	if err := o.checkpoint("read/"+rec.Key, readResult{FullText: full, Chunks: len(chunks)}); err != nil {
-		return nil, false, err
-	}
-	return chunks, full, nil
-}
-
-// fetchText downloads a source's full text. It returns the pages, whether
-// full text was found, and if not, why (for the person, not an error), and
-// whether a document was downloaded but held no text.
-func (o *orchestrator) fetchText(ctx context.Context, rec search.Record) ([]string, bool, string, bool) {
-	f := o.engine.Fetcher
-	if f == nil {
-		return nil, false, "full-text fetching is off", false
-	}
-	var urls []string
-	if rec.PDFURL != "" {
-		urls = append(urls, rec.PDFURL)
-	}
-	if rec.URL != "" && rec.Source == "web" && rec.URL != rec.PDFURL {
-		urls = append(urls, rec.URL)
-	}
-	if len(urls) == 0 {
-		return nil, false, "no open-access link", false
-	}
-	var lastErr error
-	for _, u := range urls {
-		doc, err := f.FetchGated(ctx, u, &o.deadHosts)
-		if err != nil {
-			lastErr = err
-			continue
-		}
-		pages := doc.Pages
-		if len(pages) == 0 && doc.Text != "" {
-			pages = []string{doc.Text}
-		}
-		if len(pages) > 0 {
-			return pages, true, "", false
-		}
-	}
-	o.fetchFailures.note(shortErr(lastErr))
-	return nil, false, shortErr(lastErr), errors.Is(lastErr, search.ErrNoText)
-}
-
-func abstractText(r search.Record) string {
-	if r.Abstract == "" {
-		return r.Title + "."
-	}
-	return r.Title + ". " + r.Abstract
-}
-
-func shortErr(err error) string {
-	if err == nil {
-		return "no text"
-	}
-	return truncateRunes(oneLine(err.Error()), 120)
-}
-
-func sourceRef(r search.Record) SourceRef {
-	return SourceRef{Key: r.Key, Title: r.Title, Source: r.Source, Year: r.Year, URL: firstNonEmpty(r.URL, r.PDFURL)}
-}
-
-func firstNonEmpty(ss ...string) string {
-	for _, s := range ss {
-		if s != "" {
-			return s
-		}
-	}
-	return ""
-}
-
-// failureTally counts full-text downloads that failed, for one summary
-// warning instead of one per source.
-type failureTally struct {
-	mu    sync.Mutex
-	n     int
-	first string
-}
-
-func (f *failureTally) note(why string) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.n == 0 {
-		f.first = why
-	}
-	f.n++
-}
-
-func (f *failureTally) take() (int, string) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	n, why := f.n, f.first
-	f.n, f.first = 0, ""
-	return n, why
 }

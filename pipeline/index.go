@@ -243,3 +243,71 @@ func (o *orchestrator) embedCached(ctx context.Context, a *agentCall, role int, 
 	}
 	return out, nil
 }
+
+// indexLoop embeds sources as they are read. Sources waiting together are
+// embedded together (fewer, fuller calls); each is passed on to analysis
+// as soon as its own chunks are in the index.
+func (f *flow) indexLoop(ctx context.Context) error {
+	o := f.o
+	ix, err := o.index(ctx)
+	if err != nil {
+		return err
+	}
+	a := o.startAgent(StageIndex, "indexer", "embedding chunks with "+o.opt.EmbedModel)
+	total, embedded := 0, 0
+	for {
+		var batch []readySource
+		select {
+		case rs, ok := <-f.indexCh:
+			if !ok {
+				a.finish(fmt.Sprintf("%d chunks, %d newly embedded", total, embedded))
+				return nil
+			}
+			batch = append(batch, rs)
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		n := len(batch[0].chunks)
+	drain:
+		for n < embedBatch {
+			select {
+			case rs, ok := <-f.indexCh:
+				if !ok {
+					break drain
+				}
+				batch = append(batch, rs)
+				n += len(rs.chunks)
+			default:
+				break drain
+			}
+		}
+		var chunks []store.Chunk
+		for _, rs := range batch {
+			chunks = append(chunks, rs.chunks...)
+		}
+		for start := 0; start < len(chunks); start += embedBatch {
+			part := chunks[start:min(start+embedBatch, len(chunks))]
+			got, err := o.indexChunks(ctx, a, ix, part)
+			embedded += got
+			if err != nil {
+				if fatal(ctx, err) {
+					return err
+				}
+				a.warn("embedding %d chunks failed: %s; they are kept and searched by keyword", len(part), shortErr(err))
+			}
+			o.emit(Event{Type: ChunksIndexed, Stage: StageIndex, Agent: a.name, Count: len(part)})
+		}
+		total += len(chunks)
+		f.mu.Lock()
+		f.counts.chunks = total
+		f.mu.Unlock()
+		for _, rs := range batch {
+			f.progress(rs.rec, StateIndexed, "")
+			select {
+			case f.analyseCh <- rs:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+	}
+}

@@ -95,6 +95,15 @@ func (o Options) depth() depthPlan {
 	}
 }
 
+// StepBudget is the run's bound on model calls: MaxSteps when set, else
+// the depth's.
+func (o Options) StepBudget() int {
+	if o.MaxSteps > 0 {
+		return o.MaxSteps
+	}
+	return o.depth().MaxSteps
+}
+
 // Normalize fills defaults and checks the options, returning an error
 // wrapping ErrBadInput that says what to change.
 func (o *Options) Normalize() error {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/history"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
 	"github.com/researchtui/researchtui/search"
 )
@@ -102,7 +103,7 @@ type rankOutcome struct {
 	offRead, offCited            []string
 	rep                          pipeline.Report
 	cands                        []pipeline.Candidate
-	detail                       pipeline.SessionDetail
+	detail                       history.SessionDetail
 	env                          *pipelinetest.Env
 	events                       []pipeline.Event
 }
@@ -137,7 +138,7 @@ func runRankCase(t *testing.T, c rankCase, script *pipelinetest.Script, tune fun
 	if err != nil {
 		t.Fatal(err)
 	}
-	detail, err := pipeline.LoadDetail(env.Store, sess.ID)
+	detail, err := history.LoadDetail(env.Store, sess.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

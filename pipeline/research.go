@@ -2,11 +2,13 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"sync"
 	"time"
 
 	"github.com/researchtui/researchtui/search"
+	"golang.org/x/sync/errgroup"
 )
 
 // enoughResults is how many results a query tier must return before the
@@ -151,4 +153,247 @@ func (o *orchestrator) searchSources(ctx context.Context, a *agentCall, sq SubQu
 		}
 	}
 	return search.Merge(out)
+}
+
+// researchUnit is the checkpoint of one sub-question's research.
+type researchUnit struct {
+	Candidates []Candidate     `json:"candidates"`
+	Records    []search.Record `json:"records"`          // the candidates (merged metadata), best first
+	Chased     []string        `json:"chased,omitempty"` // sources whose citations were followed (later rounds)
+	Screen     *screenUnit     `json:"screen,omitempty"` // what the relevance screen did
+}
+
+// queryVectors embeds every sub-question and the question (through the
+// cache, so a resume asks nothing again). On failure ranking is lexical.
+func (o *orchestrator) queryVectors(ctx context.Context) map[string][][]float32 {
+	subqs := o.st.Plan.SubQuestions
+	texts := make([]string, 0, len(subqs)+1)
+	for _, sq := range subqs {
+		texts = append(texts, sq.Question)
+	}
+	texts = append(texts, o.opt.Question)
+	a := &agentCall{o: o, stage: StageResearch, name: "ranker", start: time.Now()}
+	vecs, err := o.embedCached(ctx, a, roleQuery, texts)
+	if err != nil {
+		if ctx.Err() == nil {
+			o.warn(StageResearch, "ranker", "embedding the sub-questions failed (%s); candidates are ranked by their words only", shortErr(err))
+		}
+		return nil
+	}
+	out := map[string][][]float32{}
+	o.subqVecs = vecs[:len(subqs)]
+	for i, sq := range subqs {
+		if vecs[i] != nil && vecs[len(subqs)] != nil {
+			out[sq.ID] = [][]float32{vecs[i], vecs[len(subqs)]}
+		}
+	}
+	return out
+}
+
+// researchAll researches every sub-question, in parallel with a bound.
+// Restored sub-questions go first, in plan order, so a resume claims the
+// same sources as the first attempt did.
+func (f *flow) researchAll(ctx context.Context) error {
+	o := f.o
+	var todo []SubQuestion
+	for _, sq := range o.st.Plan.SubQuestions {
+		var unit researchUnit
+		ok, err := o.loadCheckpoint("research/"+sq.ID, &unit)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			todo = append(todo, sq)
+			continue
+		}
+		if err := f.apply(ctx, sq, unit, true); err != nil {
+			return err
+		}
+	}
+	var failedMu sync.Mutex
+	failed := map[string]bool{}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(o.engine.workers())
+	for _, sq := range todo {
+		g.Go(func() error {
+			a := o.startAgent(StageResearch, "researcher "+sq.ID, sq.Question)
+			recs := f.local[sq.ID]
+			origins := make([]string, len(recs))
+			for i := range origins {
+				origins[i] = originKnowledge
+			}
+			if len(recs) < localSources {
+				found := o.searchSources(gctx, a, sq, func(src string, err error) {
+					failedMu.Lock()
+					first := !failed[src]
+					failed[src] = true
+					failedMu.Unlock()
+					if first {
+						a.warn("%s failed: %s (continuing with the other sources)", src, shortErr(err))
+					}
+				})
+				for _, r := range found {
+					recs, origins = append(recs, r), append(origins, "search: "+r.Source)
+				}
+			}
+			if gctx.Err() != nil {
+				return gctx.Err()
+			}
+			unit := f.rank(gctx, a, sq, recs, origins, f.quota)
+			if err := o.checkpoint("research/"+sq.ID, unit); err != nil {
+				return err
+			}
+			if err := f.apply(gctx, sq, unit, false); err != nil {
+				return err
+			}
+			read := 0
+			for _, c := range unit.Candidates {
+				if c.Read {
+					read++
+				}
+			}
+			a.finish(fmt.Sprintf("read %d of %d candidates", read, len(unit.Candidates)))
+			return nil
+		})
+	}
+	return g.Wait()
+}
+
+// rank scores one sub-question's candidates and chooses what to read,
+// within the sub-question's quota and the run's cap.
+func (f *flow) rank(ctx context.Context, a *agentCall, sq SubQuestion, recs []search.Record, origins []string, quota int) researchUnit {
+	o := f.o
+	// One entry per work: records of one paper from several sources merge.
+	byKey := map[string]search.Record{}
+	origin := map[string]string{}
+	var keys []string
+	for i, r := range recs {
+		key, _ := f.reg.add(r)
+		if _, ok := byKey[key]; !ok {
+			keys = append(keys, key)
+			origin[key] = origins[i]
+		}
+		byKey[key] = f.reg.get(key)
+	}
+	pool := make([]search.Record, len(keys))
+	texts := make([]string, len(keys))
+	for i, k := range keys {
+		pool[i] = byKey[k]
+		texts[i] = candidateText(pool[i])
+	}
+	var vecs [][]float32
+	if qv := f.queryVecs[sq.ID]; qv != nil && len(texts) > 0 {
+		var err error
+		if vecs, err = o.embedCached(ctx, a, roleDocument, texts); err != nil && ctx.Err() == nil {
+			a.warn("embedding the candidates failed (%s); they are ranked by their words only", shortErr(err))
+			vecs = nil
+		}
+	}
+	cands := scoreCandidates(pool, vecs, f.queryVecs[sq.ID], rankTerms(sq, o.st.Plan.CanonicalTerm))
+	for i := range cands {
+		cands[i].SubQ, cands[i].Round, cands[i].Origin = sq.ID, f.round, origin[cands[i].Key]
+	}
+	floor := f.floor(sq.ID)
+	if f.round == 1 || floor == 0 {
+		floor = calibrateFloor(cands, byKey, quota)
+	}
+	cands = selectCandidates(cands, byKey, quota, floor)
+	screened := f.screen(ctx, a, sq, cands, byKey)
+	if read := countRead(cands); read == 0 && len(cands) > 0 {
+		a.warn("round %d: %s, none relevant enough to read", f.round, plural(len(cands), "candidate", "candidates"))
+	}
+	unit := researchUnit{Candidates: cands, Screen: screened}
+	for _, c := range cands {
+		unit.Records = append(unit.Records, byKey[c.Key])
+	}
+	return unit
+}
+
+// apply takes a sub-question's ranked candidates into the run: chosen
+// sources not yet claimed by another sub-question are sent to be read.
+func (f *flow) apply(ctx context.Context, sq SubQuestion, unit researchUnit, restored bool) error {
+	o := f.o
+	recs := map[string]search.Record{}
+	for _, r := range unit.Records {
+		key, _ := f.reg.add(r)
+		recs[r.Key] = f.reg.get(key)
+	}
+	var send []search.Record
+	f.mu.Lock()
+	for i := range unit.Candidates {
+		c := &unit.Candidates[i]
+		f.distinct[c.Key] = true
+		if !c.Read {
+			continue
+		}
+		switch {
+		case f.claimed[c.Key]:
+			c.Reason = reasonDuplicate
+		case len(f.claimed) >= f.runCap && !recs[c.Key].HasData():
+			c.Read, c.Reason = false, reasonRunCap
+			continue
+		default:
+			f.claimed[c.Key] = true
+			f.readOrder = append(f.readOrder, c.Key)
+			send = append(send, recs[c.Key])
+		}
+		f.bySubQ[sq.ID] = append(f.bySubQ[sq.ID], c.Key)
+	}
+	f.candidates[sq.ID] = append(f.candidates[sq.ID], unit.Candidates...) // every round's
+	f.screened.add(unit.Screen)
+	distinct := len(f.distinct)
+	f.mu.Unlock()
+
+	read := 0
+	for _, c := range unit.Candidates {
+		if c.Read {
+			read++
+		}
+	}
+	msg := fmt.Sprintf("%s: read %d of %d candidates", sq.ID, read, len(unit.Candidates))
+	if restored {
+		msg += " (restored)"
+	}
+	o.emit(Event{Type: CandidatesRanked, Stage: StageResearch, Agent: "researcher " + sq.ID, Count: distinct, Message: msg})
+	score, origin := map[string]float64{}, map[string]string{}
+	for _, c := range unit.Candidates {
+		score[c.Key], origin[c.Key] = c.Score, c.Origin
+	}
+	for _, r := range send {
+		if err := o.saveSource(r); err != nil {
+			return err
+		}
+		ref := sourceRef(r)
+		ref.State, ref.Score = StateQueued, score[r.Key]
+		o.emit(Event{Type: SourceFound, Stage: StageResearch, Agent: "researcher " + sq.ID, Source: &ref, Message: origin[r.Key]})
+		select {
+		case f.readCh <- r:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// floor is the relevance floor a sub-question's first round set (0 when
+// it has none yet): later rounds read only what clears it.
+func (f *flow) floor(subq string) float64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, c := range f.candidates[subq] {
+		if c.Round == 1 && c.Floor > 0 {
+			return c.Floor
+		}
+	}
+	return 0
+}
+
+func countRead(cs []Candidate) int {
+	n := 0
+	for _, c := range cs {
+		if c.Read {
+			n++
+		}
+	}
+	return n
 }

@@ -10,6 +10,119 @@ import (
 	"github.com/researchtui/researchtui/store"
 )
 
+// stageWriteAndReview drafts the report, then loops: review, human gate,
+// targeted research, revision; bounded by --max-revisions and the budgets.
+// Every step is checkpointed by round, so a resume walks the finished
+// rounds from the store and continues where it stopped.
+func (o *orchestrator) stageWriteAndReview(ctx context.Context) error {
+	start := o.stageStart(StageWrite, "writing the report")
+	var draft string
+	if ok, err := o.loadCheckpoint("write/0", &draft); err != nil {
+		return err
+	} else if !ok {
+		if draft, err = o.write(ctx, 0, "", nil, ""); err != nil {
+			return err
+		}
+		if err := o.checkpoint("write/0", draft); err != nil {
+			return err
+		}
+	}
+	if err := o.stageDone(StageWrite, start, "draft ready"); err != nil {
+		return err
+	}
+	if o.opt.Verify != VerifyOff {
+		verifyStart := o.stageStart(StageVerify, "checking every cited sentence against its sources")
+		var err error
+		if draft, err = o.verifyDraft(ctx, 0, draft); err != nil {
+			return err
+		}
+		if err := o.stageDone(StageVerify, verifyStart, o.verifiedText()); err != nil {
+			return err
+		}
+	}
+	o.st.Drafts = append(o.st.Drafts, draft)
+	o.emit(Event{Type: DraftReady, Stage: StageWrite, Text: draft, Count: 0})
+	if !o.plan.Review {
+		return nil
+	}
+	reviewStart := o.stageStart(StageReview, "reviewing the draft")
+	for round := 1; ; round++ {
+		if o.cut.passed() {
+			o.warn(StageReview, "", "%s: the draft is finalised without further review", o.cut.reason())
+			break
+		}
+		var rv ReviewRequest
+		if ok, err := o.loadCheckpoint(fmt.Sprintf("review/%d", round), &rv); err != nil {
+			return err
+		} else if !ok {
+			if o.meter.exhausted() {
+				o.budgetWarn(StageReview, fmt.Errorf("%w", errBudget))
+				break
+			}
+			if rv, err = o.review(ctx, round, draft); err != nil {
+				return err
+			}
+			if err := o.checkpoint(fmt.Sprintf("review/%d", round), rv); err != nil {
+				return err
+			}
+		}
+		o.st.Reviews = append(o.st.Reviews, rv)
+		if rv.Approved {
+			break
+		}
+		if round > o.opt.MaxRevisions {
+			o.warn(StageReview, "", "the reviewer still asks for changes after %d revisions (--max-revisions); finalising the last draft", o.opt.MaxRevisions)
+			break
+		}
+		var d Decision
+		if ok, err := o.loadCheckpoint(fmt.Sprintf("decision/%d", round), &d); err != nil {
+			return err
+		} else if !ok {
+			if d, err = o.gate(ctx, rv); err != nil {
+				return err
+			}
+			if err := o.checkpoint(fmt.Sprintf("decision/%d", round), d); err != nil {
+				return err
+			}
+			o.emit(Event{Type: ReviewDecided, Stage: StageReview, Decision: &d, Message: decisionText(rv, d)})
+		}
+		o.st.Decisions = append(o.st.Decisions, d)
+		accepted := acceptedRequests(rv, d)
+		if !d.Approve || (len(accepted) == 0 && d.Note == "") {
+			break
+		}
+		if err := o.gatherEvidence(ctx, round, accepted); err != nil {
+			return err
+		}
+		name := fmt.Sprintf("write/%d", round)
+		if ok, err := o.loadCheckpoint(name, &draft); err != nil {
+			return err
+		} else if !ok {
+			if draft, err = o.write(ctx, round, draft, accepted, d.Note); err != nil {
+				return err
+			}
+			if err := o.checkpoint(name, draft); err != nil {
+				return err
+			}
+		}
+		verified, err := o.verifyDraft(ctx, round, draft)
+		if err != nil {
+			return err
+		}
+		draft = verified
+		o.st.Drafts = append(o.st.Drafts, draft)
+		o.emit(Event{Type: DraftReady, Stage: StageWrite, Text: draft, Count: round})
+	}
+	return o.stageDone(StageReview, reviewStart, fmt.Sprintf("%d review rounds", len(o.st.Reviews)))
+}
+
+func decisionText(rv ReviewRequest, d Decision) string {
+	if !d.Approve {
+		return "revisions rejected; the draft is finalised as it is"
+	}
+	return fmt.Sprintf("%d of %d revision requests accepted", len(acceptedRequests(rv, d)), len(rv.Requests))
+}
+
 const reviewSchema = `{
   "type": "object",
   "properties": {

@@ -111,8 +111,8 @@ type ScreenReport struct {
 // Tokens is the screen's own cost.
 func (r ScreenReport) Tokens() int { return r.PromptTokens + r.CompletionTokens }
 
-// checkpointScreen holds the run's ScreenReport.
-const checkpointScreen = "screen"
+// CheckpointScreen holds the run's ScreenReport.
+const CheckpointScreen = "screen"
 
 // analysisCost measures what analyses cost in this run (from the
 // analysts' AgentFinished events), to price what the screen saved.

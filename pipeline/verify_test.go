@@ -9,6 +9,7 @@ import (
 
 	"github.com/researchtui/researchtui/llm/ollamafake"
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/history"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
 	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/store"
@@ -140,7 +141,7 @@ func TestVerifierRepairsACarelessWriter(t *testing.T) {
 				}
 			}
 			// sessions show --json and the MCP get_session carry them.
-			d, err := pipeline.LoadDetail(env.Store, sess.ID)
+			d, err := history.LoadDetail(env.Store, sess.ID)
 			if err != nil || len(d.Support) != len(rep.Support) || len(d.Repairs) == 0 || d.Metrics.Verified == nil {
 				t.Errorf("session detail lacks the support map or repairs: %v, %d/%d support, %d repairs", err, len(d.Support), len(rep.Support), len(d.Repairs))
 			}
@@ -346,7 +347,7 @@ func TestResumeMidVerificationRepeatsNoBatch(t *testing.T) {
 func TestScoresCountGeneratedTokens(t *testing.T) {
 	env, opt := carelessWorld(t, false, &pipelinetest.Script{Careless: true})
 	_, sess := runToEnd(t, env, opt)
-	sc, err := pipeline.LoadScores(env.Store, sess.ID)
+	sc, err := history.LoadScores(env.Store, sess.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

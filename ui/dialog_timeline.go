@@ -7,7 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/history"
 	"github.com/researchtui/researchtui/themes"
 )
 
@@ -15,7 +15,7 @@ import (
 // event log in the Cmd.
 type timelineLoadedMsg struct {
 	id, title string
-	tl        pipeline.Timeline
+	tl        history.Timeline
 	err       error
 }
 
@@ -27,7 +27,7 @@ func loadTimelineCmd(svc services, id, title string) tea.Cmd {
 		if err != nil {
 			return timelineLoadedMsg{id: id, title: title, err: err}
 		}
-		return timelineLoadedMsg{id: id, title: title, tl: pipeline.BuildTimeline(id, evs)}
+		return timelineLoadedMsg{id: id, title: title, tl: history.BuildTimeline(id, evs)}
 	}
 }
 
@@ -37,14 +37,14 @@ func loadTimelineCmd(svc services, id, title string) tea.Cmd {
 // most tokens and the critical path stay in view at the bottom.
 type timelineDialog struct {
 	title string
-	tl    pipeline.Timeline
+	tl    history.Timeline
 	pager
 
 	linesW int // the width lines were drawn for
-	lines  []pipeline.WaterfallLine
+	lines  []history.WaterfallLine
 }
 
-func newTimelineDialog(title string, tl pipeline.Timeline) *timelineDialog {
+func newTimelineDialog(title string, tl history.Timeline) *timelineDialog {
 	return &timelineDialog{title: sanitizeLine(title), tl: tl, pager: pager{close: "T"}}
 }
 
@@ -124,7 +124,7 @@ func (d *timelineDialog) view(st *themes.Styles, w, h int) string {
 
 // row draws a span row: the name in the row's style, the bar in the
 // accent colour, the time and tokens muted.
-func (d *timelineDialog) row(st *themes.Styles, l pipeline.WaterfallLine, inner int) string {
+func (d *timelineDialog) row(st *themes.Styles, l history.WaterfallLine, inner int) string {
 	name := st.Text
 	switch {
 	case l.Kind == "stage":

@@ -14,6 +14,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/history"
 	"github.com/researchtui/researchtui/store"
 )
 
@@ -213,7 +214,7 @@ func (f *fakeServices) PullModel(ctx context.Context, model string, progress fun
 
 func (f *fakeServices) Export(rep pipeline.Report, format string) ([]byte, error) {
 	f.exported = append(f.exported, format)
-	return pipeline.ExportReport(rep, format)
+	return history.ExportReport(rep, format)
 }
 func (f *fakeServices) OpenURL(u string) error { f.opened = append(f.opened, u); return nil }
 

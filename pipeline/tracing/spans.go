@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/history"
 )
 
 // spanRef is an open span and the context its children start from.
@@ -328,7 +329,7 @@ func (rt *runTrace) finish(ev pipeline.Event) {
 // scoreAttributes are a run's scores twice over: researchtui.score.* for
 // any backend, and langfuse.trace.metadata.* (Langfuse shows them as the
 // trace's metadata, which its filters and dashboards can use).
-func scoreAttributes(sc pipeline.RunScores) []attribute.KeyValue {
+func scoreAttributes(sc history.RunScores) []attribute.KeyValue {
 	var out []attribute.KeyValue
 	add := func(name string, v attribute.Value) {
 		out = append(out, attribute.KeyValue{Key: attribute.Key("researchtui.score." + name), Value: v},

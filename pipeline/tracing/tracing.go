@@ -39,6 +39,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/history"
 )
 
 // Config is what ui/cli knows about tracing: the [tracing] table of the
@@ -67,7 +68,7 @@ type Config struct {
 	// links to the session's earlier ones (nil: no links).
 	History func(id string) ([]pipeline.Event, error)
 	// Scores are a finished run's scores, set on its trace (nil: none).
-	Scores func(id string) (pipeline.RunScores, error)
+	Scores func(id string) (history.RunScores, error)
 }
 
 // Enabled reports whether the environment or the config turn export on.

@@ -15,6 +15,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/history"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
 	"github.com/researchtui/researchtui/store"
 )
@@ -73,7 +74,7 @@ func newTraced(t *testing.T, content bool) *tracedEnv {
 	tr, err := newTracer(context.Background(), Config{
 		TraceContent: content, Provider: "ollama",
 		History: env.Engine.Events,
-		Scores:  func(id string) (pipeline.RunScores, error) { return pipeline.LoadScores(env.Store, id) },
+		Scores:  func(id string) (history.RunScores, error) { return history.LoadScores(env.Store, id) },
 	}, exp)
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/researchtui/researchtui/llm"
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/history"
 	"github.com/researchtui/researchtui/pipeline/tracing"
 	"github.com/researchtui/researchtui/store"
 )
@@ -68,7 +69,7 @@ func (a *app) startTracing() error {
 		TraceContent: c.TraceContent, Version: version, Provider: a.cfg.Backend,
 		Warn:    func(msg string) { a.warn("tracing: " + msg) },
 		History: a.engine.Events,
-		Scores:  func(id string) (pipeline.RunScores, error) { return pipeline.LoadScores(a.store, id) },
+		Scores:  func(id string) (history.RunScores, error) { return history.LoadScores(a.store, id) },
 	}
 	if !tracing.Enabled(tc) {
 		return nil

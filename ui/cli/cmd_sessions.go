@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/history"
 	"github.com/researchtui/researchtui/store"
 )
 
@@ -64,7 +65,7 @@ func sessionsShow() *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return withStore(reach, func(_ *Config, st store.DB) error {
-				d, err := pipeline.LoadDetail(st, args[0])
+				d, err := history.LoadDetail(st, args[0])
 				if err != nil {
 					return notFound(args[0], err)
 				}
@@ -122,11 +123,11 @@ func sessionsExport() *cobra.Command {
 					return &exitError{exitFailed, err}
 				}
 				if version != 0 {
-					if rep, err = pipeline.ReportVersion(st, rep, version); err != nil {
+					if rep, err = history.ReportVersion(st, rep, version); err != nil {
 						return fmt.Errorf("%w: %v", errUsage, err)
 					}
 				}
-				data, err := pipeline.ExportReport(rep, format)
+				data, err := history.ExportReport(rep, format)
 				if err != nil {
 					return err
 				}
@@ -191,7 +192,7 @@ func sessionsTrace() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				tl := pipeline.BuildTimeline(args[0], evs)
+				tl := history.BuildTimeline(args[0], evs)
 				out := cmd.OutOrStdout()
 				if asJSON {
 					enc := json.NewEncoder(out)

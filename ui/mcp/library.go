@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/history"
 	"github.com/researchtui/researchtui/store"
 )
 
@@ -151,7 +152,7 @@ func knownStatus(s string) bool {
 }
 
 // getSession's structured output has no declared schema (Out is any): part
-// "all" returns pipeline.SessionDetail as `sessions show --json` prints it,
+// "all" returns history.SessionDetail as `sessions show --json` prints it,
 // whose stored options are free-form JSON.
 func (s *Server) getSession(_ context.Context, _ *mcp.CallToolRequest, in GetInput) (*mcp.CallToolResult, any, error) {
 	part := strings.ToLower(strings.TrimSpace(in.Part))
@@ -166,7 +167,7 @@ func (s *Server) getSession(_ context.Context, _ *mcp.CallToolRequest, in GetInp
 	if err != nil {
 		return nil, nil, err
 	}
-	d, err := pipeline.LoadDetail(s.st, sess.ID)
+	d, err := history.LoadDetail(s.st, sess.ID)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -261,7 +262,7 @@ func (s *Server) searchKnowledge(ctx context.Context, _ *mcp.CallToolRequest, in
 		out.Passages = append(out.Passages, Passage{Title: p.Title, Year: p.Year, DOI: p.DOI, URL: p.URL, Source: p.Source, Page: p.Page, Text: p.Text, Score: float64(p.Score)})
 		keys = append(keys, p.SourceKey)
 	}
-	if readBy, err := pipeline.ReadBy(s.st, keys); err == nil {
+	if readBy, err := history.ReadBy(s.st, keys); err == nil {
 		for i := range out.Passages {
 			out.Passages[i].Sessions = readBy[keys[i]]
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/history"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
 	"github.com/researchtui/researchtui/store"
 	mcpserver "github.com/researchtui/researchtui/ui/mcp"
@@ -214,7 +215,7 @@ func TestResearchThenLibrary(t *testing.T) {
 	if got.IsError || !strings.Contains(text(got), "## References") {
 		t.Errorf("get_session: %s", text(got))
 	}
-	all := decode[pipeline.SessionDetail](t, h.call(ctx, "get_session", map[string]any{"id": out.SessionID, "part": "all"}))
+	all := decode[history.SessionDetail](t, h.call(ctx, "get_session", map[string]any{"id": out.SessionID, "part": "all"}))
 	if all.ID != out.SessionID || len(all.Sources) != len(out.References) || len(all.Candidates) == 0 {
 		t.Errorf("get_session all: %d sources, %d candidates", len(all.Sources), len(all.Candidates))
 	}

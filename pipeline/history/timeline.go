@@ -1,4 +1,4 @@
-package pipeline
+package history
 
 import (
 	"encoding/json"
@@ -6,6 +6,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/store"
 )
 
@@ -40,9 +41,9 @@ type Timeline struct {
 // Span is one stage, agent, model call or source search, as offsets from
 // the run's start.
 type Span struct {
-	Kind  string `json:"kind"` // stage | agent | call | search
-	Name  string `json:"name"`
-	Stage Stage  `json:"stage"`
+	Kind  string         `json:"kind"` // stage | agent | call | search
+	Name  string         `json:"name"`
+	Stage pipeline.Stage `json:"stage"`
 	// Parent is the index in Spans of the agent (or else the stage) a call
 	// or search belongs to; -1 when none was open.
 	Parent     int           `json:"parent"`
@@ -64,7 +65,7 @@ type Gap struct {
 }
 
 // BuildTimeline turns a session's event log into its timeline.
-func BuildTimeline(id string, evs []Event) Timeline {
+func BuildTimeline(id string, evs []pipeline.Event) Timeline {
 	tl := Timeline{SessionID: id}
 	if len(evs) == 0 {
 		return tl
@@ -111,7 +112,7 @@ func (b *timelineBuilder) closeOpen(end time.Duration) {
 }
 
 // parent is the open agent named agent, else the open stage, else -1.
-func (b *timelineBuilder) parent(ev Event) int {
+func (b *timelineBuilder) parent(ev pipeline.Event) int {
 	if i, ok := b.open["agent"+ev.Agent]; ok && ev.Agent != "" {
 		return i
 	}
@@ -127,9 +128,9 @@ func (b *timelineBuilder) parent(ev Event) int {
 	return -1
 }
 
-func (b *timelineBuilder) add(ev Event) {
+func (b *timelineBuilder) add(ev pipeline.Event) {
 	tl := b.tl
-	if ev.Type == RunStarted {
+	if ev.Type == pipeline.RunStarted {
 		tl.Attempts++
 		if tl.Attempts > 1 && ev.Time.After(b.last) {
 			// A resume: what the last attempt left open ends with it, and
@@ -146,20 +147,20 @@ func (b *timelineBuilder) add(ev Event) {
 	}
 	at := b.off(ev.Time)
 	switch ev.Type {
-	case StageStarted:
+	case pipeline.StageStarted:
 		b.open["stage"+string(ev.Stage)] = len(tl.Spans)
 		b.latest["stage"+string(ev.Stage)] = len(tl.Spans)
 		tl.Spans = append(tl.Spans, Span{Kind: "stage", Name: string(ev.Stage), Stage: ev.Stage, Parent: -1, Start: at, Open: true})
-	case StageFinished:
+	case pipeline.StageFinished:
 		if i, ok := b.open["stage"+string(ev.Stage)]; ok {
 			tl.Spans[i].End, tl.Spans[i].Open = at, false
 			delete(b.open, "stage"+string(ev.Stage))
 		}
-	case AgentStarted:
+	case pipeline.AgentStarted:
 		b.open["agent"+ev.Agent] = len(tl.Spans)
 		b.latest["agent"+ev.Agent] = len(tl.Spans)
 		tl.Spans = append(tl.Spans, Span{Kind: "agent", Name: ev.Agent, Stage: ev.Stage, Parent: -1, Start: at, Open: true})
-	case AgentFinished:
+	case pipeline.AgentFinished:
 		if i, ok := b.open["agent"+ev.Agent]; ok {
 			s := &tl.Spans[i]
 			s.End, s.Open = at, false
@@ -169,13 +170,13 @@ func (b *timelineBuilder) add(ev Event) {
 			}
 			delete(b.open, "agent"+ev.Agent)
 		}
-	case ModelCalled, SourceSearched:
+	case pipeline.ModelCalled, pipeline.SourceSearched:
 		if ev.Call == nil {
 			return
 		}
 		sp := Span{Kind: "search", Name: ev.Call.Source, Stage: ev.Stage, Parent: b.parent(ev),
 			Start: max(at-ev.Elapsed, 0), End: at}
-		if ev.Type == ModelCalled {
+		if ev.Type == pipeline.ModelCalled {
 			sp.Kind, sp.Name, sp.Outcome = "call", ev.Call.Operation+" "+ev.Call.Model, ev.Call.Structured
 			tl.ModelCalls++
 			if ev.Usage != nil {
@@ -291,29 +292,13 @@ type RunScores struct {
 	GeneratedPerSentence float64 `json:"generated_per_cited_sentence,omitempty"`
 }
 
-// LoadEvents reads a session's stored event log.
-func LoadEvents(st store.Reader, id string) ([]Event, error) {
-	recs, err := st.Events(id)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Event, 0, len(recs))
-	for _, rec := range recs {
-		var ev Event
-		if json.Unmarshal(rec.Data, &ev) == nil {
-			out = append(out, ev)
-		}
-	}
-	return out, nil
-}
-
 // LoadScores computes a finished session's scores from what is stored.
 func LoadScores(st store.Reader, id string) (RunScores, error) {
 	sess, err := st.Session(id)
 	if err != nil {
 		return RunScores{}, err
 	}
-	rep, err := LoadReport(st, id)
+	rep, err := pipeline.LoadReport(st, id)
 	if err != nil {
 		return RunScores{}, err
 	}
@@ -329,12 +314,9 @@ func LoadScores(st store.Reader, id string) (RunScores, error) {
 			sc.PersonRejected++
 		}
 	}
-	var opt Options
+	var opt pipeline.Options
 	if json.Unmarshal(sess.Options, &opt) == nil {
-		sc.StepsBudget = opt.depth().MaxSteps
-		if opt.MaxSteps > 0 {
-			sc.StepsBudget = opt.MaxSteps
-		}
+		sc.StepsBudget = opt.StepBudget()
 	}
 	sc.StepsUsed = sess.Steps
 	sc.GroundingRatio = rep.Metrics.SupportedRatio
@@ -345,12 +327,12 @@ func LoadScores(st store.Reader, id string) (RunScores, error) {
 	}
 	sc.CitedSentences = len(rep.Support)
 	if sc.CitedSentences == 0 {
-		sc.CitedSentences = len(citedSentences(rep.Markdown))
+		sc.CitedSentences = pipeline.CountCitedSentences(rep.Markdown)
 	}
 	if sc.CitedSentences > 0 {
 		sc.GeneratedPerSentence = float64(sc.GeneratedTokens) / float64(sc.CitedSentences)
 	}
-	if evs, err := LoadEvents(st, id); err == nil {
+	if evs, err := pipeline.LoadEvents(st, id); err == nil {
 		sc.ModelUtil = BuildTimeline(id, evs).ModelUtil
 	}
 	return sc, nil

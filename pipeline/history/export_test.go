@@ -1,4 +1,4 @@
-package pipeline
+package history
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/net/html"
 
+	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/store"
 )
@@ -15,7 +16,7 @@ import (
 // exportFixture is a verified report with a partly supported sentence, a
 // retracted and a corrected source, a Markdown link, and hostile text in
 // the body, a passage and a title.
-func exportFixture() Report {
+func exportFixture() pipeline.Report {
 	md := `# Perovskite <script>alert(1)</script> stability
 
 Humidity degrades **methylammonium** perovskites within days [1]. Encapsulation slows the loss of efficiency [2, 3]. See [the review](https://example.org/review?a=1&b=2) for more.
@@ -37,30 +38,30 @@ Nothing cited here.
 
 [3] Roe, B. (2022). Thermal cycling. *Films*, 3, 5–6.
 `
-	return Report{
+	return pipeline.Report{
 		SessionID: store.NewID(time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)),
 		Title:     `Perovskite "stability" <b>`,
 		Question:  `Why do perovskites degrade? <script>x</script>`,
 		Markdown:  md,
-		Sources: []CitedSource{
+		Sources: []pipeline.CitedSource{
 			{N: 1, Title: "Humidity and perovskites", Quote: "q1", Retracted: true,
 				Updates: []search.Update{{Type: "retraction", DOI: "10.1/retract"}}},
 			{N: 2, Title: `"onmouseover=alert(1) x="<script>`, Quote: `quote 2 "onmouseover=alert(1)`,
 				Updates: []search.Update{{Type: "correction", DOI: "10.2/fix"}}},
 			{N: 3, Title: "Thermal cycling", Quote: "quote three"},
 		},
-		Support: []CitationSupport{
-			{Sentence: "Humidity degrades **methylammonium** perovskites within days.", N: []int{1}, Verdict: VerdictSupported,
+		Support: []pipeline.CitationSupport{
+			{Sentence: "Humidity degrades **methylammonium** perovskites within days.", N: []int{1}, Verdict: pipeline.VerdictSupported,
 				Passage: `Films exposed to 80% humidity degraded in 3 days.`, Source: 1},
-			{Sentence: "Encapsulation slows the loss of efficiency.", N: []int{2, 3}, Verdict: VerdictPartly,
+			{Sentence: "Encapsulation slows the loss of efficiency.", N: []int{2, 3}, Verdict: pipeline.VerdictPartly,
 				Passage: `Encapsulated cells kept 80% "efficiency" <script>alert(2)</script> " onmouseover="alert(3)`, Source: 2},
-			{Sentence: "Thermal cycling cracks the films.", N: []int{3}, Verdict: VerdictSupported, Passage: "Cycling cracked the films.", Source: 3},
+			{Sentence: "Thermal cycling cracks the films.", N: []int{3}, Verdict: pipeline.VerdictSupported, Passage: "Cycling cracked the films.", Source: 3},
 		},
-		Metrics: CitationMetrics{Verified: &VerifyCounts{Cited: 4, Supported: 2, Partly: 1, Recited: 1, Uncited: 1}},
+		Metrics: pipeline.CitationMetrics{Verified: &pipeline.VerifyCounts{Cited: 4, Supported: 2, Partly: 1, Recited: 1, Uncited: 1}},
 	}
 }
 
-func exportHTMLDoc(t *testing.T, rep Report) (string, *html.Node) {
+func exportHTMLDoc(t *testing.T, rep pipeline.Report) (string, *html.Node) {
 	t.Helper()
 	out, err := ExportReport(rep, "html")
 	if err != nil {
@@ -253,7 +254,7 @@ func TestExportHTMLHeaderAndLegend(t *testing.T) {
 		}
 	}
 	// A report without verification, sources or a datable session.
-	out2, _ := exportHTMLDoc(t, Report{SessionID: "s4", Markdown: "# T\n\nPlain [1] text."})
+	out2, _ := exportHTMLDoc(t, pipeline.Report{SessionID: "s4", Markdown: "# T\n\nPlain [1] text."})
 	for _, absent := range []string{"<time", "cited sentences checked", `class="legend"`, `href="#ref`} {
 		if strings.Contains(out2, absent) {
 			t.Errorf("bare report page has %q", absent)

@@ -1,4 +1,4 @@
-package pipeline
+package history
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 	nethtml "golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 
+	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/store"
 )
@@ -40,7 +41,7 @@ var citeNumber = regexp.MustCompile(`\d+`)
 var refLine = regexp.MustCompile(`^\[(\d+)\]\s*`)
 
 // exportHTML renders rep as a standalone page.
-func exportHTML(rep Report) ([]byte, error) {
+func exportHTML(rep pipeline.Report) ([]byte, error) {
 	md := goldmark.New(goldmark.WithExtensions(extension.GFM))
 	var body bytes.Buffer
 	if err := md.Convert([]byte(rep.Markdown), &body); err != nil {
@@ -103,7 +104,7 @@ p.ref:target{background:#3a3320}
 // htmlHeader is the page's header: the question, the date the session
 // began (its ID carries it) and the verifier's figures. Parts the report
 // does not record are left out.
-func htmlHeader(rep Report) string {
+func htmlHeader(rep pipeline.Report) string {
 	var b strings.Builder
 	b.WriteString("<header class=\"report-meta\">\n")
 	if rep.Question != "" {
@@ -122,7 +123,7 @@ func htmlHeader(rep Report) string {
 
 // verifiedLine sums up the verification in one sentence; partly supported
 // and dropped sentences are named only when there are any.
-func verifiedLine(v VerifyCounts) string {
+func verifiedLine(v pipeline.VerifyCounts) string {
 	s := fmt.Sprintf("%d cited sentences checked: %d supported", v.Cited, v.Supported)
 	if v.Partly > 0 {
 		s += fmt.Sprintf(", %d partly supported", v.Partly)
@@ -136,17 +137,17 @@ func verifiedLine(v VerifyCounts) string {
 
 // htmlExport carries what linking the citations needs.
 type htmlExport struct {
-	sources map[int]CitedSource
+	sources map[int]pipeline.CitedSource
 	refs    map[int]bool // reference numbers that have an id on the page
-	support []CitationSupport
+	support []pipeline.CitationSupport
 	words   []map[string]bool // content words of each support sentence
 	cursor  int               // support entries are in report order
 	partly  bool              // a partly supported citation was marked
 	linked  bool              // a citation was linked
 }
 
-func newHTMLExport(rep Report) *htmlExport {
-	x := &htmlExport{sources: map[int]CitedSource{}, refs: map[int]bool{}, support: rep.Support}
+func newHTMLExport(rep pipeline.Report) *htmlExport {
+	x := &htmlExport{sources: map[int]pipeline.CitedSource{}, refs: map[int]bool{}, support: rep.Support}
 	for _, s := range rep.Sources {
 		x.sources[s.N] = s
 	}
@@ -310,15 +311,15 @@ func (x *htmlExport) linkBlock(block *nethtml.Node) {
 	}
 	collect(block, true)
 	text := strings.NewReplacer("\n", " ", "\r", " ").Replace(sb.String())
-	sentences := lineSentences(text)
-	matched := map[int]*CitationSupport{}
-	supportAt := func(off int, nums []int) *CitationSupport {
+	sentences := pipeline.LineSentences(text)
+	matched := map[int]*pipeline.CitationSupport{}
+	supportAt := func(off int, nums []int) *pipeline.CitationSupport {
 		for i, s := range sentences {
 			if off >= s[0] && off < s[1] {
 				if sup, ok := matched[i]; ok {
 					return sup
 				}
-				sup := x.match(citeGroup.ReplaceAllString(text[s[0]:s[1]], ""), nums)
+				sup := x.match(pipeline.StripCitations(text[s[0]:s[1]]), nums)
 				matched[i] = sup
 				return sup
 			}
@@ -335,16 +336,16 @@ func (x *htmlExport) linkBlock(block *nethtml.Node) {
 
 // linkText replaces a text node by the same text with each citation
 // number a link.
-func (x *htmlExport) linkText(sg textSeg, supportAt func(int, []int) *CitationSupport) {
+func (x *htmlExport) linkText(sg textSeg, supportAt func(int, []int) *pipeline.CitationSupport) {
 	data := sg.node.Data
 	var out []*nethtml.Node
 	last := 0
-	for _, m := range citeGroup.FindAllStringSubmatchIndex(data, -1) {
+	for _, m := range pipeline.CiteGroups(data) {
 		if m[1] < len(data) && data[m[1]] == '(' {
 			continue // "[1](…)" that goldmark left as text: not a citation
 		}
 		inner := data[m[2]:m[3]]
-		nums := parseGroup(inner)
+		nums := pipeline.ParseCiteGroup(inner)
 		sup := supportAt(sg.start+m[0], nums)
 		out = append(out, textNode(data[last:m[2]]))
 		pos := 0
@@ -375,10 +376,10 @@ func (x *htmlExport) linkText(sg textSeg, supportAt func(int, []int) *CitationSu
 
 // citeLink is one citation number linked to its reference, titled with
 // the passage that supports the sentence it stands in.
-func (x *htmlExport) citeLink(n int, label string, sup *CitationSupport) *nethtml.Node {
+func (x *htmlExport) citeLink(n int, label string, sup *pipeline.CitationSupport) *nethtml.Node {
 	x.linked = true
 	class := "cite"
-	if sup != nil && sup.Verdict == VerdictPartly {
+	if sup != nil && sup.Verdict == pipeline.VerdictPartly {
 		class += " partly"
 		x.partly = true
 	}
@@ -393,7 +394,7 @@ func (x *htmlExport) citeLink(n int, label string, sup *CitationSupport) *nethtm
 // passageFor is what a citation shows on hover: the sentence's supporting
 // passage when it comes from this source (or its source is not recorded);
 // otherwise the source's own quote, which says what [n] contributes.
-func (x *htmlExport) passageFor(n int, sup *CitationSupport) string {
+func (x *htmlExport) passageFor(n int, sup *pipeline.CitationSupport) string {
 	if sup != nil && sup.Passage != "" && (sup.Source == n || sup.Source == 0) {
 		return sup.Passage
 	}
@@ -411,7 +412,7 @@ func (x *htmlExport) passageFor(n int, sup *CitationSupport) string {
 // else any entry whose words are clearly the sentence's. Words, not
 // strings, are compared: the entry holds the Markdown sentence, the page
 // its rendering.
-func (x *htmlExport) match(sentence string, nums []int) *CitationSupport {
+func (x *htmlExport) match(sentence string, nums []int) *pipeline.CitationSupport {
 	w := wordSet(sentence)
 	if len(w) == 0 || len(x.support) == 0 {
 		return nil

@@ -1,9 +1,12 @@
-package pipeline
+package history
 
 import (
 	"encoding/json"
+	"fmt"
 	"sort"
+	"strings"
 
+	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/store"
 )
 
@@ -13,29 +16,29 @@ import (
 // one place so the two front-ends cannot drift apart.
 type SessionDetail struct {
 	store.Session
-	Sources []CitedSource    `json:"sources"`
-	Metrics *CitationMetrics `json:"citations,omitempty"`
-	Reviews []ReviewRequest  `json:"reviews,omitempty"`
+	Sources []pipeline.CitedSource    `json:"sources"`
+	Metrics *pipeline.CitationMetrics `json:"citations,omitempty"`
+	Reviews []pipeline.ReviewRequest  `json:"reviews,omitempty"`
 	// Funnel: candidates found, read, analysed, cited.
-	Funnel *Funnel `json:"funnel,omitempty"`
+	Funnel *pipeline.Funnel `json:"funnel,omitempty"`
 	// Rounds: each research round's queries, chased sources, counts and
 	// the slots still missing after it.
-	Rounds []RoundSummary `json:"rounds,omitempty"`
+	Rounds []pipeline.RoundSummary `json:"rounds,omitempty"`
 	// Versions: the report as the run wrote it, then after each follow-up.
-	Versions []Version `json:"versions"`
+	Versions []pipeline.Version `json:"versions"`
 	// Scores: review outcome, steps, grounding, citations, model use.
 	Scores *RunScores `json:"scores,omitempty"`
 	// Candidates: every search result considered, with its relevance and
 	// why it was or was not read.
-	Candidates []Candidate `json:"candidates"`
+	Candidates []pipeline.Candidate `json:"candidates"`
 	// Screen: the relevance screen's calls, its tokens and the analysis
 	// tokens it saved.
-	Screen *ScreenReport `json:"screen,omitempty"`
+	Screen *pipeline.ScreenReport `json:"screen,omitempty"`
 	// Support: every cited sentence of the report with its verdict and the
 	// passage that supports it; Repairs: the sentences the verifier
 	// re-cited, uncited or dropped (verify.go).
-	Support []CitationSupport `json:"support,omitempty"`
-	Repairs []SentenceCheck   `json:"repairs,omitempty"`
+	Support []pipeline.CitationSupport `json:"support,omitempty"`
+	Repairs []pipeline.SentenceCheck   `json:"repairs,omitempty"`
 }
 
 // LoadDetail reads a session and everything recorded about it. A session
@@ -46,16 +49,16 @@ func LoadDetail(st store.Reader, id string) (SessionDetail, error) {
 	if err != nil {
 		return SessionDetail{}, err
 	}
-	d := SessionDetail{Session: s, Sources: []CitedSource{}, Candidates: []Candidate{}, Versions: []Version{}}
-	if rep, err := LoadReport(st, s.ID); err == nil {
+	d := SessionDetail{Session: s, Sources: []pipeline.CitedSource{}, Candidates: []pipeline.Candidate{}, Versions: []pipeline.Version{}}
+	if rep, err := pipeline.LoadReport(st, s.ID); err == nil {
 		d.Sources, d.Metrics, d.Reviews, d.Funnel, d.Rounds = rep.Sources, &rep.Metrics, rep.Reviews, &rep.Funnel, rep.Rounds
 		d.Support, d.Repairs = rep.Support, rep.Repairs
 	}
-	if cs, err := LoadCandidates(st, s.ID); err == nil && cs != nil {
+	if cs, err := pipeline.LoadCandidates(st, s.ID); err == nil && cs != nil {
 		d.Candidates = cs
 	}
-	if raw, ok, err := st.Checkpoint(s.ID, checkpointScreen); err == nil && ok {
-		var sr ScreenReport
+	if raw, ok, err := st.Checkpoint(s.ID, pipeline.CheckpointScreen); err == nil && ok {
+		var sr pipeline.ScreenReport
 		if json.Unmarshal(raw, &sr) == nil {
 			d.Screen = &sr
 		}
@@ -63,7 +66,7 @@ func LoadDetail(st store.Reader, id string) (SessionDetail, error) {
 	if sc, err := LoadScores(st, s.ID); err == nil {
 		d.Scores = &sc
 	}
-	if vs, err := LoadVersions(st, s.ID); err == nil && vs != nil {
+	if vs, err := pipeline.LoadVersions(st, s.ID); err == nil && vs != nil {
 		d.Versions = vs
 	}
 	return d, nil
@@ -87,7 +90,7 @@ func ReadBy(st store.Reader, keys []string) (map[string][]string, error) {
 		return nil, err
 	}
 	for _, s := range sessions {
-		raw, ok, err := st.Checkpoint(s.ID, checkpointCandidates)
+		raw, ok, err := st.Checkpoint(s.ID, pipeline.CheckpointCandidates)
 		if err != nil || !ok {
 			continue
 		}
@@ -110,4 +113,29 @@ func ReadBy(st store.Reader, keys []string) (map[string][]string, error) {
 		sort.SliceStable(out[k], func(i, j int) bool { return out[k][i] > out[k][j] })
 	}
 	return out, nil
+}
+
+// ReportVersion is the report as it was at version n: its Markdown, and the
+// sources its references list (numbers never change between versions).
+func ReportVersion(st store.Reader, latest pipeline.Report, n int) (pipeline.Report, error) {
+	vs, err := pipeline.LoadVersions(st, latest.SessionID)
+	if err != nil {
+		return pipeline.Report{}, err
+	}
+	for _, v := range vs {
+		if v.N != n {
+			continue
+		}
+		rep := latest
+		rep.Markdown = v.Report
+		_, refs, _ := strings.Cut(v.Report, "## References")
+		rep.Sources = nil
+		for _, s := range latest.Sources {
+			if strings.Contains(refs, fmt.Sprintf("\n[%d] ", s.N)) {
+				rep.Sources = append(rep.Sources, s)
+			}
+		}
+		return rep, nil
+	}
+	return pipeline.Report{}, fmt.Errorf("session %s has no version %d (it has %d)", latest.SessionID, n, len(vs))
 }

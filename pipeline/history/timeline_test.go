@@ -1,4 +1,4 @@
-package pipeline_test
+package history_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/history"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
 )
 
@@ -21,7 +22,7 @@ func TestTimelineFromTheEventLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tl := pipeline.BuildTimeline(sess.ID, evs)
+	tl := history.BuildTimeline(sess.ID, evs)
 	stages := map[string]bool{}
 	tokens := map[string][3]int{} // by span kind: prompt, completion, embedding
 	searches := 0
@@ -72,7 +73,7 @@ func TestTimelineFromTheEventLog(t *testing.T) {
 			t.Errorf("line wider than 80 columns: %q", line)
 		}
 	}
-	sc, err := pipeline.LoadScores(env.Store, sess.ID)
+	sc, err := history.LoadScores(env.Store, sess.ID)
 	if err != nil || !sc.ReviewerApproved || sc.RevisionRounds != 1 || sc.SourcesCited == 0 || sc.StepsUsed != sess.Steps {
 		t.Errorf("scores %+v, %v", sc, err)
 	}
@@ -92,7 +93,7 @@ func TestTimelineFromTheEventLog(t *testing.T) {
 	}
 	evs, _ = pipeline.LoadEvents(env.Store, r.ID())
 	open := 0
-	for _, s := range pipeline.BuildTimeline(r.ID(), evs).Spans {
+	for _, s := range history.BuildTimeline(r.ID(), evs).Spans {
 		if s.Open {
 			open++
 		}

@@ -1,10 +1,12 @@
-package pipeline
+package history
 
 import (
 	"encoding/json"
 	"fmt"
 	"strings"
 	"unicode"
+
+	"github.com/researchtui/researchtui/pipeline"
 )
 
 // ExportFormats are the formats ExportReport writes.
@@ -13,7 +15,7 @@ var ExportFormats = []string{"md", "html", "json", "bibtex"}
 // ExportReport renders a report as Markdown, a standalone HTML page, JSON
 // (the report with its sources, metrics and reviews) or BibTeX (the cited
 // sources).
-func ExportReport(rep Report, format string) ([]byte, error) {
+func ExportReport(rep pipeline.Report, format string) ([]byte, error) {
 	switch strings.ToLower(format) {
 	case "md", "markdown":
 		return []byte(rep.Markdown), nil
@@ -24,11 +26,11 @@ func ExportReport(rep Report, format string) ([]byte, error) {
 	case "bibtex", "bib":
 		return []byte(BibTeX(rep.Sources)), nil
 	}
-	return nil, fmt.Errorf("%w: unknown export format %q (use %s)", ErrBadInput, format, strings.Join(ExportFormats, ", "))
+	return nil, fmt.Errorf("%w: unknown export format %q (use %s)", pipeline.ErrBadInput, format, strings.Join(ExportFormats, ", "))
 }
 
 // BibTeX writes one entry per cited source.
-func BibTeX(sources []CitedSource) string {
+func BibTeX(sources []pipeline.CitedSource) string {
 	var b strings.Builder
 	used := map[string]int{}
 	for _, s := range sources {
@@ -66,7 +68,7 @@ func BibTeX(sources []CitedSource) string {
 	return b.String()
 }
 
-func bibKey(s CitedSource) string {
+func bibKey(s pipeline.CitedSource) string {
 	family := "anon"
 	if len(s.Authors) > 0 {
 		f := strings.Fields(s.Authors[0])
@@ -75,7 +77,7 @@ func bibKey(s CitedSource) string {
 		}
 	}
 	word := "work"
-	for _, w := range contentWords(s.Title) {
+	for _, w := range pipeline.ContentWords(s.Title) {
 		word = w
 		break
 	}
