@@ -23,7 +23,7 @@ import (
 	"github.com/researchtui/researchtui/store"
 )
 
-// realWorld is the world users live in (DESIGN §11): an 8B model on a
+// realWorld is the world users live in (ARCHITECTURE.md §7): an 8B model on a
 // consumer GPU (20 ms a token, 300 ms to the first), one request at a time
 // (Ollama's default OLLAMA_NUM_PARALLEL), APIs that answer in 300 ms,
 // arXiv's 3 s spacing on its API and on its PDF host, PDFs that take

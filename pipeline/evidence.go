@@ -7,7 +7,7 @@ import (
 	"github.com/researchtui/researchtui/store"
 )
 
-// Retrieval within one source, for its analyst (DESIGN §5.5 rules).
+// Retrieval within one source, for its analyst (the retrieve stage's rules, ARCHITECTURE.md §3).
 const (
 	evidenceTopK = 6 // best chunks of a source, before neighbour expansion
 )

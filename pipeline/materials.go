@@ -9,7 +9,7 @@ import (
 	"github.com/researchtui/researchtui/search"
 )
 
-// Structured data (DESIGN §5.5): records that carry properties in
+// Structured data (ARCHITECTURE.md §3, retrieve): records that carry properties in
 // search.Record.Data (the Materials Project's computed band gaps, formation
 // energies, ...) are facts, not prose. Vector similarity says nothing useful
 // about a table of numbers, so their chunks bypass vector filtering: every

@@ -19,7 +19,7 @@ type ContextChunk struct {
 	Score     float32 `json:"score"`
 }
 
-// Retrieval settings (DESIGN §5.5).
+// Retrieval settings (ARCHITECTURE.md §3, retrieve).
 const (
 	retrieveTopK       = 8
 	retrieveMinScore   = 0.2
