@@ -1,5 +1,5 @@
 // Package pipeline owns a research run: its options, the stages of ARCHITECTURE.md §3
-// (plan, research, read, index, retrieve, analyse, write, review, finalise),
+// (plan, research, read, index, analyse, retrieve, write, verify, review, finalise),
 // the agents that do each one, the orchestrator that runs them as an explicit
 // state machine, the typed event channel every consumer (TUI, headless, tests)
 // reads, the human review gate, budgets, and the citation and reference code
