@@ -48,7 +48,7 @@ func TestRunElsewhereShowsLiveAndIsReviewedHere(t *testing.T) {
 	}
 	waitText(t, tm, "This revised report") // the TUI opens the report when the watched run completes
 	tm.Type("q")
-	fm := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(*rootModel)
+	fm := tm.FinalModel(t, teatest.WithFinalTimeout(30*time.Second)).(*rootModel)
 	shutdownRuns(fm.liveHandles(), 5*time.Second)
 	if got, _ := env.Store.Session(run.ID()); got.Status != store.StatusCompleted {
 		t.Errorf("after quitting the TUI the session is %q", got.Status)
