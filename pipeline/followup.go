@@ -486,6 +486,7 @@ func (o *orchestrator) finaliseFollowUp(ctx context.Context, kind string, pinned
 	if cited > 0 {
 		rep.Metrics.SupportedRatio = float64(supported) / float64(cited)
 	}
+	o.addVerification(&rep, check.order) // the follow-up's draft was verified like a run's
 	rep.Funnel = parent.Funnel
 	rep.Funnel.Analysed += len(o.st.Analyses) - pinned
 	rep.Funnel.Cited = len(check.order)

@@ -123,6 +123,18 @@ func TestUncoveredFollowUpReadsNewSourcesNumberedAfter(t *testing.T) {
 	if rep.Metrics.Removed != 0 {
 		t.Errorf("%d citations did not resolve", rep.Metrics.Removed)
 	}
+	// The new version's draft was verified: its cited sentences have their
+	// passages, numbered as the new version numbers them.
+	if rep.Metrics.Verified == nil || len(rep.Support) == 0 {
+		t.Fatalf("the follow-up's version carries no verification: %+v", rep.Metrics.Verified)
+	}
+	for _, sup := range rep.Support {
+		for _, n := range sup.N {
+			if n < 1 || n > len(rep.Sources) {
+				t.Errorf("support entry cites [%d] of %d sources", n, len(rep.Sources))
+			}
+		}
+	}
 }
 
 func TestFollowUpBadInput(t *testing.T) {
