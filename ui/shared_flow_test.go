@@ -46,9 +46,11 @@ func TestRunElsewhereShowsLiveAndIsReviewedHere(t *testing.T) {
 	if err != nil || sess.Status != store.StatusCompleted {
 		t.Fatalf("the run elsewhere: %q %v", sess.Status, err)
 	}
-	waitText(t, tm, "This revised report") // the TUI opens the report when the watched run completes
+	// The TUI opens the report when the watched run completes (the revised
+	// text alone may be the writer streaming in the output pane).
+	waitText(t, tm, "focus: report", "This revised report")
 	tm.Type("q")
-	fm := tm.FinalModel(t, teatest.WithFinalTimeout(30*time.Second)).(*rootModel)
+	fm := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(*rootModel)
 	shutdownRuns(fm.liveHandles(), 5*time.Second)
 	if got, _ := env.Store.Session(run.ID()); got.Status != store.StatusCompleted {
 		t.Errorf("after quitting the TUI the session is %q", got.Status)
