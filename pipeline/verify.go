@@ -228,7 +228,7 @@ func (o *orchestrator) verifyDraft(ctx context.Context, round int, draft string)
 // them twice.
 func (o *orchestrator) judgedBefore() map[string]SentenceCheck {
 	out := map[string]SentenceCheck{}
-	for _, v := range o.st.Verifications {
+	for _, v := range append(o.earlierVerifications(), o.st.Verifications...) {
 		for _, ch := range v.Checks {
 			if ch.By != "model" || (ch.Action != ActionKept && ch.Action != ActionRecited) {
 				continue
@@ -243,6 +243,30 @@ func (o *orchestrator) judgedBefore() map[string]SentenceCheck {
 				prev.Verdict = VerdictSupported // by the source it now cites
 			}
 			out[checkKey(ch.Sentence, now)] = prev
+		}
+	}
+	return out
+}
+
+// earlierVerifications are a follow-up's predecessors' verifications (the
+// run's and earlier follow-ups'): its draft repeats the report's
+// sentences, which were judged already. Nil outside a follow-up.
+func (o *orchestrator) earlierVerifications() []Verification {
+	if o.follow == nil {
+		return nil
+	}
+	prefixes := []string{""}
+	for k := 1; k < o.follow.N; k++ {
+		prefixes = append(prefixes, fmt.Sprintf("fu%d/", k))
+	}
+	var out []Verification
+	for _, p := range prefixes {
+		for r := 0; ; r++ {
+			var v Verification
+			if ok, err := o.loadRaw(fmt.Sprintf("%sverify/%d", p, r), &v); err != nil || !ok {
+				break
+			}
+			out = append(out, v)
 		}
 	}
 	return out

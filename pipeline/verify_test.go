@@ -387,3 +387,38 @@ func TestRevisionDoesNotRejudgeKeptSentences(t *testing.T) {
 		}
 	}
 }
+
+// A follow-up's draft repeats the report's sentences: those the model
+// judged for the report are not put to it again.
+func TestFollowUpDoesNotRejudgeTheReport(t *testing.T) {
+	env, opt := carelessWorld(t, false, &pipelinetest.Script{Careless: true, Paraphrase: true})
+	_, sess := runToEnd(t, env, opt)
+	claims := func() map[string]int {
+		claim := regexp.MustCompile(`(?m)^C\d+: (.+)$`)
+		asked := map[string]int{}
+		for _, c := range env.Ollama.ChatCalls() {
+			if pipelinetest.KindOf(c) == pipelinetest.Verifier {
+				for _, m := range claim.FindAllStringSubmatch(c.Messages[len(c.Messages)-1].Content, -1) {
+					asked[m[1]]++
+				}
+			}
+		}
+		return asked
+	}
+	if len(claims()) == 0 {
+		t.Fatal("the run's verifier was asked nothing: the test needs sentences the model judged")
+	}
+	r, err := env.Engine.Ask(context.Background(), sess.ID, "Which software testing techniques do these papers study?", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	drive(t, r, nil)
+	if _, err := r.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	for s, n := range claims() {
+		if n > 1 {
+			t.Errorf("claim asked %d times: %q", n, s)
+		}
+	}
+}
