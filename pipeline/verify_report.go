@@ -90,14 +90,18 @@ func (o *orchestrator) verificationNote() string {
 		c.Dropped += v.Counts.Dropped
 		c.ByModel += v.Counts.ByModel
 	}
-	s := fmt.Sprintf("Every cited sentence was checked against the passages of the sources it cites (%d by matching alone, %d judged by the model): of the final draft's %d cited sentences, %d were supported",
-		last.Cited-last.ByModel, last.ByModel, last.Cited, last.Supported+last.Partly)
+	// The final report's cited sentences are those the last check kept or
+	// re-cited: every one is backed by a passage of a source it cites.
+	final := last.Supported + last.Partly + last.Recited
+	s := fmt.Sprintf("Every cited sentence was checked against the passages of the sources it cites (in the final draft %d by matching alone, %d judged by the model): each of the report's %s stands on a passage of a source it cites",
+		last.Cited-last.ByModel, last.ByModel, plural(final, "cited sentence", "cited sentences"))
 	if last.Partly > 0 {
 		s += fmt.Sprintf(" (%d only in part)", last.Partly)
 	}
 	s += "."
 	if c.Recited+c.Uncited+c.Dropped > 0 {
-		s += fmt.Sprintf(" Over all drafts, %d sentences were re-cited to the source that says them, %d kept no citation (the report's own synthesis) and %d were removed.", c.Recited, c.Uncited, c.Dropped)
+		s += fmt.Sprintf(" Over all drafts, %s re-cited to the source that says it, %s no citation (the report's own synthesis) and %s removed.",
+			plural(c.Recited, "sentence was", "sentences were"), plural(c.Uncited, "kept", "kept"), plural(c.Dropped, "was", "were"))
 	}
 	return s
 }

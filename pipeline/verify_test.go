@@ -129,7 +129,7 @@ func TestVerifierRepairsACarelessWriter(t *testing.T) {
 			if v == nil || v.Recited == 0 || v.Uncited == 0 {
 				t.Fatalf("the repairs are not counted: %+v", v)
 			}
-			if !strings.Contains(rep.Markdown, "re-cited to the source that says them") {
+			if !strings.Contains(rep.Markdown, "re-cited to the source that says it") {
 				t.Error("the Method section does not account for the repairs")
 			}
 			if !strings.Contains(rep.Markdown, pipelinetest.SweepingClaim+".") {
