@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -32,7 +33,7 @@ func terminalHostile(s string) string {
 			return s[max(0, i-40):min(len(s), i+40)]
 		case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f, r == 0x061c:
 			return s[max(0, i-40):min(len(s), i+40)]
-		case r == 0xfffd && strings.Contains(s[i:min(len(s), i+1)], "\x9b"):
+		case r == utf8.RuneError && s[i] >= 0x80 && s[i] <= 0x9f: // a raw C1 byte (0x9b is CSI)
 			return s[max(0, i-40):min(len(s), i+40)]
 		}
 	}
