@@ -150,6 +150,16 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		if reply.DropAfter > 0 {
 			panic(http.ErrAbortHandler)
 		}
+		// An unstreamed answer costs the model what a streamed one does: it
+		// waits for the slot, processes the prompt and generates every
+		// token before the server answers.
+		if !s.acquire(r) {
+			return
+		}
+		defer s.release()
+		if !pause(r, s.opt.FirstTokenDelay+s.prefill(req.Messages)+time.Duration(completion)*s.opt.TokenDelay) {
+			return
+		}
 		final.Message.Content = reply.Content
 		if think {
 			final.Message.Thinking = reply.Thinking

@@ -90,6 +90,11 @@ type Script struct {
 	// excerpts), reports of ~700. Benchmarks use it, so model time weighs
 	// what it weighs in a real run; tests keep answers short.
 	Realistic bool
+	// PlainReport keeps Realistic's analyses but has the writer restate
+	// one finding per source without the long discussion: the writer
+	// tools/peerbench gives both programs it compares, so that neither is
+	// charged for prose the other is not asked to write.
+	PlainReport bool
 	// MissingSlot is an information slot no analyst ever fills, so every
 	// reflection finds it missing (a model that keeps reporting gaps).
 	MissingSlot string
@@ -188,7 +193,7 @@ func (s *Script) Responder() ollamafake.Responder {
 				return ollamafake.Reply{Content: s.revisedSections(only, user)}
 			}
 			rep := s.report(user)
-			if s.Realistic {
+			if s.Realistic && !s.PlainReport {
 				rep = lengthen(rep, user)
 			}
 			return ollamafake.Reply{Content: rep, Thinking: "Let me organise the sources by sub-question."}
