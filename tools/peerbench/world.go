@@ -2,12 +2,12 @@ package main
 
 import (
 	_ "embed"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
 	"os"
-	"fmt"
 	"strings"
 	"sync"
 	"time"
