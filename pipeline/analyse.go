@@ -134,16 +134,32 @@ var sentenceRef = regexp.MustCompile(`(?i)^\W*e?\s*(\d+)\s*(?:[.:/,-]|\s)\s*s?\s
 // resolve turns a reference into its chunk and sentence; ok is false when
 // it names nothing shown.
 func (x excerptSet) resolve(ref string) (chunkID, text string, ok bool) {
+	e, n, ok := x.locate(ref)
+	if !ok {
+		return "", "", false
+	}
+	return x.chunks[e].ID, x.sents[e][n], true
+}
+
+// excerptOf is the index of the excerpt a reference points into.
+func (x excerptSet) excerptOf(ref string) (int, bool) {
+	e, _, ok := x.locate(ref)
+	return e, ok
+}
+
+// locate parses a reference into 0-based excerpt and sentence indexes of
+// a sentence shown.
+func (x excerptSet) locate(ref string) (e, n int, ok bool) {
 	m := sentenceRef.FindStringSubmatch(strings.TrimSpace(ref))
 	if m == nil {
-		return "", "", false
+		return 0, 0, false
 	}
-	e, _ := strconv.Atoi(m[1])
-	n, _ := strconv.Atoi(m[2])
+	e, _ = strconv.Atoi(m[1])
+	n, _ = strconv.Atoi(m[2])
 	if e < 1 || e > len(x.sents) || n < 1 || n > len(x.sents[e-1]) {
-		return "", "", false
+		return 0, 0, false
 	}
-	return x.chunks[e-1].ID, x.sents[e-1][n-1], true
+	return e - 1, n - 1, true
 }
 
 // analyseOne asks the model for one source's analysis. full says the
@@ -153,20 +169,7 @@ func (x excerptSet) resolve(ref string) (chunkID, text string, ok bool) {
 func (o *orchestrator) analyseOne(ctx context.Context, a *agentCall, rec search.Record, ev []ContextChunk, full bool) (Analysis, bool, error) {
 	x := newExcerptSet(ev, rec.Title)
 	var b strings.Builder
-	// The question and sub-questions come first and are the same for every
-	// analyst of a run: the server's prompt cache serves that prefix.
-	fmt.Fprintf(&b, "Research question: %s\nSub-questions:\n", o.opt.Question)
-	slots := o.slotNames()
-	for _, sq := range o.st.Plan.SubQuestions {
-		fmt.Fprintf(&b, "- %s\n", sq.Question)
-	}
-	if len(slots) > 0 {
-		b.WriteString("Information slots:")
-		for i, s := range slots {
-			fmt.Fprintf(&b, " %d %s;", i+1, s)
-		}
-		b.WriteString("\n")
-	}
+	slots := o.analystPreamble(&b)
 	read, schema := "abstract only", analysisSchemaAbstract
 	if full {
 		read, schema = "full text", analysisSchemaFull
@@ -206,6 +209,25 @@ func (o *orchestrator) analyseOne(ctx context.Context, a *agentCall, rec search.
 		return degradedAnalysis(rec, ev), true, nil
 	}
 	return o.analysisFrom(ans, x, full, slots), false, nil
+}
+
+// analystPreamble writes what every analyst of a run reads first, the
+// question, sub-questions and numbered slots, and returns the slots. It is
+// the same for every analyst: the server's prompt cache serves it.
+func (o *orchestrator) analystPreamble(b *strings.Builder) []string {
+	fmt.Fprintf(b, "Research question: %s\nSub-questions:\n", o.opt.Question)
+	slots := o.slotNames()
+	for _, sq := range o.st.Plan.SubQuestions {
+		fmt.Fprintf(b, "- %s\n", sq.Question)
+	}
+	if len(slots) > 0 {
+		b.WriteString("Information slots:")
+		for i, s := range slots {
+			fmt.Fprintf(b, " %d %s;", i+1, s)
+		}
+		b.WriteString("\n")
+	}
+	return slots
 }
 
 // slotNames are the plan's distinct information slots, numbered by their
@@ -420,6 +442,9 @@ func (f *flow) analyse(ctx context.Context, rs readySource) error {
 		return nil
 	}
 	evidence := o.sourceEvidence(rs.rec, rs.chunks, f.vectorsFor(key))
+	if !f.breaker.isOpen() && !o.meter.exhausted() && isShort(rs, evidence) {
+		return f.analyseShort(ctx, rs, evidence)
+	}
 	if f.breaker.isOpen() || o.meter.exhausted() {
 		an = degradedAnalysis(rs.rec, evidence)
 	} else {
@@ -451,11 +476,16 @@ func (f *flow) analyse(ctx context.Context, rs readySource) error {
 		}
 		a.finish(fmt.Sprintf("confidence %.2f, %d findings", an.Confidence, len(an.KeyFindings)))
 	}
-	an.SourceKey = key
-	if err := o.checkpoint("analyse/"+key, an); err != nil {
+	return f.keepAnalysis(rs.rec, an)
+}
+
+// keepAnalysis checkpoints a source's analysis and counts it done.
+func (f *flow) keepAnalysis(rec search.Record, an Analysis) error {
+	an.SourceKey = rec.Key
+	if err := f.o.checkpoint("analyse/"+rec.Key, an); err != nil {
 		return err
 	}
-	f.done(rs.rec, an)
+	f.done(rec, an)
 	return nil
 }
 

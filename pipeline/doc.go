@@ -18,7 +18,7 @@
 //	research   research.go   researchAll, rank (rank.go, lexical.go), screen (screen.go)
 //	read       read.go       readLoop, readSource: fetch, PDF/HTML, chunk
 //	index      index.go      indexLoop: embed and index the chunks
-//	analyse    analyse.go    analyseLoop, analyse
+//	analyse    analyse.go    analyseLoop, analyse (short sources: analyse_batch.go)
 //	retrieve   retrieve.go   stageRetrieve
 //	write      write.go      write (started by stageWriteAndReview)
 //	verify     verify.go     verifyDraft (verify_judge.go, verify_report.go)

@@ -67,6 +67,7 @@ type flow struct {
 	researchDone bool                 // this round's research has sent all its sources
 	skipped      map[string]bool      // not analysed because of the cutoff
 	screened     ScreenReport         // the relevance screen's totals
+	shortQ       []*shortJob          // short sources waiting to share an analyst's call (analyse_batch.go)
 }
 
 // runRound takes one round's candidates (research sends them to readCh)

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -117,6 +118,10 @@ type Script struct {
 	// not exist, which finalise must remove.
 	BogusCitation bool
 	Faults        []Fault
+	// Batch is how the analyst answers a call for several sources:
+	// BatchAll (default), BatchFirstOnly (it stops after the first
+	// source) or BatchJunk (broken JSON).
+	Batch string
 	// Screen is how the relevance screener answers (screen.go).
 	Screen *ScreenScript
 
@@ -173,6 +178,9 @@ func (s *Script) Responder() ollamafake.Responder {
 			}
 			return ollamafake.Reply{Content: s.plan(user)}
 		case Analyst:
+			if strings.Contains(user, "\nSources, each read from its abstract only:") {
+				return ollamafake.Reply{Content: s.severalAnalyses(user)}
+			}
 			if s.Realistic {
 				return ollamafake.Reply{Content: s.withSlots(longAnalysis(user), user)}
 			}
@@ -548,4 +556,48 @@ func section(user string) string {
 		fmt.Fprintf(&b, " %s [%s].", strings.TrimSuffix(finding, "."), srcs[i][1])
 	}
 	return b.String()
+}
+
+var batchSource = regexp.MustCompile(`(?m)^Source (\d+): .*$`)
+
+// How the analyst answers a call for several sources (Script.Batch).
+const (
+	BatchAll       = ""
+	BatchFirstOnly = "first-only"
+	BatchJunk      = "junk"
+)
+
+// severalAnalyses answers an analyst's call for several short sources:
+// each source analysed by the rules of a single one, from its own
+// excerpts (numbered across the batch).
+func (s *Script) severalAnalyses(user string) string {
+	head, _, _ := strings.Cut(user, "\nSources, each read from its abstract only:")
+	locs := batchSource.FindAllStringSubmatchIndex(user, -1)
+	if s.Batch == BatchJunk {
+		return `{"sources": [{"n": 1, "findings": ["the first`
+	}
+	if s.Batch == BatchFirstOnly {
+		locs = locs[:min(1, len(locs))]
+	}
+	var out []map[string]any
+	for _, l := range locs {
+		end := len(user)
+		if next := batchSource.FindStringIndex(user[l[1]:]); next != nil {
+			end = l[1] + next[0]
+		}
+		block := head + "\n" + user[l[0]:end]
+		one := analysis(block)
+		if s.Realistic {
+			one = longAnalysis(block)
+		}
+		var an map[string]any
+		if json.Unmarshal([]byte(s.withSlots(one, block)), &an) != nil {
+			continue
+		}
+		n, _ := strconv.Atoi(user[l[2]:l[3]])
+		an["n"] = n
+		out = append(out, an)
+	}
+	b, _ := json.Marshal(map[string]any{"sources": out})
+	return string(b)
 }

@@ -1,0 +1,291 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/researchtui/researchtui/llm"
+)
+
+// Short sources (a web snippet, a short abstract) are analysed several to
+// a call. Alone, each would cost a whole model call for a prompt of a few
+// sentences: on one GPU that is ~0.3 s before the first token and the
+// answer's JSON frame, for a few tokens of substance. Sources queue here
+// while the model is busy; whoever gets the model next takes every short
+// source waiting (up to maxShortBatch) into one call. Each source keeps its
+// own checkpoint, progress and events, and a part of the answer that is
+// missing or unusable is asked again for that source alone, so one bad
+// source costs no other its analysis.
+const (
+	shortSourceChars = 1000 // evidence this short (about 250 tokens) may share a call
+	maxShortBatch    = 6
+)
+
+// isShort says a source's analysis may share a call: read from its
+// abstract only, with little text.
+func isShort(rs readySource, evidence []ContextChunk) bool {
+	if rs.full {
+		return false
+	}
+	n := 0
+	for _, c := range evidence {
+		n += len(c.Text)
+	}
+	return n <= shortSourceChars
+}
+
+// shortJob is one short source waiting for an analysis.
+type shortJob struct {
+	rs       readySource
+	evidence []ContextChunk
+	taken    bool              // a batch has taken it (under flow.mu)
+	res      chan shortOutcome // the batch's outcome, for the job's own goroutine
+}
+
+type shortOutcome struct {
+	an      Analysis
+	skipped bool // the cutoff came first
+	err     error
+}
+
+// analyseShort queues a short source and either runs the batch it heads or
+// waits for the batch that took it; then it finishes the source as
+// analyse does.
+func (f *flow) analyseShort(ctx context.Context, rs readySource, evidence []ContextChunk) error {
+	job := &shortJob{rs: rs, evidence: evidence, res: make(chan shortOutcome, 1)}
+	f.mu.Lock()
+	f.shortQ = append(f.shortQ, job)
+	f.mu.Unlock()
+	release, err := f.o.engine.acquireModel(ctx)
+	if err != nil {
+		return err
+	}
+	f.mu.Lock()
+	if job.taken { // another analyst holds the model for it
+		f.mu.Unlock()
+		release()
+		select {
+		case out := <-job.res:
+			return f.finishShort(job, out)
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	batch := []*shortJob{job}
+	job.taken = true
+	rest := f.shortQ[:0]
+	for _, j := range f.shortQ {
+		switch {
+		case j == job:
+		case !j.taken && len(batch) < maxShortBatch:
+			j.taken = true
+			batch = append(batch, j)
+		default:
+			rest = append(rest, j)
+		}
+	}
+	f.shortQ = rest
+	f.mu.Unlock()
+	outs := f.runShortBatch(ctx, batch)
+	release()
+	for i, j := range batch[1:] {
+		j.res <- outs[i+1]
+	}
+	return f.finishShort(job, outs[0])
+}
+
+func (f *flow) finishShort(job *shortJob, out shortOutcome) error {
+	switch {
+	case out.err != nil:
+		return out.err
+	case out.skipped:
+		f.skipAnalysis(job.rs.rec)
+		return nil
+	}
+	return f.keepAnalysis(job.rs.rec, out.an)
+}
+
+// runShortBatch analyses the batch with the model slot held: one call for
+// several sources, the single-source call for one.
+func (f *flow) runShortBatch(ctx context.Context, batch []*shortJob) []shortOutcome {
+	o := f.o
+	outs := make([]shortOutcome, len(batch))
+	if o.cut.passed() { // the deadline came while they waited for the model
+		for i := range outs {
+			outs[i].skipped = true
+		}
+		return outs
+	}
+	titles := make([]string, len(batch))
+	for i, j := range batch {
+		f.progress(j.rs.rec, StateAnalysing, "")
+		titles[i] = j.rs.rec.Title
+	}
+	f.mu.Lock()
+	f.analysts++
+	name := fmt.Sprintf("analyst %d", f.analysts)
+	f.mu.Unlock()
+	title := truncateRunes(titles[0], 70)
+	if len(batch) > 1 {
+		title = truncateRunes(fmt.Sprintf("%d short sources: %s", len(batch), strings.Join(titles, "; ")), 70)
+	}
+	a := o.startAgent(StageAnalyse, name, title)
+	a.slotHeld = true
+	var analysed []Analysis
+	var failed []bool
+	var err error
+	if len(batch) == 1 {
+		an, bad, e := o.analyseOne(ctx, a, batch[0].rs.rec, batch[0].evidence, false)
+		analysed, failed, err = []Analysis{an}, []bool{bad}, e
+	} else {
+		analysed, failed, err = o.analyseSeveral(ctx, a, batch)
+	}
+	if err != nil {
+		a.finish("failed")
+		for i := range outs {
+			outs[i].err = err
+		}
+		return outs
+	}
+	findings := 0
+	for i := range batch {
+		outs[i].an = analysed[i]
+		findings += len(analysed[i].KeyFindings)
+		if f.breaker.record(failed[i]) {
+			a.warn("%d analyses in a row failed; the remaining sources are summarised from their abstracts", breakerTrips)
+		}
+	}
+	if len(batch) == 1 {
+		a.finish(fmt.Sprintf("confidence %.2f, %d findings", analysed[0].Confidence, findings))
+	} else {
+		a.finish(fmt.Sprintf("%d sources, %d findings", len(batch), findings))
+	}
+	return outs
+}
+
+const analysisSchemaSeveral = `{
+  "type": "object",
+  "properties": {
+    "sources": {"type": "array", "items": {
+      "type": "object",
+      "properties": {
+        "n": {"type": "integer"},
+        "findings": {"type": "array", "items": {"type": "string"}, "maxItems": 4},
+        "slots": {"type": "array", "maxItems": 8, "items": {"type": "string"}},
+        "confidence": {"type": "number", "minimum": 0, "maximum": 1}
+      },
+      "required": ["n", "findings", "confidence"]
+    }}
+  },
+  "required": ["sources"]
+}`
+
+const analystSystemSeveral = `You are an analyst agent. You read the numbered excerpts of SEVERAL short sources and say, as JSON only, what each contributes to a research question. Answer by reference: "E2.3" is sentence 3 of excerpt E2; each excerpt belongs to the source above it.
+"sources": one entry per source, with "n" its number and:
+"findings": 1-4 references to that source's sentences that state its key findings for the question (results, not background);
+"slots": which of the numbered information slots it fills, each as "slot number:reference" of the sentence that shows it, e.g. "2:E1.3" (none if it fills none);
+"confidence": 0-1, how relevant the source is to the question and how well its excerpts support the findings (below 0.2: off topic).
+Do not copy sentences. Never invent results.`
+
+// severalAnswer is the analyst's JSON for a batch.
+type severalAnswer struct {
+	Sources []struct {
+		N int `json:"n"`
+		analystAnswer
+	} `json:"sources"`
+}
+
+// analyseSeveral asks for several short sources' analyses in one call.
+// The excerpts are numbered across the batch, so a reference names its
+// source; a reference into another source's excerpts is ignored. A source
+// the answer leaves out or answers unusably is asked again alone.
+func (o *orchestrator) analyseSeveral(ctx context.Context, a *agentCall, batch []*shortJob) ([]Analysis, []bool, error) {
+	// whole is every source's excerpts, numbered across the batch;
+	// owner[e] is the batch index excerpt e belongs to.
+	var whole excerptSet
+	var owner []int
+	var b strings.Builder
+	o.analystPreamble(&b)
+	b.WriteString("\nSources, each read from its abstract only:\n")
+	for i, j := range batch {
+		fmt.Fprintf(&b, "\nSource %d: %s (%s)\n", i+1, j.rs.rec.Title, yearOrND(j.rs.rec.Year))
+		x := newExcerptSet(j.evidence, j.rs.rec.Title)
+		for e, ss := range x.sents {
+			fmt.Fprintf(&b, "[E%d]", len(whole.chunks)+1)
+			for k, s := range ss {
+				fmt.Fprintf(&b, " (%d) %s", k+1, s)
+			}
+			b.WriteString("\n")
+			whole.chunks = append(whole.chunks, x.chunks[e])
+			whole.sents = append(whole.sents, ss)
+			owner = append(owner, i)
+		}
+	}
+	// own keeps the references that point into source i's excerpts.
+	own := func(i int, refs []string) []string {
+		var out []string
+		for _, r := range refs {
+			ref := r
+			if m := slotRef.FindStringSubmatch(strings.TrimSpace(r)); m != nil {
+				ref = m[2]
+			}
+			if e, ok := whole.excerptOf(ref); ok && owner[e] == i {
+				out = append(out, r)
+			}
+		}
+		return out
+	}
+	req := llm.ChatRequest{
+		Messages: []llm.Message{
+			{Role: "system", Content: analystSystemSeveral},
+			{Role: "user", Content: b.String()},
+		},
+		Schema:      json.RawMessage(analysisSchemaSeveral),
+		Temperature: ptr(0.1),
+	}
+	validate := func(ans *severalAnswer) error {
+		for _, s := range ans.Sources {
+			if s.N >= 1 && s.N <= len(batch) && len(own(s.N-1, s.Findings)) > 0 {
+				return nil
+			}
+		}
+		return fmt.Errorf(`each source's findings must reference its own sentences shown, like "E1.2"; got %+v`, ans.Sources)
+	}
+	ans, info, err := structured(ctx, a, req, validate, func() severalAnswer { return severalAnswer{} })
+	if fatal(ctx, err) {
+		return nil, nil, err
+	}
+	o.budgetWarn(StageAnalyse, err)
+	slots := o.slotNames()
+	out := make([]Analysis, len(batch))
+	failed := make([]bool, len(batch))
+	answered := make([]bool, len(batch))
+	if !info.Fallback {
+		for _, s := range ans.Sources {
+			i := s.N - 1
+			if i < 0 || i >= len(batch) || answered[i] || s.Confidence < 0 || s.Confidence > 1 {
+				continue
+			}
+			mine := s.analystAnswer
+			mine.Findings, mine.Slots = own(i, s.Findings), own(i, s.Slots)
+			if len(mine.Findings) == 0 {
+				continue
+			}
+			out[i] = o.analysisFrom(mine, whole, false, slots)
+			answered[i] = true
+		}
+	}
+	for i, j := range batch {
+		if answered[i] {
+			continue
+		}
+		an, bad, err := o.analyseOne(ctx, a, j.rs.rec, j.evidence, false)
+		if fatal(ctx, err) {
+			return nil, nil, err
+		}
+		out[i], failed[i] = an, bad
+	}
+	return out, failed, nil
+}

@@ -1,0 +1,161 @@
+package pipeline_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/pipelinetest"
+	"github.com/researchtui/researchtui/search"
+)
+
+// webEnv is a run over the web source alone, answered by a recorded SearxNG
+// answer: thirty short snippets, each read from its abstract only.
+func webEnv(t *testing.T, script *pipelinetest.Script) *pipelinetest.Env {
+	t.Helper()
+	body, err := os.ReadFile("testdata/searxng/search-q-python-format-json.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(body)
+	}))
+	t.Cleanup(srv.Close)
+	script.Topics = []pipelinetest.Topic{
+		{Question: "What makes Python easy to learn and use?", Strict: "python easy to learn", Moderate: "python learning", Broad: "python"},
+		{Question: "What kinds of work is Python used for?", Strict: "python uses", Moderate: "python applications", Broad: "python"},
+	}
+	script.Canonical = "python"
+	env := pipelinetest.NewEnv(t, script, "")
+	env.Client.SetHostLimit(strings.TrimPrefix(srv.URL, "http://"), 0)
+	env.Engine.Sources["web"] = search.NewWeb(env.Client, search.WebOptions{SearxNGURL: srv.URL})
+	return env
+}
+
+const pythonQuestion = "Why is Python so widely used as a programming language?"
+
+func webOptions(env *pipelinetest.Env) pipeline.Options {
+	opt := env.Options(pythonQuestion)
+	opt.Sources = []string{"web"}
+	return opt
+}
+
+// analystCalls are the analyst's calls, and how many of them analysed
+// several sources at once.
+func analystCalls(env *pipelinetest.Env) (all, several int) {
+	for _, c := range env.Ollama.ChatCalls() {
+		if pipelinetest.KindOf(c) != pipelinetest.Analyst {
+			continue
+		}
+		all++
+		if strings.Contains(c.Messages[0].Content, "SEVERAL short sources") {
+			several++
+		}
+	}
+	return all, several
+}
+
+// storedAnalyses reads every source's analysis checkpoint.
+func storedAnalyses(t *testing.T, env *pipelinetest.Env, id string) map[string]pipeline.Analysis {
+	t.Helper()
+	names, err := env.Store.CheckpointNames(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]pipeline.Analysis{}
+	for _, n := range names {
+		key, ok := strings.CutPrefix(n, "analyse/")
+		if !ok {
+			continue
+		}
+		b, _, err := env.Store.Checkpoint(id, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var an pipeline.Analysis
+		if err := json.Unmarshal(b, &an); err != nil {
+			t.Fatal(err)
+		}
+		out[key] = an
+	}
+	return out
+}
+
+// abstracts are the stored sources' texts by key.
+func abstracts(t *testing.T, env *pipelinetest.Env, id string) map[string]string {
+	t.Helper()
+	rep, err := pipeline.LoadReport(env.Store, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, s := range rep.Sources {
+		b, ok, err := env.Store.Source(s.Key)
+		var rec search.Record
+		if err != nil || !ok || json.Unmarshal(b, &rec) != nil {
+			t.Fatalf("source %s: %v", s.Key, err)
+		}
+		out[s.Key] = rec.Abstract
+	}
+	return out
+}
+
+func TestShortSourcesShareAnAnalystCall(t *testing.T) {
+	env := webEnv(t, &pipelinetest.Script{})
+	_, sess := runToEnd(t, env, webOptions(env))
+	analyses := storedAnalyses(t, env, sess.ID)
+	calls, several := analystCalls(env)
+	if several == 0 || calls >= len(analyses) {
+		t.Fatalf("%d analyst calls (%d for several sources) for %d sources: short sources did not share calls", calls, several, len(analyses))
+	}
+	// Every source keeps its own analysis, whose findings are sentences of
+	// its own text, never a neighbour's in the same call.
+	texts := abstracts(t, env, sess.ID)
+	for key, text := range texts {
+		an, ok := analyses[key]
+		if !ok || len(an.KeyFindings) == 0 {
+			t.Errorf("cited source %s has no analysis of its own: %+v", key, an)
+			continue
+		}
+		for _, f := range an.KeyFindings {
+			if !strings.Contains(search.InlineText(text), strings.TrimSuffix(f, "...")) {
+				t.Errorf("source %s: finding %q is not from its text %q", key, f, text)
+			}
+		}
+	}
+}
+
+func TestABatchAnswerThatLeavesSourcesOutAsksForThemAlone(t *testing.T) {
+	env := webEnv(t, &pipelinetest.Script{Batch: pipelinetest.BatchFirstOnly})
+	_, sess := runToEnd(t, env, webOptions(env))
+	checkEveryAnalysisByTheModel(t, env, sess.ID)
+}
+
+func TestAJunkBatchAnswerCostsNoSourceItsAnalysis(t *testing.T) {
+	env := webEnv(t, &pipelinetest.Script{Batch: pipelinetest.BatchJunk})
+	_, sess := runToEnd(t, env, webOptions(env))
+	checkEveryAnalysisByTheModel(t, env, sess.ID)
+}
+
+// checkEveryAnalysisByTheModel requires that batched calls were made and
+// that no source was summarised without the model because of them.
+func checkEveryAnalysisByTheModel(t *testing.T, env *pipelinetest.Env, id string) {
+	t.Helper()
+	if _, several := analystCalls(env); several == 0 {
+		t.Fatal("no analyst call for several sources was made")
+	}
+	analyses := storedAnalyses(t, env, id)
+	if len(analyses) < 4 {
+		t.Fatalf("%d sources analysed", len(analyses))
+	}
+	for key, an := range analyses {
+		if an.Degraded || len(an.KeyFindings) == 0 {
+			t.Errorf("source %s lost its model analysis to another source's bad answer: %+v", key, an)
+		}
+	}
+}
