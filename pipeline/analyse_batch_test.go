@@ -159,3 +159,33 @@ func checkEveryAnalysisByTheModel(t *testing.T, env *pipelinetest.Env, id string
 		}
 	}
 }
+
+func TestAWriterThatNamesFindingsGetsThemVerbatimAndCited(t *testing.T) {
+	env := webEnv(t, &pipelinetest.Script{ByReference: true})
+	_, sess := runToEnd(t, env, webOptions(env))
+	rep, err := pipeline.LoadReport(env.Store, sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(rep.Markdown, "{F") {
+		t.Fatalf("a finding label reached the report:\n%s", rep.Markdown)
+	}
+	// Each source's finding is in the report in its own words, cited to it,
+	// and the verifier finds it supported.
+	analyses := storedAnalyses(t, env, sess.ID)
+	for _, s := range rep.Sources {
+		f := analyses[s.Key].KeyFindings[0]
+		want := strings.TrimRight(f, ".!? ") + " [" + itoa(s.N) + "]"
+		if !strings.Contains(rep.Markdown, want) {
+			t.Errorf("the report does not state source %d's finding %q cited to it:\n%s", s.N, want, rep.Markdown)
+		}
+	}
+	if len(rep.Support) == 0 {
+		t.Fatal("no cited sentence was verified")
+	}
+	for _, c := range rep.Support {
+		if c.Verdict != "supported" {
+			t.Errorf("a finding put in by label was judged %q: %q", c.Verdict, c.Sentence)
+		}
+	}
+}

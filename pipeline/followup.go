@@ -415,7 +415,8 @@ func (o *orchestrator) followUpResearch(ctx context.Context, plans []roundPlan, 
 }
 
 const sectionSystem = `You are the writing agent of a research assistant. A finished report is being asked a follow-up question. Write ONLY the section that answers it: 1 to 4 paragraphs of Markdown, no heading, from the numbered sources you are given.
-Rules: support every factual sentence with citations of the form [n] using ONLY the given source numbers; never invent sources or results; say plainly what the sources do not answer. Do NOT write a references section.`
+Rules: support every factual sentence with citations of the form [n] using ONLY the given source numbers; never invent sources or results; say plainly what the sources do not answer. Do NOT write a references section.
+` + findingsByLabel
 
 // writeSection writes the follow-up's section of the report.
 func (o *orchestrator) writeSection(ctx context.Context) (string, error) {
@@ -431,7 +432,7 @@ func (o *orchestrator) writeSection(ctx context.Context) (string, error) {
 		a.finish("failed")
 		return "", err
 	}
-	text := strings.TrimSpace(search.StripControls(stripThink(resp.Content)))
+	text := strings.TrimSpace(o.withFindings(a, search.StripControls(stripThink(resp.Content))))
 	if err != nil || !plausible(text, 5) {
 		a.warn("the writer's answer was unusable; the follow-up lists what the sources found")
 		a.finish("assembled from analyses")

@@ -55,7 +55,6 @@ func (q Queries) tiers() []string {
 const planSchema = `{
   "type": "object",
   "properties": {
-    "title": {"type": "string"},
     "intent": {"type": "string", "enum": ["biomedical", "cs_physics", "materials", "general"]},
     "canonical_term": {"type": "string"},
     "sub_questions": {
@@ -66,8 +65,8 @@ const planSchema = `{
           "question": {"type": "string"},
           "queries": {
             "type": "object",
-            "properties": {"strict": {"type": "string"}, "moderate": {"type": "string"}, "broad": {"type": "string"}},
-            "required": ["strict", "moderate", "broad"]
+            "properties": {"strict": {"type": "string"}, "moderate": {"type": "string"}},
+            "required": ["strict", "moderate"]
           },
           "slots": {"type": "array", "minItems": 1, "maxItems": 4, "items": {"type": "string"}}
         },
@@ -75,15 +74,18 @@ const planSchema = `{
       }
     }
   },
-  "required": ["title", "intent", "canonical_term", "sub_questions"]
+  "required": ["intent", "canonical_term", "sub_questions"]
 }`
 
+// The planner is asked only for what it alone can decide. The report's
+// title is the writer's (its "# " line; until then a run is named by its
+// question), and the broadest query is the canonical term: every token the
+// planner writes delays the whole run on one GPU.
 const plannerSystem = `You are the planning agent of a research assistant that searches scholarly databases (arXiv, OpenAlex, PubMed, Semantic Scholar, Crossref) and the web.
 Given a research question, answer with JSON only:
-- "title": a short report title (at most 12 words).
 - "intent": the domain: "biomedical", "cs_physics", "materials" or "general".
 - "canonical_term": the 1-3 word technical term at the heart of the question, as papers would write it.
-- "sub_questions": %d to %d focused sub-questions that together answer the question. For each, "queries" with three search strings for a scholarly search engine: "strict" (precise technical phrase, 3-6 words), "moderate" (key terms, 2-4 words), "broad" (1-2 general terms). No boolean operators, no quotes. And "slots": the 2-4 pieces of information a good answer to that sub-question needs, 1-4 words each (e.g. "mechanism", "key experiments", "quantitative results", "open problems").`
+- "sub_questions": %d to %d focused sub-questions that together answer the question. For each, "queries" with two search strings for a scholarly search engine: "strict" (precise technical phrase, 3-6 words) and "moderate" (key terms, 2-4 words). No boolean operators, no quotes. And "slots": the 2-4 pieces of information a good answer to that sub-question needs, 1-4 words each (e.g. "mechanism", "key experiments", "quantitative results", "open problems").`
 
 func (o *orchestrator) stagePlan(ctx context.Context) error {
 	var p Plan
@@ -188,6 +190,11 @@ func (o *orchestrator) finishPlan(p *Plan) {
 		sq.Slots = cleanSlots(sq.Slots)
 	}
 	p.CanonicalTerm = cleanQuery(p.CanonicalTerm)
+	for i := range p.SubQuestions {
+		if q := &p.SubQuestions[i].Queries; q.Broad == "" {
+			q.Broad = p.CanonicalTerm
+		}
+	}
 	p.Sources = o.chooseSources(p.Intent)
 }
 

@@ -17,9 +17,11 @@ Structure:
 ## Consensus
 ## Contradictions
 ## Research gaps
-Rules: support every factual sentence with citations of the form [n] using ONLY the source numbers given (e.g. [2] or [1, 3]), citing the source whose finding the sentence states; never invent sources, numbers, authors or results; no filler and no sweeping claims the sources do not make (every cited sentence is checked against the cited source's text, and unsupported ones lose their citation); say plainly when the sources do not answer something. Be concise: a few sentences per section. Do NOT write a references or bibliography section: it is added automatically.`
+Rules: support every factual sentence with citations of the form [n] using ONLY the source numbers given (e.g. [2] or [1, 3]), citing the source whose finding the sentence states; never invent sources, numbers, authors or results; no filler and no sweeping claims the sources do not make (every cited sentence is checked against the cited source's text, and unsupported ones lose their citation); say plainly when the sources do not answer something. Be concise: a few sentences per section. Do NOT write a references or bibliography section: it is added automatically.
+` + findingsByLabel
 
-const conciseSystem = `You are the writing agent of a research assistant. Answer the question in 80 to 150 words of Markdown, starting with a "# <title>" line, from the numbered sources you are given. Support every factual sentence with citations [n] using ONLY the given source numbers. Do not write a references section: it is added automatically.`
+const conciseSystem = `You are the writing agent of a research assistant. Answer the question in 80 to 150 words of Markdown, starting with a "# <title>" line, from the numbered sources you are given. Support every factual sentence with citations [n] using ONLY the given source numbers. Do not write a references section: it is added automatically.
+` + findingsByLabel
 
 // sourcesBrief is the numbered evidence the writer and reviewer see: [n] is
 // the position in o.st.Analyses, which is what finalise resolves.
@@ -36,9 +38,9 @@ func (o *orchestrator) sourcesBrief() string {
 		}
 		b.WriteString("\n")
 		said := map[string]bool{}
-		for _, f := range an.KeyFindings {
+		for k, f := range an.KeyFindings {
 			said[f] = true
-			fmt.Fprintf(&b, "  - finding: %s\n", f)
+			fmt.Fprintf(&b, "  - finding F%d.%d: %s\n", i+1, k+1, f)
 		}
 		for _, q := range an.Quotes {
 			if !said[q.Text] { // findings are quotes now; older analyses had both
@@ -135,7 +137,7 @@ func (o *orchestrator) writeDraft(ctx context.Context, round int, prior string, 
 			return "", err
 		}
 		if err == nil {
-			text := search.StripControls(stripThink(resp.Content))
+			text := o.withFindings(a, search.StripControls(stripThink(resp.Content)))
 			if targets != nil {
 				if spliced, ok := spliceSections(prior, text); ok {
 					text = spliced
@@ -163,6 +165,16 @@ func (o *orchestrator) writeDraft(ctx context.Context, round int, prior string, 
 		return prior, nil
 	}
 	return o.assembledDraft(), nil
+}
+
+// withFindings puts in the findings the writer named by label, and tells
+// the person when it named findings that do not exist.
+func (o *orchestrator) withFindings(a *agentCall, text string) string {
+	text, unknown := expandFindings(text, o.st.Analyses)
+	if unknown > 0 {
+		a.warn("the writer named %d finding(s) that do not exist; they were left out", unknown)
+	}
+	return text
 }
 
 // unusableDraft says why a draft can't be a report, or "" when it can: a

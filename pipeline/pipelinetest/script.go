@@ -92,10 +92,14 @@ type Script struct {
 	// what it weighs in a real run; tests keep answers short.
 	Realistic bool
 	// PlainReport keeps Realistic's analyses but has the writer restate
-	// one finding per source without the long discussion: the writer
-	// tools/peerbench gives both programs it compares, so that neither is
-	// charged for prose the other is not asked to write.
+	// one finding per source without the long discussion, and obey the
+	// prompt's "no references section": the writer tools/peerbench gives
+	// both programs it compares, so that neither is charged for prose the
+	// other is not asked to write.
 	PlainReport bool
+	// ByReference makes the writer state each finding by its label
+	// ("{F3.1}"), as the writer's prompt invites, instead of copying it.
+	ByReference bool
 	// MissingSlot is an information slot no analyst ever fills, so every
 	// reflection finds it missing (a model that keeps reporting gaps).
 	MissingSlot string
@@ -174,7 +178,7 @@ func (s *Script) Responder() ollamafake.Responder {
 		switch kind {
 		case Planner:
 			if strings.Contains(user, "a follow-up to") {
-				return ollamafake.Reply{Content: s.followUpPlan()}
+				return ollamafake.Reply{Content: s.followUpPlan(user)}
 			}
 			return ollamafake.Reply{Content: s.plan(user)}
 		case Analyst:
@@ -253,18 +257,29 @@ func (s *Script) plan(user string) string {
 	}
 	for i := 0; i < n && i < len(topics); i++ {
 		t := topics[i]
-		subs = append(subs, map[string]any{"question": t.Question, "queries": map[string]string{"strict": t.Strict, "moderate": t.Moderate, "broad": t.Broad},
+		subs = append(subs, map[string]any{"question": t.Question, "queries": queriesAsked(user, t),
 			"slots": []string{"key findings", "methods", "open problems"}})
 	}
 	intent := s.Intent
 	if intent == "" {
 		intent = "cs_physics"
 	}
-	b, _ := json.Marshal(map[string]any{
-		"title": "Testing and Tool-Augmented Language Models", "intent": intent,
-		"canonical_term": canonical, "sub_questions": subs,
-	})
+	plan := map[string]any{"intent": intent, "canonical_term": canonical, "sub_questions": subs}
+	if strings.Contains(user, `"title"`) {
+		plan["title"] = "Testing and Tool-Augmented Language Models"
+	}
+	b, _ := json.Marshal(plan)
 	return string(b)
+}
+
+// queriesAsked are a topic's queries, the broad one only when the
+// planner's prompt asks for it (a model writes what it is asked for).
+func queriesAsked(user string, t Topic) map[string]string {
+	q := map[string]string{"strict": t.Strict, "moderate": t.Moderate}
+	if strings.Contains(user, `"broad"`) {
+		q["broad"] = t.Broad
+	}
+	return q
 }
 
 // excerptLine is one labelled excerpt of an analyst's prompt, its
@@ -302,7 +317,7 @@ func analysis(user string) string {
 }
 
 var sourceLine = regexp.MustCompile(`(?m)^\[(\d+)\] (.+)$`)
-var findingLine = regexp.MustCompile(`(?m)^  - finding: (.+)$`)
+var findingLine = regexp.MustCompile(`(?m)^  - finding(?: F\d+\.\d+)?: (.+)$`)
 
 // report writes a report with one section per sub-question, citing each
 // source for its own finding, so every citation is grounded.
@@ -313,9 +328,12 @@ func (s *Script) report(user string) string {
 	blocks := sourceLine.Split(user, -1)
 	for i := range srcs {
 		f := findingLine.FindStringSubmatch(blocks[i+1])
-		if f != nil {
+		switch {
+		case f != nil && s.ByReference:
+			findings = append(findings, fmt.Sprintf("{F%d.1}", i+1))
+		case f != nil:
 			findings = append(findings, f[1])
-		} else {
+		default:
 			findings = append(findings, "This source is relevant")
 		}
 	}
@@ -330,7 +348,11 @@ func (s *Script) report(user string) string {
 		fmt.Fprintf(&b, "## %s\n\n", q)
 		for j := range findings {
 			if j%len(subs) == i%len(subs) || len(findings) < len(subs) {
-				fmt.Fprintf(&b, "%s [%d].\n", strings.TrimSuffix(findings[j], "."), j+1)
+				if strings.HasPrefix(findings[j], "{F") {
+					fmt.Fprintf(&b, "%s\n", findings[j])
+				} else {
+					fmt.Fprintf(&b, "%s [%d].\n", strings.TrimSuffix(findings[j], "."), j+1)
+				}
 			}
 		}
 		b.WriteString("\n")
@@ -339,7 +361,9 @@ func (s *Script) report(user string) string {
 	if s.BogusCitation {
 		b.WriteString(" A claim with no source [42].")
 	}
-	b.WriteString("\n\n## References\n\n1. A reference the model invented, which must not survive.\n")
+	if !s.PlainReport { // a writer that ignores "Do NOT write a references section"
+		b.WriteString("\n\n## References\n\n1. A reference the model invented, which must not survive.\n")
+	}
 	return b.String()
 }
 
@@ -493,17 +517,17 @@ func (s *Script) reflect(user string, n int) string {
 	return string(b)
 }
 
-func (s *Script) followUpPlan() string {
+func (s *Script) followUpPlan(user string) string {
 	topics := s.FollowUpTopics
 	if len(topics) == 0 {
 		topics = []Topic{{"Which software testing techniques are studied in these papers?", "software testing techniques", "software testing", "testing"}}
 	}
 	var subs []map[string]any
 	for _, t := range topics {
-		subs = append(subs, map[string]any{"question": t.Question, "queries": map[string]string{"strict": t.Strict, "moderate": t.Moderate, "broad": t.Broad},
+		subs = append(subs, map[string]any{"question": t.Question, "queries": queriesAsked(user, t),
 			"slots": []string{"key findings"}})
 	}
-	b, _ := json.Marshal(map[string]any{"title": "Follow-up", "intent": "cs_physics", "canonical_term": "testing", "sub_questions": subs})
+	b, _ := json.Marshal(map[string]any{"intent": "cs_physics", "canonical_term": "testing", "sub_questions": subs})
 	return string(b)
 }
 

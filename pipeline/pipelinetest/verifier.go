@@ -18,7 +18,7 @@ const (
 	JudgeContradicted = "all-contradicted" // every claim contradicted by passage 1
 )
 
-var findingsOf = regexp.MustCompile(`(?m)^  - finding: (.+)$`)
+var findingsOf = regexp.MustCompile(`(?m)^  - finding(?: F\d+\.\d+)?: (.+)$`)
 
 // carelessReport drafts from every listed finding, but cites the
 // neighbouring source for every third sentence and adds, as every fifth

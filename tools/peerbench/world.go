@@ -63,7 +63,7 @@ func (t *tally) add(kind, content string) {
 }
 
 func newWorld(q question) *world {
-	script := &pipelinetest.Script{Realistic: true, PlainReport: true, Topics: q.topics, Canonical: q.canonical}
+	script := &pipelinetest.Script{Realistic: true, PlainReport: true, ByReference: true, Topics: q.topics, Canonical: q.canonical}
 	peer := peerModel{topics: q.topics}
 	researchtui := script.Responder()
 	t := &tally{calls: map[string]int{}, words: map[string]int{}}
