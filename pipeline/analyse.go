@@ -246,7 +246,8 @@ func (o *orchestrator) slotNames() []string {
 	return out
 }
 
-// slotList is the analyst's slots: "2:E1.3" strings, or objects like
+// slotList is the analyst's slots: "2:E1.3" strings, numbers (a batch
+// of short sources names slots by number alone), or objects like
 // {"slot": 2, "ref": "E1.3"} from a model that ignores the schema.
 type slotList []string
 
@@ -260,6 +261,11 @@ func (l *slotList) UnmarshalJSON(b []byte) error {
 		var s string
 		if json.Unmarshal(r, &s) == nil {
 			*l = append(*l, s)
+			continue
+		}
+		var num json.Number
+		if json.Unmarshal(r, &num) == nil { // a slot by number alone
+			*l = append(*l, num.String())
 			continue
 		}
 		var o map[string]any

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/researchtui/researchtui/llm"
@@ -173,7 +174,7 @@ const analysisSchemaSeveral = `{
       "properties": {
         "n": {"type": "integer"},
         "findings": {"type": "array", "items": {"type": "string"}, "maxItems": 4},
-        "slots": {"type": "array", "maxItems": 8, "items": {"type": "string"}},
+        "slots": {"type": "array", "maxItems": 8, "items": {"type": "integer"}},
         "confidence": {"type": "number", "minimum": 0, "maximum": 1}
       },
       "required": ["n", "findings", "confidence"]
@@ -185,7 +186,7 @@ const analysisSchemaSeveral = `{
 const analystSystemSeveral = `You are an analyst agent. You read the numbered excerpts of SEVERAL short sources and say, as JSON only, what each contributes to a research question. Answer by reference: "E2.3" is sentence 3 of excerpt E2; each excerpt belongs to the source above it.
 "sources": one entry per source, with "n" its number and:
 "findings": 1-4 references to that source's sentences that state its key findings for the question (results, not background);
-"slots": which of the numbered information slots it fills, each as "slot number:reference" of the sentence that shows it, e.g. "2:E1.3" (none if it fills none);
+"slots": the numbers of the information slots it fills, e.g. [1, 3] (none if it fills none);
 "confidence": 0-1, how relevant the source is to the question and how well its excerpts support the findings (below 0.2: off topic).
 Do not copy sentences. Never invent results.`
 
@@ -269,10 +270,11 @@ func (o *orchestrator) analyseSeveral(ctx context.Context, a *agentCall, batch [
 				continue
 			}
 			mine := s.analystAnswer
-			mine.Findings, mine.Slots = own(i, s.Findings), own(i, s.Slots)
+			mine.Findings = own(i, s.Findings)
 			if len(mine.Findings) == 0 {
 				continue
 			}
+			mine.Slots = own(i, slotsShownBy(s.Slots, mine.Findings[0]))
 			out[i] = o.analysisFrom(mine, whole, false, slots)
 			answered[i] = true
 		}
@@ -288,4 +290,22 @@ func (o *orchestrator) analyseSeveral(ctx context.Context, a *agentCall, batch [
 		out[i], failed[i] = an, bad
 	}
 	return out, failed, nil
+}
+
+// bareSlot is a slot named by its number alone ("2", or "2:").
+var bareSlot = regexp.MustCompile(`^\s*(\d+)\s*:?\s*$`)
+
+// slotsShownBy gives each slot named by number alone the sentence of the
+// source's first finding as its evidence. A short source has one excerpt
+// or two, so which sentence shows a slot is not worth the model's tokens:
+// the slot's chunk is what reflection needs, and the finding's is that.
+func slotsShownBy(slots []string, firstFinding string) []string {
+	out := make([]string, 0, len(slots))
+	for _, s := range slots {
+		if m := bareSlot.FindStringSubmatch(s); m != nil {
+			s = m[1] + ":" + firstFinding
+		}
+		out = append(out, s)
+	}
+	return out
 }

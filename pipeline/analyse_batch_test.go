@@ -7,7 +7,10 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/researchtui/researchtui/llm"
+	"github.com/researchtui/researchtui/llm/ollamafake"
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
 	"github.com/researchtui/researchtui/search"
@@ -32,6 +35,15 @@ func webEnv(t *testing.T, script *pipelinetest.Script) *pipelinetest.Env {
 	}
 	script.Canonical = "python"
 	env := pipelinetest.NewEnv(t, script, "")
+	// The model takes 200 ms to its first token, as a GPU does: the
+	// snippets, read at once, wait for it and share its calls.
+	env.Ollama = ollamafake.New(ollamafake.Options{Responder: script.Responder(), FirstTokenDelay: 200 * time.Millisecond})
+	t.Cleanup(env.Ollama.Close)
+	backend, err := llm.NewOllama(env.Ollama.URL, llm.OllamaOptions{RequestTimeout: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.Engine.LLM = backend
 	env.Client.SetHostLimit(strings.TrimPrefix(srv.URL, "http://"), 0)
 	env.Engine.Sources["web"] = search.NewWeb(env.Client, search.WebOptions{SearxNGURL: srv.URL})
 	return env
@@ -126,6 +138,10 @@ func TestShortSourcesShareAnAnalystCall(t *testing.T) {
 			if !strings.Contains(search.InlineText(text), strings.TrimSuffix(f, "...")) {
 				t.Errorf("source %s: finding %q is not from its text %q", key, f, text)
 			}
+		}
+		// Slots named by number alone are shown by the source's own finding.
+		if len(an.Slots) == 0 || an.Slots[0].ChunkID != an.Quotes[0].ChunkID {
+			t.Errorf("source %s: slots %+v, not shown by its finding's chunk %+v", key, an.Slots, an.Quotes)
 		}
 	}
 }

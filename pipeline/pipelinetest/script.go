@@ -618,10 +618,27 @@ func (s *Script) severalAnalyses(user string) string {
 		if json.Unmarshal([]byte(s.withSlots(one, block)), &an) != nil {
 			continue
 		}
+		if strings.Contains(user, "the numbers of the information slots") {
+			an["slots"] = slotNumbers(an["slots"])
+		}
 		n, _ := strconv.Atoi(user[l[2]:l[3]])
 		an["n"] = n
 		out = append(out, an)
 	}
 	b, _ := json.Marshal(map[string]any{"sources": out})
 	return string(b)
+}
+
+// slotNumbers keeps only the slot numbers of "2:E1.3" entries.
+func slotNumbers(v any) []int {
+	out := []int{}
+	list, _ := v.([]any)
+	for _, e := range list {
+		str, _ := e.(string)
+		num, _, _ := strings.Cut(str, ":")
+		if n, err := strconv.Atoi(num); err == nil {
+			out = append(out, n)
+		}
+	}
+	return out
 }
