@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/researchtui/researchtui/llm"
 	"github.com/researchtui/researchtui/search"
@@ -436,6 +437,8 @@ func (f *flow) analyseLoop(ctx context.Context) error {
 func (f *flow) analyse(ctx context.Context, rs readySource) error {
 	o := f.o
 	key := rs.rec.Key
+	arrived := sync.OnceFunc(f.arrivedOne)
+	defer arrived()
 	var an Analysis
 	if ok, err := o.loadCheckpoint("analyse/"+key, &an); err != nil {
 		return err
@@ -449,7 +452,7 @@ func (f *flow) analyse(ctx context.Context, rs readySource) error {
 	}
 	evidence := o.sourceEvidence(rs.rec, rs.chunks, f.vectorsFor(key))
 	if !f.breaker.isOpen() && !o.meter.exhausted() && isShort(rs, evidence) {
-		return f.analyseShort(ctx, rs, evidence)
+		return f.analyseShort(ctx, rs, evidence, arrived)
 	}
 	if f.breaker.isOpen() || o.meter.exhausted() {
 		an = degradedAnalysis(rs.rec, evidence)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/researchtui/researchtui/llm"
 )
@@ -15,26 +16,28 @@ import (
 // sentences: on one GPU that is ~0.3 s before the first token and the
 // answer's JSON frame, for a few tokens of substance. Sources queue here
 // while the model is busy; whoever gets the model next takes every short
-// source waiting (up to maxShortBatch) into one call. Each source keeps its
+// source waiting (up to shortBatchChars of evidence) into one call. Each source keeps its
 // own checkpoint, progress and events, and a part of the answer that is
 // missing or unusable is asked again for that source alone, so one bad
 // source costs no other its analysis.
 const (
 	shortSourceChars = 1000 // evidence this short (about 250 tokens) may share a call
-	maxShortBatch    = 6
+	shortBatchChars  = 6000 // a call's evidence, about 1,500 tokens: a small prompt for any model
+	maxShortBatch    = 12   // and a bound on the answer a batch asks for
 )
 
 // isShort says a source's analysis may share a call: read from its
 // abstract only, with little text.
 func isShort(rs readySource, evidence []ContextChunk) bool {
-	if rs.full {
-		return false
-	}
+	return !rs.full && evidenceChars(evidence) <= shortSourceChars
+}
+
+func evidenceChars(ev []ContextChunk) int {
 	n := 0
-	for _, c := range evidence {
+	for _, c := range ev {
 		n += len(c.Text)
 	}
-	return n <= shortSourceChars
+	return n
 }
 
 // shortJob is one short source waiting for an analysis.
@@ -54,15 +57,17 @@ type shortOutcome struct {
 // analyseShort queues a short source and either runs the batch it heads or
 // waits for the batch that took it; then it finishes the source as
 // analyse does.
-func (f *flow) analyseShort(ctx context.Context, rs readySource, evidence []ContextChunk) error {
+func (f *flow) analyseShort(ctx context.Context, rs readySource, evidence []ContextChunk, arrived func()) error {
 	job := &shortJob{rs: rs, evidence: evidence, res: make(chan shortOutcome, 1)}
 	f.mu.Lock()
 	f.shortQ = append(f.shortQ, job)
 	f.mu.Unlock()
+	arrived()
 	release, err := f.o.engine.acquireModel(ctx)
 	if err != nil {
 		return err
 	}
+	f.awaitArrivals(ctx)
 	f.mu.Lock()
 	if job.taken { // another analyst holds the model for it
 		f.mu.Unlock()
@@ -76,13 +81,15 @@ func (f *flow) analyseShort(ctx context.Context, rs readySource, evidence []Cont
 	}
 	batch := []*shortJob{job}
 	job.taken = true
+	chars := evidenceChars(job.evidence)
 	rest := f.shortQ[:0]
 	for _, j := range f.shortQ {
-		switch {
+		switch n := evidenceChars(j.evidence); {
 		case j == job:
-		case !j.taken && len(batch) < maxShortBatch:
+		case !j.taken && len(batch) < maxShortBatch && chars+n <= shortBatchChars:
 			j.taken = true
 			batch = append(batch, j)
+			chars += n
 		default:
 			rest = append(rest, j)
 		}
@@ -308,4 +315,46 @@ func slotsShownBy(slots []string, firstFinding string) []string {
 		out = append(out, s)
 	}
 	return out
+}
+
+// shortGrace bounds how long an analyst holding the model waits for the
+// sources still being read or indexed to reach the queue. Sources found
+// together are read within moments of each other, and a call they share
+// saves ~0.3 s each; a download that takes longer (a PDF) costs the wait
+// once, and its source is not short anyway.
+const shortGrace = 100 * time.Millisecond
+
+// arrivedOne counts an indexed source as arrived at its analyst: queued
+// for a shared call, or on its own way.
+func (f *flow) arrivedOne() {
+	f.mu.Lock()
+	f.arriving--
+	f.mu.Unlock()
+	select {
+	case f.shortBell <- struct{}{}:
+	default:
+	}
+}
+
+// awaitArrivals waits, holding the model, until every source sent to read
+// has reached its analyst (at most shortGrace), so that the first of
+// several sources read together does not take the model alone.
+func (f *flow) awaitArrivals(ctx context.Context) {
+	timeout := time.NewTimer(shortGrace)
+	defer timeout.Stop()
+	for {
+		f.mu.Lock()
+		n := f.arriving
+		f.mu.Unlock()
+		if n <= 0 {
+			return
+		}
+		select {
+		case <-f.shortBell:
+		case <-timeout.C:
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
 }

@@ -205,3 +205,45 @@ func TestAWriterThatNamesFindingsGetsThemVerbatimAndCited(t *testing.T) {
 		}
 	}
 }
+
+func TestSubQuestionsSearchedTogetherShareOneScreen(t *testing.T) {
+	// A competent screener that finds the packaging tool off topic.
+	offTopic := func(title string) bool { return strings.Contains(title, "Snapcraft") }
+	env := webEnv(t, &pipelinetest.Script{Screen: &pipelinetest.ScreenScript{OffTopic: offTopic}})
+	_, sess := runToEnd(t, env, webOptions(env))
+	calls := 0
+	for _, c := range env.Ollama.ChatCalls() {
+		if pipelinetest.KindOf(c) == pipelinetest.Screener {
+			calls++
+		}
+	}
+	cands, err := pipeline.LoadCandidates(env.Store, sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	screened := map[string]int{}
+	rejected := 0
+	for _, c := range cands {
+		if c.Screen == "" {
+			continue
+		}
+		screened[c.SubQ]++
+		if offTopic(c.Title) {
+			rejected++
+		}
+		// Each verdict reaches the candidate it was about, in its own
+		// sub-question, whatever its number in the shared call.
+		if off := strings.HasPrefix(c.Screen, "off topic"); off != offTopic(c.Title) {
+			t.Errorf("%s %q: screen %q", c.SubQ, c.Title, c.Screen)
+		}
+		if offTopic(c.Title) && c.Read {
+			t.Errorf("%s read %q, which the screen judged off topic", c.SubQ, c.Title)
+		}
+	}
+	if rejected == 0 {
+		t.Fatal("no off-topic candidate was screened: the test shows nothing")
+	}
+	if calls != 1 || len(screened) != 2 {
+		t.Fatalf("%d screen calls for the sub-questions %v: want one call judging both", calls, screened)
+	}
+}

@@ -68,6 +68,11 @@ type flow struct {
 	skipped      map[string]bool      // not analysed because of the cutoff
 	screened     ScreenReport         // the relevance screen's totals
 	shortQ       []*shortJob          // short sources waiting to share an analyst's call (analyse_batch.go)
+	arriving     int                  // sources sent to read, not yet at their analyst (analyse_batch.go)
+	shortBell    chan struct{}        // rung when one of them arrives
+	screenQ      []*screenJob         // sub-questions waiting to share a screen call (screen_batch.go)
+	unscreened   map[string]bool      // sub-questions still searching, whose screens may yet join a call
+	screenBell   chan struct{}        // rung when a screen queues or a search ends without one
 }
 
 // runRound takes one round's candidates (research sends them to readCh)
@@ -77,6 +82,7 @@ func (f *flow) runRound(ctx context.Context, research func(context.Context) erro
 	f.readCh = make(chan search.Record, 256)
 	f.indexCh = make(chan readySource, 256)
 	f.analyseCh = make(chan readySource, 256)
+	f.shortBell = make(chan struct{}, 1)
 	g, gctx := errgroup.WithContext(ctx)
 	f.mu.Lock()
 	f.researchDone = false

@@ -214,8 +214,10 @@ func (f *flow) researchAll(ctx context.Context) error {
 	failed := map[string]bool{}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(o.engine.workers())
+	f.expectScreens(todo)
 	for _, sq := range todo {
 		g.Go(func() error {
+			defer f.screenArrived(sq.ID) // a search that ends without a screen
 			a := o.startAgent(StageResearch, "researcher "+sq.ID, sq.Question)
 			recs := f.local[sq.ID]
 			origins := make([]string, len(recs))
@@ -366,6 +368,9 @@ func (f *flow) apply(ctx context.Context, sq SubQuestion, unit researchUnit, res
 		ref := sourceRef(r)
 		ref.State, ref.Score = StateQueued, score[r.Key]
 		o.emit(Event{Type: SourceFound, Stage: StageResearch, Agent: "researcher " + sq.ID, Source: &ref, Message: origin[r.Key]})
+		f.mu.Lock()
+		f.arriving++ // on its way to an analyst (analyse_batch.go)
+		f.mu.Unlock()
 		select {
 		case f.readCh <- r:
 		case <-ctx.Done():

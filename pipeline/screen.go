@@ -3,11 +3,9 @@ package pipeline
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"strings"
 	"sync"
 
-	"github.com/researchtui/researchtui/llm"
 	"github.com/researchtui/researchtui/search"
 )
 
@@ -85,6 +83,7 @@ func (r *screenReject) UnmarshalJSON(b []byte) error {
 // checkpoint so a resumed run reports it too.
 type screenUnit struct {
 	Skipped          bool `json:"skipped,omitempty"` // the scores separated clearly: no call
+	Shared           bool `json:"shared,omitempty"`  // judged in another sub-question's call
 	Screened         int  `json:"screened,omitempty"`
 	Rejected         int  `json:"rejected,omitempty"`  // would have been read; not read
 	Overruled        int  `json:"overruled,omitempty"` // rejections ignored (first round, all rejected)
@@ -152,7 +151,9 @@ func (r *ScreenReport) add(u *screenUnit) {
 		r.Skipped++
 		return
 	}
-	r.Calls++
+	if !u.Shared {
+		r.Calls++
+	}
 	r.Screened += u.Screened
 	r.Rejected += u.Rejected
 	r.Overruled += u.Overruled
@@ -185,37 +186,26 @@ func (f *flow) screen(ctx context.Context, a *agentCall, sq SubQuestion, cands [
 	if clear {
 		return &screenUnit{Skipped: true}
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "Research question: %s\nSub-question: %s\n\nCandidates:\n", o.opt.Question, sq.Question)
-	for n, i := range idx {
+	job := &screenJob{sq: sq, res: make(chan screenVerdict, 1)}
+	for _, i := range idx {
 		r := recs[cands[i].Key]
-		fmt.Fprintf(&b, "[%d] %s\n", n+1, oneLine(r.Title))
+		line := oneLine(r.Title)
 		if w := strings.Fields(r.Abstract); len(w) > 0 {
-			fmt.Fprintf(&b, "    %s\n", strings.Join(w[:min(len(w), screenAbstractWords)], " "))
+			line += "\n    " + strings.Join(w[:min(len(w), screenAbstractWords)], " ")
 		}
+		job.lines = append(job.lines, line)
 	}
-	req := llm.ChatRequest{
-		Messages:    []llm.Message{{Role: "system", Content: screenSystem}, {Role: "user", Content: b.String()}},
-		Schema:      json.RawMessage(screenSchema),
-		Temperature: ptr(0.0),
-		// Room for every candidate to be rejected with a short reason,
-		// and no more: every generated token costs time.
-		MaxTokens: 16 + 14*len(idx),
-	}
-	valid := func(v *screenAnswer) error { return nil } // numbers out of range are dropped below
-	ans, info, err := structured(ctx, a, req, valid, func() screenAnswer { return screenAnswer{} })
-	u := &screenUnit{Screened: len(idx), PromptTokens: info.Usage.PromptTokens, CompletionTokens: info.Usage.CompletionTokens}
-	if err != nil || info.Fallback {
+	v := f.screenTogether(ctx, a, job)
+	u := &screenUnit{Screened: len(idx), PromptTokens: v.usage.PromptTokens, CompletionTokens: v.usage.CompletionTokens, Shared: v.shared}
+	if !v.ok {
 		if ctx.Err() == nil {
 			a.warn("the relevance screen gave no usable answer; %s candidates are read as ranked", sq.ID)
 		}
 		return u
 	}
 	why := map[int]string{}
-	for _, r := range ans.OffTopic {
-		if r.N >= 1 && r.N <= len(idx) {
-			why[idx[r.N-1]] = truncateRunes(oneLine(r.Why), 40)
-		}
+	for n, w := range v.why {
+		why[idx[n-1]] = w
 	}
 	if len(why) == len(idx) && f.round == 1 {
 		a.warn("the relevance screen judged all %d candidates of %s off topic; they clear the relevance floor, so they are read anyway", len(idx), sq.ID)

@@ -1,0 +1,201 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/researchtui/researchtui/llm"
+)
+
+// Sub-questions searched at the same time reach their screens together,
+// and on one GPU each screen call would wait for the one before and pay
+// its own ~0.3 s to the first token for an answer of a few tokens. So
+// screens queue like short analyses (analyse_batch.go): whoever gets the
+// model takes every screen waiting into one call, the candidates numbered
+// across the sub-questions, and each sub-question gets back its own
+// verdicts.
+
+const maxScreenBatch = 4
+
+const screenSystemSeveral = `You are a relevance screening agent for a research assistant. You get research sub-questions, each with a list of candidate papers (title and the start of the abstract), numbered across the lists. Name the candidates that are off topic for their own sub-question: about something else that merely shares words with it (for example another meaning of a name). Answer JSON only, as short as possible: {"off_topic":[{"n":3,"why":"GPU hardware"}]} with a reason of at most four words, or {"off_topic":[]} when all are on topic.`
+
+// screenJob is one sub-question's candidates waiting for the screen.
+type screenJob struct {
+	sq    SubQuestion
+	lines []string // per candidate: its title, then the start of its abstract
+	taken bool     // a screen call has taken it (under flow.mu)
+	res   chan screenVerdict
+}
+
+// screenVerdict is what the screen said of one job's candidates.
+type screenVerdict struct {
+	ok     bool           // a usable answer
+	why    map[int]string // off-topic candidates, by 1-based place in the job
+	usage  llm.Usage      // the call's, for the job that made it
+	shared bool           // judged in the call another job made
+}
+
+// screenGrace is how long a screen that has the model waits for the
+// screens of sub-questions still searching. Searches of one round ask the
+// same sources and end within moments of each other, and while they run
+// the model has nothing else to do; waiting saves a call per sub-question.
+const screenGrace = 500 * time.Millisecond
+
+// expectScreens notes the sub-questions about to search, whose screens the
+// first screen may wait for.
+func (f *flow) expectScreens(sqs []SubQuestion) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.unscreened == nil {
+		f.unscreened = map[string]bool{}
+		f.screenBell = make(chan struct{}, 1)
+	}
+	for _, sq := range sqs {
+		f.unscreened[sq.ID] = true
+	}
+}
+
+// screenArrived says a sub-question's screen is queued, or that its
+// search ended without one.
+func (f *flow) screenArrived(id string) {
+	f.mu.Lock()
+	delete(f.unscreened, id)
+	bell := f.screenBell
+	f.mu.Unlock()
+	if bell != nil {
+		select {
+		case bell <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// awaitSiblingScreens waits, holding the model, until every sub-question
+// still searching has queued its screen, at most screenGrace.
+func (f *flow) awaitSiblingScreens(ctx context.Context) {
+	timeout := time.NewTimer(screenGrace)
+	defer timeout.Stop()
+	for {
+		f.mu.Lock()
+		waiting, bell := len(f.unscreened), f.screenBell
+		f.mu.Unlock()
+		if waiting == 0 || bell == nil {
+			return
+		}
+		select {
+		case <-bell:
+		case <-timeout.C:
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// screenTogether queues a job and returns its verdict, from the call it
+// makes for every job waiting or from the call another job made.
+func (f *flow) screenTogether(ctx context.Context, a *agentCall, job *screenJob) screenVerdict {
+	f.mu.Lock()
+	f.screenQ = append(f.screenQ, job)
+	f.mu.Unlock()
+	f.screenArrived(job.sq.ID)
+	release, err := f.o.engine.acquireModel(ctx)
+	if err != nil {
+		return screenVerdict{}
+	}
+	f.mu.Lock()
+	taken := job.taken
+	f.mu.Unlock()
+	if !taken {
+		f.awaitSiblingScreens(ctx)
+	}
+	f.mu.Lock()
+	if job.taken {
+		f.mu.Unlock()
+		release()
+		select {
+		case v := <-job.res:
+			return v
+		case <-ctx.Done():
+			return screenVerdict{}
+		}
+	}
+	batch := []*screenJob{job}
+	job.taken = true
+	rest := f.screenQ[:0]
+	for _, j := range f.screenQ {
+		switch {
+		case j == job:
+		case !j.taken && len(batch) < maxScreenBatch:
+			j.taken = true
+			batch = append(batch, j)
+		default:
+			rest = append(rest, j)
+		}
+	}
+	f.screenQ = rest
+	f.mu.Unlock()
+	held := a.slotHeld
+	a.slotHeld = true
+	vs := f.screenCall(ctx, a, batch)
+	a.slotHeld = held
+	release()
+	for i, j := range batch[1:] {
+		j.res <- vs[i+1]
+	}
+	return vs[0]
+}
+
+// screenCall asks the model about the batch's candidates: one sub-question
+// as the single screen always has, several numbered across their lists.
+func (f *flow) screenCall(ctx context.Context, a *agentCall, batch []*screenJob) []screenVerdict {
+	o := f.o
+	var b strings.Builder
+	system := screenSystem
+	if len(batch) == 1 {
+		fmt.Fprintf(&b, "Research question: %s\nSub-question: %s\n\nCandidates:\n", o.opt.Question, batch[0].sq.Question)
+	} else {
+		system = screenSystemSeveral
+		fmt.Fprintf(&b, "Research question: %s\n", o.opt.Question)
+	}
+	type place struct{ job, n int }
+	var places []place
+	for ji, j := range batch {
+		if len(batch) > 1 {
+			fmt.Fprintf(&b, "\nSub-question: %s\nCandidates:\n", j.sq.Question)
+		}
+		for k, line := range j.lines {
+			places = append(places, place{ji, k + 1})
+			fmt.Fprintf(&b, "[%d] %s\n", len(places), line)
+		}
+	}
+	req := llm.ChatRequest{
+		Messages:    []llm.Message{{Role: "system", Content: system}, {Role: "user", Content: b.String()}},
+		Schema:      json.RawMessage(screenSchema),
+		Temperature: ptr(0.0),
+		// Room for every candidate to be rejected with a short reason,
+		// and no more: every generated token costs time.
+		MaxTokens: 16 + 14*len(places),
+	}
+	valid := func(v *screenAnswer) error { return nil } // numbers out of range are dropped below
+	ans, info, err := structured(ctx, a, req, valid, func() screenAnswer { return screenAnswer{} })
+	vs := make([]screenVerdict, len(batch))
+	ok := err == nil && !info.Fallback
+	for i := range vs {
+		vs[i] = screenVerdict{ok: ok, why: map[int]string{}, shared: i > 0}
+	}
+	vs[0].usage = info.Usage
+	if !ok {
+		return vs
+	}
+	for _, r := range ans.OffTopic {
+		if r.N >= 1 && r.N <= len(places) {
+			p := places[r.N-1]
+			vs[p.job].why[p.n] = truncateRunes(oneLine(r.Why), 40)
+		}
+	}
+	return vs
+}
