@@ -205,6 +205,40 @@ type severalAnswer struct {
 	} `json:"sources"`
 }
 
+// split is each source's own answer (nil where the answer has none that
+// is usable): its references kept only where they point into its own
+// excerpts (owner[e] is the source excerpt e belongs to), slots named by
+// number shown by its first finding. The first answer for a source counts.
+func (ans severalAnswer) split(whole excerptSet, owner []int, sources int) []*analystAnswer {
+	own := func(i int, refs []string) []string {
+		var out []string
+		for _, r := range refs {
+			ref := r
+			if m := slotRef.FindStringSubmatch(strings.TrimSpace(r)); m != nil {
+				ref = m[2]
+			}
+			if e, ok := whole.excerptOf(ref); ok && e < len(owner) && owner[e] == i {
+				out = append(out, r)
+			}
+		}
+		return out
+	}
+	out := make([]*analystAnswer, sources)
+	for _, s := range ans.Sources {
+		i := s.N - 1
+		if i < 0 || i >= sources || out[i] != nil || s.Confidence < 0 || s.Confidence > 1 {
+			continue
+		}
+		mine := s.analystAnswer
+		if mine.Findings = own(i, s.Findings); len(mine.Findings) == 0 {
+			continue
+		}
+		mine.Slots = own(i, slotsShownBy(s.Slots, mine.Findings[0]))
+		out[i] = &mine
+	}
+	return out
+}
+
 // analyseSeveral asks for several short sources' analyses in one call.
 // The excerpts are numbered across the batch, so a reference names its
 // source; a reference into another source's excerpts is ignored. A source
@@ -231,20 +265,6 @@ func (o *orchestrator) analyseSeveral(ctx context.Context, a *agentCall, batch [
 			owner = append(owner, i)
 		}
 	}
-	// own keeps the references that point into source i's excerpts.
-	own := func(i int, refs []string) []string {
-		var out []string
-		for _, r := range refs {
-			ref := r
-			if m := slotRef.FindStringSubmatch(strings.TrimSpace(r)); m != nil {
-				ref = m[2]
-			}
-			if e, ok := whole.excerptOf(ref); ok && owner[e] == i {
-				out = append(out, r)
-			}
-		}
-		return out
-	}
 	req := llm.ChatRequest{
 		Messages: []llm.Message{
 			{Role: "system", Content: analystSystemSeveral},
@@ -254,8 +274,8 @@ func (o *orchestrator) analyseSeveral(ctx context.Context, a *agentCall, batch [
 		Temperature: ptr(0.1),
 	}
 	validate := func(ans *severalAnswer) error {
-		for _, s := range ans.Sources {
-			if s.N >= 1 && s.N <= len(batch) && len(own(s.N-1, s.Findings)) > 0 {
+		for _, a := range ans.split(whole, owner, len(batch)) {
+			if a != nil {
 				return nil
 			}
 		}
@@ -271,19 +291,11 @@ func (o *orchestrator) analyseSeveral(ctx context.Context, a *agentCall, batch [
 	failed := make([]bool, len(batch))
 	answered := make([]bool, len(batch))
 	if !info.Fallback {
-		for _, s := range ans.Sources {
-			i := s.N - 1
-			if i < 0 || i >= len(batch) || answered[i] || s.Confidence < 0 || s.Confidence > 1 {
-				continue
+		for i, mine := range ans.split(whole, owner, len(batch)) {
+			if mine != nil {
+				out[i] = o.analysisFrom(*mine, whole, false, slots)
+				answered[i] = true
 			}
-			mine := s.analystAnswer
-			mine.Findings = own(i, s.Findings)
-			if len(mine.Findings) == 0 {
-				continue
-			}
-			mine.Slots = own(i, slotsShownBy(s.Slots, mine.Findings[0]))
-			out[i] = o.analysisFrom(mine, whole, false, slots)
-			answered[i] = true
 		}
 	}
 	for i, j := range batch {
@@ -318,11 +330,12 @@ func slotsShownBy(slots []string, firstFinding string) []string {
 }
 
 // shortGrace bounds how long an analyst holding the model waits for the
-// sources still being read or indexed to reach the queue. Sources found
-// together are read within moments of each other, and a call they share
-// saves ~0.3 s each; a download that takes longer (a PDF) costs the wait
-// once, and its source is not short anyway.
-const shortGrace = 100 * time.Millisecond
+// sources still being read or indexed to reach the queue. Sources read
+// together (snippets, abstracts: nothing to download) arrive within
+// milliseconds of each other, and a call they share saves ~0.3 s each; a
+// download still under way is not waited for beyond this, so the wait
+// costs the model at most this much when nothing comes.
+const shortGrace = 30 * time.Millisecond
 
 // arrivedOne counts an indexed source as arrived at its analyst: queued
 // for a shared call, or on its own way.

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -116,6 +117,41 @@ func FuzzAnalystAnswer(f *testing.F) {
 		for _, fd := range an.KeyFindings {
 			if !shown[fd] {
 				t.Fatalf("finding %q is no sentence shown", fd)
+			}
+		}
+	})
+}
+
+// FuzzSeveralAnswer: whatever JSON a model writes for a batch of short
+// sources, each source keeps only references into its own excerpts.
+func FuzzSeveralAnswer(f *testing.F) {
+	f.Add(`{"sources":[{"n":1,"findings":["E1.1"],"slots":[1,2],"confidence":0.8},{"n":2,"findings":["E2.1","E1.1"],"slots":["1:E1.1"],"confidence":0.5}]}`)
+	f.Add(`{"sources":[{"n":2,"findings":["E3.2"],"confidence":0.8},{"n":2,"findings":["E2.1"]}]}`)
+	f.Add(`{"sources":[{"n":-1},{"n":99,"findings":["E9.9"]}], "extra": true}`)
+	whole := excerptSet{
+		chunks: []ContextChunk{{ID: "a#0"}, {ID: "b#0"}, {ID: "b#1"}},
+		sents:  [][]string{{"A one."}, {"B one.", "B two."}, {"B three."}},
+	}
+	owner := []int{0, 1, 1}
+	f.Fuzz(func(t *testing.T, raw string) {
+		var ans severalAnswer
+		if json.Unmarshal([]byte(raw), &ans) != nil {
+			return
+		}
+		for i, a := range ans.split(whole, owner, 2) {
+			if a == nil {
+				continue
+			}
+			if len(a.Findings) == 0 {
+				t.Fatalf("source %d kept with no findings", i)
+			}
+			for _, r := range append(slices.Clone(a.Findings), a.Slots...) {
+				if m := slotRef.FindStringSubmatch(strings.TrimSpace(r)); m != nil {
+					r = m[2]
+				}
+				if e, ok := whole.excerptOf(r); !ok || owner[e] != i {
+					t.Fatalf("source %d kept %q, not one of its own sentences", i, r)
+				}
 			}
 		}
 	})

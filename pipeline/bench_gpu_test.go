@@ -33,6 +33,11 @@ func BenchmarkOneGPU(b *testing.B) {
 		script func() *pipelinetest.Script
 	}{
 		{"writer=faithful", func() *pipelinetest.Script { return &pipelinetest.Script{RevisionRounds: 1, Realistic: true} }},
+		// A writer that states findings by label, as its prompt invites
+		// (write_refs.go), instead of copying them.
+		{"writer=by-reference", func() *pipelinetest.Script {
+			return &pipelinetest.Script{RevisionRounds: 1, Realistic: true, ByReference: true}
+		}},
 		// A writer that paraphrases every finding and misattributes every
 		// third sentence: the verifier's worst case, most sentences judged
 		// by the model.
