@@ -44,7 +44,14 @@ func TestKilledRunChild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for range r.Events() {
+	// Tell the parent each analysis saved (AnalysisDone follows its
+	// checkpoint), so it can kill after one for certain however slow the
+	// machine: counting requests alone killed too early on a loaded CI.
+	mark, _ := os.OpenFile(os.Getenv("RESEARCHTUI_KILL_CHILD_MARK"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	for ev := range r.Events() {
+		if ev.Type == pipeline.AnalysisDone && mark != nil {
+			mark.WriteString("saved\n")
+		}
 	}
 	time.Sleep(time.Minute) // the parent kills us long before
 }
@@ -120,7 +127,7 @@ func killMidFlow(t *testing.T, script *pipelinetest.Script, killWhen func(analys
 	}
 
 	cmd := exec.Command(os.Args[0], "-test.run=^TestKilledRunChild$", "-test.v")
-	cmd.Env = append(os.Environ(), "RESEARCHTUI_KILL_CHILD_DB="+db, "RESEARCHTUI_KILL_CHILD_OLLAMA="+oll.URL, "RESEARCHTUI_KILL_CHILD_SOURCES="+env.Sources.URL, "RESEARCHTUI_KILL_CHILD_ASK="+ask)
+	cmd.Env = append(os.Environ(), "RESEARCHTUI_KILL_CHILD_DB="+db, "RESEARCHTUI_KILL_CHILD_OLLAMA="+oll.URL, "RESEARCHTUI_KILL_CHILD_SOURCES="+env.Sources.URL, "RESEARCHTUI_KILL_CHILD_ASK="+ask, "RESEARCHTUI_KILL_CHILD_MARK="+dir+"/saved")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -144,8 +151,12 @@ func killMidFlow(t *testing.T, script *pipelinetest.Script, killWhen func(analys
 		}
 		return n
 	}
+	savedInChild := func() bool {
+		b, _ := os.ReadFile(dir + "/saved")
+		return len(b) > 0 || ask != "" // a follow-up's saved analyses are the first run's
+	}
 	deadline := time.Now().Add(30 * time.Second)
-	for reqs := oll.Requests(); !killWhen(len(analystTitles(reqs)), reflectors(reqs)); reqs = oll.Requests() {
+	for reqs := oll.Requests(); !killWhen(len(analystTitles(reqs)), reflectors(reqs)) || !savedInChild(); reqs = oll.Requests() {
 		if time.Now().After(deadline) {
 			cmd.Process.Kill()
 			t.Fatal("the child never reached the point to kill it at")
