@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/researchtui/researchtui/store"
@@ -74,11 +75,17 @@ func (s *Server) readReport(_ context.Context, req *mcp.ReadResourceRequest) (*m
 		id, ok = strings.CutSuffix(id, reportSuffix)
 	}
 	if !ok || id == "" || strings.Contains(id, "/") {
-		return nil, mcp.ResourceNotFoundError(uri)
+		return nil, reportNotFound(uri)
 	}
 	sess, err := s.st.Session(id)
 	if err != nil || sess.Report == "" {
-		return nil, mcp.ResourceNotFoundError(uri)
+		return nil, reportNotFound(uri)
 	}
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "text/markdown", Text: sess.Report}}}, nil
+}
+
+// reportNotFound is mcp.ResourceNotFoundError with its data marshalled as
+// JSON (the SDK's own uses %q; see guardWire).
+func reportNotFound(uri string) error {
+	return &jsonrpc.Error{Code: mcp.CodeResourceNotFound, Message: "Resource not found", Data: jsonData(map[string]string{"uri": uri})}
 }

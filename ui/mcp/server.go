@@ -76,6 +76,7 @@ func New(cfg Config) *Server {
 	s.addLibraryTools()
 	s.addResources()
 	s.addPrompts()
+	s.srv.AddReceivingMiddleware(guardWire) // last added runs first
 	return s
 }
 
