@@ -18,6 +18,15 @@ const (
 
 func reportURI(id string) string { return reportPrefix + id + reportSuffix }
 
+// reportID is the session ID a report URI names.
+func reportID(uri string) (string, bool) {
+	id, ok := strings.CutPrefix(uri, reportPrefix)
+	if ok {
+		id, ok = strings.CutSuffix(id, reportSuffix)
+	}
+	return id, ok && id != "" && !strings.Contains(id, "/")
+}
+
 // addResources offers every finished report as a resource. Reports come
 // and go with sessions (in this process or, with a shared store, in
 // another), so instead of registering one resource per report and keeping
@@ -70,11 +79,8 @@ func (s *Server) reportResources() []*mcp.Resource {
 
 func (s *Server) readReport(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	uri := req.Params.URI
-	id, ok := strings.CutPrefix(uri, reportPrefix)
-	if ok {
-		id, ok = strings.CutSuffix(id, reportSuffix)
-	}
-	if !ok || id == "" || strings.Contains(id, "/") {
+	id, ok := reportID(uri)
+	if !ok {
 		return nil, reportNotFound(uri)
 	}
 	sess, err := s.st.Session(id)
@@ -88,4 +94,18 @@ func (s *Server) readReport(_ context.Context, req *mcp.ReadResourceRequest) (*m
 // JSON (the SDK's own uses %q; see guardWire).
 func reportNotFound(uri string) error {
 	return &jsonrpc.Error{Code: mcp.CodeResourceNotFound, Message: "Resource not found", Data: jsonData(map[string]string{"uri": uri})}
+}
+
+// subscribe accepts a subscription to a session's report, finished or
+// not: a run's subscriber is told when it ends (start_research).
+func (s *Server) subscribe(_ context.Context, req *mcp.SubscribeRequest) error {
+	uri := req.Params.URI
+	id, ok := reportID(uri)
+	if !ok {
+		return reportNotFound(uri)
+	}
+	if _, err := s.st.Session(id); err != nil {
+		return reportNotFound(uri)
+	}
+	return nil
 }
