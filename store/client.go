@@ -32,6 +32,10 @@ type Client struct {
 	sc   *bufio.Scanner
 	enc  *json.Encoder
 
+	// stalled is set when the owner did not answer in time: the request
+	// may still be answered later, so the connection is dialled afresh.
+	stalled bool
+
 	claimMu sync.Mutex
 	claims  map[string]bool // sessions this process runs, claimed again on reconnecting
 }
@@ -66,13 +70,17 @@ func dialOwner(path string) (net.Conn, *bufio.Scanner, *json.Encoder, int, error
 	sc := bufio.NewScanner(conn)
 	sc.Buffer(make([]byte, 64<<10), maxLine)
 	enc := json.NewEncoder(conn)
-	_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
+	_ = conn.SetDeadline(time.Now().Add(helloTimeout))
 	if err := enc.Encode(hello{Proto: protoName, Version: ProtocolVersion, Schema: SchemaVersion(), PID: ownPID}); err != nil {
 		conn.Close()
 		return fail(fmt.Errorf("%w (%v)", ErrUnreachable, err))
 	}
 	if !sc.Scan() {
+		pid := peerPID(conn)
 		conn.Close()
+		if isTimeout(sc.Err()) {
+			return fail(&NotAnsweringError{PID: pid, Waited: helloTimeout})
+		}
 		return fail(fmt.Errorf("%w (the owner closed the connection at hello)", ErrUnreachable))
 	}
 	var h hello
@@ -139,21 +147,15 @@ func (c *Client) Watch(ctx context.Context) (<-chan Change, error) {
 // call sends one request and decodes its answer into out. When the
 // connection is broken (the owner exited), it dials again once: a process
 // that took the data dir over serves the same socket. Every operation is
-// safe to repeat (reads; puts and deletes by key).
+// safe to repeat (reads; puts and deletes by key). An owner that does not
+// answer within callTimeout is reported as such (NotAnsweringError), not
+// waited on for ever.
 func (c *Client) call(req request, out any) (found bool, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	resp, err := c.roundTrip(req)
+	resp, err := c.exchange(req)
 	if err != nil {
-		gone := c.owner
-		c.conn.Close()
-		if derr := c.connect(); derr != nil {
-			return false, fmt.Errorf("%w: the researchtui that owned this data dir (pid %d) went away (%v)", ErrUnreachable, gone, err)
-		}
-		c.reclaim()
-		if resp, err = c.roundTrip(req); err != nil {
-			return false, fmt.Errorf("%w: %v", ErrUnreachable, err)
-		}
+		return false, err
 	}
 	if !resp.OK {
 		switch resp.Code {
@@ -180,8 +182,9 @@ func (c *Client) call(req request, out any) (found bool, err error) {
 
 // reclaim claims this process's sessions again from a new owner (c.mu is
 // held), which also turns them back from interrupted (the new owner marked
-// every session running at its open) to running.
-func (c *Client) reclaim() {
+// every session running at its open) to running. A claim refused is no
+// error; an owner that stops answering is.
+func (c *Client) reclaim() error {
 	c.claimMu.Lock()
 	ids := make([]string, 0, len(c.claims))
 	for id := range c.claims {
@@ -189,14 +192,18 @@ func (c *Client) reclaim() {
 	}
 	c.claimMu.Unlock()
 	for _, id := range ids {
-		_, _ = c.roundTrip(request{Op: "claim", ID: id, K: 1})
+		if _, err := c.roundTrip(request{Op: "claim", ID: id, K: 1}); err != nil {
+			return err
+		}
 	}
+	return nil
 }
 
 // roundTrip writes a request and reads its response; an error means the
 // connection is unusable.
 func (c *Client) roundTrip(req request) (response, error) {
 	var resp response
+	_ = c.conn.SetDeadline(time.Now().Add(callTimeout))
 	if err := c.enc.Encode(req); err != nil {
 		return resp, err
 	}

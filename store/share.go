@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 )
 
 // ProtocolVersion is the version of the owner/client protocol (README.md).
@@ -78,7 +79,7 @@ func (s *Store) Share(path string) (stop func(), err error) {
 		return nil, fmt.Errorf("store: cannot share the data dir: %w", err)
 	}
 	_ = os.Chmod(path, 0o600)
-	srv := &shareServer{st: s, ln: ln, conns: map[net.Conn]bool{}}
+	srv := &shareServer{st: s, ln: ln, conns: map[net.Conn]bool{}, slots: make(chan struct{}, maxConns), done: make(chan struct{})}
 	srv.wg.Add(1)
 	go srv.accept()
 	var once sync.Once
@@ -116,44 +117,17 @@ type shareServer struct {
 	conns  map[net.Conn]bool
 	closed bool
 	nextID uint64 // names connections in claims
-}
 
-func (srv *shareServer) accept() {
-	defer srv.wg.Done()
-	for {
-		c, err := srv.ln.Accept()
-		if err != nil {
-			return
-		}
-		srv.mu.Lock()
-		if srv.closed {
-			srv.mu.Unlock()
-			c.Close()
-			return
-		}
-		srv.conns[c] = true
-		srv.nextID++
-		id := srv.nextID
-		srv.wg.Add(1)
-		srv.mu.Unlock()
-		go func() {
-			defer srv.wg.Done()
-			srv.serve(c, id)
-			srv.mu.Lock()
-			delete(srv.conns, c)
-			closed := srv.closed
-			srv.mu.Unlock()
-			c.Close()
-			if !closed { // the owner closing keeps its clients' sessions as they are
-				srv.st.releaseConn(id)
-			}
-		}()
-	}
+	slots chan struct{} // one per connection served (maxConns)
+	done  chan struct{} // closed by closeAll: the accept loop stops waiting
 }
 
 func (srv *shareServer) closeAll() {
 	srv.mu.Lock()
 	defer srv.mu.Unlock()
+	if !srv.closed {
+		close(srv.done)
+	}
 	srv.closed = true
 	for c := range srv.conns {
 		c.Close()
@@ -163,12 +137,16 @@ func (srv *shareServer) closeAll() {
 // serve answers one connection: the hello, then requests in turn, or the
 // change feed when the first request is a watch.
 func (srv *shareServer) serve(c net.Conn, connID uint64) {
-	sc := bufio.NewScanner(c)
-	sc.Buffer(make([]byte, 64<<10), maxLine)
+	in := &helloCap{r: c, left: maxHello}
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 4<<10), maxLine)
 	enc := json.NewEncoder(c)
+	_ = c.SetReadDeadline(time.Now().Add(helloWait))
 	if !sc.Scan() {
 		return
 	}
+	in.left = -1 // a hello was read: from now on a message may be large
+	_ = c.SetReadDeadline(time.Time{})
 	var h hello
 	mine := hello{Proto: protoName, Version: ProtocolVersion, Schema: SchemaVersion(), PID: os.Getpid()}
 	if json.Unmarshal(sc.Bytes(), &h) != nil || h.Proto != protoName {

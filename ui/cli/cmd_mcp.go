@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -22,7 +21,8 @@ import (
 // VS Code). On stdio, stdout carries protocol messages only: one stray
 // print breaks every client, so the server's logs go to stderr.
 func mcpCommand() *cobra.Command {
-	var addr, token string
+	var addr, token, tokenFile string
+	var httpOpt mcp.HTTPOptions
 	cmd := &cobra.Command{
 		Use:   "mcp [--http ADDR]",
 		Short: "Serve researchtui to other agents over the Model Context Protocol (stdio, or Streamable HTTP at /mcp)",
@@ -31,15 +31,19 @@ list_sessions, get_session, resume_session and follow_up, and every finished rep
 resource researchtui://sessions/{id}/report.
 
 With no flags it speaks MCP on stdin/stdout, which is what desktop clients launch. With --http it
-serves Streamable HTTP at http://ADDR/mcp; an address other than loopback needs a bearer token
-(--token or RESEARCHTUI_MCP_TOKEN), and requests from web pages of other origins are refused.`,
+serves Streamable HTTP at http://ADDR/mcp; an address other than loopback needs a bearer token,
+and requests from web pages of other origins are refused. The token comes from --token-file (a file
+only you can read, mode 0600), RESEARCHTUI_MCP_TOKEN or --token (which other users see in ps).
+Sessions idle for --session-idle end (clients initialize again), and at most --max-sessions are kept.`,
 		Example: `  researchtui mcp
   researchtui mcp --http 127.0.0.1:8765
-  RESEARCHTUI_MCP_TOKEN=secret researchtui mcp --http 0.0.0.0:8765`,
+  RESEARCHTUI_MCP_TOKEN=secret researchtui mcp --http 0.0.0.0:8765
+  researchtui mcp --http 0.0.0.0:8765 --token-file ~/.config/researchtui/mcp-token`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if token == "" {
-				token = strings.TrimSpace(os.Getenv("RESEARCHTUI_MCP_TOKEN"))
+			token, err := mcpToken(cmd, token, tokenFile)
+			if err != nil {
+				return err
 			}
 			if addr != "" {
 				if _, _, err := net.SplitHostPort(addr); err != nil {
@@ -65,11 +69,15 @@ serves Streamable HTTP at http://ADDR/mcp; an address other than loopback needs 
 			if addr == "" {
 				return srv.ServeStdio(cmd.Context())
 			}
-			return serveMCPHTTP(cmd.Context(), srv, addr, token, cmd.ErrOrStderr())
+			httpOpt.Token = token
+			return serveMCPHTTP(cmd.Context(), srv, addr, httpOpt, cmd.ErrOrStderr())
 		},
 	}
 	cmd.Flags().StringVar(&addr, "http", "", "serve Streamable HTTP at http://ADDR/mcp instead of stdio (e.g. 127.0.0.1:8765)")
-	cmd.Flags().StringVar(&token, "token", "", "bearer token HTTP clients must send (default RESEARCHTUI_MCP_TOKEN; required off loopback)")
+	cmd.Flags().StringVar(&token, "token", "", "bearer token HTTP clients must send (visible in ps: prefer --token-file or RESEARCHTUI_MCP_TOKEN; required off loopback)")
+	cmd.Flags().StringVar(&tokenFile, "token-file", "", "read the bearer token from this file (mode 0600)")
+	cmd.Flags().DurationVar(&httpOpt.SessionIdle, "session-idle", mcp.DefaultSessionIdle, "end an HTTP session after this long without a request")
+	cmd.Flags().IntVar(&httpOpt.MaxSessions, "max-sessions", mcp.DefaultMaxSessions, "HTTP sessions kept at once (a new one ends the longest idle)")
 	return cmd
 }
 
@@ -96,12 +104,22 @@ func newMCPServer(cfg *Config, logger *slog.Logger) (*mcp.Server, func(), error)
 }
 
 // serveMCPHTTP serves until ctx ends (Ctrl-C), then lets runs save.
-func serveMCPHTTP(ctx context.Context, srv *mcp.Server, addr, token string, logw io.Writer) error {
+func serveMCPHTTP(ctx context.Context, srv *mcp.Server, addr string, opt mcp.HTTPOptions, logw io.Writer) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("%w: listening on %s: %v", errUsage, addr, err)
 	}
-	hs := &http.Server{Handler: srv.Handler(mcp.HTTPOptions{Token: token}), ReadHeaderTimeout: 10 * time.Second}
+	// The timeouts bound a request's headers and body and an idle
+	// keep-alive connection (117 of them once ran a 128-descriptor server
+	// out of descriptors); a call's response may stream for as long as it
+	// lasts, each write bounded on its own (mcp.Server.Handler).
+	hs := &http.Server{
+		Handler:           srv.Handler(opt),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       90 * time.Second,
+	}
 	fmt.Fprintf(logw, "researchtui MCP server at http://%s/mcp (Ctrl-C stops it)\n", ln.Addr())
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()

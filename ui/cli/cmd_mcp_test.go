@@ -39,7 +39,7 @@ func TestMCPOverStdio(t *testing.T) {
 		t.Fatalf("connect: %v\nstderr: %s", err, stderr.String())
 	}
 	tools, err := cs.ListTools(ctx, nil)
-	if err != nil || len(tools.Tools) != 6 {
+	if err != nil || len(tools.Tools) != 8 {
 		t.Fatalf("tools: %v %v", tools, err)
 	}
 	p := &mcp.CallToolParams{Name: "research", Arguments: map[string]any{"question": "How is software testing studied?", "sources": []string{"arxiv", "openalex"}}}

@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -12,20 +13,38 @@ import (
 // HTTPOptions configure the Streamable HTTP endpoint.
 type HTTPOptions struct {
 	// Token, when set, must come as "Authorization: Bearer TOKEN" on every
-	// request. ui/cli requires one for an address other than loopback.
+	// request (the scheme in any case). ui/cli requires one for an address
+	// other than loopback.
 	Token string
+	// SessionIdle ends a session after this long without a request in
+	// flight (DefaultSessionIdle when zero).
+	SessionIdle time.Duration
+	// MaxSessions caps the sessions kept at once; a new one ends the
+	// longest idle (DefaultMaxSessions when zero).
+	MaxSessions int
 }
 
-// Handler serves Streamable HTTP at /mcp. Two checks wrap the SDK's
-// handler, which makes neither: a request from a browser page of another
-// origin gets 403 (net/http's CrossOriginProtection; without it any web
-// page the person visits could drive the server on localhost), and with a
-// token, a request without it gets 401.
+// Handler serves Streamable HTTP at /mcp. Checks and limits wrap the SDK's
+// handler, which makes none of them: a request from a browser page of
+// another origin gets 403 (net/http's CrossOriginProtection; without it any
+// web page the person visits could drive the server on localhost); with a
+// token, a request without it gets 401; a batch of more than MaxBatch
+// messages gets 400; idle sessions end (sessionKeeper). The http.Server's
+// read and write timeouts suit short requests: once a request's body is
+// read, its connection may stream for as long as the call lasts, each
+// write bounded on its own (streamingWriter).
 func (s *Server) Handler(opt HTTPOptions) http.Handler {
-	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.srv }, &mcp.StreamableHTTPOptions{Logger: s.log})
+	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.srv }, &mcp.StreamableHTTPOptions{Logger: s.log, MaxRequestBodyBytes: maxBody})
+	keeper := newSessionKeeper(s.srv, opt.SessionIdle, opt.MaxSessions)
 	cop := http.NewCrossOriginProtection()
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", sdk)
+	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
+		if !limitBody(w, r) {
+			return
+		}
+		_ = http.NewResponseController(w).SetReadDeadline(time.Time{}) // the body is read; the stream may last
+		keeper.serve(s.base, newStreamingWriter(w), r, sdk)
+	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "researchtui serves MCP at /mcp", http.StatusNotFound)
 	})
@@ -55,10 +74,11 @@ func originProbe(r *http.Request) *http.Request {
 	return p
 }
 
+// bearerOK checks "Authorization: Bearer TOKEN"; the scheme is
+// case-insensitive (RFC 9110 §11.1), so "bearer" works too.
 func bearerOK(r *http.Request, token string) bool {
-	h := r.Header.Get("Authorization")
-	got, ok := strings.CutPrefix(h, "Bearer ")
-	if !ok {
+	scheme, got, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
 		return false
 	}
 	return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(token)) == 1

@@ -14,12 +14,19 @@ import (
 )
 
 func httpServer(t *testing.T, opt mcpserver.HTTPOptions) *httptest.Server {
+	ts, _ := httpServerWith(t, opt)
+	return ts
+}
+
+// httpServerWith is httpServer with the server, to count its sessions.
+func httpServerWith(t *testing.T, opt mcpserver.HTTPOptions) (*httptest.Server, *mcpserver.Server) {
 	t.Helper()
 	env := pipelinetest.NewEnv(t, nil, "")
 	srv := mcpserver.New(mcpserver.Config{Engine: env.Engine, Defaults: env.Options(""), Version: "test"})
 	ts := httptest.NewServer(srv.Handler(opt))
 	t.Cleanup(ts.Close)
-	return ts
+	t.Cleanup(srv.Shutdown)
+	return ts, srv
 }
 
 const initBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}`
@@ -72,6 +79,17 @@ func TestBearerToken(t *testing.T) {
 	if r := post(t, ts.URL+"/mcp", map[string]string{"Authorization": "Bearer wrong"}); r.StatusCode != http.StatusUnauthorized {
 		t.Errorf("wrong token: %d, want 401", r.StatusCode)
 	}
+	// The scheme is case-insensitive (RFC 9110 §11.1); the token is not.
+	for _, h := range []string{"bearer s3cret", "BEARER s3cret", "Bearer  s3cret "} {
+		if r := post(t, ts.URL+"/mcp", map[string]string{"Authorization": h}); r.StatusCode != http.StatusOK {
+			t.Errorf("Authorization %q: %d, want 200", h, r.StatusCode)
+		}
+	}
+	for _, h := range []string{"Bearer S3CRET", "Basic s3cret", "Bearers3cret", "s3cret"} {
+		if r := post(t, ts.URL+"/mcp", map[string]string{"Authorization": h}); r.StatusCode != http.StatusUnauthorized {
+			t.Errorf("Authorization %q: %d, want 401", h, r.StatusCode)
+		}
+	}
 	// A real client with the token lists the tools.
 	hc := &http.Client{Transport: authTransport{"s3cret"}}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).
@@ -81,7 +99,7 @@ func TestBearerToken(t *testing.T) {
 	}
 	defer cs.Close()
 	res, err := cs.ListTools(context.Background(), nil)
-	if err != nil || len(res.Tools) != 6 {
+	if err != nil || len(res.Tools) != 8 {
 		t.Fatalf("tools over HTTP with the token: %v", err)
 	}
 }

@@ -94,7 +94,8 @@ func (s *Server) addLibraryTools() {
 	mcp.AddTool(s.srv, &mcp.Tool{
 		Name:        "get_session",
 		Title:       "Read a research session",
-		Description: "Reads one session: its report and references (part=report, the default), its sources and every candidate considered (part=sources), or everything stored (part=all).",
+		Description: "Reads one session: its report and references (part=report, the default), its sources and every candidate considered (part=sources), or everything stored (part=all). " +
+			"For a run start_research started, also its live progress: stage, round, sources found, documents read, chunks indexed, tokens, elapsed seconds and a review waiting for a decision.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
 	}, s.getSession)
 }
@@ -176,6 +177,12 @@ func (s *Server) getSession(_ context.Context, _ *mcp.CallToolRequest, in GetInp
 	if d.Error != "" {
 		fmt.Fprintf(&text, "error: %s\n", d.Error)
 	}
+	var live *RunProgress
+	if j := s.liveJob(sess.ID); j != nil {
+		p := j.snapshot()
+		live = &p
+		text.WriteString(progressText(p))
+	}
 	refs := references(d.Sources)
 	if refs == nil {
 		refs = []Reference{}
@@ -188,6 +195,9 @@ func (s *Server) getSession(_ context.Context, _ *mcp.CallToolRequest, in GetInp
 			text.WriteString("\nno report yet\n")
 		}
 		out := map[string]any{"session": summary(d.Session), "report": d.Report, "references": refs}
+		if live != nil {
+			out["progress"] = live
+		}
 		return textResult(text.String()), out, nil
 	case "sources":
 		for _, c := range d.Sources {
@@ -195,6 +205,9 @@ func (s *Server) getSession(_ context.Context, _ *mcp.CallToolRequest, in GetInp
 		}
 		fmt.Fprintf(&text, "%d candidates considered, %d read\n", len(d.Candidates), countRead(d.Candidates))
 		out := map[string]any{"session": summary(d.Session), "references": refs, "candidates": d.Candidates}
+		if live != nil {
+			out["progress"] = live
+		}
 		return textResult(text.String()), out, nil
 	}
 	if d.Report != "" {

@@ -90,7 +90,25 @@ func (s *Server) addResearchTools() {
 
 func (s *Server) research(ctx context.Context, req *mcp.CallToolRequest, in ResearchInput) (*mcp.CallToolResult, ResearchOutput, error) {
 	var zero ResearchOutput
-	eng := s.cfg.Engine
+	opt, review, warnings, err := s.researchOptions(ctx, in)
+	if err != nil {
+		return nil, zero, err
+	}
+	s.runs.Add(1)
+	defer s.runs.Done()
+	ctx, stop := s.runContext(ctx)
+	defer stop()
+	r, err := s.cfg.Engine.Start(ctx, opt)
+	if err != nil {
+		return nil, zero, errors.New(badInputMessage(err))
+	}
+	return s.drive(ctx, req, r, review, warnings)
+}
+
+// researchOptions are a research or start_research call's run options and
+// review policy, checked before anything starts, with warnings about
+// requested sources this build lacks.
+func (s *Server) researchOptions(ctx context.Context, in ResearchInput) (pipeline.Options, string, []string, error) {
 	opt := s.cfg.Defaults
 	opt.Question = in.Question
 	if in.Depth != "" {
@@ -104,27 +122,19 @@ func (s *Server) research(ctx context.Context, req *mcp.CallToolRequest, in Rese
 	}
 	review, err := reviewPolicy(in.Review)
 	if err != nil {
-		return nil, zero, err
+		return opt, "", nil, err
 	}
 	if err := opt.Normalize(); err != nil { // bad input is answered before anything starts
-		return nil, zero, errors.New(badInputMessage(err))
+		return opt, "", nil, errors.New(badInputMessage(err))
 	}
 	if err := s.check(ctx, opt.Model, opt.EmbedModel); err != nil {
-		return nil, zero, err
-	}
-	s.runs.Add(1)
-	defer s.runs.Done()
-	ctx, stop := s.runContext(ctx)
-	defer stop()
-	r, err := eng.Start(ctx, opt)
-	if err != nil {
-		return nil, zero, errors.New(badInputMessage(err))
+		return opt, "", nil, err
 	}
 	var warnings []string
 	if names := s.unavailable(opt.Sources); len(names) > 0 && !opt.AutoSources {
 		warnings = append(warnings, strings.Join(names, ", ")+" not available in this build; the other sources were searched")
 	}
-	return s.drive(ctx, req, r, review, warnings)
+	return opt, review, warnings, nil
 }
 
 func (s *Server) resume(ctx context.Context, req *mcp.CallToolRequest, in SessionInput) (*mcp.CallToolResult, ResearchOutput, error) {

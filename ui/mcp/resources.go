@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/researchtui/researchtui/store"
@@ -16,6 +17,15 @@ const (
 )
 
 func reportURI(id string) string { return reportPrefix + id + reportSuffix }
+
+// reportID is the session ID a report URI names.
+func reportID(uri string) (string, bool) {
+	id, ok := strings.CutPrefix(uri, reportPrefix)
+	if ok {
+		id, ok = strings.CutSuffix(id, reportSuffix)
+	}
+	return id, ok && id != "" && !strings.Contains(id, "/")
+}
 
 // addResources offers every finished report as a resource. Reports come
 // and go with sessions (in this process or, with a shared store, in
@@ -69,16 +79,33 @@ func (s *Server) reportResources() []*mcp.Resource {
 
 func (s *Server) readReport(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	uri := req.Params.URI
-	id, ok := strings.CutPrefix(uri, reportPrefix)
-	if ok {
-		id, ok = strings.CutSuffix(id, reportSuffix)
-	}
-	if !ok || id == "" || strings.Contains(id, "/") {
-		return nil, mcp.ResourceNotFoundError(uri)
+	id, ok := reportID(uri)
+	if !ok {
+		return nil, reportNotFound(uri)
 	}
 	sess, err := s.st.Session(id)
 	if err != nil || sess.Report == "" {
-		return nil, mcp.ResourceNotFoundError(uri)
+		return nil, reportNotFound(uri)
 	}
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "text/markdown", Text: sess.Report}}}, nil
+}
+
+// reportNotFound is mcp.ResourceNotFoundError with its data marshalled as
+// JSON (the SDK's own uses %q; see guardWire).
+func reportNotFound(uri string) error {
+	return &jsonrpc.Error{Code: mcp.CodeResourceNotFound, Message: "Resource not found", Data: jsonData(map[string]string{"uri": uri})}
+}
+
+// subscribe accepts a subscription to a session's report, finished or
+// not: a run's subscriber is told when it ends (start_research).
+func (s *Server) subscribe(_ context.Context, req *mcp.SubscribeRequest) error {
+	uri := req.Params.URI
+	id, ok := reportID(uri)
+	if !ok {
+		return reportNotFound(uri)
+	}
+	if _, err := s.st.Session(id); err != nil {
+		return reportNotFound(uri)
+	}
+	return nil
 }

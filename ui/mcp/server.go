@@ -53,6 +53,11 @@ type Server struct {
 	// instead of working on for nobody.
 	base      context.Context
 	cancelAll context.CancelFunc
+
+	// jobs are the runs start_research started, by session ID, while they
+	// run (jobs.go).
+	jobsMu sync.Mutex
+	jobs   map[string]*job
 }
 
 // New builds the server with every tool, the report resources and the
@@ -66,21 +71,25 @@ func New(cfg Config) *Server {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	s := &Server{cfg: cfg, st: st, log: log}
+	s := &Server{cfg: cfg, st: st, log: log, jobs: map[string]*job{}}
 	s.base, s.cancelAll = context.WithCancel(context.Background())
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: "researchtui", Title: "researchtui", Version: cfg.Version}, &mcp.ServerOptions{
-		Instructions: instructions,
-		Logger:       log,
+		Instructions:       instructions,
+		Logger:             log,
+		SubscribeHandler:   s.subscribe,
+		UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
 	})
 	s.addResearchTools()
+	s.addJobTools()
 	s.addLibraryTools()
 	s.addResources()
 	s.addPrompts()
+	s.srv.AddReceivingMiddleware(guardWire) // last added runs first
 	return s
 }
 
 const instructions = `researchtui is a local research assistant: it searches scholarly sources (arXiv, OpenAlex, PubMed, Semantic Scholar, Crossref, the web, a local corpus), reads the papers, and writes a cited Markdown report whose references come from real source metadata.
-Use "research" for a new question (it takes minutes; progress is reported), "search_knowledge" to find passages in everything researched before (fast, use it first), "list_sessions"/"get_session" to read past sessions, "follow_up" to ask a finished session a further question, and "resume_session" to continue an interrupted one. Finished reports are also resources at researchtui://sessions/{id}/report.`
+Use "research" for a new question (it takes minutes; progress is reported), or "start_research" to get the session ID at once and follow the run with "get_session" or a subscription to its report (cancel it with "cancel_session"), "search_knowledge" to find passages in everything researched before (fast, use it first), "list_sessions"/"get_session" to read past sessions, "follow_up" to ask a finished session a further question, and "resume_session" to continue an interrupted one. Finished reports are also resources at researchtui://sessions/{id}/report.`
 
 // MCP is the underlying SDK server (for transports and tests).
 func (s *Server) MCP() *mcp.Server { return s.srv }
