@@ -21,7 +21,9 @@ trap cleanup EXIT
 
 go build -o "$work/researchtui" .
 go build -o "$work/fakeserve" ./tools/fakeserve
-"$work/fakeserve" -delay 1ms >"$work/fake.env" 2>"$work/fake.log" &
+# every review asks for revisions, so a run started with review "ask" waits
+# for a person (the long-job checks cancel it there)
+"$work/fakeserve" -delay 1ms -revision-rounds 1000 >"$work/fake.env" 2>"$work/fake.log" &
 fake=$!
 for _ in $(seq 50); do grep -q OLLAMA_HOST "$work/fake.env" 2>/dev/null && break; sleep 0.1; done
 # shellcheck disable=SC1091
