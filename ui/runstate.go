@@ -74,15 +74,18 @@ type runState struct {
 	text     string // its streamed answer, tail-capped, sanitized
 	thinking string // its streamed thinking, tail-capped, sanitized
 
-	usage    pipeline.UsageTotals
-	warnings []string
-	status   string // store status values
-	errMsg   string
-	review   *pipeline.ReviewRequest // pending, or nil
-	started  time.Time
-	ended    time.Time
-	closed   bool // the event channel closed
-	lastSeq  int64
+	usage pipeline.UsageTotals // the run's totals: the meter (takeTotals)
+	// finishedSum is the finished agents' usage summed: the meter never
+	// shows less.
+	finishedSum pipeline.UsageTotals
+	warnings    []string
+	status      string // store status values
+	errMsg      string
+	review      *pipeline.ReviewRequest // pending, or nil
+	started     time.Time
+	ended       time.Time
+	closed      bool // the event channel closed
+	lastSeq     int64
 }
 
 func newRunState(id, title, model string, h runHandle, now time.Time) *runState {
@@ -192,6 +195,10 @@ func (rs *runState) apply(ev pipeline.Event) {
 				a.tps = ev.Usage.TokensPerSecond
 			}
 		}
+		if ev.Usage != nil {
+			rs.finishedSum = addUsage(rs.finishedSum, *ev.Usage)
+			rs.takeTotals(&rs.finishedSum)
+		}
 	case pipeline.SourceFound:
 		if ev.Source != nil {
 			kind := sanitizeLine(ev.Source.Source)
@@ -247,9 +254,7 @@ func (rs *runState) apply(ev pipeline.Event) {
 		rs.review = nil
 		rs.status = "running"
 	case pipeline.UsageUpdated:
-		if ev.Usage != nil {
-			rs.usage = *ev.Usage
-		}
+		rs.takeTotals(ev.Usage)
 	case pipeline.Warning:
 		rs.warnings = append(rs.warnings, sanitizeLine(ev.Message))
 		if len(rs.warnings) > maxWarnings {
@@ -265,9 +270,37 @@ func (rs *runState) apply(ev pipeline.Event) {
 	case pipeline.RunSuspended:
 		rs.finish(ev, "awaiting_review")
 	}
-	if ev.Type != pipeline.TokenDelta && ev.Usage != nil && ev.Type != pipeline.AgentFinished {
-		rs.usage = *ev.Usage
+	switch ev.Type {
+	case pipeline.RunFinished, pipeline.RunFailed, pipeline.RunCancelled, pipeline.RunSuspended:
+		rs.takeTotals(ev.Usage) // the run's totals as stored
 	}
+}
+
+// takeTotals raises the meter to the run totals u, field by field. Only
+// events that carry the run's totals come here (a model_call carries one
+// call's usage, an agent's end that agent's: they once set the meter and
+// made it jump down); the meter never goes down, so an event replayed out
+// of order by a watched run cannot lower it.
+func (rs *runState) takeTotals(u *pipeline.UsageTotals) {
+	if u == nil {
+		return
+	}
+	rs.usage.PromptTokens = max(rs.usage.PromptTokens, u.PromptTokens)
+	rs.usage.CompletionTokens = max(rs.usage.CompletionTokens, u.CompletionTokens)
+	rs.usage.EmbeddingTokens = max(rs.usage.EmbeddingTokens, u.EmbeddingTokens)
+	rs.usage.CostUSD = max(rs.usage.CostUSD, u.CostUSD)
+	if u.TokensPerSecond > 0 {
+		rs.usage.TokensPerSecond = u.TokensPerSecond
+	}
+}
+
+// addUsage sums two usages (the finished agents' figures).
+func addUsage(a, b pipeline.UsageTotals) pipeline.UsageTotals {
+	a.PromptTokens += b.PromptTokens
+	a.CompletionTokens += b.CompletionTokens
+	a.EmbeddingTokens += b.EmbeddingTokens
+	a.CostUSD += b.CostUSD
+	return a
 }
 
 // sourceRow is one chosen source on its way from queued to analysed.
