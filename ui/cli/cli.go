@@ -36,6 +36,7 @@ var errUsage = errors.New("usage")
 
 // Run executes one command line and returns its exit code (README: Commands).
 func Run(ctx context.Context, args []string) int {
+	serveDebug()
 	root := rootCommand()
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)

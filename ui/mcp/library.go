@@ -92,8 +92,8 @@ func (s *Server) addLibraryTools() {
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
 	}, s.listSessions)
 	mcp.AddTool(s.srv, &mcp.Tool{
-		Name:        "get_session",
-		Title:       "Read a research session",
+		Name:  "get_session",
+		Title: "Read a research session",
 		Description: "Reads one session: its report and references (part=report, the default), its sources and every candidate considered (part=sources), or everything stored (part=all). " +
 			"For a run start_research started, also its live progress: stage, round, sources found, documents read, chunks indexed, tokens, elapsed seconds and a review waiting for a decision.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
