@@ -34,7 +34,11 @@ type sessionKeeper struct {
 
 	mu       sync.Mutex
 	sessions map[string]*keptSession
-	janitor  sync.Once
+	// births counts initialize requests in flight: their session is in
+	// the SDK's list before this keeper has heard its ID, and must not be
+	// taken for an idle one then.
+	births  int
+	janitor sync.Once
 }
 
 type keptSession struct {
@@ -61,12 +65,21 @@ func (k *sessionKeeper) serve(ctx context.Context, w http.ResponseWriter, r *htt
 		http.Error(w, "researchtui has too many MCP sessions in use; try again when one ends", http.StatusServiceUnavailable)
 		return
 	}
+	born := id == ""
+	if born {
+		k.mu.Lock()
+		k.births++
+		k.mu.Unlock()
+	}
 	k.begin(id)
 	defer func() { k.end(id) }()
 	next.ServeHTTP(w, r)
-	if id == "" {
+	if born {
 		id = w.Header().Get("Mcp-Session-Id") // a session was born
 		k.begin(id)
+		k.mu.Lock()
+		k.births--
+		k.mu.Unlock()
 	}
 }
 
@@ -126,6 +139,9 @@ func (k *sessionKeeper) makeRoom() bool {
 		k.mu.Lock()
 		for id := range live {
 			ks := k.sessions[id]
+			if ks == nil && k.births > 0 {
+				continue // maybe being born: its initialize is still in flight
+			}
 			if ks == nil { // not seen since this keeper started: idle
 				oldest = id
 				break
