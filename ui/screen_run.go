@@ -232,10 +232,7 @@ func (m *rootModel) agentLine(a *agentRow, w int, now time.Time) string {
 	if !a.exactTok {
 		tok, mark = a.chars/4, "~"
 	}
-	tps := a.tps
-	if tps == 0 && el > 0 && tok > 0 {
-		tps = float64(tok) / el.Seconds()
-	}
+	tps, measured := agentRate(tok, a.tps, el)
 	// Agents that make no model call (search, indexing) show no tokens.
 	tokS := mark + fmtTokens(tok)
 	if tok == 0 {
@@ -243,7 +240,7 @@ func (m *rootModel) agentLine(a *agentRow, w int, now time.Time) string {
 	}
 	tpsS := func(f string) string {
 		s := fmt.Sprintf(f, tps)
-		if tok == 0 {
+		if !measured {
 			return strings.Repeat(" ", len(s))
 		}
 		return s
@@ -261,6 +258,31 @@ func (m *rootModel) agentLine(a *agentRow, w int, now time.Time) string {
 	}
 	nameW := w - 4 - len(stats) - 1
 	return "  " + m.icon(a.phase) + " " + st.Text.Render(padRight(a.name, nameW)) + " " + st.Muted.Render(stats)
+}
+
+// A rate is shown only when measured over enough: at least rateMinTokens
+// generated over at least rateMinWindow. An answer that arrives in one
+// piece (an unstreamed call, a cached one) once showed as 983051/s.
+const (
+	rateMinTokens = 10
+	rateMinWindow = 200 * time.Millisecond
+)
+
+// agentRate is an agent's tokens per second and whether it was measured
+// over enough to mean something: the server's own rate (tokens over its
+// generation time) once the agent finished, else tokens over elapsed time.
+func agentRate(tok int, serverRate float64, el time.Duration) (float64, bool) {
+	if tok < rateMinTokens {
+		return 0, false
+	}
+	if serverRate > 0 {
+		window := time.Duration(float64(tok) / serverRate * float64(time.Second))
+		return serverRate, window >= rateMinWindow
+	}
+	if el < rateMinWindow {
+		return 0, false
+	}
+	return float64(tok) / el.Seconds(), true
 }
 
 // runStream shows the streamed text of the agent that is writing: its
