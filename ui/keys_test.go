@@ -265,7 +265,8 @@ func TestNewResearchForm(t *testing.T) {
 	m, svc = newTestModel(t, 80, 24, "dark", false)
 	typeText(t, m, "Is it")
 	press(t, m, "ctrl+o")
-	press(t, m, "tab")                             // model
+	press(t, m, "tab", "ctrl+u")                   // model: cleared,
+	typeText(t, m, "llama3.1:8b")                  // and another typed
 	press(t, m, "tab", "l")                        // depth: standard -> deep
 	press(t, m, "tab", "space", "l", "l", "space") // sources: arxiv off, pubmed on
 	press(t, m, "enter")
@@ -273,21 +274,21 @@ func TestNewResearchForm(t *testing.T) {
 		t.Fatalf("started %d", len(svc.started))
 	}
 	got := svc.started[0]
-	if got.Question != "Is it" || got.Depth != "deep" || !reflect.DeepEqual(got.Sources, []string{"openalex", "pubmed"}) || got.Model != "qwen3:8b" {
+	if got.Question != "Is it" || got.Depth != "deep" || !reflect.DeepEqual(got.Sources, []string{"openalex", "pubmed"}) || got.Model != "llama3.1:8b" {
 		t.Errorf("options %+v", got)
 	}
 	if m.screen != screenRun {
 		t.Error("starting shows the run screen")
 	}
 	// The form's choice is remembered: saved, and what the line starts with next.
-	if len(svc.saved) != 1 || svc.saved[0].Form == nil || svc.saved[0].Form.Depth != "deep" ||
+	if len(svc.saved) != 1 || svc.saved[0].Form == nil || svc.saved[0].Form.Depth != "deep" || svc.saved[0].Form.Model != "llama3.1:8b" ||
 		!reflect.DeepEqual(svc.saved[0].Form.Sources, []string{"openalex", "pubmed"}) {
 		t.Fatalf("saved %+v", svc.saved)
 	}
 	press(t, m, "esc")
 	typeText(t, m, "Next")
 	press(t, m, "enter")
-	if len(svc.started) != 2 || svc.started[1].Depth != "deep" || !reflect.DeepEqual(svc.started[1].Sources, []string{"openalex", "pubmed"}) {
+	if len(svc.started) != 2 || svc.started[1].Depth != "deep" || svc.started[1].Model != "llama3.1:8b" || !reflect.DeepEqual(svc.started[1].Sources, []string{"openalex", "pubmed"}) {
 		t.Fatalf("the next start: %+v", svc.started[1:])
 	}
 }

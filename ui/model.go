@@ -564,8 +564,8 @@ func (m *rootModel) openReview(rs *runState) {
 }
 
 // start starts a new run once (a second enter before it has started does
-// nothing). A run started from the form remembers the form's depth and
-// sources, for the next form and the next start, and in the config file.
+// nothing). A run started from the form remembers the form's model, depth
+// and sources, for the next form and the next start, and in the config file.
 func (m *rootModel) start(opt pipeline.Options, form bool) tea.Cmd {
 	if m.starting {
 		return nil
@@ -574,8 +574,8 @@ func (m *rootModel) start(opt pipeline.Options, form bool) tea.Cmd {
 	cmds := []tea.Cmd{startRunCmd(m.ctx, m.svc, opt)}
 	if form {
 		d := &m.cfg.Defaults
-		d.Depth, d.Sources, d.AutoSources = opt.Depth, opt.Sources, opt.AutoSources
-		choice := &FormChoice{Depth: opt.Depth, Sources: append([]string{}, opt.Sources...)}
+		d.Model, d.Depth, d.Sources, d.AutoSources = opt.Model, opt.Depth, opt.Sources, opt.AutoSources
+		choice := &FormChoice{Model: opt.Model, Depth: opt.Depth, Sources: append([]string{}, opt.Sources...)}
 		cmds = append(cmds, m.queueSave(Settings{Form: choice}))
 	}
 	return tea.Batch(cmds...)

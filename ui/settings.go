@@ -8,9 +8,10 @@ type Settings struct {
 	Form  *FormChoice // nil: unchanged
 }
 
-// FormChoice is the new-research form's depth and sources (no sources: the
-// planner picks them by the question's topic).
+// FormChoice is the new-research form's model, depth and sources (no
+// sources: the planner picks them by the question's topic).
 type FormChoice struct {
+	Model   string
 	Depth   string
 	Sources []string
 }

@@ -75,10 +75,11 @@ type Config struct {
 	deadline, grace time.Duration
 }
 
-// tuiConfig is the [tui] table: the last depth and sources chosen in the
+// tuiConfig is the [tui] table: the last model, depth and sources chosen in the
 // TUI's new-research form, offered again next time. They don't change what
 // `researchtui run` does.
 type tuiConfig struct {
+	Model   string    `toml:"model"`
 	Depth   string    `toml:"depth"`
 	Sources *[]string `toml:"sources"` // nil: never chosen; empty: by topic
 }
@@ -219,6 +220,9 @@ func (c *Config) defaultOptions() pipeline.Options {
 // config's, with the form's last choice over them.
 func (c *Config) tuiOptions() pipeline.Options {
 	o := c.defaultOptions()
+	if c.TUI.Model != "" {
+		o.Model = c.TUI.Model
+	}
 	if c.TUI.Depth != "" {
 		o.Depth = c.TUI.Depth
 	}

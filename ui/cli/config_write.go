@@ -18,8 +18,8 @@ import (
 )
 
 // The TUI remembers the theme chosen with t (the top-level `theme`) and the
-// last depth and sources of its new-research form (`depth` and `sources`
-// under [tui], so they change what the form offers, not what `researchtui
+// last model, depth and sources of its new-research form (`model`, `depth`
+// and `sources` under [tui], so they change what the form offers, not what `researchtui
 // run` does).
 //
 // go-toml/v2 cannot do this by decoding and re-encoding: measured with
@@ -48,6 +48,9 @@ func saveSettings(path string, s ui.Settings) error {
 		srcs := s.Form.Sources
 		if srcs == nil {
 			srcs = []string{}
+		}
+		if s.Form.Model != "" {
+			edits = append(edits, tomlEdit{table: "tui", key: "model", value: s.Form.Model})
 		}
 		edits = append(edits, tomlEdit{table: "tui", key: "depth", value: s.Form.Depth}, tomlEdit{table: "tui", key: "sources", value: srcs})
 	}
