@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
+	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/themes"
 )
 
@@ -55,6 +56,14 @@ var screens = []struct {
 	}},
 	{"run", func(t *testing.T, m *rootModel, svc *fakeServices, c *clock) {
 		startScripted(t, m, svc, c, false)
+	}},
+	{"run_streaming_analyst", func(t *testing.T, m *rootModel, svc *fakeServices, c *clock) {
+		r := startScripted(t, m, svc, c, false)
+		feedRun(t, m, r, streamingAnswer(pipeline.StageAnalyse, "analyst · Perovskite humidity", analystStream)...)
+	}},
+	{"run_streaming_reviewer", func(t *testing.T, m *rootModel, svc *fakeServices, c *clock) {
+		r := startScripted(t, m, svc, c, false)
+		feedRun(t, m, r, streamingAnswer(pipeline.StageReview, "reviewer", reviewerStream)...)
 	}},
 	{"review", func(t *testing.T, m *rootModel, svc *fakeServices, c *clock) {
 		startScripted(t, m, svc, c, true)

@@ -165,7 +165,7 @@ var sKeys = sessionsKeys{
 }
 
 type runKeys struct {
-	Cancel, Back, Review, Report, WriteNow, Timeline key.Binding
+	Cancel, Back, Review, Report, WriteNow, Timeline, RawOutput key.Binding
 }
 
 var rKeys = runKeys{
@@ -177,6 +177,8 @@ var rKeys = runKeys{
 	WriteNow: kb([]string{"s"}, "s", "skip downloads, write now"),
 	// T: where the time and tokens went, from the stored event log.
 	Timeline: kb([]string{"T"}, "T", "timeline"),
+	// J: the agents' JSON answers as they stream, instead of their outline.
+	RawOutput: kb([]string{"J"}, "J", "raw JSON output"),
 }
 
 type reportKeys struct {

@@ -49,6 +49,7 @@ type rootModel struct {
 	st            *themes.Styles
 	help          help.Model
 	showHelp      bool
+	rawOutput     bool // J: the run screen's output pane shows the raw stream
 
 	screen   screen
 	sessions sessionsModel

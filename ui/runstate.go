@@ -70,9 +70,15 @@ type runState struct {
 	chunks   int
 	analyses int
 
-	writer   string // the agent whose stream is shown
-	text     string // its streamed answer, tail-capped, sanitized
-	thinking string // its streamed thinking, tail-capped, sanitized
+	writer string // the agent whose stream is shown
+	text   string // its streamed answer, tail-capped, sanitized
+	// outline is text made readable (readable), for text of length
+	// outlineOf streamed by outlineFor.
+	outline    string
+	isOutline  bool
+	outlineOf  int
+	outlineFor string
+	thinking   string // its streamed thinking, tail-capped, sanitized
 
 	usage pipeline.UsageTotals // the run's totals: the meter (takeTotals)
 	// finishedSum is the finished agents' usage summed: the meter never

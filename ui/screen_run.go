@@ -39,6 +39,15 @@ func (m *rootModel) runKeys() keyTable {
 			do(rKeys.Timeline, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd {
 				return loadTimelineCmd(m.svc, rs.id, rs.title)
 			}).footer().when(rs != nil),
+			do(rKeys.RawOutput, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd {
+				m.rawOutput = !m.rawOutput
+				if m.rawOutput {
+					m.setNotice("output: the raw stream (J: readable)", false)
+				} else {
+					m.setNotice("output: readable (J: the raw stream)", false)
+				}
+				return nil
+			}).when(rs != nil),
 		},
 		m.globalGroup(true),
 	}}
@@ -307,11 +316,54 @@ func (m *rootModel) runStream(rs *runState, w, h int) string {
 	if rs.text == "" && rs.thinking == "" {
 		lines = append(lines, st.Subtle.Render("waiting for a model to write…"))
 	} else if rs.text != "" {
-		for _, l := range lastLines(wrapText(tailForWidth(rs.text, w, avail), w), avail) {
+		wrapped := wrapText(tailForWidth(rs.text, w, avail), w)
+		if outline, ok := rs.readable(); ok && !m.rawOutput {
+			wrapped = wrapHanging(outline, w)
+		}
+		for _, l := range lastLines(wrapped, avail) {
 			lines = append(lines, st.Text.Render(l))
 		}
 	}
 	return fitLines(lines, w, h)
+}
+
+// readable is a JSON answer streaming in as an outline a person reads
+// (stream_outline.go); false for prose, shown as it is. The outline is
+// kept until more text arrives.
+func (rs *runState) readable() (string, bool) {
+	if rs.outlineOf != len(rs.text) || rs.outlineFor != rs.writer {
+		rs.outlineOf, rs.outlineFor = len(rs.text), rs.writer
+		o, ok := outlineJSON(rs.text)
+		rs.outline, rs.isOutline = sanitize(o), ok // decoded escapes may hold control characters
+	}
+	return rs.outline, rs.isOutline
+}
+
+// wrapHanging wraps each line of an outline to w cells, continuing a
+// wrapped line under its text rather than under its indent or bullet.
+func wrapHanging(s string, w int) string {
+	var out []string
+	for _, line := range strings.Split(s, "\n") {
+		body := strings.TrimLeft(line, " ")
+		lead := len(line) - len(body)
+		if rest, ok := strings.CutPrefix(body, "• "); ok {
+			lead, body = lead+2, rest
+		}
+		if lead > w/2 {
+			out = append(out, wrapText(line, w))
+			continue
+		}
+		pad := strings.Repeat(" ", lead)
+		for i, l := range strings.Split(wrapText(body, w-lead), "\n") {
+			if i == 0 {
+				l = line[:len(line)-len(body)] + l
+			} else {
+				l = pad + l
+			}
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
 }
 
 // tailForWidth cuts the text to what can possibly show in h lines of w
