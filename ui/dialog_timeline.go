@@ -70,7 +70,7 @@ func (d *timelineDialog) view(st *themes.Styles, w, h int) string {
 		switch l.Kind {
 		case "scale":
 			head = append(head, st.Muted.Render(trunc(text, inner)))
-		case "model", "stage", "agent":
+		case "model", "stage", "agent", "wait":
 			line := d.row(st, l, inner)
 			if l.Kind == "model" {
 				head = append(head, line)
@@ -131,12 +131,17 @@ func (d *timelineDialog) row(st *themes.Styles, l history.WaterfallLine, inner i
 		name = st.Heading
 	case l.Kind == "model":
 		name = st.Muted
+	case l.Kind == "wait": // a person's time, not the machine's
+		name = st.Warning
 	case l.Critical:
 		name = st.Accent
 	}
 	bar := st.Info
-	if l.Kind == "stage" {
+	switch l.Kind {
+	case "stage":
 		bar = st.Subtle
+	case "wait":
+		bar = st.Warning
 	}
 	n, b, s := sanitizeLine(l.Name), sanitizeLine(l.Bar), sanitizeLine(l.Stats)
 	out := name.Render(n) + " " + bar.Render(b)

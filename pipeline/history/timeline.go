@@ -28,10 +28,14 @@ type Timeline struct {
 	// ModelBusy is the union of the model calls (of the model agents' spans
 	// in logs older than model_call events); ModelUtil its share of the
 	// wall time; Idle the gaps in which no model request was in flight.
+	// Waiting is the time the run waited for a person (a review decision):
+	// the "wait" spans, left out of ModelUtil and of the idle gaps, since a
+	// person's reading time is not the machine's.
 	ModelBusy  time.Duration `json:"model_busy_ns"`
 	ModelUtil  float64       `json:"model_utilisation"`
 	ModelCalls int           `json:"model_calls"`
 	Idle       []Gap         `json:"idle"`
+	Waiting    time.Duration `json:"waiting_ns,omitempty"`
 	// Critical is the chain of agents that ends the run: each one is the
 	// agent that finished last before the next one started.
 	Critical []string `json:"critical_path"`
@@ -41,7 +45,7 @@ type Timeline struct {
 // Span is one stage, agent, model call or source search, as offsets from
 // the run's start.
 type Span struct {
-	Kind  string         `json:"kind"` // stage | agent | call | search
+	Kind  string         `json:"kind"` // stage | agent | call | search | wait (for a person)
 	Name  string         `json:"name"`
 	Stage pipeline.Stage `json:"stage"`
 	// Parent is the index in Spans of the agent (or else the stage) a call
@@ -78,8 +82,15 @@ func BuildTimeline(id string, evs []pipeline.Event) Timeline {
 	tl.Wall = b.off(b.last)
 	b.closeOpen(tl.Wall)
 	tl.ModelBusy, tl.Idle = busyAndIdle(tl.Spans, tl.Wall)
-	if tl.Wall > 0 {
-		tl.ModelUtil = float64(tl.ModelBusy) / float64(tl.Wall)
+	var waits []Gap
+	for _, s := range tl.Spans {
+		if s.Kind == "wait" {
+			waits = append(waits, Gap{Start: s.Start, End: s.End})
+		}
+	}
+	tl.Idle, tl.Waiting = withoutWaits(tl.Idle, waits)
+	if machine := tl.Wall - tl.Waiting; machine > 0 {
+		tl.ModelUtil = min(float64(tl.ModelBusy)/float64(machine), 1)
 	}
 	for _, i := range criticalPath(tl.Spans) {
 		tl.Spans[i].Critical = true
@@ -146,7 +157,18 @@ func (b *timelineBuilder) add(ev pipeline.Event) {
 		b.last = ev.Time
 	}
 	at := b.off(ev.Time)
+	if i, ok := b.open["wait"]; ok && EndsWait(ev.Type) {
+		tl.Spans[i].End, tl.Spans[i].Open = at, false
+		delete(b.open, "wait")
+	}
 	switch ev.Type {
+	case pipeline.ReviewRequested:
+		// The reviewer asked for changes: the run waits for a person's
+		// decision (a policy decides at once, a person in their own time).
+		if ev.Review != nil && !ev.Review.Approved {
+			b.open["wait"] = len(tl.Spans)
+			tl.Spans = append(tl.Spans, Span{Kind: "wait", Name: WaitName, Stage: ev.Stage, Parent: -1, Start: at, Open: true})
+		}
 	case pipeline.StageStarted:
 		b.open["stage"+string(ev.Stage)] = len(tl.Spans)
 		b.latest["stage"+string(ev.Stage)] = len(tl.Spans)
@@ -197,6 +219,65 @@ func (b *timelineBuilder) add(ev pipeline.Event) {
 		}
 		tl.Spans = append(tl.Spans, sp)
 	}
+}
+
+// WaitName names the timeline's row of the time a run waited for a person.
+const WaitName = "waiting for you"
+
+// EndsWait says whether an event means the run is no longer waiting for a
+// person: the decision, or anything the run does after it (a run whose
+// revisions ran out goes on with no decision event).
+func EndsWait(t pipeline.EventType) bool {
+	switch t {
+	case pipeline.ReviewDecided, pipeline.StageStarted, pipeline.StageFinished, pipeline.AgentStarted, pipeline.ModelCalled,
+		pipeline.RunFinished, pipeline.RunFailed, pipeline.RunCancelled, pipeline.RunSuspended:
+		return true
+	}
+	return false
+}
+
+// withoutWaits cuts the waits for a person out of the model's idle gaps
+// (a gap that shrinks under 0.1 s is dropped) and sums the waits, merged.
+func withoutWaits(idle, waits []Gap) ([]Gap, time.Duration) {
+	if len(waits) == 0 {
+		return idle, 0
+	}
+	sort.Slice(waits, func(i, j int) bool { return waits[i].Start < waits[j].Start })
+	var total time.Duration
+	cur := time.Duration(-1)
+	for _, w := range waits {
+		from := max(w.Start, cur)
+		if w.End > from {
+			total += w.End - from
+		}
+		cur = max(cur, w.End)
+	}
+	var out []Gap
+	for _, g := range idle {
+		pieces := []Gap{g}
+		for _, w := range waits {
+			var next []Gap
+			for _, p := range pieces {
+				if w.End <= p.Start || w.Start >= p.End {
+					next = append(next, p)
+					continue
+				}
+				if w.Start > p.Start {
+					next = append(next, Gap{Start: p.Start, End: w.Start})
+				}
+				if w.End < p.End {
+					next = append(next, Gap{Start: w.End, End: p.End})
+				}
+			}
+			pieces = next
+		}
+		for _, p := range pieces {
+			if p.End-p.Start >= time.Second/10 {
+				out = append(out, p)
+			}
+		}
+	}
+	return out, total
 }
 
 // busyAndIdle merges the model calls, or, in logs without them, the model

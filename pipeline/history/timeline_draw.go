@@ -13,12 +13,14 @@ const (
 	markAgent  = '░'
 	markCall   = '█' // a model request of the agent's in flight
 	markResume = '┊' // a later attempt starts here
+	markWait   = '▒' // the run waited for a person's decision
 )
 
 // WaterfallLine is one line of the drawn timeline. Kind says what it is,
 // so a screen can style and scroll the rows and keep the rest in view:
 // scale (the time axis), model (when a model request was in flight), stage,
-// agent (Critical: on the critical path), summary (busy time, idle gaps,
+// agent (Critical: on the critical path), wait (the run waited for a
+// person's decision), summary (busy time, idle gaps,
 // tokens), critical (the critical path, maybe over several lines) and
 // legend.
 type WaterfallLine struct {
@@ -79,6 +81,12 @@ func (tl Timeline) Lines(width int) []WaterfallLine {
 	}
 	row("model", "model in flight", busy, fmt.Sprintf("%6s %7.0f%%", shortDur(tl.ModelBusy), 100*tl.ModelUtil), false)
 	for i, s := range tl.Spans {
+		if s.Kind == "wait" {
+			bar := []rune(strings.Repeat(" ", barW))
+			fill(bar, s.Start, s.End, markWait)
+			row("wait", s.Name, bar, fmt.Sprintf("%6s", shortDur(s.End-s.Start)), false)
+			continue
+		}
 		if s.Kind != "stage" && s.Kind != "agent" {
 			continue
 		}
@@ -112,6 +120,10 @@ func (tl Timeline) Lines(width int) []WaterfallLine {
 	}
 	sum := func(s string) { out = append(out, WaterfallLine{Kind: "summary", Text: truncateRunes(s, width)}) }
 	line := fmt.Sprintf("model busy %s of %s (%.0f%%)", shortDur(tl.ModelBusy), shortDur(tl.Wall), 100*tl.ModelUtil)
+	if tl.Waiting > 0 {
+		line = fmt.Sprintf("model busy %s of %s less %s waiting for you (%.0f%%)",
+			shortDur(tl.ModelBusy), shortDur(tl.Wall), shortDur(tl.Waiting), 100*tl.ModelUtil)
+	}
 	if haveCalls {
 		line += fmt.Sprintf(" in %d calls", tl.ModelCalls)
 	}
@@ -157,6 +169,9 @@ func (tl Timeline) Lines(width int) []WaterfallLine {
 	legend := fmt.Sprintf("%c stage  %c agent  %c model call  › critical path", markStage, markAgent, markCall)
 	if !haveCalls {
 		legend = fmt.Sprintf("%c stage  %c agent  %c agent using the model  › critical path", markStage, markAgent, markCall)
+	}
+	if tl.Waiting > 0 {
+		legend += fmt.Sprintf("  %c waiting for you", markWait)
 	}
 	if len(tl.Resumes) > 0 {
 		legend += fmt.Sprintf("  %c resumed", markResume)

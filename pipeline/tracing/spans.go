@@ -28,6 +28,7 @@ type runTrace struct {
 	stages map[pipeline.Stage]spanRef
 	agents map[string]spanRef
 	docs   map[string]spanRef // document reads, by source key
+	wait   *spanRef           // the run waiting for a person's decision
 }
 
 // Observe turns one event into spans; it is pipeline.Engine.Observe. It
@@ -117,6 +118,7 @@ func (rt *runTrace) start(parent spanRef, name string, at time.Time, kind trace.
 
 func (rt *runTrace) observe(ev pipeline.Event) {
 	content := rt.t.cfg.TraceContent
+	rt.endWait(ev)
 	switch ev.Type {
 	case pipeline.StageStarted:
 		rt.stages[ev.Stage] = rt.start(rt.root, "stage "+string(ev.Stage), ev.Time, trace.SpanKindInternal,
@@ -188,6 +190,14 @@ func (rt *runTrace) observe(ev pipeline.Event) {
 			rt.parent(ev).span.AddEvent("review requested", trace.WithTimestamp(ev.Time), trace.WithAttributes(
 				attribute.Int("researchtui.review.round", rv.Round), attribute.Bool("researchtui.review.approved", rv.Approved),
 				attribute.Int("researchtui.review.requests", len(rv.Requests))))
+			if !rv.Approved {
+				// A person's time, not the machine's: a span of its own,
+				// marked so a backend can leave it out of model idle time.
+				w := rt.start(rt.root, history.WaitName, ev.Time, trace.SpanKindInternal,
+					attribute.Bool("researchtui.human_wait", true), attribute.String("researchtui.wait_for", "review decision"),
+					attribute.Int("researchtui.review.round", rv.Round))
+				rt.wait = &w
+			}
 		}
 	case pipeline.ReviewDecided:
 		if d := ev.Decision; d != nil {
@@ -355,6 +365,10 @@ func scoreAttributes(sc history.RunScores) []attribute.KeyValue {
 // finished say so.
 func (rt *runTrace) endAll(at time.Time, why string) {
 	unfinished := []attribute.KeyValue{attribute.Bool("researchtui.unfinished", true), attribute.String("researchtui.ended_by", why)}
+	if rt.wait != nil { // a run suspended waiting: the wait ends with it
+		rt.wait.span.End(trace.WithTimestamp(at))
+		rt.wait = nil
+	}
 	for k, d := range rt.docs {
 		d.span.SetAttributes(unfinished...)
 		d.span.End(trace.WithTimestamp(at))
@@ -371,4 +385,12 @@ func (rt *runTrace) endAll(at time.Time, why string) {
 		delete(rt.stages, k)
 	}
 	rt.root.span.End(trace.WithTimestamp(at))
+}
+
+// endWait ends the wait for a person when the run goes on (history.EndsWait).
+func (rt *runTrace) endWait(ev pipeline.Event) {
+	if rt.wait != nil && history.EndsWait(ev.Type) {
+		rt.wait.span.End(trace.WithTimestamp(ev.Time))
+		rt.wait = nil
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
@@ -323,3 +324,39 @@ func (failingExporter) ExportSpans(context.Context, []sdktrace.ReadOnlySpan) err
 	return errors.New("dial tcp 127.0.0.1:4318: connect: connection refused")
 }
 func (failingExporter) Shutdown(context.Context) error { return nil }
+
+// The time a run waits for a person's review decision is a span of its
+// own, marked as a person's wait, from the request to the decision.
+func TestReviewWaitIsASpanOfItsOwn(t *testing.T) {
+	te := newTraced(t, false)
+	r, err := te.env.Engine.Start(context.Background(), te.env.Options(question))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const reading = 300 * time.Millisecond
+	for ev := range r.Events() {
+		if ev.Type == pipeline.ReviewRequested && ev.Review != nil && !ev.Review.Approved {
+			time.Sleep(reading)
+			_ = r.Decide(pipeline.Decision{Approve: true})
+		}
+	}
+	if _, err := r.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	var waits []tracetest.SpanStub
+	for _, s := range te.spans(t) {
+		if s.Name == history.WaitName {
+			waits = append(waits, s)
+		}
+	}
+	if len(waits) != 1 {
+		t.Fatalf("%d wait spans, want 1 (one review asked for changes)", len(waits))
+	}
+	w := waits[0]
+	if v, ok := attr(w, "researchtui.human_wait"); !ok || !v.AsBool() {
+		t.Error("the wait span is not marked researchtui.human_wait")
+	}
+	if d := w.EndTime.Sub(w.StartTime); d < reading {
+		t.Errorf("the wait lasted %v, the person read for %v", d, reading)
+	}
+}

@@ -1,0 +1,73 @@
+package history_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/history"
+	"github.com/researchtui/researchtui/pipeline/pipelinetest"
+)
+
+// A run whose review waited for a person: the wait is a row of its own,
+// left out of the model's idle gaps and of its busy share, which is then
+// the model's busy time over the machine's time.
+func TestTimelineLeavesThePersonsWaitOut(t *testing.T) {
+	env := pipelinetest.NewEnv(t, &pipelinetest.Script{RevisionRounds: 1}, "")
+	r, err := env.Engine.Start(context.Background(), env.Options(question))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const reading = 1500 * time.Millisecond // the person reads the requests
+	for ev := range r.Events() {
+		if ev.Type == pipeline.ReviewRequested && ev.Review != nil && !ev.Review.Approved {
+			time.Sleep(reading)
+			if err := r.Decide(pipeline.Decision{Approve: true}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	sess, err := r.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, err := pipeline.LoadEvents(env.Store, sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl := history.BuildTimeline(sess.ID, evs)
+	var wait *history.Span
+	for i, s := range tl.Spans {
+		if s.Kind == "wait" {
+			if wait != nil {
+				t.Fatalf("two waits for one review: %+v and %+v", *wait, s)
+			}
+			wait = &tl.Spans[i]
+		}
+	}
+	if wait == nil || wait.Open || wait.End-wait.Start < reading || wait.Name != history.WaitName {
+		t.Fatalf("the wait for the person: %+v", wait)
+	}
+	if tl.Waiting != wait.End-wait.Start {
+		t.Errorf("waiting %v, the wait span %v", tl.Waiting, wait.End-wait.Start)
+	}
+	for _, g := range tl.Idle {
+		if g.Start < wait.End && g.End > wait.Start {
+			t.Errorf("an idle gap %v–%v overlaps the person's wait %v–%v", g.Start, g.End, wait.Start, wait.End)
+		}
+	}
+	if want := float64(tl.ModelBusy) / float64(tl.Wall-tl.Waiting); tl.ModelUtil != want {
+		t.Errorf("model utilisation %.3f, want busy over the machine's time %.3f", tl.ModelUtil, want)
+	}
+	if with := float64(tl.ModelBusy) / float64(tl.Wall); tl.ModelUtil <= with {
+		t.Errorf("utilisation %.3f not above %.3f (the wait counted against the model)", tl.ModelUtil, with)
+	}
+	drawn := tl.Waterfall(100)
+	for _, want := range []string{history.WaitName + " ", "less 1.5s waiting for you (", "▒ waiting for you"} {
+		if !strings.Contains(drawn, want) {
+			t.Errorf("the waterfall lacks %q:\n%s", want, drawn)
+		}
+	}
+}
