@@ -112,6 +112,22 @@ func newRunState(id, title, model string, h runHandle, now time.Time) *runState 
 	return rs
 }
 
+// currentStage is the latest stage running (stages overlap while sources
+// stream through research, reading and analysis), else the latest reached.
+func (rs *runState) currentStage() pipeline.Stage {
+	var reached pipeline.Stage
+	for i := len(rs.stages) - 1; i >= 0; i-- {
+		row := rs.stages[i]
+		if row.phase == phaseRunning {
+			return row.stage
+		}
+		if reached == "" && row.phase != phasePending {
+			reached = row.stage
+		}
+	}
+	return reached
+}
+
 func (rs *runState) stage(s pipeline.Stage) *stageRow {
 	if s == "" {
 		return nil

@@ -509,6 +509,17 @@ func (m *rootModel) sessionPreview(r *sessionRow, w, h int) string {
 		return fitLines(nil, w, h)
 	}
 	s := r.s
+	if rs := m.runs[s.ID]; rs != nil && rs.live() {
+		// The list's copy of a live run is as old as the list: its stage
+		// and tokens come from the run's events instead.
+		s.Status = rs.status
+		if stage := rs.currentStage(); stage != "" {
+			s.Stage = string(stage)
+		}
+		u := rs.usage
+		s.Usage.PromptTokens, s.Usage.CompletionTokens, s.Usage.EmbeddingTokens = u.PromptTokens, u.CompletionTokens, u.EmbeddingTokens
+		s.CostUSD = u.CostUSD
+	}
 	var lines []string
 	for _, l := range strings.Split(wrapText(r.question, w), "\n") {
 		lines = append(lines, st.Title.Render(l))

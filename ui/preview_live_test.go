@@ -1,0 +1,42 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/store"
+)
+
+// The sessions list's preview of a live run follows its events: the stage
+// it is at and the tokens so far, not the list's copy from when the run
+// had only planned ("running (at plan)" long after planning).
+func TestPreviewFollowsTheLiveStage(t *testing.T) {
+	m, svc := newTestModel(t, 120, 40, "dark", false)
+	c := &clock{t: testNow}
+	m.now = c.now
+	typeText(t, m, "Perovskite stability")
+	press(t, m, "enter")
+	r := svc.runs[len(svc.runs)-1]
+	ev := func(typ pipeline.EventType, stage pipeline.Stage) pipeline.Event {
+		return pipeline.Event{Type: typ, Stage: stage, Time: testNow}
+	}
+	tot := &pipeline.UsageTotals{PromptTokens: 7200, CompletionTokens: 1400}
+	feedRun(t, m, r, ev(pipeline.RunStarted, ""), ev(pipeline.StageStarted, pipeline.StagePlan), ev(pipeline.StageFinished, pipeline.StagePlan),
+		ev(pipeline.StageStarted, pipeline.StageResearch), ev(pipeline.StageStarted, pipeline.StageRead), ev(pipeline.StageStarted, pipeline.StageAnalyse),
+		pipeline.Event{Type: pipeline.UsageUpdated, Stage: pipeline.StageAnalyse, Usage: tot, Time: testNow})
+	press(t, m, "esc")
+	// The list as the store had it when the run had only planned.
+	m.Update(sessionsLoadedMsg{sessions: []store.Session{{ID: r.id, Question: "Perovskite stability", Status: store.StatusRunning, Stage: "plan",
+		CreatedAt: testNow, Usage: store.Usage{PromptTokens: 300, CompletionTokens: 40}}}})
+	toList(t, m)
+	out := ansi.Strip(m.render())
+	if !strings.Contains(out, "(at analyse)") || strings.Contains(out, "(at plan)") {
+		t.Errorf("the preview does not follow the run's stage:\n%s", out)
+	}
+	if !strings.Contains(out, "7.2k prompt · 1.4k completion") {
+		t.Errorf("the preview does not show the run's tokens so far:\n%s", out)
+	}
+}
