@@ -209,22 +209,28 @@ func (m *rootModel) markCitations(lines []string) []string {
 	}
 	mark := m.st.Selected.Reverse(true)
 	for l, cs := range byLine {
-		plain := r.plain[l]
+		plain, styled := r.plain[l], lines[l-top]
 		var b strings.Builder
-		at := 0
+		at, atCol := 0, 0
 		for _, c := range cs {
 			if c.from < at {
 				continue // a group already marked
 			}
-			b.WriteString(plain[at:c.from])
+			from := atCol + ansi.StringWidth(plain[at:c.from])
+			to := from + ansi.StringWidth(plain[c.from:c.to])
+			// The report's own styling stays around the mark: ansi.Cut
+			// keeps the escape sequences before its cut, so the text
+			// after a mark (whose style ends with a reset) gets its
+			// colours back.
+			b.WriteString(ansi.Cut(styled, atCol, from))
 			st := mark
 			if c.n == -1 {
 				st = st.Underline(true)
 			}
 			b.WriteString(st.Render(plain[c.from:c.to]))
-			at = c.to
+			at, atCol = c.to, to
 		}
-		b.WriteString(plain[at:])
+		b.WriteString(ansi.TruncateLeft(styled, atCol, ""))
 		lines[l-top] = b.String()
 	}
 	return lines
