@@ -14,7 +14,12 @@ import (
 )
 
 // runEnv points a researchtui process at the world.
-type runEnv struct{ modelURL, searchURL string }
+type runEnv struct {
+	modelURL, searchURL string
+	// fullText lets researchtui download the pages it finds. Off, it reads
+	// the search engine's snippets, as the peer does: the same evidence.
+	fullText bool
+}
 
 // researchtui runs one headless research on the web source alone, in a
 // data dir of its own, and reads back what it cited.
@@ -24,6 +29,9 @@ func (e runEnv) researchtui(bin string, q question) (result, error) {
 		return result{}, err
 	}
 	defer os.RemoveAll(dir)
+	if err := os.WriteFile(dir+"/config.toml", []byte(fmt.Sprintf("full_text = %v\n", e.fullText)), 0o600); err != nil {
+		return result{}, err
+	}
 	env := append(os.Environ(), "OLLAMA_HOST="+e.modelURL, "RESEARCHTUI_SEARXNG_URL="+e.searchURL,
 		"RESEARCHTUI_DATA_DIR="+dir, "RESEARCHTUI_CONFIG="+dir+"/config.toml", "XDG_CACHE_HOME="+dir)
 	run := exec.Command(bin, "run", "--json", "--sources", "web", "--model", chatModel, "--embed-model", "nomic-embed-text", q.text)

@@ -56,6 +56,7 @@ func main() {
 	searchAddr := flag.String("search-addr", "127.0.0.1:18899", "fixed address of the fake SearxNG")
 	serve := flag.Bool("serve", false, "serve the world for the first question and wait")
 	verbose := flag.Bool("v", false, "also print each agent's calls and generated tokens (totals over the runs)")
+	fullText := flag.Bool("full-text", false, "let researchtui download the web pages it finds (the peer reads only SearxNG's snippets; the pages are on the real internet, which this world does not serve: a download fails or takes what your network takes)")
 	flag.StringVar(&dumpTo, "dump", "", "append every researchtui call's prompt and answer to this file")
 	flag.Parse()
 
@@ -88,7 +89,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "peerbench: give -researchtui, -peer or both")
 		os.Exit(2)
 	}
-	env := runEnv{modelURL: "http://" + *modelAddr, searchURL: "http://" + *searchAddr}
+	env := runEnv{modelURL: "http://" + *modelAddr, searchURL: "http://" + *searchAddr, fullText: *fullText}
 	fmt.Printf("%-8s %-12s %8s %8s %6s %9s %6s %6s\n", "question", "program", "wall-s", "gen-tok", "calls", "prefill", "cited", "bogus")
 	for qi, q := range questions {
 		for _, prog := range []struct {
