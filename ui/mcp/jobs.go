@@ -209,7 +209,15 @@ func (s *Server) cancelSession(ctx context.Context, _ *mcp.CallToolRequest, in C
 	if err != nil {
 		return nil, zero, err
 	}
-	if j := s.liveJob(sess.ID); j != nil {
+	j := s.liveJob(sess.ID)
+	if j != nil {
+		select {
+		case <-j.run.Done(): // ended, and not yet taken off the live jobs
+			j = nil
+		default:
+		}
+	}
+	if j != nil {
 		j.run.Cancel()
 		<-j.run.Done()
 	} else {
