@@ -34,11 +34,7 @@ type sessionKeeper struct {
 
 	mu       sync.Mutex
 	sessions map[string]*keptSession
-	// births counts initialize requests in flight: their session is in
-	// the SDK's list before this keeper has heard its ID, and must not be
-	// taken for an idle one then.
-	births  int
-	janitor sync.Once
+	janitor  sync.Once
 }
 
 type keptSession struct {
@@ -65,21 +61,12 @@ func (k *sessionKeeper) serve(ctx context.Context, w http.ResponseWriter, r *htt
 		http.Error(w, "researchtui has too many MCP sessions in use; try again when one ends", http.StatusServiceUnavailable)
 		return
 	}
-	born := id == ""
-	if born {
-		k.mu.Lock()
-		k.births++
-		k.mu.Unlock()
-	}
 	k.begin(id)
 	defer func() { k.end(id) }()
 	next.ServeHTTP(w, r)
-	if born {
+	if id == "" {
 		id = w.Header().Get("Mcp-Session-Id") // a session was born
 		k.begin(id)
-		k.mu.Lock()
-		k.births--
-		k.mu.Unlock()
 	}
 }
 
@@ -111,8 +98,14 @@ func (k *sessionKeeper) end(id string) {
 }
 
 // live is the SDK's sessions by ID; the books forget the ones it closed
-// (a DELETE, a broken connection).
+// (a DELETE, a broken connection) and adopt the ones they have not heard
+// of yet, idle from now. A session is in the SDK's list while its
+// initialize is still in flight, before serve has its ID: taken for idle
+// since forever, it was ended before its client's next request; and a
+// book written after the list was read was forgotten, and its session
+// never expired.
 func (k *sessionKeeper) live() map[string]*mcp.ServerSession {
+	taken := time.Now()
 	out := map[string]*mcp.ServerSession{}
 	for ss := range k.srv.Sessions() {
 		if ss.ID() != "" {
@@ -121,8 +114,13 @@ func (k *sessionKeeper) live() map[string]*mcp.ServerSession {
 	}
 	k.mu.Lock()
 	for id, ks := range k.sessions {
-		if out[id] == nil && ks.inFlight <= 0 {
+		if out[id] == nil && ks.inFlight <= 0 && ks.lastUsed.Before(taken) {
 			delete(k.sessions, id)
+		}
+	}
+	for id := range out {
+		if k.sessions[id] == nil {
+			k.sessions[id] = &keptSession{lastUsed: taken}
 		}
 	}
 	k.mu.Unlock()
@@ -139,12 +137,8 @@ func (k *sessionKeeper) makeRoom() bool {
 		k.mu.Lock()
 		for id := range live {
 			ks := k.sessions[id]
-			if ks == nil && k.births > 0 {
-				continue // maybe being born: its initialize is still in flight
-			}
-			if ks == nil { // not seen since this keeper started: idle
-				oldest = id
-				break
+			if ks == nil {
+				continue // closed and forgotten since live() was read
 			}
 			if ks.inFlight <= 0 && (oldest == "" || ks.lastUsed.Before(at)) {
 				oldest, at = id, ks.lastUsed
