@@ -91,9 +91,10 @@ func (s *Server) readReport(_ context.Context, req *mcp.ReadResourceRequest) (*m
 }
 
 // reportNotFound is mcp.ResourceNotFoundError with its data marshalled as
-// JSON (the SDK's own uses %q; see guardWire).
+// JSON (the SDK's own uses %q; see guardWire), with the code the MCP
+// specification gives (SEP-2164: invalid params, -32602).
 func reportNotFound(uri string) error {
-	return &jsonrpc.Error{Code: mcp.CodeResourceNotFound, Message: "Resource not found", Data: jsonData(map[string]string{"uri": uri})}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Resource not found", Data: jsonData(map[string]string{"uri": uri})}
 }
 
 // subscribe accepts a subscription to a session's report, finished or
