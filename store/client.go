@@ -226,6 +226,13 @@ func (c *Client) ListSessions() ([]Session, error) {
 	return out, err
 }
 
+// ListSessionPage is Store.ListSessionPage, asked of the owner.
+func (c *Client) ListSessionPage(status string, limit int) (SessionPage, error) {
+	var out SessionPage
+	_, err := c.call(request{Op: "list_session_page", Name: status, K: limit}, &out)
+	return out, err
+}
+
 // Session is Store.Session, asked of the owner.
 func (c *Client) Session(id string) (Session, error) {
 	var out Session

@@ -7,6 +7,7 @@ package store
 type Reader interface {
 	Session(id string) (Session, error)
 	ListSessions() ([]Session, error)
+	ListSessionPage(status string, limit int) (SessionPage, error)
 	Checkpoint(sessionID, name string) ([]byte, bool, error)
 	CheckpointNames(sessionID string) ([]string, error)
 	Events(sessionID string) ([]EventRecord, error)

@@ -199,13 +199,66 @@ func (s *Store) ListSessions() ([]Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if !out[i].CreatedAt.Equal(out[j].CreatedAt) {
-			return out[i].CreatedAt.After(out[j].CreatedAt)
-		}
-		return out[i].ID > out[j].ID
-	})
+	sort.SliceStable(out, func(i, j int) bool { return newerSession(out[i], out[j]) })
 	return out, nil
+}
+
+// SessionPage is one page of the session list: the newest Limit sessions
+// of a status ("" for any) and how many there are in all.
+type SessionPage struct {
+	Sessions []Session `json:"sessions"`
+	Total    int       `json:"total"`
+}
+
+// ListSessionPage returns the newest limit sessions with the given status
+// ("" for any), newest first as ListSessions orders them, and the count of
+// all that match. Each session is decoded and let go, so a caller asking
+// for twenty holds twenty however many thousands are stored (an MCP client
+// polling list_sessions used to make the server hold them all).
+func (s *Store) ListSessionPage(status string, limit int) (SessionPage, error) {
+	page := SessionPage{Sessions: []Session{}}
+	err := s.db.View(func(tx *bbolt.Tx) error {
+		c := tx.Bucket(bucketSessions).Cursor()
+		for k, v := c.Last(); k != nil; k, v = c.Prev() {
+			sess, err := decodeSession(v)
+			if err != nil {
+				return fmt.Errorf("store: session %s: %w", k, err)
+			}
+			if status != "" && sess.Status != status {
+				continue
+			}
+			page.Total++
+			page.Sessions = keepNewest(page.Sessions, sess, limit)
+		}
+		return nil
+	})
+	return page, err
+}
+
+// keepNewest inserts sess into kept (newest first, at most limit long),
+// dropping the oldest when full.
+func keepNewest(kept []Session, sess Session, limit int) []Session {
+	if limit <= 0 {
+		return kept
+	}
+	i := sort.Search(len(kept), func(i int) bool { return newerSession(sess, kept[i]) })
+	if i == limit {
+		return kept
+	}
+	if len(kept) < limit {
+		kept = append(kept, Session{})
+	}
+	copy(kept[i+1:], kept[i:len(kept)-1])
+	kept[i] = sess
+	return kept
+}
+
+// newerSession is the list's order: later CreatedAt first, then larger ID.
+func newerSession(a, b Session) bool {
+	if !a.CreatedAt.Equal(b.CreatedAt) {
+		return a.CreatedAt.After(b.CreatedAt)
+	}
+	return a.ID > b.ID
 }
 
 // DeleteSession removes the session, its report, events and checkpoints.

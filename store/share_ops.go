@@ -11,6 +11,9 @@ import (
 // maxSearchK bounds one vector search asked over the socket.
 const maxSearchK = 1000
 
+// maxSessionPage bounds one page of sessions asked over the socket.
+const maxSessionPage = 10000
+
 // do answers one request of the client who (its connection and pid).
 func (srv *shareServer) do(req request, who claim) response {
 	st := srv.st
@@ -30,6 +33,8 @@ func (srv *shareServer) do(req request, who claim) response {
 	switch req.Op {
 	case "list_sessions":
 		v, err = st.ListSessions()
+	case "list_session_page":
+		v, err = st.ListSessionPage(req.Name, min(req.K, maxSessionPage))
 	case "session":
 		v, err = st.Session(req.ID)
 	case "checkpoint":

@@ -112,19 +112,13 @@ func (s *Server) listSessions(_ context.Context, _ *mcp.CallToolRequest, in List
 	if status != "" && !knownStatus(status) {
 		return nil, zero, fmt.Errorf("unknown status %q; use running, awaiting_review, completed, failed, cancelled or interrupted", clip(in.Status, 40))
 	}
-	all, err := s.st.ListSessions()
+	page, err := s.st.ListSessionPage(status, in.Limit)
 	if err != nil {
 		return nil, zero, err
 	}
-	out := ListOutput{Sessions: []SessionSummary{}}
-	for _, ss := range all {
-		if status != "" && ss.Status != status {
-			continue
-		}
-		out.Total++
-		if len(out.Sessions) < in.Limit {
-			out.Sessions = append(out.Sessions, summary(ss))
-		}
+	out := ListOutput{Sessions: []SessionSummary{}, Total: page.Total}
+	for _, ss := range page.Sessions {
+		out.Sessions = append(out.Sessions, summary(ss))
 	}
 	var b strings.Builder
 	for _, ss := range out.Sessions {
