@@ -45,6 +45,12 @@ func (o *orchestrator) stageFinalise(ctx context.Context) error {
 	}
 	md := strings.TrimSpace(check.text)
 	rep.Funnel = o.funnel(len(check.order))
+	var citedKeys []string
+	for _, old := range check.order {
+		citedKeys = append(citedKeys, o.st.Analyses[old-1].SourceKey)
+	}
+	flow := o.runFlow(citedKeys)
+	rep.Flow = &flow
 	rep.Rounds = o.st.Rounds
 	if len(o.st.Rounds) > 0 {
 		md += "\n\n" + o.methodNote(rep.Funnel)

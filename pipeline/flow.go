@@ -66,6 +66,7 @@ type flow struct {
 	reading      map[string]*inflight // downloads under way (cutoff.go)
 	researchDone bool                 // this round's research has sent all its sources
 	skipped      map[string]bool      // not analysed because of the cutoff
+	identified   []RouteCount         // records per route and round (prisma.go)
 	screened     ScreenReport         // the relevance screen's totals
 	shortQ       []*shortJob          // short sources waiting to share an analyst's call (analyse_batch.go)
 	arriving     int                  // sources sent to read, not yet at their analyst (analyse_batch.go)

@@ -73,6 +73,12 @@ func (o *orchestrator) restoreGather() (bool, error) {
 	if _, err := o.loadCheckpoint(checkpointUnread, &o.st.Unread); err != nil {
 		return false, err
 	}
+	var ledger flowLedger
+	if ok, err := o.loadCheckpoint(checkpointFlow, &ledger); err != nil {
+		return false, err
+	} else if ok {
+		o.st.Ledger = &ledger
+	}
 	for _, k := range keys {
 		var an Analysis
 		if ok, err := o.loadCheckpoint("analyse/"+k, &an); err == nil && ok {
@@ -136,6 +142,14 @@ func (f *flow) finish(startAnalyse time.Time) error {
 	if err := o.checkpoint(CheckpointCandidates, cands); err != nil {
 		return err
 	}
+	ledger := flowLedger{Identified: f.identified}
+	for _, an := range all {
+		ledger.Analysed = append(ledger.Analysed, an.SourceKey)
+	}
+	if err := o.checkpoint(checkpointFlow, ledger); err != nil {
+		return err
+	}
+	o.st.Ledger = &ledger
 	o.st.Rounds = f.summaries
 	if err := o.checkpoint(checkpointRounds, f.summaries); err != nil {
 		return err

@@ -65,6 +65,7 @@ type runState struct {
 	Analyses []Analysis                // in citation order
 	Rounds   []RoundSummary            // the research rounds
 	Unread   []string                  // sources cut short on purpose, with why
+	Ledger   *flowLedger               // what the PRISMA flow needs besides the candidates
 	Drafts   []string
 	// Verifications are the verifier's records, one per draft verified.
 	Verifications []Verification

@@ -81,8 +81,11 @@ type Report struct {
 	Support []CitationSupport `json:"support,omitempty"`
 	// Repairs are the sentences the verifier re-cited, uncited or dropped,
 	// over every draft.
-	Repairs   []SentenceCheck `json:"repairs,omitempty"`
-	Funnel    Funnel          `json:"funnel"`
+	Repairs []SentenceCheck `json:"repairs,omitempty"`
+	Funnel  Funnel          `json:"funnel"`
+	// Flow is the run's PRISMA 2020 flow (prisma.go); nil for runs from
+	// before it was recorded.
+	Flow      *Flow           `json:"prisma,omitempty"`
 	Rounds    []RoundSummary  `json:"rounds,omitempty"`
 	Reviews   []ReviewRequest `json:"reviews,omitempty"`
 	Decisions []Decision      `json:"decisions,omitempty"`

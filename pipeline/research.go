@@ -161,6 +161,9 @@ type researchUnit struct {
 	Records    []search.Record `json:"records"`          // the candidates (merged metadata), best first
 	Chased     []string        `json:"chased,omitempty"` // sources whose citations were followed (later rounds)
 	Screen     *screenUnit     `json:"screen,omitempty"` // what the relevance screen did
+	// Identified counts the records each route returned, before
+	// duplicates were removed (the PRISMA flow's first boxes).
+	Identified []RouteCount `json:"identified,omitempty"`
 }
 
 // queryVectors embeds every sub-question and the question (through the
@@ -242,6 +245,7 @@ func (f *flow) researchAll(ctx context.Context) error {
 				return gctx.Err()
 			}
 			unit := f.rank(gctx, a, sq, recs, origins, f.quota)
+			unit.Identified = identifiedBy(recs, origins, 1)
 			if err := o.checkpoint("research/"+sq.ID, unit); err != nil {
 				return err
 			}
@@ -342,6 +346,7 @@ func (f *flow) apply(ctx context.Context, sq SubQuestion, unit researchUnit, res
 		f.bySubQ[sq.ID] = append(f.bySubQ[sq.ID], c.Key)
 	}
 	f.candidates[sq.ID] = append(f.candidates[sq.ID], unit.Candidates...) // every round's
+	f.identified = append(f.identified, unit.Identified...)
 	f.screened.add(unit.Screen)
 	distinct := len(f.distinct)
 	f.mu.Unlock()

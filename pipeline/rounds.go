@@ -179,9 +179,10 @@ func (f *flow) researchLater(ctx context.Context, round int, plans []roundPlan) 
 			if gctx.Err() != nil {
 				return gctx.Err()
 			}
+			identified := identifiedBy(recs, origins, round)
 			recs, origins = f.unseen(recs, origins)
 			unit = f.rank(gctx, a, p.sq, recs, origins, max(2, f.quota/2))
-			unit.Chased = keys
+			unit.Chased, unit.Identified = keys, identified
 			if err := o.checkpoint(name, unit); err != nil {
 				return err
 			}
