@@ -52,6 +52,9 @@ func (o *orchestrator) stageFinalise(ctx context.Context) error {
 	flow := o.runFlow(citedKeys)
 	rep.Flow = &flow
 	rep.Rounds = o.st.Rounds
+	if o.plan.LitReview {
+		md += "\n\n" + strings.TrimSpace(flow.FlowSection())
+	}
 	if len(o.st.Rounds) > 0 {
 		md += "\n\n" + o.methodNote(rep.Funnel)
 	}

@@ -23,6 +23,13 @@ const (
 	ReviewAsk     = "ask"
 )
 
+// Report kinds (--kind).
+const (
+	KindStandard = "standard" // a section per sub-question, consensus, contradictions, gaps
+	KindBrief    = "brief"    // a one-screen answer with its citations
+	KindReview   = "review"   // a structured literature review with its PRISMA 2020 flow
+)
+
 // KnownSources are the names --sources accepts, in the default order.
 var KnownSources = []string{"arxiv", "openalex", "pubmed", "semanticscholar", "crossref", "web", "local", "materials"}
 
@@ -71,6 +78,9 @@ type Options struct {
 	// Screen is "off" to skip the model's relevance screen of what is
 	// about to be read (screen.go); anything else is on.
 	Screen string `json:"screen,omitempty"`
+	// Kind is the report's shape: KindStandard (default), KindBrief or
+	// KindReview.
+	Kind string `json:"kind,omitempty"`
 }
 
 // depthPlan is what a depth means in numbers.
@@ -81,10 +91,24 @@ type depthPlan struct {
 	AnalyseMax     int // sources analysed per run
 	Review         bool
 	Concise        bool
+	LitReview      bool // the writer writes a literature review (KindReview)
 	MaxSteps       int
 }
 
+// depth is what the depth means in numbers, with the report kind's say on
+// the writing: a brief is concise at any depth, a review never is.
 func (o Options) depth() depthPlan {
+	p := o.depthOnly()
+	switch o.Kind {
+	case KindBrief:
+		p.Concise = true
+	case KindReview:
+		p.Concise, p.LitReview = false, true
+	}
+	return p
+}
+
+func (o Options) depthOnly() depthPlan {
 	switch o.Depth {
 	case DepthQuick:
 		return depthPlan{SubQuestions: 2, ResultsPerCall: 15, ReadPerSubQ: 3, AnalyseMax: 5, Concise: true, MaxSteps: 30}
@@ -130,6 +154,13 @@ func (o *Options) Normalize() error {
 	}
 	if o.Deadline < 0 || o.Grace < 0 {
 		return fmt.Errorf("%w: --deadline and the grace period must be positive durations", ErrBadInput)
+	}
+	switch o.Kind = strings.ToLower(strings.TrimSpace(o.Kind)); o.Kind {
+	case "":
+		o.Kind = KindStandard
+	case KindStandard, KindBrief, KindReview:
+	default:
+		return fmt.Errorf("%w: unknown --kind %q (use standard, brief or review)", ErrBadInput, o.Kind)
 	}
 	switch o.Verify {
 	case "":

@@ -60,7 +60,7 @@ const (
 	whyNotAnalysed   = "read, but no analysis was kept"
 	whyLowConfidence = "analysed, with too little confidence to cite"
 	whyNotCited      = "analysed, not cited by the report"
-	whyNotRecorded   = "(counts not recorded: run predates the flow)"
+	whyNotRecorded   = "earlier runs (not counted by route)"
 )
 
 // routeChasing and routeReviewer name the identification routes that are

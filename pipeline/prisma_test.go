@@ -2,7 +2,10 @@ package pipeline_test
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
@@ -83,4 +86,71 @@ func TestPrismaFlowAddsUpAndMatchesTheStoredRun(t *testing.T) {
 	if f.Assessed != rep.Funnel.Read {
 		t.Errorf("%d assessed, the funnel read %d", f.Assessed, rep.Funnel.Read)
 	}
+}
+
+// --kind review: the writer is asked for a literature review, and the
+// report carries the flow as a diagram that fits 80 columns and a table,
+// with the counts the stored flow has.
+func TestReviewKindReportCarriesItsFlow(t *testing.T) {
+	script := withLuttinger(&pipelinetest.Script{RevisionRounds: 0, MissingSlot: "open problems", GapQueries: []string{"del_maestro luttinger liquids"}})
+	env := pipelinetest.NewEnv(t, script, "")
+	opt := env.Options(question)
+	opt.Kind = pipeline.KindReview
+	_, sess := runToEnd(t, env, opt)
+	rep, err := pipeline.LoadReport(env.Store, sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	asked := false
+	for _, c := range env.Ollama.ChatCalls() {
+		for _, m := range c.Messages {
+			if strings.Contains(m.Content, "structured literature review") && strings.Contains(m.Content, "## Agreements and contradictions") {
+				asked = true
+			}
+		}
+	}
+	if !asked {
+		t.Error("the writer was not asked for a literature review")
+	}
+	md := rep.Markdown
+	sec := strings.Index(md, "## PRISMA 2020 flow")
+	if sec < 0 || rep.Flow == nil {
+		t.Fatalf("no flow section in the review:\n%s", md)
+	}
+	if m, r := strings.Index(md, "## Method"), strings.Index(md, "## References"); m < sec || r < m {
+		t.Errorf("the flow should come before the Method and the References (flow %d, method %d, references %d)", sec, m, r)
+	}
+	fence := "```" + pipeline.FlowFence + "\n"
+	start := strings.Index(md, fence)
+	end := strings.Index(md[start+len(fence):], "```")
+	if start < 0 || end < 0 {
+		t.Fatalf("no diagram block:\n%s", md[sec:])
+	}
+	diagram := md[start+len(fence) : start+len(fence)+end]
+	for _, line := range strings.Split(diagram, "\n") {
+		if n := utf8.RuneCountInString(line); n > 72 {
+			t.Errorf("diagram line of %d columns: %q", n, line)
+		}
+	}
+	f := rep.Flow
+	for _, want := range []string{
+		fmt.Sprintf("Records identified (n = %d)", f.Identified),
+		fmt.Sprintf("Duplicates removed (n = %d)", f.Duplicates),
+		fmt.Sprintf("Records screened (n = %d)", f.Screened),
+		fmt.Sprintf("Studies included (n = %d)", f.Included),
+		"citation chasing (round 2)",
+	} {
+		if !strings.Contains(diagram, want) {
+			t.Errorf("the diagram lacks %q:\n%s", want, diagram)
+		}
+	}
+	for _, want := range []string{
+		fmt.Sprintf("|  | Duplicates removed | %d |", f.Duplicates),
+		fmt.Sprintf("| Included | Studies included (cited) | %d |", f.Included),
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the table lacks %q", want)
+		}
+	}
+
 }

@@ -226,7 +226,7 @@ func (o *orchestrator) draftIssues(draft string) []string {
 				break
 			}
 		}
-		if !covered && !o.plan.Concise {
+		if !covered && !o.plan.Concise && !o.plan.LitReview { // a review is by theme
 			out = append(out, fmt.Sprintf("no section covers the sub-question %q", sq.Question))
 		}
 	}

@@ -20,6 +20,20 @@ Structure:
 Rules: support every factual sentence with citations of the form [n] using ONLY the source numbers given (e.g. [2] or [1, 3]), citing the source whose finding the sentence states; never invent sources, numbers, authors or results; no filler and no sweeping claims the sources do not make (every cited sentence is checked against the cited source's text, and unsupported ones lose their citation); say plainly when the sources do not answer something. Be concise: a few sentences per section. Do NOT write a references or bibliography section: it is added automatically.
 ` + findingsByLabel
 
+// reviewSystem asks for a structured literature review; the PRISMA flow
+// and the Method are added by the code from stored counts.
+const reviewSystem = `You are the writing agent of a research assistant. Write a structured literature review in Markdown from the numbered sources you are given, and nothing else.
+Structure:
+# <title>
+## Background
+## Methods of the included studies
+## Findings
+### <one subsection per theme the sources share>
+## Agreements and contradictions
+## Gaps
+Rules: support every factual sentence with citations of the form [n] using ONLY the source numbers given (e.g. [2] or [1, 3]), citing the source whose finding the sentence states; never invent sources, numbers, authors or results; say plainly when the sources do not answer something. Group findings by theme across sources, not source by source. Be concise. Do NOT write a references section, a PRISMA flow or a method section: they are added automatically from the run's records.
+` + findingsByLabel
+
 const conciseSystem = `You are the writing agent of a research assistant. Answer the question in 80 to 150 words of Markdown, starting with a "# <title>" line, from the numbered sources you are given. Support every factual sentence with citations [n] using ONLY the given source numbers. Do not write a references section: it is added automatically.
 ` + findingsByLabel
 
@@ -101,9 +115,12 @@ func (o *orchestrator) writeDraft(ctx context.Context, round int, prior string, 
 	}
 	a := o.startAgent(StageWrite, name, what)
 	var user strings.Builder
-	if o.plan.Concise {
+	switch {
+	case o.plan.Concise:
 		user.WriteString(conciseSystem)
-	} else {
+	case o.plan.LitReview:
+		user.WriteString(reviewSystem)
+	default:
 		user.WriteString(writerSystem)
 	}
 	user.WriteString("\n")

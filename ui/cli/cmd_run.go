@@ -19,7 +19,7 @@ import (
 // runFlags are the flags of run and resume (README: Commands).
 type runFlags struct {
 	model, embedModel, backend, sources, depth, review, out string
-	deadline, verify, unsupported, screen                   string
+	deadline, verify, unsupported, screen, kind             string
 	maxRevisions, budgetTokens, rounds                      int
 	json, think                                             bool
 }
@@ -38,6 +38,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.verify, "verify", "", "check cited sentences against their sources: full (matching, then the model for the rest; default), quick (matching only), off")
 	fl.StringVar(&f.unsupported, "unsupported", "", "a sentence no source supports: uncite (kept as the report's own synthesis; default) or drop")
 	fl.StringVar(&f.screen, "screen", "", "on|off: let the model screen out off-topic candidates before they are read (default on)")
+	fl.StringVar(&f.kind, "kind", "", "the report: standard (default), brief (a one-screen answer) or review (a literature review with its PRISMA 2020 flow)")
 	fl.IntVar(&f.rounds, "rounds", 0, "follow-up research rounds for what is still missing (default by depth: quick 0, standard 1, deep 2)")
 	fl.StringVar(&f.out, "out", "", "write the report to FILE (default: stdout)")
 	fl.BoolVar(&f.json, "json", false, "print progress as NDJSON events on stdout")
@@ -86,6 +87,9 @@ func (f *runFlags) apply(cfg *Config, changed func(string) bool) {
 	}
 	if changed("screen") {
 		cfg.Screen = f.screen
+	}
+	if changed("kind") {
+		cfg.Kind = f.kind
 	}
 }
 

@@ -89,6 +89,10 @@ func sessionsShow() *cobra.Command {
 				if f := d.Funnel; f != nil && f.Found > 0 {
 					fmt.Fprintf(out, "funnel    %d found, %d read, %d analysed, %d cited (%.0f%% of those read)\n", f.Found, f.Read, f.Analysed, f.Cited, 100*f.CitedOfRead)
 				}
+				if f := d.Flow; f != nil {
+					fmt.Fprintf(out, "prisma    %d identified, %d duplicates, %d screened, %d excluded, %d sought, %d not retrieved, %d assessed, %d included\n",
+						f.Identified, f.Duplicates, f.Screened, f.Excluded, f.Sought, f.NotRetrieved, f.Assessed, f.Included)
+				}
 				if len(d.Sources) > 0 {
 					fmt.Fprintf(out, "\nsources\n")
 					for _, c := range d.Sources {

@@ -31,7 +31,9 @@ type Config struct {
 	Rounds *int `toml:"rounds"`
 	// Screen turns the model's relevance screen of what is about to be
 	// read on or off ("on" by default).
-	Screen     string `toml:"screen"`
+	Screen string `toml:"screen"`
+	// Kind is the report's shape: standard, brief or review.
+	Kind       string `toml:"kind"`
 	Theme      string `toml:"theme"`
 	OllamaHost string `toml:"ollama_host"` // several: comma-separated
 	// OpenAI-compatible backend (--backend openai): base URL (env
@@ -211,6 +213,7 @@ func (c *Config) defaultOptions() pipeline.Options {
 	}
 	o.Rounds = c.Rounds
 	o.Screen = c.Screen
+	o.Kind = c.Kind
 	o.Deadline, o.Grace = c.deadline, c.grace
 	o.Verify, o.Unsupported = c.Verify, c.Unsupported
 	return o

@@ -18,6 +18,7 @@ type ResearchInput struct {
 	Depth    string   `json:"depth,omitempty" jsonschema:"how thorough: quick (a short cited answer, ~1 min with a local 8B model), standard (a full report, the default) or deep (more sub-questions, sources and follow-up rounds)"`
 	Sources  []string `json:"sources,omitempty" jsonschema:"sources to search, any of arxiv, openalex, pubmed, semanticscholar, crossref, web, local, materials; omitted: chosen for the question"`
 	Verify   string   `json:"verify,omitempty" jsonschema:"how cited sentences are checked against their sources: full (matching, then the model for what matching cannot decide; the default), quick (matching only, no model calls) or off"`
+	Kind     string   `json:"kind,omitempty" jsonschema:"the report: standard (sections per sub-question; the default), brief (a one-screen answer with its citations) or review (a structured literature review with a PRISMA 2020 flow diagram counted from the run's records)"`
 	Review   string   `json:"review,omitempty" jsonschema:"what happens to the reviewer agent's revision requests: approve (carry them out, the default), reject (finalise the draft as it is) or ask (put them to the person through elicitation when the client supports it, else approve)"`
 }
 
@@ -119,6 +120,9 @@ func (s *Server) researchOptions(ctx context.Context, in ResearchInput) (pipelin
 	}
 	if in.Verify != "" {
 		opt.Verify = in.Verify
+	}
+	if in.Kind != "" {
+		opt.Kind = in.Kind
 	}
 	review, err := reviewPolicy(in.Review)
 	if err != nil {
