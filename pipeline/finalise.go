@@ -31,6 +31,8 @@ func (o *orchestrator) stageFinalise(ctx context.Context) error {
 		SessionID: o.session.ID,
 		Title:     o.st.Plan.Title,
 		Question:  o.opt.Question,
+		Model:     o.opt.Model,
+		Searched:  o.st.Plan.Sources,
 		Reviews:   o.st.Reviews,
 		Decisions: o.st.Decisions,
 	}

@@ -461,7 +461,10 @@ func (o *orchestrator) finaliseFollowUp(ctx context.Context, kind string, pinned
 	if check.removed > 0 {
 		o.warn(StageFinalise, "", "%d citations pointed to sources that were not retrieved and were removed", check.removed)
 	}
-	rep := Report{SessionID: o.session.ID, Title: parent.Title, Question: o.session.Question, Reviews: parent.Reviews, Decisions: parent.Decisions, Rounds: parent.Rounds}
+	// The flow stays the original run's: a follow-up's sources are not a
+	// new screening (the PRISMA section in the text says so by its counts).
+	rep := Report{SessionID: o.session.ID, Title: parent.Title, Question: o.session.Question, Reviews: parent.Reviews, Decisions: parent.Decisions, Rounds: parent.Rounds,
+		Model: o.opt.Model, Searched: parent.Searched, Flow: parent.Flow}
 	var refs strings.Builder
 	for i, old := range check.order {
 		an := o.st.Analyses[old-1]

@@ -70,12 +70,15 @@ type CitationSupport struct {
 // Report is a finished (or drafted) report with everything needed to show,
 // check and export it.
 type Report struct {
-	SessionID string          `json:"session_id"`
-	Title     string          `json:"title"`
-	Question  string          `json:"question"`
-	Markdown  string          `json:"markdown"`
-	Sources   []CitedSource   `json:"sources"`
-	Metrics   CitationMetrics `json:"metrics"`
+	SessionID string `json:"session_id"`
+	Title     string `json:"title"`
+	Question  string `json:"question"`
+	// Model wrote the report; Searched are the sources the plan searched.
+	Model    string          `json:"model,omitempty"`
+	Searched []string        `json:"searched,omitempty"`
+	Markdown string          `json:"markdown"`
+	Sources  []CitedSource   `json:"sources"`
+	Metrics  CitationMetrics `json:"metrics"`
 	// Support is the verifier's support map: every cited sentence with its
 	// verdict and the passage that supports it.
 	Support []CitationSupport `json:"support,omitempty"`

@@ -55,6 +55,7 @@ func exportHTML(rep pipeline.Report) ([]byte, error) {
 	for _, n := range nodes {
 		main.AppendChild(n)
 	}
+	drawFlow(main, rep.Flow)
 	x := newHTMLExport(rep)
 	refs := referencesHeading(main)
 	x.markReferences(refs)
@@ -92,10 +93,30 @@ p.ref:target{background:#fff3c4}
 .retracted{color:#b00020;text-transform:uppercase;font-size:.8em;letter-spacing:.04em}
 .corrected{color:#7a5d00;font-size:.9em}
 .legend{color:#666;font-size:.85rem;border-top:1px solid #ddd;margin-top:2rem}
+figure.prisma{margin:1.5rem 0;overflow-x:auto}
+figure.prisma figcaption{color:#555;font-size:.85rem}
+svg.prisma-flow{max-width:100%;height:auto;font:13px system-ui,sans-serif}
+svg.prisma-flow rect{fill:none;stroke:currentColor;stroke-width:1}
+svg.prisma-flow text{fill:currentColor}
+svg.prisma-flow text.title{font-weight:600}
+svg.prisma-flow text.stage{font-weight:600;font-size:12px;letter-spacing:.06em;text-transform:uppercase;fill:#777}
+svg.prisma-flow line.arrow{stroke:currentColor;stroke-width:1.2}
+table{border-collapse:collapse;margin:1rem 0}
+th,td{border:1px solid #ccc;padding:.2rem .5rem;text-align:left}
+td:last-child{text-align:right}
+@media print{
+body{max-width:none;margin:0;color:#000;background:#fff}
+a{color:#000}
+a.cite{text-decoration:none}
+figure.prisma,table,pre,blockquote{break-inside:avoid}
+h1,h2,h3{break-after:avoid}
+.legend{display:none}
+}
 @media (prefers-color-scheme: dark){
 body{color:#ddd;background:#161616}
 a{color:#7ab7ff}
-blockquote,.report-meta,.legend{color:#aaa;border-color:#444}
+blockquote,.report-meta,.legend,figure.prisma figcaption{color:#aaa;border-color:#444}
+th,td{border-color:#444}
 p.ref:target{background:#3a3320}
 .retracted{color:#ff7b7b}
 .corrected{color:#e0c060}
@@ -113,6 +134,19 @@ func htmlHeader(rep pipeline.Report) string {
 	if t, ok := store.IDTime(rep.SessionID); ok {
 		t = t.UTC()
 		fmt.Fprintf(&b, "<p class=\"date\"><time datetime=\"%s\">%s</time></p>\n", t.Format("2006-01-02"), t.Format("2 January 2006"))
+	}
+	if rep.Model != "" || len(rep.Searched) > 0 {
+		var parts []string
+		if rep.Model != "" {
+			parts = append(parts, "Model: "+rep.Model)
+		}
+		if len(rep.Searched) > 0 {
+			parts = append(parts, "Sources searched: "+strings.Join(rep.Searched, ", "))
+		}
+		fmt.Fprintf(&b, "<p class=\"run\">%s</p>\n", html.EscapeString(strings.Join(parts, " · ")))
+	}
+	if f := rep.Funnel; f.Found > 0 {
+		fmt.Fprintf(&b, "<p class=\"counts\">%d works found, %d read, %d analysed, %d cited.</p>\n", f.Found, f.Read, f.Analysed, f.Cited)
 	}
 	if v := rep.Metrics.Verified; v != nil {
 		fmt.Fprintf(&b, "<p class=\"verified\">%s</p>\n", html.EscapeString(verifiedLine(*v)))
