@@ -19,10 +19,14 @@ const (
 	fieldDepth
 	fieldSources
 	fieldVerify
+	fieldKind
 	fieldCount
 )
 
 var depths = []string{pipeline.DepthQuick, pipeline.DepthStandard, pipeline.DepthDeep}
+
+// kinds are the report's shapes (--kind).
+var kinds = []string{pipeline.KindStandard, pipeline.KindBrief, pipeline.KindReview}
 
 // verifyModes are the choices of how cited sentences are checked.
 var verifyModes = []string{pipeline.VerifyFull, pipeline.VerifyQuick, pipeline.VerifyOff}
@@ -34,6 +38,7 @@ type newRunDialog struct {
 	question lineInput
 	model    lineInput
 	depth    int
+	kind     int
 	verify   int
 	sources  map[string]bool
 	srcCur   int
@@ -58,6 +63,11 @@ func newNewRunDialog(st *themes.Styles, defaults pipeline.Options, initial strin
 	for i, v := range verifyModes {
 		if v == defaults.Verify {
 			d.verify = i
+		}
+	}
+	for i, v := range kinds {
+		if v == defaults.Kind {
+			d.kind = i
 		}
 	}
 	// No sources ticked means "chosen by the question's topic" (the
@@ -90,6 +100,7 @@ func (d *newRunDialog) options() pipeline.Options {
 		opt.Model = m
 	}
 	opt.Depth = depths[d.depth]
+	opt.Kind = kinds[d.kind]
 	opt.Verify = verifyModes[d.verify]
 	opt.Sources, opt.AutoSources = nil, false
 	for _, s := range pipeline.KnownSources {
@@ -130,6 +141,13 @@ func (d *newRunDialog) handle(msg tea.KeyPressMsg, _ time.Time) (action, bool, t
 			d.depth = (d.depth + len(depths) - 1) % len(depths)
 		case "right", "l", "space":
 			d.depth = (d.depth + 1) % len(depths)
+		}
+	case fieldKind:
+		switch msg.String() {
+		case "left", "h":
+			d.kind = (d.kind + len(kinds) - 1) % len(kinds)
+		case "right", "l", "space":
+			d.kind = (d.kind + 1) % len(kinds)
 		}
 	case fieldVerify:
 		switch msg.String() {
@@ -212,6 +230,7 @@ func (d *newRunDialog) view(st *themes.Styles, w, _ int) string {
 		lines = append(lines, strings.Repeat(" ", 12)+st.Muted.Render("none ticked: the best for the question's topic"))
 	}
 	lines = append(lines, label(fieldVerify, "Verify")+" "+choices(st, verifyModes, d.verify))
+	lines = append(lines, label(fieldKind, "Report")+" "+choices(st, kinds, d.kind))
 	if d.err != "" {
 		lines = append(lines, "", st.Error.Render(d.err))
 	}

@@ -13,5 +13,6 @@ type Settings struct {
 type FormChoice struct {
 	Model   string
 	Depth   string
+	Kind    string // the report's kind (pipeline.KindStandard, ...)
 	Sources []string
 }

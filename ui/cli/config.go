@@ -83,6 +83,7 @@ type Config struct {
 type tuiConfig struct {
 	Model   string    `toml:"model"`
 	Depth   string    `toml:"depth"`
+	Kind    string    `toml:"kind"`
 	Sources *[]string `toml:"sources"` // nil: never chosen; empty: by topic
 }
 
@@ -228,6 +229,9 @@ func (c *Config) tuiOptions() pipeline.Options {
 	}
 	if c.TUI.Depth != "" {
 		o.Depth = c.TUI.Depth
+	}
+	if c.TUI.Kind != "" {
+		o.Kind = c.TUI.Kind
 	}
 	if c.TUI.Sources != nil {
 		o.Sources = *c.TUI.Sources

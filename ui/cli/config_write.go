@@ -52,6 +52,9 @@ func saveSettings(path string, s ui.Settings) error {
 		if s.Form.Model != "" {
 			edits = append(edits, tomlEdit{table: "tui", key: "model", value: s.Form.Model})
 		}
+		if s.Form.Kind != "" {
+			edits = append(edits, tomlEdit{table: "tui", key: "kind", value: s.Form.Kind})
+		}
 		edits = append(edits, tomlEdit{table: "tui", key: "depth", value: s.Form.Depth}, tomlEdit{table: "tui", key: "sources", value: srcs})
 	}
 	if len(edits) == 0 {
