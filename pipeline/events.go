@@ -172,6 +172,11 @@ type ReviewRequest struct {
 	Approved bool              `json:"approved"`
 	Summary  string            `json:"summary"`
 	Requests []RevisionRequest `json:"requests"`
+	// Plan, when set, makes this a review of the research plan before
+	// anything is searched (--review-plan ask): the person approves it or
+	// answers with Decision.Plan, the plan as they left it (plan_review.go).
+	// Round is 0 and Requests empty.
+	Plan *Plan `json:"plan,omitempty"`
 }
 
 // Revision request kinds.
@@ -197,6 +202,9 @@ type Decision struct {
 	Approve  bool     `json:"approve"`
 	Accepted []string `json:"accepted,omitempty"`
 	Note     string   `json:"note,omitempty"`
+	// Plan answers a plan review with the plan as the person left it (nil:
+	// as the planner wrote it).
+	Plan *PlanEdit `json:"plan,omitempty"`
 }
 
 // lifecycle reports whether an event must be delivered and persisted; token

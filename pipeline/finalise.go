@@ -28,13 +28,14 @@ func (o *orchestrator) stageFinalise(ctx context.Context) error {
 		o.warn(StageFinalise, "", "the report cites no sources; its claims could not be checked")
 	}
 	rep := Report{
-		SessionID: o.session.ID,
-		Title:     o.st.Plan.Title,
-		Question:  o.opt.Question,
-		Model:     o.opt.Model,
-		Searched:  o.st.Plan.Sources,
-		Reviews:   o.st.Reviews,
-		Decisions: o.st.Decisions,
+		SessionID:  o.session.ID,
+		Title:      o.st.Plan.Title,
+		Question:   o.opt.Question,
+		Model:      o.opt.Model,
+		PlanReview: o.st.PlanReview,
+		Searched:   o.st.Plan.Sources,
+		Reviews:    o.st.Reviews,
+		Decisions:  o.st.Decisions,
 	}
 	var refs strings.Builder
 	for i, old := range check.order {

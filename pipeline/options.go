@@ -81,6 +81,9 @@ type Options struct {
 	// Kind is the report's shape: KindStandard (default), KindBrief or
 	// KindReview.
 	Kind string `json:"kind,omitempty"`
+	// ReviewPlan is ReviewAsk to stop after planning until a person
+	// approves or edits the plan; anything else goes straight on.
+	ReviewPlan string `json:"review_plan,omitempty"`
 }
 
 // depthPlan is what a depth means in numbers.
@@ -161,6 +164,13 @@ func (o *Options) Normalize() error {
 	case KindStandard, KindBrief, KindReview:
 	default:
 		return fmt.Errorf("%w: unknown --kind %q (use standard, brief or review)", ErrBadInput, o.Kind)
+	}
+	switch o.ReviewPlan = strings.ToLower(strings.TrimSpace(o.ReviewPlan)); o.ReviewPlan {
+	case "":
+		o.ReviewPlan = ReviewApprove
+	case ReviewApprove, ReviewAsk:
+	default:
+		return fmt.Errorf("%w: unknown --review-plan %q (use approve or ask)", ErrBadInput, o.ReviewPlan)
 	}
 	switch o.Verify {
 	case "":

@@ -59,14 +59,15 @@ func (o *orchestrator) unitName(name string) string {
 
 // runState is everything the stages produce; each field is checkpointed.
 type runState struct {
-	Plan     *Plan
-	Found    *foundSet
-	Contexts map[string][]ContextChunk // sub-question ID → retrieved chunks
-	Analyses []Analysis                // in citation order
-	Rounds   []RoundSummary            // the research rounds
-	Unread   []string                  // sources cut short on purpose, with why
-	Ledger   *flowLedger               // what the PRISMA flow needs besides the candidates
-	Drafts   []string
+	Plan       *Plan
+	PlanReview *PlanReview // what the person did with the plan (nil: not asked)
+	Found      *foundSet
+	Contexts   map[string][]ContextChunk // sub-question ID → retrieved chunks
+	Analyses   []Analysis                // in citation order
+	Rounds     []RoundSummary            // the research rounds
+	Unread     []string                  // sources cut short on purpose, with why
+	Ledger     *flowLedger               // what the PRISMA flow needs besides the candidates
+	Drafts     []string
 	// Verifications are the verifier's records, one per draft verified.
 	Verifications []Verification
 	Reviews       []ReviewRequest

@@ -94,7 +94,7 @@ func (o *orchestrator) stagePlan(ctx context.Context) error {
 	} else if ok {
 		o.st.Plan = &p
 		o.stageSkipped(StagePlan, fmt.Sprintf("%d sub-questions", len(p.SubQuestions)))
-		return nil
+		return o.reviewPlan(ctx)
 	}
 	start := o.stageStart(StagePlan, "planning the research")
 	a := o.startAgent(StagePlan, "planner", "splitting the question into sub-questions")
@@ -136,7 +136,10 @@ func (o *orchestrator) stagePlan(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return o.stageDone(StagePlan, start, fmt.Sprintf("%d sub-questions", len(p.SubQuestions)))
+	if err := o.stageDone(StagePlan, start, fmt.Sprintf("%d sub-questions", len(p.SubQuestions))); err != nil {
+		return err
+	}
+	return o.reviewPlan(ctx)
 }
 
 // planPrompt is the planner's question; a follow-up's says what it follows.

@@ -88,11 +88,13 @@ type Report struct {
 	Funnel  Funnel          `json:"funnel"`
 	// Flow is the run's PRISMA 2020 flow (prisma.go); nil for runs from
 	// before it was recorded.
-	Flow      *Flow           `json:"prisma,omitempty"`
-	Rounds    []RoundSummary  `json:"rounds,omitempty"`
-	Reviews   []ReviewRequest `json:"reviews,omitempty"`
-	Decisions []Decision      `json:"decisions,omitempty"`
-	Warnings  []string        `json:"warnings,omitempty"`
+	Flow *Flow `json:"prisma,omitempty"`
+	// PlanReview is what the person did with the plan (--review-plan ask).
+	PlanReview *PlanReview     `json:"plan_review,omitempty"`
+	Rounds     []RoundSummary  `json:"rounds,omitempty"`
+	Reviews    []ReviewRequest `json:"reviews,omitempty"`
+	Decisions  []Decision      `json:"decisions,omitempty"`
+	Warnings   []string        `json:"warnings,omitempty"`
 }
 
 // checkpointReport is the checkpoint name the finalise stage writes.

@@ -268,7 +268,11 @@ func (o *orchestrator) gate(ctx context.Context, rv ReviewRequest) (Decision, er
 	r.mu.Lock()
 	r.pending = &rv
 	r.mu.Unlock()
-	o.emit(Event{Type: ReviewRequested, Stage: StageReview, Agent: "reviewer", Review: &rv, Message: rv.Summary})
+	stage, agent := StageReview, "reviewer"
+	if rv.Plan != nil {
+		stage, agent = StagePlan, "planner"
+	}
+	o.emit(Event{Type: ReviewRequested, Stage: stage, Agent: agent, Review: &rv, Message: rv.Summary})
 	o.run.em.flush()
 	select {
 	case d := <-r.decision:

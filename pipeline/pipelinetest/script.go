@@ -180,6 +180,9 @@ func (s *Script) Responder() ollamafake.Responder {
 			if strings.Contains(user, "a follow-up to") {
 				return ollamafake.Reply{Content: s.followUpPlan(user)}
 			}
+			if strings.Contains(user, "\nAdded sub-questions:\n") {
+				return ollamafake.Reply{Content: addedQueries(user)}
+			}
 			return ollamafake.Reply{Content: s.plan(user)}
 		case Analyst:
 			if strings.Contains(user, "\nSources, each read from its abstract only:") {
@@ -274,6 +277,27 @@ func (s *Script) plan(user string) string {
 
 // queriesAsked are a topic's queries, the broad one only when the
 // planner's prompt asks for it (a model writes what it is asked for).
+// addedQueries answers the planner's call for the queries of sub-questions
+// a person added at the plan review: one entry per numbered line, its
+// queries the line's first words.
+func addedQueries(user string) string {
+	var subs []map[string]any
+	_, list, _ := strings.Cut(user, "\nAdded sub-questions:\n")
+	for _, line := range strings.Split(list, "\n") {
+		_, q, ok := strings.Cut(line, ". ")
+		if !ok {
+			continue
+		}
+		w := strings.Fields(strings.ToLower(strings.Trim(q, "?")))
+		subs = append(subs, map[string]any{
+			"queries": map[string]string{"strict": strings.Join(w[:min(len(w), 5)], " "), "moderate": strings.Join(w[:min(len(w), 3)], " ")},
+			"slots":   []string{"key findings", "methods"},
+		})
+	}
+	b, _ := json.Marshal(map[string]any{"sub_questions": subs})
+	return string(b)
+}
+
 func queriesAsked(user string, t Topic) map[string]string {
 	q := map[string]string{"strict": t.Strict, "moderate": t.Moderate}
 	if strings.Contains(user, `"broad"`) {

@@ -1,0 +1,162 @@
+package pipeline_test
+
+import (
+	"context"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/pipelinetest"
+	"github.com/researchtui/researchtui/store"
+)
+
+// searchedQueries are the queries each fake source was asked, by source
+// ("arxiv", "openalex"), lower case.
+func searchedQueries(env *pipelinetest.Env) map[string][]string {
+	out := map[string][]string{}
+	for _, r := range env.Sources.Requests() {
+		u, err := url.Parse(r)
+		if err != nil {
+			continue
+		}
+		switch {
+		case strings.Contains(u.Path, "/api/query"):
+			out["arxiv"] = append(out["arxiv"], strings.ToLower(u.Query().Get("search_query")))
+		case strings.Contains(u.Path, "/works"):
+			out["openalex"] = append(out["openalex"], strings.ToLower(u.Query().Get("search")))
+		}
+	}
+	return out
+}
+
+func searchedFor(qs []string, words string) bool {
+	for _, q := range qs {
+		all := true
+		for _, w := range strings.Fields(words) {
+			all = all && strings.Contains(q, w)
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
+
+// --review-plan ask: the run stops after planning with the plan as a
+// review; the person deletes a sub-question, edits another's queries, adds
+// one and turns a source off; the run then searches exactly that plan (the
+// added sub-question with the planner's queries) and records the review.
+func TestPlanReviewEditsWhatIsSearched(t *testing.T) {
+	env := pipelinetest.NewEnv(t, &pipelinetest.Script{RevisionRounds: 0, SubQuestions: 2}, "")
+	opt := env.Options(question)
+	opt.ReviewPlan = pipeline.ReviewAsk
+	opt.Rounds = new(int) // one round: no reflection queries beside the plan's
+	r, err := env.Engine.Start(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var asked *pipeline.ReviewRequest
+	var searchedBefore int
+	drive(t, r, func(rv *pipeline.ReviewRequest) *pipeline.Decision {
+		if rv.Plan == nil {
+			return &pipeline.Decision{Approve: true}
+		}
+		asked = rv
+		searchedBefore = len(env.Sources.Requests())
+		if sess, err := env.Store.Session(r.ID()); err != nil || sess.Status != store.StatusAwaitingReview {
+			t.Errorf("while the plan waits the session is %q (%v), want awaiting_review", sess.Status, err)
+		}
+		sq := rv.Plan.SubQuestions
+		return &pipeline.Decision{Approve: true, Plan: &pipeline.PlanEdit{
+			SubQuestions: []pipeline.PlanItem{
+				{ID: sq[0].ID, Question: sq[0].Question, Queries: []string{"mutation testing effectiveness"}},
+				{Question: "What limitations do the authors report?"},
+			},
+			Sources: []string{"arxiv"},
+		}}
+	})
+	sess, err := r.Wait()
+	if err != nil || sess.Status != store.StatusCompleted {
+		t.Fatalf("status %q err %v", sess.Status, err)
+	}
+	if asked == nil || len(asked.Plan.SubQuestions) != 2 {
+		t.Fatalf("the plan was not put to the person: %+v", asked)
+	}
+	if searchedBefore != 0 {
+		t.Errorf("%d searches ran before the plan was approved", searchedBefore)
+	}
+	q := searchedQueries(env)
+	if len(q["openalex"]) != 0 {
+		t.Errorf("openalex was turned off but searched: %q", q["openalex"])
+	}
+	if !searchedFor(q["arxiv"], "mutation testing effectiveness") {
+		t.Errorf("the edited queries were not searched: %q", q["arxiv"])
+	}
+	if !searchedFor(q["arxiv"], "limitations authors") {
+		t.Errorf("the added sub-question's queries (from the planner) were not searched: %q", q["arxiv"])
+	}
+	if n := calls(env, pipelinetest.Planner); n != 2 {
+		t.Errorf("%d planner calls, want 2 (the plan, then the added sub-question's queries)", n)
+	}
+	if searchedFor(q["arxiv"], "chemistry") {
+		t.Errorf("the deleted sub-question was searched: %q", q["arxiv"])
+	}
+	rep, err := pipeline.LoadReport(env.Store, sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr := rep.PlanReview
+	if pr == nil || len(pr.Deleted) != 1 || len(pr.Added) != 1 || len(pr.Edited) != 1 || strings.Join(pr.Sources, ",") != "arxiv" || strings.Join(pr.Dropped, ",") != "openalex" {
+		t.Fatalf("plan review recorded as %+v", pr)
+	}
+	if !strings.Contains(rep.Markdown, "What limitations do the authors report") {
+		t.Errorf("the report has no section for the added sub-question:\n%s", rep.Markdown)
+	}
+}
+
+// A run killed while its plan waits asks again on resume, and a plan
+// approved as written is searched as the planner wrote it.
+func TestPlanReviewWaitsAcrossAResume(t *testing.T) {
+	env := pipelinetest.NewEnv(t, &pipelinetest.Script{RevisionRounds: 0}, "")
+	opt := env.Options(question)
+	opt.ReviewPlan = pipeline.ReviewAsk
+	ctx, cancel := context.WithCancel(context.Background())
+	r, err := env.Engine.Start(ctx, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	drive(t, r, func(rv *pipeline.ReviewRequest) *pipeline.Decision {
+		cancel() // the person walks away; the process stops
+		return nil
+	})
+	sess, _ := r.Wait()
+	if sess.Status != store.StatusAwaitingReview {
+		t.Fatalf("after stopping at the plan the session is %q, want awaiting_review", sess.Status)
+	}
+	if n := len(env.Sources.Requests()); n != 0 {
+		t.Fatalf("%d searches ran before the plan was decided", n)
+	}
+	r2, err := env.Engine.Resume(context.Background(), sess.ID, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plans := 0
+	drive(t, r2, func(rv *pipeline.ReviewRequest) *pipeline.Decision {
+		if rv.Plan != nil {
+			plans++
+		}
+		return &pipeline.Decision{Approve: true}
+	})
+	sess, err = r2.Wait()
+	if err != nil || sess.Status != store.StatusCompleted || plans != 1 {
+		t.Fatalf("resume: status %q err %v, plan asked %d times", sess.Status, err, plans)
+	}
+	if calls(env, pipelinetest.Planner) != 1 {
+		t.Errorf("the planner was asked %d times; the resumed run should reuse its plan", calls(env, pipelinetest.Planner))
+	}
+	rep, _ := pipeline.LoadReport(env.Store, sess.ID)
+	if rep.PlanReview == nil || !rep.PlanReview.AsWritten {
+		t.Errorf("plan review recorded as %+v, want approved as written", rep.PlanReview)
+	}
+}
