@@ -39,6 +39,9 @@ type Queries struct {
 	Broad    string `json:"broad"`
 }
 
+// List is the distinct queries, narrowest first (what a person edits).
+func (q Queries) List() []string { return q.tiers() }
+
 func (q Queries) tiers() []string {
 	var out []string
 	seen := map[string]bool{}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/researchtui/researchtui/llm"
@@ -130,7 +131,7 @@ func (o *orchestrator) applyPlanEdit(ctx context.Context, p Plan, e *PlanEdit) (
 		switch {
 		case ok && !kept[it.ID]:
 			kept[it.ID] = true
-			if q != sq.Question || it.Queries != nil {
+			if q != sq.Question || (it.Queries != nil && !slices.Equal(personQueries(it.Queries), sq.Queries.tiers())) {
 				pr.Edited = append(pr.Edited, q)
 			}
 			sq.Question = q

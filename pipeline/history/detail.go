@@ -23,6 +23,8 @@ type SessionDetail struct {
 	Funnel *pipeline.Funnel `json:"funnel,omitempty"`
 	// Flow: the PRISMA 2020 flow's counts (runs that recorded them).
 	Flow *pipeline.Flow `json:"prisma,omitempty"`
+	// PlanReview: what the person did with the plan (--review-plan ask).
+	PlanReview *pipeline.PlanReview `json:"plan_review,omitempty"`
 	// Rounds: each research round's queries, chased sources, counts and
 	// the slots still missing after it.
 	Rounds []pipeline.RoundSummary `json:"rounds,omitempty"`
@@ -54,7 +56,7 @@ func LoadDetail(st store.Reader, id string) (SessionDetail, error) {
 	d := SessionDetail{Session: s, Sources: []pipeline.CitedSource{}, Candidates: []pipeline.Candidate{}, Versions: []pipeline.Version{}}
 	if rep, err := pipeline.LoadReport(st, s.ID); err == nil {
 		d.Sources, d.Metrics, d.Reviews, d.Funnel, d.Rounds = rep.Sources, &rep.Metrics, rep.Reviews, &rep.Funnel, rep.Rounds
-		d.Support, d.Repairs, d.Flow = rep.Support, rep.Repairs, rep.Flow
+		d.Support, d.Repairs, d.Flow, d.PlanReview = rep.Support, rep.Repairs, rep.Flow, rep.PlanReview
 	}
 	if cs, err := pipeline.LoadCandidates(st, s.ID); err == nil && cs != nil {
 		d.Candidates = cs

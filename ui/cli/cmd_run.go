@@ -19,7 +19,7 @@ import (
 // runFlags are the flags of run and resume (README: Commands).
 type runFlags struct {
 	model, embedModel, backend, sources, depth, review, out string
-	deadline, verify, unsupported, screen, kind             string
+	deadline, verify, unsupported, screen, kind, reviewPlan string
 	maxRevisions, budgetTokens, rounds                      int
 	json, think                                             bool
 }
@@ -32,6 +32,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.sources, "sources", "", "comma-separated sources: arxiv,openalex,pubmed,semanticscholar,crossref,web,local")
 	fl.StringVar(&f.depth, "depth", "", "quick|standard|deep")
 	fl.StringVar(&f.review, "review", pipeline.ReviewApprove, "what to do with reviewer requests: approve|reject|ask")
+	fl.StringVar(&f.reviewPlan, "review-plan", "", "approve (default: go straight on) or ask: show the plan before anything is searched, to edit it")
 	fl.IntVar(&f.maxRevisions, "max-revisions", 2, "revision rounds at most")
 	fl.IntVar(&f.budgetTokens, "budget-tokens", 0, "stop optional work after this many tokens (0: no limit)")
 	fl.StringVar(&f.deadline, "deadline", "", "stop new work after this long (e.g. 90s, 5m) and write from what is analysed")
@@ -90,6 +91,9 @@ func (f *runFlags) apply(cfg *Config, changed func(string) bool) {
 	}
 	if changed("kind") {
 		cfg.Kind = f.kind
+	}
+	if changed("review-plan") {
+		cfg.ReviewPlan = f.reviewPlan
 	}
 }
 
@@ -288,6 +292,9 @@ func stdinLines(in io.Reader) func() <-chan string {
 // decide applies the --review policy; "ask" reads the answer from the
 // terminal, unless the review is decided elsewhere first (ctx ends).
 func decide(ctx context.Context, policy string, rv *pipeline.ReviewRequest, answers func() <-chan string, out io.Writer) (pipeline.Decision, error) {
+	if rv.Plan != nil { // asked for by --review-plan ask, whatever --review says
+		return decidePlan(ctx, rv.Plan, answers, out)
+	}
 	if d, ok := pipeline.PolicyDecision(policy); ok {
 		return d, nil
 	}

@@ -89,6 +89,18 @@ func sessionsShow() *cobra.Command {
 				if f := d.Funnel; f != nil && f.Found > 0 {
 					fmt.Fprintf(out, "funnel    %d found, %d read, %d analysed, %d cited (%.0f%% of those read)\n", f.Found, f.Read, f.Analysed, f.Cited, 100*f.CitedOfRead)
 				}
+				if pr := d.PlanReview; pr != nil {
+					fmt.Fprintf(out, "plan      reviewed: %s\n", sanitize(pr.Text()))
+					for _, q := range pr.Deleted {
+						fmt.Fprintf(out, "          - deleted: %s\n", sanitize(q))
+					}
+					for _, q := range pr.Added {
+						fmt.Fprintf(out, "          + added: %s\n", sanitize(q))
+					}
+					for _, q := range pr.Edited {
+						fmt.Fprintf(out, "          ~ edited: %s\n", sanitize(q))
+					}
+				}
 				if f := d.Flow; f != nil {
 					fmt.Fprintf(out, "prisma    %d identified, %d duplicates, %d screened, %d excluded, %d sought, %d not retrieved, %d assessed, %d included\n",
 						f.Identified, f.Duplicates, f.Screened, f.Excluded, f.Sought, f.NotRetrieved, f.Assessed, f.Included)

@@ -33,7 +33,9 @@ type Config struct {
 	// read on or off ("on" by default).
 	Screen string `toml:"screen"`
 	// Kind is the report's shape: standard, brief or review.
-	Kind       string `toml:"kind"`
+	Kind string `toml:"kind"`
+	// ReviewPlan is "ask" to review the plan before anything is searched.
+	ReviewPlan string `toml:"review_plan"`
 	Theme      string `toml:"theme"`
 	OllamaHost string `toml:"ollama_host"` // several: comma-separated
 	// OpenAI-compatible backend (--backend openai): base URL (env
@@ -215,6 +217,7 @@ func (c *Config) defaultOptions() pipeline.Options {
 	o.Rounds = c.Rounds
 	o.Screen = c.Screen
 	o.Kind = c.Kind
+	o.ReviewPlan = c.ReviewPlan
 	o.Deadline, o.Grace = c.deadline, c.grace
 	o.Verify, o.Unsupported = c.Verify, c.Unsupported
 	return o

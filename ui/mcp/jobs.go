@@ -42,6 +42,8 @@ type PendingReview struct {
 	Round    int      `json:"round"`
 	Summary  string   `json:"summary"`
 	Requests []string `json:"requests"`
+	// Plan is a plan review's sub-questions with their queries (round 0).
+	Plan []string `json:"plan,omitempty"`
 }
 
 // job is one run started by start_research.
@@ -78,6 +80,11 @@ func (j *job) observe(ev pipeline.Event) {
 			pr := &PendingReview{Round: rv.Round, Summary: search.CleanLine(rv.Summary)}
 			for _, q := range rv.Requests {
 				pr.Requests = append(pr.Requests, search.CleanLine(fmt.Sprintf("[%s] %s: %s", q.Kind, q.Section, q.Text)))
+			}
+			if rv.Plan != nil {
+				for _, sq := range rv.Plan.SubQuestions {
+					pr.Plan = append(pr.Plan, search.CleanLine(fmt.Sprintf("%s (queries: %s)", sq.Question, strings.Join(sq.Queries.List(), "; "))))
+				}
 			}
 			p.Review = pr
 		}
@@ -177,8 +184,10 @@ func (s *Server) startResearch(ctx context.Context, _ *mcp.CallToolRequest, in R
 // elicitation to a departed client would hold both the session and the
 // run.
 func decideForJob(review string) func(context.Context, *pipeline.ReviewRequest) (pipeline.Decision, error) {
-	return func(ctx context.Context, _ *pipeline.ReviewRequest) (pipeline.Decision, error) {
-		if d, ok := pipeline.PolicyDecision(review); ok {
+	return func(ctx context.Context, rv *pipeline.ReviewRequest) (pipeline.Decision, error) {
+		// A plan review is asked for on purpose (review_plan ask): it
+		// waits for a person whatever review says.
+		if d, ok := pipeline.PolicyDecision(review); ok && rv.Plan == nil {
 			return d, nil
 		}
 		<-ctx.Done() // decided elsewhere, or the run ended

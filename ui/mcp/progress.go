@@ -49,6 +49,9 @@ func (p *progress) event(ev pipeline.Event) {
 // person who dismisses the form decides later: the error stops the run and
 // the session waits as awaiting_review. warn says when "ask" could not ask.
 func (s *Server) decide(ctx context.Context, req *mcp.CallToolRequest, policy string, rv *pipeline.ReviewRequest) (pipeline.Decision, string, error) {
+	if rv.Plan != nil { // review_plan ask, whatever review says
+		return s.decidePlan(ctx, req, rv.Plan)
+	}
 	if d, ok := pipeline.PolicyDecision(policy); ok {
 		return d, "", nil
 	}

@@ -14,12 +14,13 @@ import (
 
 // ResearchInput is the research tool's arguments.
 type ResearchInput struct {
-	Question string   `json:"question" jsonschema:"the research question, in plain words (at most 4000 bytes), e.g. 'which methods detect CRISPR off-target edits, and how sensitive are they?'"`
-	Depth    string   `json:"depth,omitempty" jsonschema:"how thorough: quick (a short cited answer, ~1 min with a local 8B model), standard (a full report, the default) or deep (more sub-questions, sources and follow-up rounds)"`
-	Sources  []string `json:"sources,omitempty" jsonschema:"sources to search, any of arxiv, openalex, pubmed, semanticscholar, crossref, web, local, materials; omitted: chosen for the question"`
-	Verify   string   `json:"verify,omitempty" jsonschema:"how cited sentences are checked against their sources: full (matching, then the model for what matching cannot decide; the default), quick (matching only, no model calls) or off"`
-	Kind     string   `json:"kind,omitempty" jsonschema:"the report: standard (sections per sub-question; the default), brief (a one-screen answer with its citations) or review (a structured literature review with a PRISMA 2020 flow diagram counted from the run's records)"`
-	Review   string   `json:"review,omitempty" jsonschema:"what happens to the reviewer agent's revision requests: approve (carry them out, the default), reject (finalise the draft as it is) or ask (put them to the person through elicitation when the client supports it, else approve)"`
+	Question   string   `json:"question" jsonschema:"the research question, in plain words (at most 4000 bytes), e.g. 'which methods detect CRISPR off-target edits, and how sensitive are they?'"`
+	Depth      string   `json:"depth,omitempty" jsonschema:"how thorough: quick (a short cited answer, ~1 min with a local 8B model), standard (a full report, the default) or deep (more sub-questions, sources and follow-up rounds)"`
+	Sources    []string `json:"sources,omitempty" jsonschema:"sources to search, any of arxiv, openalex, pubmed, semanticscholar, crossref, web, local, materials; omitted: chosen for the question"`
+	Verify     string   `json:"verify,omitempty" jsonschema:"how cited sentences are checked against their sources: full (matching, then the model for what matching cannot decide; the default), quick (matching only, no model calls) or off"`
+	Kind       string   `json:"kind,omitempty" jsonschema:"the report: standard (sections per sub-question; the default), brief (a one-screen answer with its citations) or review (a structured literature review with a PRISMA 2020 flow diagram counted from the run's records)"`
+	ReviewPlan string   `json:"review_plan,omitempty" jsonschema:"approve (run the plan as the planner writes it; the default) or ask (put the plan to the person through elicitation before anything is searched: delete, add sub-questions, choose sources)"`
+	Review     string   `json:"review,omitempty" jsonschema:"what happens to the reviewer agent's revision requests: approve (carry them out, the default), reject (finalise the draft as it is) or ask (put them to the person through elicitation when the client supports it, else approve)"`
 }
 
 // SessionInput names a session (resume_session).
@@ -123,6 +124,9 @@ func (s *Server) researchOptions(ctx context.Context, in ResearchInput) (pipelin
 	}
 	if in.Kind != "" {
 		opt.Kind = in.Kind
+	}
+	if in.ReviewPlan != "" {
+		opt.ReviewPlan = in.ReviewPlan
 	}
 	review, err := reviewPolicy(in.Review)
 	if err != nil {

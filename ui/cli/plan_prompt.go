@@ -1,0 +1,152 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/researchtui/researchtui/pipeline"
+)
+
+// The headless plan review (--review-plan ask): the plan is printed and
+// the person edits it with short commands, one per line, until an empty
+// line (or "go") sends the run on. The plan is the model's words: stripped
+// before the terminal.
+
+const planHelp = `Enter (or "go") runs this plan. To change it first, one command per line:
+  d N            delete sub-question N
+  e N TEXT       rewrite sub-question N
+  q N Q1; Q2     search sub-question N with these queries
+  + TEXT         add a sub-question (the planner writes its queries)
+  s SRC,SRC      search these sources (e.g. s arxiv,pubmed)
+`
+
+// decidePlan asks the person about the plan on the terminal.
+func decidePlan(ctx context.Context, p *pipeline.Plan, answers func() <-chan string, out io.Writer) (pipeline.Decision, error) {
+	edit := planEditOf(p)
+	changed := false
+	fmt.Fprint(out, "\n")
+	printPlan(out, edit)
+	fmt.Fprint(out, planHelp)
+	for {
+		fmt.Fprint(out, "plan> ")
+		var line string
+		select {
+		case l, ok := <-answers():
+			if !ok {
+				return pipeline.Decision{}, errors.New("no answer on stdin")
+			}
+			line = l
+		case <-ctx.Done():
+			if errors.Is(context.Cause(ctx), pipeline.ErrDecidedElsewhere) {
+				fmt.Fprintln(out, "\n  (decided in another researchtui)")
+			}
+			return pipeline.Decision{}, ctx.Err()
+		}
+		line = strings.TrimSpace(line)
+		if line == "" || strings.EqualFold(line, "go") || strings.EqualFold(line, "a") {
+			if !changed {
+				return pipeline.Decision{Approve: true}, nil
+			}
+			return pipeline.Decision{Approve: true, Plan: edit}, nil
+		}
+		if err := applyPlanCommand(edit, line); err != nil {
+			fmt.Fprintf(out, "  %v\n", err)
+			continue
+		}
+		changed = true
+		printPlan(out, edit)
+	}
+}
+
+// planEditOf is the plan as an edit that changes nothing.
+func planEditOf(p *pipeline.Plan) *pipeline.PlanEdit {
+	e := &pipeline.PlanEdit{Sources: append([]string(nil), p.Sources...)}
+	for _, sq := range p.SubQuestions {
+		e.SubQuestions = append(e.SubQuestions, pipeline.PlanItem{ID: sq.ID, Question: sq.Question, Queries: sq.Queries.List()})
+	}
+	return e
+}
+
+// applyPlanCommand applies one command line to the edit.
+func applyPlanCommand(e *pipeline.PlanEdit, line string) error {
+	cmd, rest, _ := strings.Cut(line, " ")
+	rest = strings.TrimSpace(rest)
+	index := func() (int, string, error) {
+		num, text, _ := strings.Cut(rest, " ")
+		n, err := strconv.Atoi(num)
+		if err != nil || n < 1 || n > len(e.SubQuestions) {
+			return 0, "", fmt.Errorf("no sub-question %q (1 to %d)", num, len(e.SubQuestions))
+		}
+		return n - 1, strings.TrimSpace(text), nil
+	}
+	switch strings.ToLower(cmd) {
+	case "d":
+		i, _, err := index()
+		if err != nil {
+			return err
+		}
+		if len(e.SubQuestions) == 1 {
+			return errors.New("the plan needs at least one sub-question")
+		}
+		e.SubQuestions = append(e.SubQuestions[:i], e.SubQuestions[i+1:]...)
+	case "e":
+		i, text, err := index()
+		if err != nil || text == "" {
+			return errors.Join(err, errors.New("usage: e N TEXT"))
+		}
+		e.SubQuestions[i].Question = text
+	case "q":
+		i, text, err := index()
+		if err != nil {
+			return err
+		}
+		var qs []string
+		for _, q := range strings.Split(text, ";") {
+			if q = strings.TrimSpace(q); q != "" {
+				qs = append(qs, q)
+			}
+		}
+		if len(qs) == 0 {
+			return errors.New("usage: q N QUERY; QUERY")
+		}
+		e.SubQuestions[i].Queries = qs
+	case "+":
+		if rest == "" {
+			return errors.New("usage: + TEXT")
+		}
+		e.SubQuestions = append(e.SubQuestions, pipeline.PlanItem{Question: rest})
+	case "s":
+		var srcs []string
+		known := map[string]bool{}
+		for _, s := range pipeline.KnownSources {
+			known[s] = true
+		}
+		for _, s := range strings.Split(rest, ",") {
+			s = strings.ToLower(strings.TrimSpace(s))
+			if !known[s] {
+				return fmt.Errorf("unknown source %q (use %s)", s, strings.Join(pipeline.KnownSources, ", "))
+			}
+			srcs = append(srcs, s)
+		}
+		e.Sources = srcs
+	default:
+		return fmt.Errorf("unknown command %q", oneLine(cmd))
+	}
+	return nil
+}
+
+func printPlan(out io.Writer, e *pipeline.PlanEdit) {
+	fmt.Fprintf(out, "The plan: %d sub-questions, searching %s\n", len(e.SubQuestions), strings.Join(e.Sources, ", "))
+	for i, it := range e.SubQuestions {
+		fmt.Fprintf(out, "  %d. %s\n", i+1, oneLine(it.Question))
+		if len(it.Queries) > 0 {
+			fmt.Fprintf(out, "     queries: %s\n", oneLine(strings.Join(it.Queries, "; ")))
+		} else {
+			fmt.Fprintln(out, "     queries: (the planner writes them)")
+		}
+	}
+}
