@@ -20,10 +20,18 @@ const (
 	fieldSources
 	fieldVerify
 	fieldKind
+	fieldPlan
 	fieldCount
 )
 
 var depths = []string{pipeline.DepthQuick, pipeline.DepthStandard, pipeline.DepthDeep}
+
+// planChoices are what happens to the plan (--review-plan): the labels
+// shown, and the options' values at the same index.
+var (
+	planChoices = []string{"go straight on", "review it first"}
+	planValues  = []string{pipeline.ReviewApprove, pipeline.ReviewAsk}
+)
 
 // kinds are the report's shapes (--kind).
 var kinds = []string{pipeline.KindStandard, pipeline.KindBrief, pipeline.KindReview}
@@ -39,6 +47,7 @@ type newRunDialog struct {
 	model    lineInput
 	depth    int
 	kind     int
+	plan     int
 	verify   int
 	sources  map[string]bool
 	srcCur   int
@@ -68,6 +77,11 @@ func newNewRunDialog(st *themes.Styles, defaults pipeline.Options, initial strin
 	for i, v := range kinds {
 		if v == defaults.Kind {
 			d.kind = i
+		}
+	}
+	for i, v := range planValues {
+		if v == defaults.ReviewPlan {
+			d.plan = i
 		}
 	}
 	// No sources ticked means "chosen by the question's topic" (the
@@ -101,6 +115,7 @@ func (d *newRunDialog) options() pipeline.Options {
 	}
 	opt.Depth = depths[d.depth]
 	opt.Kind = kinds[d.kind]
+	opt.ReviewPlan = planValues[d.plan]
 	opt.Verify = verifyModes[d.verify]
 	opt.Sources, opt.AutoSources = nil, false
 	for _, s := range pipeline.KnownSources {
@@ -148,6 +163,11 @@ func (d *newRunDialog) handle(msg tea.KeyPressMsg, _ time.Time) (action, bool, t
 			d.kind = (d.kind + len(kinds) - 1) % len(kinds)
 		case "right", "l", "space":
 			d.kind = (d.kind + 1) % len(kinds)
+		}
+	case fieldPlan:
+		switch msg.String() {
+		case "left", "h", "right", "l", "space":
+			d.plan = 1 - d.plan
 		}
 	case fieldVerify:
 		switch msg.String() {
@@ -231,6 +251,7 @@ func (d *newRunDialog) view(st *themes.Styles, w, _ int) string {
 	}
 	lines = append(lines, label(fieldVerify, "Verify")+" "+choices(st, verifyModes, d.verify))
 	lines = append(lines, label(fieldKind, "Report")+" "+choices(st, kinds, d.kind))
+	lines = append(lines, label(fieldPlan, "Plan")+" "+choices(st, planChoices, d.plan))
 	if d.err != "" {
 		lines = append(lines, "", st.Error.Render(d.err))
 	}

@@ -68,6 +68,12 @@ var screens = []struct {
 	{"review", func(t *testing.T, m *rootModel, svc *fakeServices, c *clock) {
 		startScripted(t, m, svc, c, true)
 	}},
+	{"plan_review", func(t *testing.T, m *rootModel, svc *fakeServices, c *clock) {
+		startPlanReview(t, m, svc, c)
+		press(t, m, "down", "d", "n")
+		typeText(t, m, "What do field tests show?")
+		press(t, m, "enter", "down")
+	}},
 	{"report", func(t *testing.T, m *rootModel, svc *fakeServices, c *clock) {
 		openFixtureReport(t, m)
 	}},

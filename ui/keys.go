@@ -221,6 +221,43 @@ var vKeys = reviewKeys{
 	Later:  kb([]string{"esc"}, "esc", "decide later"),
 }
 
+// planKeys are the plan review's keys (esc: vKeys.Later).
+type planKeys struct {
+	Go, Edit, Queries, Delete, Add key.Binding
+}
+
+var planK = planKeys{
+	Go:      kb([]string{"a", "enter"}, "a", "go on with this plan"),
+	Edit:    kb([]string{"e"}, "e", "edit the sub-question"),
+	Queries: kb([]string{"q"}, "q", "edit its queries"),
+	Delete:  kb([]string{"d"}, "d", "delete (again: undo)"),
+	Add:     kb([]string{"n"}, "n", "add a sub-question"),
+}
+
+type planKeyMap struct{}
+
+var planShort = func() []key.Binding {
+	short := []struct {
+		b    key.Binding
+		desc string
+	}{
+		{planK.Go, "go on"}, {planK.Edit, "edit"}, {planK.Queries, "queries"}, {planK.Delete, "delete"},
+		{planK.Add, "add"}, {vKeys.Later, "later"},
+	}
+	out := make([]key.Binding, len(short))
+	for i, s := range short {
+		out[i] = s.b
+		out[i].SetHelp(s.b.Help().Key, s.desc)
+	}
+	return out
+}()
+
+func (planKeyMap) ShortHelp() []key.Binding { return planShort }
+
+func (planKeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{nav.Up, nav.Down}, {planK.Go, planK.Edit, planK.Queries}, {planK.Delete, planK.Add, vKeys.Later}}
+}
+
 type reviewKeyMap struct{}
 
 // reviewShort are the review keys with the short labels of the footers,

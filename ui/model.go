@@ -489,7 +489,7 @@ func (m *rootModel) onRunEvents(msg runEventsMsg) tea.Cmd {
 		if ev.Type == pipeline.ReviewRequested && rs.review != nil && m.screen == screenRun && m.active == rs.id {
 			m.openReview(rs)
 		}
-		if _, open := m.dialog.(*reviewDialog); open && ev.Type == pipeline.ReviewDecided && m.active == rs.id {
+		if m.reviewOpen() && ev.Type == pipeline.ReviewDecided && m.active == rs.id {
 			// Decided elsewhere (another researchtui, or a replayed history).
 			m.dialog = nil
 		}
@@ -502,7 +502,7 @@ func (m *rootModel) onRunEvents(msg runEventsMsg) tea.Cmd {
 		if rs.ended.IsZero() {
 			rs.ended = m.now()
 		}
-		if _, ok := m.dialog.(*reviewDialog); ok && m.active == rs.id {
+		if m.reviewOpen() && m.active == rs.id {
 			m.dialog = nil
 		}
 		statusChanged = true
@@ -557,8 +557,22 @@ func mergeDeltas(evs []pipeline.Event) []pipeline.Event {
 	return out
 }
 
+// reviewOpen: a review or plan dialog is open (a decision elsewhere or the
+// run's end closes it).
+func (m *rootModel) reviewOpen() bool {
+	switch m.dialog.(type) {
+	case *reviewDialog, *planDialog:
+		return true
+	}
+	return false
+}
+
 func (m *rootModel) openReview(rs *runState) {
 	if rs.review == nil || rs.h == nil {
+		return
+	}
+	if rs.review.Plan != nil {
+		m.dialog = newPlanDialog(rs.id, *rs.review.Plan, m.now(), m.st)
 		return
 	}
 	m.dialog = newReviewDialog(rs.id, *rs.review, m.now(), m.st)
@@ -575,8 +589,8 @@ func (m *rootModel) start(opt pipeline.Options, form bool) tea.Cmd {
 	cmds := []tea.Cmd{startRunCmd(m.ctx, m.svc, opt)}
 	if form {
 		d := &m.cfg.Defaults
-		d.Model, d.Depth, d.Kind, d.Sources, d.AutoSources = opt.Model, opt.Depth, opt.Kind, opt.Sources, opt.AutoSources
-		choice := &FormChoice{Model: opt.Model, Depth: opt.Depth, Kind: opt.Kind, Sources: append([]string{}, opt.Sources...)}
+		d.Model, d.Depth, d.Kind, d.ReviewPlan, d.Sources, d.AutoSources = opt.Model, opt.Depth, opt.Kind, opt.ReviewPlan, opt.Sources, opt.AutoSources
+		choice := &FormChoice{Model: opt.Model, Depth: opt.Depth, Kind: opt.Kind, ReviewPlan: opt.ReviewPlan, Sources: append([]string{}, opt.Sources...)}
 		cmds = append(cmds, m.queueSave(Settings{Form: choice}))
 	}
 	return tea.Batch(cmds...)

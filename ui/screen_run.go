@@ -96,6 +96,8 @@ func (m *rootModel) viewRun(w, h int) string {
 	switch n := len(rs.warnings); {
 	case rs.errMsg != "":
 		warn = st.Error.Render(trunc("✗ "+rs.errMsg, w))
+	case rs.review != nil && rs.review.Plan != nil:
+		warn = st.Warning.Render(trunc("◆ the plan waits for you before anything is searched — v to review it", w))
 	case rs.review != nil:
 		warn = st.Warning.Render(trunc("◆ the reviewer asks for revisions — v to decide", w))
 	case n > 0:

@@ -11,8 +11,10 @@ type Settings struct {
 // FormChoice is the new-research form's model, depth and sources (no
 // sources: the planner picks them by the question's topic).
 type FormChoice struct {
-	Model   string
-	Depth   string
-	Kind    string // the report's kind (pipeline.KindStandard, ...)
-	Sources []string
+	Model string
+	Depth string
+	Kind  string // the report's kind (pipeline.KindStandard, ...)
+	// ReviewPlan is pipeline.ReviewAsk to review the plan before searching.
+	ReviewPlan string
+	Sources    []string
 }

@@ -83,10 +83,11 @@ type Config struct {
 // TUI's new-research form, offered again next time. They don't change what
 // `researchtui run` does.
 type tuiConfig struct {
-	Model   string    `toml:"model"`
-	Depth   string    `toml:"depth"`
-	Kind    string    `toml:"kind"`
-	Sources *[]string `toml:"sources"` // nil: never chosen; empty: by topic
+	Model      string    `toml:"model"`
+	Depth      string    `toml:"depth"`
+	Kind       string    `toml:"kind"`
+	ReviewPlan string    `toml:"review_plan"`
+	Sources    *[]string `toml:"sources"` // nil: never chosen; empty: by topic
 }
 
 // tracingConfig is the [tracing] table. The standard OTEL_* variables win
@@ -235,6 +236,9 @@ func (c *Config) tuiOptions() pipeline.Options {
 	}
 	if c.TUI.Kind != "" {
 		o.Kind = c.TUI.Kind
+	}
+	if c.TUI.ReviewPlan != "" {
+		o.ReviewPlan = c.TUI.ReviewPlan
 	}
 	if c.TUI.Sources != nil {
 		o.Sources = *c.TUI.Sources

@@ -55,6 +55,9 @@ func saveSettings(path string, s ui.Settings) error {
 		if s.Form.Kind != "" {
 			edits = append(edits, tomlEdit{table: "tui", key: "kind", value: s.Form.Kind})
 		}
+		if s.Form.ReviewPlan != "" {
+			edits = append(edits, tomlEdit{table: "tui", key: "review_plan", value: s.Form.ReviewPlan})
+		}
 		edits = append(edits, tomlEdit{table: "tui", key: "depth", value: s.Form.Depth}, tomlEdit{table: "tui", key: "sources", value: srcs})
 	}
 	if len(edits) == 0 {
