@@ -12,7 +12,22 @@ import (
 var citeGroup = regexp.MustCompile(`\[(\d+(?:\s*[,;–-]\s*\d+)*)\]`)
 
 // refHeading matches a references section the model wrote anyway.
-var refHeading = regexp.MustCompile(`(?im)^#{1,6}\s*(references|bibliography|sources|works cited|citations)\s*$`)
+var refHeading = regexp.MustCompile(`(?im)^#{1,6}\s*(references|bibliography|sources|works cited|citations|` + headingAlternatives(ReferencesHeadings()) + `)\s*$`)
+
+// headingAlternatives is a regexp alternation of headings, quoted.
+func headingAlternatives(hs []string) string {
+	q := make([]string, len(hs))
+	for i, h := range hs {
+		q[i] = regexp.QuoteMeta(h)
+	}
+	return strings.Join(q, "|")
+}
+
+// RefsHeadingPattern matches a line that is a References heading in any
+// of the report languages (with or without its #s): where citations end.
+func RefsHeadingPattern() *regexp.Regexp {
+	return regexp.MustCompile(`(?im)^[#\s]*(` + headingAlternatives(ReferencesHeadings()) + `)\s*$`)
+}
 
 // citationCheck is the result of resolving a draft's citations against the
 // numbered sources.

@@ -55,21 +55,22 @@ func (o *orchestrator) stageFinalise(ctx context.Context) error {
 	flow := o.runFlow(citedKeys)
 	rep.Flow = &flow
 	rep.Rounds = o.st.Rounds
+	heads := headingsFor(o.opt.Language)
 	if o.plan.LitReview {
-		md += "\n\n" + strings.TrimSpace(flow.FlowSection())
+		md += "\n\n" + strings.TrimSpace(flow.FlowSection(heads.Flow))
 	}
+	var method []string
 	if len(o.st.Rounds) > 0 {
-		md += "\n\n" + o.methodNote(rep.Funnel)
+		method = append(method, o.methodNote(rep.Funnel))
 	}
 	if line := o.verificationNote(); line != "" {
-		if len(o.st.Rounds) == 0 {
-			md += "\n\n## Method\n\n" + line
-		} else {
-			md += " " + line
-		}
+		method = append(method, line)
+	}
+	if len(method) > 0 {
+		md += "\n\n## " + heads.Method + "\n\n" + o.inLanguage(ctx, strings.Join(method, " "))
 	}
 	if refs.Len() > 0 {
-		md += "\n\n## References\n\n" + strings.TrimSpace(refs.String()) + "\n"
+		md += "\n\n## " + heads.References + "\n\n" + strings.TrimSpace(refs.String()) + "\n"
 	}
 	rep.Markdown = md
 	rep.Metrics = CitationMetrics{Citations: check.markers, DistinctSources: len(check.order), Removed: check.removed}

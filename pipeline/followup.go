@@ -255,7 +255,10 @@ func (o *orchestrator) followUpStages(ctx context.Context) error {
 	if revisionAsk.MatchString(fu.Question) {
 		kind = VersionRevision
 	}
-	fu.kind, fu.body = kind, stripSection(stripReferences(prev.Report), "Method")
+	fu.kind, fu.body = kind, stripReferences(prev.Report)
+	for _, h := range MethodHeadings() {
+		fu.body = stripSection(fu.body, h)
+	}
 	// The reviewer and the person's gate apply as in a run.
 	if err := o.stageWriteAndReview(ctx); err != nil {
 		return err
@@ -416,7 +419,7 @@ func (o *orchestrator) followUpResearch(ctx context.Context, plans []roundPlan, 
 
 const sectionSystem = `You are the writing agent of a research assistant. A finished report is being asked a follow-up question. Write ONLY the section that answers it: 1 to 4 paragraphs of Markdown, no heading, from the numbered sources you are given.
 Rules: support every factual sentence with citations of the form [n] using ONLY the given source numbers; never invent sources or results; say plainly what the sources do not answer. Do NOT write a references section.
-` + findingsByLabel
+`
 
 // writeSection writes the follow-up's section of the report.
 func (o *orchestrator) writeSection(ctx context.Context) (string, error) {
@@ -424,7 +427,7 @@ func (o *orchestrator) writeSection(ctx context.Context) (string, error) {
 	var user strings.Builder
 	fmt.Fprintf(&user, "Original question: %s\nFollow-up question: %s\nSub-questions:\n%s\nSources:\n%s", o.session.Question, o.follow.Question, o.subQuestionList(), o.sourcesBrief())
 	req := llm.ChatRequest{
-		Messages:    []llm.Message{{Role: "system", Content: sectionSystem}, {Role: "user", Content: user.String()}},
+		Messages:    []llm.Message{{Role: "system", Content: sectionSystem + o.writingRules()}, {Role: "user", Content: user.String()}},
 		Temperature: ptr(0.3),
 	}
 	resp, err := a.chat(ctx, req)
@@ -478,12 +481,16 @@ func (o *orchestrator) finaliseFollowUp(ctx context.Context, kind string, pinned
 		fmt.Fprintf(&refs, "[%d] %s\n\n", cs.N, cs.Reference)
 	}
 	md := strings.TrimSpace(check.text)
-	if m := sectionText(parent.Markdown, "Method"); m != "" {
-		md += "\n\n## Method\n\n" + m
+	heads := headingsFor(o.opt.Language)
+	for _, h := range MethodHeadings() {
+		if m := sectionText(parent.Markdown, h); m != "" {
+			md += "\n\n## " + heads.Method + "\n\n" + m
+			break
+		}
 	}
 	md += "\n\n" + o.followUpNote(kind, len(o.st.Analyses)-pinned)
 	if refs.Len() > 0 {
-		md += "\n\n## References\n\n" + strings.TrimSpace(refs.String()) + "\n"
+		md += "\n\n## " + heads.References + "\n\n" + strings.TrimSpace(refs.String()) + "\n"
 	}
 	rep.Markdown = md
 	rep.Metrics = CitationMetrics{Citations: check.markers, DistinctSources: len(check.order), Removed: check.removed}

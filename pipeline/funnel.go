@@ -64,11 +64,12 @@ func (o *orchestrator) funnel(cited int) Funnel {
 	return f
 }
 
-// methodNote says how the report's sources were found: the rounds, what
+// methodNote (the Method section's text, without its heading) says how
+// the report's sources were found: the rounds, what
 // each searched and followed, and how the run narrowed what it found.
 func (o *orchestrator) methodNote(f Funnel) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "## Method\n\nSearched %s for %d sub-questions", strings.Join(o.st.Plan.Sources, ", "), len(o.st.Plan.SubQuestions))
+	fmt.Fprintf(&b, "Searched %s for %d sub-questions", strings.Join(o.st.Plan.Sources, ", "), len(o.st.Plan.SubQuestions))
 	if n := len(o.st.Rounds); n > 1 {
 		fmt.Fprintf(&b, " in %d rounds", n)
 	}

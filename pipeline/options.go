@@ -81,6 +81,8 @@ type Options struct {
 	// Kind is the report's shape: KindStandard (default), KindBrief or
 	// KindReview.
 	Kind string `json:"kind,omitempty"`
+	// Language is the report's language as a BCP 47 tag ("" English).
+	Language string `json:"language,omitempty"`
 	// ReviewPlan is ReviewAsk to stop after planning until a person
 	// approves or edits the plan; anything else goes straight on.
 	ReviewPlan string `json:"review_plan,omitempty"`
@@ -165,6 +167,11 @@ func (o *Options) Normalize() error {
 	default:
 		return fmt.Errorf("%w: unknown --kind %q (use standard, brief or review)", ErrBadInput, o.Kind)
 	}
+	lang, err := normalizeLanguage(o.Language)
+	if err != nil {
+		return err
+	}
+	o.Language = lang
 	switch o.ReviewPlan = strings.ToLower(strings.TrimSpace(o.ReviewPlan)); o.ReviewPlan {
 	case "":
 		o.ReviewPlan = ReviewApprove

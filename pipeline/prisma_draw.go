@@ -21,10 +21,11 @@ const (
 	flowArrow    = " ─> "
 )
 
-// FlowSection is the report's "PRISMA 2020 flow" section.
-func (f Flow) FlowSection() string {
+// FlowSection is the report's "PRISMA 2020 flow" section, under the
+// heading given (the report's language's).
+func (f Flow) FlowSection(heading string) string {
 	var b strings.Builder
-	b.WriteString("## PRISMA 2020 flow\n\n")
+	b.WriteString("## " + heading + "\n\n")
 	b.WriteString("How the sources of this review were identified, screened and included; every count comes from the run's records.\n\n")
 	b.WriteString("```" + FlowFence + "\n" + f.Diagram() + "```\n\n")
 	b.WriteString(f.Table())

@@ -147,7 +147,7 @@ const reviewerSystem = `You are the reviewer agent of a research assistant. Crit
 func (o *orchestrator) review(ctx context.Context, round int, draft string) (ReviewRequest, error) {
 	a := o.startAgent(StageReview, fmt.Sprintf("reviewer (round %d)", round), "checking coverage, grounding and structure")
 	var user strings.Builder
-	fmt.Fprintf(&user, "%s\n\nDraft:\n<<<\n%s\n>>>\n", reviewerSystem, draft)
+	fmt.Fprintf(&user, "%s\n\nDraft:\n<<<\n%s\n>>>\n", reviewerSystem+o.reviewLanguage(), draft)
 	if issues := o.draftIssues(draft); len(issues) > 0 {
 		user.WriteString("\nAutomatic checks found:\n")
 		for _, s := range issues {
@@ -207,6 +207,16 @@ func (o *orchestrator) review(ctx context.Context, round int, draft string) (Rev
 	return rv, nil
 }
 
+// reviewLanguage tells the reviewer the report's language, so it does not
+// ask for a translation.
+func (o *orchestrator) reviewLanguage() string {
+	if o.opt.Language == "" {
+		return ""
+	}
+	n := languageName(o.opt.Language)
+	return fmt.Sprintf(" The report is written in %s on purpose: do not ask for another language; write your requests in %s or English.", n, n)
+}
+
 // draftIssues are problems found by code: sub-questions with no section,
 // citations that resolve to nothing, cited sentences the source doesn't
 // seem to support.
@@ -234,7 +244,10 @@ func (o *orchestrator) draftIssues(draft string) []string {
 	if checked.removed > 0 {
 		out = append(out, fmt.Sprintf("%d citations point to source numbers that do not exist", checked.removed))
 	}
-	unsupported := o.unsupportedSentences(draft)
+	var unsupported []string
+	if o.opt.Language == "" { // word overlap says nothing across languages
+		unsupported = o.unsupportedSentences(draft)
+	}
 	for i, s := range unsupported {
 		if i == 5 {
 			break

@@ -169,6 +169,10 @@ func (o *orchestrator) verifyDraft(ctx context.Context, round int, draft string)
 	if mode == VerifyOff || len(o.st.Analyses) == 0 {
 		return draft, nil
 	}
+	cross := o.opt.Language != ""
+	if cross && mode == VerifyQuick {
+		mode = VerifyFull // matching alone cannot compare languages
+	}
 	name := fmt.Sprintf("verify/%d", round)
 	var v Verification
 	if ok, err := o.loadCheckpoint(name, &v); err != nil {
@@ -189,6 +193,12 @@ func (o *orchestrator) verifyDraft(ctx context.Context, round int, draft string)
 	judged := o.judgedBefore()
 	for i, sp := range spans {
 		checks[i] = o.matchSentence(ix, sp)
+		if cross && checks[i].Verdict != VerdictSupported {
+			// A sentence in another language shares few words with its
+			// source: matching may confirm it (names, numbers), never
+			// condemn it. The model judges the rest.
+			checks[i] = SentenceCheck{Sentence: checks[i].Sentence, Cited: checks[i].Cited, By: "match", Score: checks[i].Score}
+		}
 		if checks[i].Verdict != "" {
 			continue
 		}
@@ -206,7 +216,12 @@ func (o *orchestrator) verifyDraft(ctx context.Context, round int, draft string)
 			}
 		}
 		for _, i := range ask {
-			if checks[i].Verdict == "" { // quick mode, or the model did not say
+			switch {
+			case checks[i].Verdict != "":
+			case cross: // the model did not say; matching cannot: kept, marked unchecked
+				ch := &checks[i]
+				ch.Verdict, ch.Action, ch.Now, ch.By = VerdictPartly, ActionKept, ch.Cited, "unchecked"
+			default: // quick mode, or the model did not say
 				o.settleByMatch(ix, spans[i], &checks[i])
 			}
 		}

@@ -18,7 +18,7 @@ Structure:
 ## Contradictions
 ## Research gaps
 Rules: support every factual sentence with citations of the form [n] using ONLY the source numbers given (e.g. [2] or [1, 3]), citing the source whose finding the sentence states; never invent sources, numbers, authors or results; no filler and no sweeping claims the sources do not make (every cited sentence is checked against the cited source's text, and unsupported ones lose their citation); say plainly when the sources do not answer something. Be concise: a few sentences per section. Do NOT write a references or bibliography section: it is added automatically.
-` + findingsByLabel
+`
 
 // reviewSystem asks for a structured literature review; the PRISMA flow
 // and the Method are added by the code from stored counts.
@@ -32,10 +32,20 @@ Structure:
 ## Agreements and contradictions
 ## Gaps
 Rules: support every factual sentence with citations of the form [n] using ONLY the source numbers given (e.g. [2] or [1, 3]), citing the source whose finding the sentence states; never invent sources, numbers, authors or results; say plainly when the sources do not answer something. Group findings by theme across sources, not source by source. Be concise. Do NOT write a references section, a PRISMA flow or a method section: they are added automatically from the run's records.
-` + findingsByLabel
+`
 
 const conciseSystem = `You are the writing agent of a research assistant. Answer the question in 80 to 150 words of Markdown, starting with a "# <title>" line, from the numbered sources you are given. Support every factual sentence with citations [n] using ONLY the given source numbers. Do not write a references section: it is added automatically.
-` + findingsByLabel
+`
+
+// writingRules close a writer's instructions: findings by label in an
+// English report; in another language, the language (a label would put
+// the source's English sentence into it).
+func (o *orchestrator) writingRules() string {
+	if o.opt.Language != "" {
+		return writeInLanguage(o.opt.Language)
+	}
+	return findingsByLabel
+}
 
 // sourcesBrief is the numbered evidence the writer and reviewer see: [n] is
 // the position in o.st.Analyses, which is what finalise resolves.
@@ -123,6 +133,7 @@ func (o *orchestrator) writeDraft(ctx context.Context, round int, prior string, 
 	default:
 		user.WriteString(writerSystem)
 	}
+	user.WriteString(o.writingRules())
 	user.WriteString("\n")
 	var targets []string // the sections a revision rewrites; nil: all of it
 	if round > 0 {

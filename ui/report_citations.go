@@ -141,7 +141,7 @@ type citeMark struct {
 var citeInText = regexp.MustCompile(`\[(\d+(?:\s*[,;–-]\s*\d+)*)\]`)
 
 // refsHeading is the rendered References heading: citations end there.
-var refsHeading = regexp.MustCompile(`^[#\s]*References\s*$`)
+var refsHeading = pipeline.RefsHeadingPattern()
 
 // citations are the report's citation marks in reading order, up to the
 // References section, found in the plain rendering once per rendering.

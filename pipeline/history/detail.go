@@ -132,7 +132,10 @@ func ReportVersion(st store.Reader, latest pipeline.Report, n int) (pipeline.Rep
 		}
 		rep := latest
 		rep.Markdown = v.Report
-		_, refs, _ := strings.Cut(v.Report, "## References")
+		refs := v.Report
+		if loc := pipeline.RefsHeadingPattern().FindStringIndex(refs); loc != nil {
+			refs = refs[loc[1]:]
+		}
 		rep.Sources = nil
 		for _, s := range latest.Sources {
 			if strings.Contains(refs, fmt.Sprintf("\n[%d] ", s.N)) {

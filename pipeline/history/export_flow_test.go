@@ -32,7 +32,7 @@ func TestExportHTMLDrawsTheFlow(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep := exportFixture()
-	rep.Markdown = strings.Replace(rep.Markdown, "## Method", strings.TrimSpace(f.FlowSection())+"\n\n## Method", 1)
+	rep.Markdown = strings.Replace(rep.Markdown, "## Method", strings.TrimSpace(f.FlowSection("PRISMA 2020 flow"))+"\n\n## Method", 1)
 	rep.Flow, rep.Model, rep.Searched = &f, "qwen3:8b", []string{"arxiv", "openalex"}
 	rep.Funnel = pipeline.Funnel{Found: 22, Read: 11, Analysed: 11, Cited: 9}
 	out, doc := exportHTMLDoc(t, rep)

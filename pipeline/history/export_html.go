@@ -197,11 +197,22 @@ func referencesHeading(main *nethtml.Node) *nethtml.Node {
 	var h *nethtml.Node
 	for c := main.FirstChild; c != nil; c = c.NextSibling {
 		if c.Type == nethtml.ElementNode && (c.DataAtom == atom.H2 || c.DataAtom == atom.H1) &&
-			strings.EqualFold(strings.TrimSpace(nodeText(c)), "References") {
+			isReferences(nodeText(c)) {
 			h = c
 		}
 	}
 	return h
+}
+
+// isReferences: a heading text is a References heading (in any of the
+// report languages).
+func isReferences(h string) bool {
+	for _, r := range pipeline.ReferencesHeadings() {
+		if strings.EqualFold(strings.TrimSpace(h), r) {
+			return true
+		}
+	}
+	return false
 }
 
 // markReferences gives each "[n] …" line after the heading id="ref-n",

@@ -26,7 +26,10 @@ const (
 	Reviewer  = "reviewer"
 	Verifier  = "verifier"
 	Screener  = "screener"
-	Other     = "other"
+	// Translator translates the Method section of a report in another
+	// language; the fake answers with the text marked "[translated]".
+	Translator = "translator"
+	Other      = "other"
 )
 
 // KindOf says which agent a chat call comes from.
@@ -58,6 +61,8 @@ func KindOf(call ollamafake.ChatCall) string {
 		return Verifier
 	case strings.Contains(sys, "screening agent"):
 		return Screener
+	case strings.Contains(sys, "translating agent"):
+		return Translator
 	}
 	return Other
 }
@@ -197,6 +202,8 @@ func (s *Script) Responder() ollamafake.Responder {
 				return ollamafake.Reply{Content: s.coverage(user)}
 			}
 			return ollamafake.Reply{Content: s.reflect(user, n)}
+		case Translator:
+			return ollamafake.Reply{Content: "[translated] " + lastUser(call)}
 		case Writer:
 			if strings.Contains(user, "Follow-up question:") {
 				return ollamafake.Reply{Content: section(user)}
