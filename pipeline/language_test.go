@@ -52,6 +52,21 @@ func TestLanguageReachesTheWriterAndTheMethod(t *testing.T) {
 	if deRefs == "" || deRefs != enRefs {
 		t.Errorf("the references differ from an English run's:\n%s\n---\n%s", deRefs, enRefs)
 	}
+	// A follow-up inherits the language.
+	before := len(env.Ollama.ChatCalls())
+	ask(t, env, de.SessionID, "What do the sources say about test case prioritisation?")
+	german := false
+	for _, c := range env.Ollama.ChatCalls()[before:] {
+		if pipelinetest.KindOf(c) == pipelinetest.Writer {
+			for _, m := range c.Messages {
+				german = german || strings.Contains(m.Content, "Write the whole report in German (de)")
+			}
+		}
+	}
+	fu, err := pipeline.LoadReport(env.Store, de.SessionID)
+	if err != nil || !german || !strings.Contains(fu.Markdown, "\n## Methode\n") || !strings.Contains(fu.Markdown, "\n## Literatur\n") || strings.Count(fu.Markdown, "## Methode") != 1 {
+		t.Errorf("the follow-up's writer asked for German %v; its report:\n%s", german, fu.Markdown)
+	}
 	if len(de.Sources) != len(en.Sources) || de.Metrics.Verified == nil || de.Metrics.Verified.Uncited > en.Metrics.Verified.Uncited {
 		t.Errorf("German sentences lost citations an English run keeps: %d sources, %+v; English %d, %+v", len(de.Sources), de.Metrics.Verified, len(en.Sources), en.Metrics.Verified)
 	}
@@ -67,5 +82,32 @@ func TestLanguageNames(t *testing.T) {
 	o := pipeline.Options{Question: "q?", Model: "m", EmbedModel: "e", Language: "Klingonish"}
 	if err := o.Normalize(); err == nil || !strings.Contains(err.Error(), "unknown --language") {
 		t.Errorf("an unknown language: %v", err)
+	}
+}
+
+// A report in German shares no words with its English sources: matching
+// would take every cited sentence for a miss and remove its citation. In
+// a --language run it condemns none; the model judges them (here it finds
+// them supported), even with --verify quick.
+func TestForeignSentencesAreJudgedNotUncited(t *testing.T) {
+	for _, verify := range []string{pipeline.VerifyFull, pipeline.VerifyQuick} {
+		run := func(lang string) pipeline.VerifyCounts {
+			env := pipelinetest.NewEnv(t, &pipelinetest.Script{RevisionRounds: 0, Foreign: true, VerifierJudges: pipelinetest.JudgeSupported}, "")
+			opt := env.Options(question)
+			opt.Language, opt.Verify = lang, verify
+			_, sess := runToEnd(t, env, opt)
+			rep, err := pipeline.LoadReport(env.Store, sess.ID)
+			if err != nil || rep.Metrics.Verified == nil {
+				t.Fatalf("%v %+v", err, rep.Metrics)
+			}
+			return *rep.Metrics.Verified
+		}
+		en, de := run(""), run("de")
+		if en.Uncited == 0 {
+			t.Fatalf("%s: the English run kept foreign sentences' citations (%+v): the test world does not test anything", verify, en)
+		}
+		if de.Uncited != 0 || de.ByModel == 0 || de.Supported+de.Partly != de.Cited {
+			t.Errorf("%s: German run %+v, want every cited sentence judged by the model and kept", verify, de)
+		}
 	}
 }

@@ -125,6 +125,18 @@ func (ix *evidenceIndex) best(sentence, key string) match {
 	return out
 }
 
+// leading are a source's first n passages, in order.
+func (ix *evidenceIndex) leading(key string, n int) []Evidence {
+	var out []Evidence
+	for _, u := range ix.bySource[key] {
+		if len(out) == n {
+			break
+		}
+		out = append(out, u.Evidence)
+	}
+	return out
+}
+
 // bestElsewhere is the best passage among all sources but those in skip.
 func (ix *evidenceIndex) bestElsewhere(sentence string, skip map[string]bool) match {
 	var out match

@@ -85,6 +85,12 @@ func (o *orchestrator) judgeBatch(ctx context.Context, a *agentCall, ix *evidenc
 			cited[key] = true
 			if m := ix.best(spans[i].text, key); m.Text != "" {
 				list = append(list, shown{m.Evidence, true})
+			} else if o.opt.Language != "" {
+				// A sentence in another language matches no passage by
+				// its words: the model reads the source's first ones.
+				for _, ev := range ix.leading(key, 2) {
+					list = append(list, shown{ev, true})
+				}
 			}
 		}
 		if m := ix.bestElsewhere(spans[i].text, cited); m.Score >= clearMiss {
@@ -172,7 +178,7 @@ func (o *orchestrator) applyModelVerdict(ix *evidenceIndex, sp citedSpan, ch *Se
 		if mv.Passage.Text != "" && mv.Cited {
 			p := mv.Passage
 			ch.Passage = &p
-		} else {
+		} else if o.opt.Language == "" { // across languages the words cannot overrule the model
 			o.settleByMatch(ix, sp, ch) // no passage named: the evidence decides
 			ch.By = "model"
 		}

@@ -120,6 +120,9 @@ type Script struct {
 	// source makes (verifier.go). Paraphrase makes it restate findings in
 	// other words.
 	Careless, Paraphrase bool
+	// Foreign makes the writer write every cited sentence in German, so
+	// it shares no words with its English source (a --language run).
+	Foreign bool
 	// VerifierJudges is how the verifier answers: JudgeCarefully (default),
 	// JudgeNothing or JudgeSupported.
 	VerifierJudges string
@@ -217,6 +220,9 @@ func (s *Script) Responder() ollamafake.Responder {
 			rep := s.report(user)
 			if s.Realistic && !s.PlainReport {
 				rep = lengthen(rep, user)
+			}
+			if s.Foreign {
+				rep = citedInGerman.ReplaceAllString(rep, "Die Autoren berichten darüber$1")
 			}
 			return ollamafake.Reply{Content: rep, Thinking: "Let me organise the sources by sub-question."}
 		case Reviewer:
@@ -346,6 +352,9 @@ func analysis(user string) string {
 	})
 	return string(b)
 }
+
+// citedInGerman is a cited sentence's words before its citation.
+var citedInGerman = regexp.MustCompile(`[^.\n#]*?(\s\[\d+(?:,\s*\d+)*\])`)
 
 var sourceLine = regexp.MustCompile(`(?m)^\[(\d+)\] (.+)$`)
 var findingLine = regexp.MustCompile(`(?m)^  - finding(?: F\d+\.\d+)?: (.+)$`)

@@ -20,6 +20,7 @@ import (
 type runFlags struct {
 	model, embedModel, backend, sources, depth, review, out string
 	deadline, verify, unsupported, screen, kind, reviewPlan string
+	language                                                string
 	maxRevisions, budgetTokens, rounds                      int
 	json, think                                             bool
 }
@@ -32,6 +33,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.sources, "sources", "", "comma-separated sources: arxiv,openalex,pubmed,semanticscholar,crossref,web,local")
 	fl.StringVar(&f.depth, "depth", "", "quick|standard|deep")
 	fl.StringVar(&f.review, "review", pipeline.ReviewApprove, "what to do with reviewer requests: approve|reject|ask")
+	fl.StringVar(&f.language, "language", "", "the report's language: a BCP 47 tag (de, pt-BR) or a name (German); default English; searching and references keep the sources' languages")
 	fl.StringVar(&f.reviewPlan, "review-plan", "", "approve (default: go straight on) or ask: show the plan before anything is searched, to edit it")
 	fl.IntVar(&f.maxRevisions, "max-revisions", 2, "revision rounds at most")
 	fl.IntVar(&f.budgetTokens, "budget-tokens", 0, "stop optional work after this many tokens (0: no limit)")
@@ -94,6 +96,9 @@ func (f *runFlags) apply(cfg *Config, changed func(string) bool) {
 	}
 	if changed("review-plan") {
 		cfg.ReviewPlan = f.reviewPlan
+	}
+	if changed("language") {
+		cfg.Language = f.language
 	}
 }
 

@@ -36,6 +36,8 @@ type Config struct {
 	Kind string `toml:"kind"`
 	// ReviewPlan is "ask" to review the plan before anything is searched.
 	ReviewPlan string `toml:"review_plan"`
+	// Language is the report's language (a BCP 47 tag or a name).
+	Language   string `toml:"language"`
 	Theme      string `toml:"theme"`
 	OllamaHost string `toml:"ollama_host"` // several: comma-separated
 	// OpenAI-compatible backend (--backend openai): base URL (env
@@ -219,6 +221,7 @@ func (c *Config) defaultOptions() pipeline.Options {
 	o.Screen = c.Screen
 	o.Kind = c.Kind
 	o.ReviewPlan = c.ReviewPlan
+	o.Language = c.Language
 	o.Deadline, o.Grace = c.deadline, c.grace
 	o.Verify, o.Unsupported = c.Verify, c.Unsupported
 	return o

@@ -19,6 +19,7 @@ type ResearchInput struct {
 	Sources    []string `json:"sources,omitempty" jsonschema:"sources to search, any of arxiv, openalex, pubmed, semanticscholar, crossref, web, local, materials; omitted: chosen for the question"`
 	Verify     string   `json:"verify,omitempty" jsonschema:"how cited sentences are checked against their sources: full (matching, then the model for what matching cannot decide; the default), quick (matching only, no model calls) or off"`
 	Kind       string   `json:"kind,omitempty" jsonschema:"the report: standard (sections per sub-question; the default), brief (a one-screen answer with its citations) or review (a structured literature review with a PRISMA 2020 flow diagram counted from the run's records)"`
+	Language   string   `json:"language,omitempty" jsonschema:"the report's language: a BCP 47 tag (de, pt-BR) or a name (German); omitted: English. Searching and the references keep the sources' languages"`
 	ReviewPlan string   `json:"review_plan,omitempty" jsonschema:"approve (run the plan as the planner writes it; the default) or ask (put the plan to the person through elicitation before anything is searched: delete, add sub-questions, choose sources)"`
 	Review     string   `json:"review,omitempty" jsonschema:"what happens to the reviewer agent's revision requests: approve (carry them out, the default), reject (finalise the draft as it is) or ask (put them to the person through elicitation when the client supports it, else approve)"`
 }
@@ -127,6 +128,9 @@ func (s *Server) researchOptions(ctx context.Context, in ResearchInput) (pipelin
 	}
 	if in.ReviewPlan != "" {
 		opt.ReviewPlan = in.ReviewPlan
+	}
+	if in.Language != "" {
+		opt.Language = in.Language
 	}
 	review, err := reviewPolicy(in.Review)
 	if err != nil {
