@@ -23,6 +23,10 @@ import (
 // English source, so a report in another language has its cited sentences
 // judged by the model (verify.go: crossLingual).
 
+// LanguageTag is normalizeLanguage for front-ends that check a language
+// as it is typed.
+func LanguageTag(s string) (string, error) { return normalizeLanguage(s) }
+
 // normalizeLanguage reads a BCP 47 tag ("de", "pt-BR") or a language's
 // name in English or in itself ("German", "Deutsch") and returns the tag,
 // "" for English.

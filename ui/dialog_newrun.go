@@ -21,6 +21,7 @@ const (
 	fieldVerify
 	fieldKind
 	fieldPlan
+	fieldLanguage
 	fieldCount
 )
 
@@ -45,6 +46,7 @@ type newRunDialog struct {
 	base     pipeline.Options
 	question lineInput
 	model    lineInput
+	language lineInput
 	depth    int
 	kind     int
 	plan     int
@@ -63,6 +65,8 @@ func newNewRunDialog(st *themes.Styles, defaults pipeline.Options, initial strin
 	d.question.CursorEnd()
 	d.model = newInput(st, "qwen3:8b", 30)
 	d.model.SetValue(defaults.Model)
+	d.language = newInput(st, "English (or de, German, pt-BR, …)", 30)
+	d.language.SetValue(defaults.Language)
 	d.depth = 1
 	for i, v := range depths {
 		if v == defaults.Depth {
@@ -98,11 +102,14 @@ func (d *newRunDialog) setFocus(f int) tea.Cmd {
 	d.focus = (f + fieldCount) % fieldCount
 	d.question.Blur()
 	d.model.Blur()
+	d.language.Blur()
 	switch d.focus {
 	case fieldQuestion:
 		return d.question.Focus()
 	case fieldModel:
 		return d.model.Focus()
+	case fieldLanguage:
+		return d.language.Focus()
 	}
 	return nil
 }
@@ -116,6 +123,7 @@ func (d *newRunDialog) options() pipeline.Options {
 	opt.Depth = depths[d.depth]
 	opt.Kind = kinds[d.kind]
 	opt.ReviewPlan = planValues[d.plan]
+	opt.Language = strings.TrimSpace(d.language.Value())
 	opt.Verify = verifyModes[d.verify]
 	opt.Sources, opt.AutoSources = nil, false
 	for _, s := range pipeline.KnownSources {
@@ -137,6 +145,10 @@ func (d *newRunDialog) handle(msg tea.KeyPressMsg, _ time.Time) (action, bool, t
 			d.err = "type a question first"
 			return nil, true, d.setFocus(fieldQuestion)
 		}
+		if _, err := pipeline.LanguageTag(opt.Language); err != nil {
+			d.err = "unknown language: type a tag such as de or pt-BR, or a name such as German"
+			return nil, true, d.setFocus(fieldLanguage)
+		}
 		return actStart{opt: opt, form: true}, false, nil
 	case "tab", "down":
 		return nil, true, d.setFocus(d.focus + 1)
@@ -150,6 +162,9 @@ func (d *newRunDialog) handle(msg tea.KeyPressMsg, _ time.Time) (action, bool, t
 		d.err = ""
 	case fieldModel:
 		d.model.Update(msg)
+	case fieldLanguage:
+		d.language.Update(msg)
+		d.err = ""
 	case fieldDepth:
 		switch msg.String() {
 		case "left", "h":
@@ -198,6 +213,8 @@ func (d *newRunDialog) paste(s string) tea.Cmd {
 		d.question.Insert(pastedLine(s))
 	case fieldModel:
 		d.model.Insert(pastedLine(s))
+	case fieldLanguage:
+		d.language.Insert(pastedLine(s))
 	}
 	return nil
 }
@@ -207,6 +224,7 @@ func (d *newRunDialog) view(st *themes.Styles, w, _ int) string {
 	inner := dw - st.Dialog.GetHorizontalFrameSize()
 	d.question.SetWidth(max(inner-12, 10))
 	d.model.SetWidth(max(inner-12, 10))
+	d.language.SetWidth(max(inner-12, 10))
 	label := func(f int, s string) string {
 		if d.focus == f {
 			return st.Cursor.Render(padRight("▸ "+s, 11))
@@ -252,6 +270,7 @@ func (d *newRunDialog) view(st *themes.Styles, w, _ int) string {
 	lines = append(lines, label(fieldVerify, "Verify")+" "+choices(st, verifyModes, d.verify))
 	lines = append(lines, label(fieldKind, "Report")+" "+choices(st, kinds, d.kind))
 	lines = append(lines, label(fieldPlan, "Plan")+" "+choices(st, planChoices, d.plan))
+	lines = append(lines, label(fieldLanguage, "Language")+" "+d.language.View())
 	if d.err != "" {
 		lines = append(lines, "", st.Error.Render(d.err))
 	}

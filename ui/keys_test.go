@@ -708,3 +708,29 @@ func TestWriteNowAndTimeLeft(t *testing.T) {
 		t.Error("s did not ask the run to write now")
 	}
 }
+
+// The form's Report, Plan and Language rows reach the run; a language
+// nobody knows is refused in the form, with the focus on it.
+func TestNewResearchFormKindPlanLanguage(t *testing.T) {
+	m, svc := newTestModel(t, 80, 24, "dark", false)
+	typeText(t, m, "Is it")
+	press(t, m, "ctrl+o")
+	press(t, m, "tab", "tab", "tab", "tab", "tab", "l", "l") // report: review
+	press(t, m, "tab", "l")                                  // plan: review it first
+	press(t, m, "tab")
+	typeText(t, m, "Klingonish")
+	press(t, m, "enter")
+	d, ok := m.dialog.(*newRunDialog)
+	if !ok || len(svc.started) != 0 || !strings.Contains(d.err, "unknown language") || d.focus != fieldLanguage {
+		t.Fatalf("an unknown language was not refused in the form: started %d, dialog %T", len(svc.started), m.dialog)
+	}
+	press(t, m, "ctrl+u")
+	typeText(t, m, "German")
+	press(t, m, "enter")
+	if len(svc.started) != 1 {
+		t.Fatalf("started %d", len(svc.started))
+	}
+	if got := svc.started[0]; got.Kind != "review" || got.ReviewPlan != "ask" || got.Language != "German" {
+		t.Errorf("options kind %q plan %q language %q", got.Kind, got.ReviewPlan, got.Language)
+	}
+}

@@ -589,8 +589,8 @@ func (m *rootModel) start(opt pipeline.Options, form bool) tea.Cmd {
 	cmds := []tea.Cmd{startRunCmd(m.ctx, m.svc, opt)}
 	if form {
 		d := &m.cfg.Defaults
-		d.Model, d.Depth, d.Kind, d.ReviewPlan, d.Sources, d.AutoSources = opt.Model, opt.Depth, opt.Kind, opt.ReviewPlan, opt.Sources, opt.AutoSources
-		choice := &FormChoice{Model: opt.Model, Depth: opt.Depth, Kind: opt.Kind, ReviewPlan: opt.ReviewPlan, Sources: append([]string{}, opt.Sources...)}
+		d.Model, d.Depth, d.Kind, d.ReviewPlan, d.Language, d.Sources, d.AutoSources = opt.Model, opt.Depth, opt.Kind, opt.ReviewPlan, opt.Language, opt.Sources, opt.AutoSources
+		choice := &FormChoice{Model: opt.Model, Depth: opt.Depth, Kind: opt.Kind, ReviewPlan: opt.ReviewPlan, Language: opt.Language, Sources: append([]string{}, opt.Sources...)}
 		cmds = append(cmds, m.queueSave(Settings{Form: choice}))
 	}
 	return tea.Batch(cmds...)

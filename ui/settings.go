@@ -16,5 +16,6 @@ type FormChoice struct {
 	Kind  string // the report's kind (pipeline.KindStandard, ...)
 	// ReviewPlan is pipeline.ReviewAsk to review the plan before searching.
 	ReviewPlan string
+	Language   string // the report's language as typed ("" English)
 	Sources    []string
 }

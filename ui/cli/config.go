@@ -89,7 +89,8 @@ type tuiConfig struct {
 	Depth      string    `toml:"depth"`
 	Kind       string    `toml:"kind"`
 	ReviewPlan string    `toml:"review_plan"`
-	Sources    *[]string `toml:"sources"` // nil: never chosen; empty: by topic
+	Language   *string   `toml:"language"` // nil: never chosen
+	Sources    *[]string `toml:"sources"`  // nil: never chosen; empty: by topic
 }
 
 // tracingConfig is the [tracing] table. The standard OTEL_* variables win
@@ -242,6 +243,9 @@ func (c *Config) tuiOptions() pipeline.Options {
 	}
 	if c.TUI.ReviewPlan != "" {
 		o.ReviewPlan = c.TUI.ReviewPlan
+	}
+	if c.TUI.Language != nil {
+		o.Language = *c.TUI.Language
 	}
 	if c.TUI.Sources != nil {
 		o.Sources = *c.TUI.Sources

@@ -55,6 +55,9 @@ func saveSettings(path string, s ui.Settings) error {
 		if s.Form.Kind != "" {
 			edits = append(edits, tomlEdit{table: "tui", key: "kind", value: s.Form.Kind})
 		}
+		if s.Form.Language != "" || s.Form.Kind != "" { // "" is English: written once the form was used
+			edits = append(edits, tomlEdit{table: "tui", key: "language", value: s.Form.Language})
+		}
 		if s.Form.ReviewPlan != "" {
 			edits = append(edits, tomlEdit{table: "tui", key: "review_plan", value: s.Form.ReviewPlan})
 		}

@@ -127,11 +127,11 @@ func TestSettingsSurviveRestart(t *testing.T) {
 	if err := os.Chmod(path, 0o644); err != nil { // whatever the umask
 		t.Fatal(err)
 	}
-	if err := saveSettings(path, ui.Settings{Theme: "gruvbox", Form: &ui.FormChoice{Model: "qwen3:14b", Depth: "deep", Kind: "review", Sources: []string{"pubmed"}}}); err != nil {
+	if err := saveSettings(path, ui.Settings{Theme: "gruvbox", Form: &ui.FormChoice{Model: "qwen3:14b", Depth: "deep", Kind: "review", Language: "de", Sources: []string{"pubmed"}}}); err != nil {
 		t.Fatal(err)
 	}
 	raw, _ := os.ReadFile(path)
-	want := strings.Replace(mine, `theme = "nord"`, `theme = "gruvbox"`, 1) + "\n[tui]\nmodel = \"qwen3:14b\"\nkind = \"review\"\ndepth = \"deep\"\nsources = [\"pubmed\"]\n"
+	want := strings.Replace(mine, `theme = "nord"`, `theme = "gruvbox"`, 1) + "\n[tui]\nmodel = \"qwen3:14b\"\nkind = \"review\"\nlanguage = \"de\"\ndepth = \"deep\"\nsources = [\"pubmed\"]\n"
 	if string(raw) != want {
 		t.Fatalf("config after saving:\n%s\nwant:\n%s", raw, want)
 	}
@@ -143,7 +143,7 @@ func TestSettingsSurviveRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := cfg.tuiOptions()
-	if cfg.Theme != "gruvbox" || o.Model != "qwen3:14b" || o.Depth != "deep" || o.Kind != "review" || !reflect.DeepEqual(o.Sources, []string{"pubmed"}) || o.AutoSources {
+	if cfg.Theme != "gruvbox" || o.Model != "qwen3:14b" || o.Depth != "deep" || o.Kind != "review" || o.Language != "de" || !reflect.DeepEqual(o.Sources, []string{"pubmed"}) || o.AutoSources {
 		t.Errorf("after a restart: theme %q, form depth %q sources %v auto %v", cfg.Theme, o.Depth, o.Sources, o.AutoSources)
 	}
 	if d := cfg.defaultOptions(); d.Depth != "quick" || d.Model != "llama3.1:8b" || d.Kind != "" {
