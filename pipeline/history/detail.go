@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/store"
@@ -78,8 +80,11 @@ func LoadDetail(st store.Reader, id string) (SessionDetail, error) {
 
 // ReadBy maps source keys to the sessions that read them (newest session
 // first). It answers "which of my sessions read this passage?" for a
-// knowledge search; it reads every session's candidate list once, so it is
-// for a handful of keys per call, not for a loop.
+// knowledge search. Each session's read keys are decoded once and kept
+// (readSets) while the session is unchanged, so a search costs a walk of
+// the session list, not a decoding of every session's candidates (with
+// 2,000 sessions that decoding made each MCP search_knowledge call hold
+// megabytes and grew with the store).
 func ReadBy(st store.Reader, keys []string) (map[string][]string, error) {
 	want := map[string]bool{}
 	for _, k := range keys {
@@ -94,22 +99,9 @@ func ReadBy(st store.Reader, keys []string) (map[string][]string, error) {
 		return nil, err
 	}
 	for _, s := range sessions {
-		raw, ok, err := st.Checkpoint(s.ID, pipeline.CheckpointCandidates)
-		if err != nil || !ok {
-			continue
-		}
-		var cands []struct {
-			Key  string `json:"key"`
-			Read bool   `json:"read"`
-		}
-		if json.Unmarshal(raw, &cands) != nil {
-			continue
-		}
-		seen := map[string]bool{}
-		for _, c := range cands {
-			if c.Read && want[c.Key] && !seen[c.Key] {
-				seen[c.Key] = true
-				out[c.Key] = append(out[c.Key], s.ID)
+		for k := range readSets.of(st, s) {
+			if want[k] {
+				out[k] = append(out[k], s.ID)
 			}
 		}
 	}
@@ -117,6 +109,59 @@ func ReadBy(st store.Reader, keys []string) (map[string][]string, error) {
 		sort.SliceStable(out[k], func(i, j int) bool { return out[k][i] > out[k][j] })
 	}
 	return out, nil
+}
+
+// readSetCache holds the keys each session read, by session ID and the
+// time it was last updated (a follow-up adds candidates and updates it).
+type readSetCache struct {
+	mu   sync.Mutex
+	sets map[readSetKey]map[string]bool
+}
+
+type readSetKey struct {
+	id      string
+	updated time.Time
+}
+
+// maxReadSets bounds the cache: past it, it starts again (a few keys per
+// session: some megabytes at most).
+const maxReadSets = 20000
+
+var readSets = &readSetCache{sets: map[readSetKey]map[string]bool{}}
+
+// of is the set of source keys session s read (empty when it ranked none).
+func (c *readSetCache) of(st store.Reader, s store.Session) map[string]bool {
+	k := readSetKey{s.ID, s.UpdatedAt}
+	c.mu.Lock()
+	set, ok := c.sets[k]
+	c.mu.Unlock()
+	if ok {
+		return set
+	}
+	set = map[string]bool{}
+	if raw, found, err := st.Checkpoint(s.ID, pipeline.CheckpointCandidates); err == nil && found {
+		var cands []struct {
+			Key  string `json:"key"`
+			Read bool   `json:"read"`
+		}
+		if json.Unmarshal(raw, &cands) == nil {
+			for _, cd := range cands {
+				if cd.Read {
+					set[cd.Key] = true
+				}
+			}
+		}
+	}
+	if s.Status == store.StatusRunning || s.Status == store.StatusAwaitingReview {
+		return set // still changing: not kept
+	}
+	c.mu.Lock()
+	if len(c.sets) >= maxReadSets {
+		c.sets = map[readSetKey]map[string]bool{}
+	}
+	c.sets[k] = set
+	c.mu.Unlock()
+	return set
 }
 
 // ReportVersion is the report as it was at version n: its Markdown, and the
