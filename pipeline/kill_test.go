@@ -39,7 +39,11 @@ func TestKilledRunChild(t *testing.T) {
 		sessions, _ := st.ListSessions()
 		r, err = e.Ask(context.Background(), sessions[0].ID, q, nil)
 	} else {
-		r, err = e.Start(context.Background(), pipeline.Options{Question: question, Model: pipelinetest.Model, EmbedModel: pipelinetest.EmbedModel, Sources: []string{"arxiv", "openalex"}, MaxRevisions: 2})
+		opt := pipeline.Options{Question: question, Model: pipelinetest.Model, EmbedModel: pipelinetest.EmbedModel, Sources: []string{"arxiv", "openalex"}, MaxRevisions: 2}
+		if os.Getenv("RESEARCHTUI_KILL_CHILD_PLAN") != "" {
+			opt.ReviewPlan = pipeline.ReviewAsk
+		}
+		r, err = e.Start(context.Background(), opt)
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -49,7 +53,7 @@ func TestKilledRunChild(t *testing.T) {
 	// machine: counting requests alone killed too early on a loaded CI.
 	mark, _ := os.OpenFile(os.Getenv("RESEARCHTUI_KILL_CHILD_MARK"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	for ev := range r.Events() {
-		if ev.Type == pipeline.AnalysisDone && mark != nil {
+		if (ev.Type == pipeline.AnalysisDone || ev.Type == pipeline.ReviewRequested && ev.Review.Plan != nil) && mark != nil {
 			mark.WriteString("saved\n")
 		}
 	}
@@ -64,6 +68,83 @@ func killEngine(st *store.Store, backend llm.Backend, src string) *pipeline.Engi
 		"arxiv":    search.NewArxiv(client, src+"/arxiv/api/query"),
 		"openalex": search.NewOpenAlex(client, src+"/openalex", ""),
 	}}
+}
+
+// TestKillAtThePlanReviewThenResume kills (SIGKILL) a process whose run
+// waits at its plan review; the session waits as awaiting review, and a
+// resume in a new process asks about the plan again without planning again,
+// then runs the plan as the person left it.
+func TestKillAtThePlanReviewThenResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a child process")
+	}
+	script := &pipelinetest.Script{RevisionRounds: 0}
+	oll := ollamafake.New(ollamafake.Options{Responder: script.Responder(), TokenDelay: time.Millisecond, Parallel: 1})
+	defer oll.Close()
+	env := pipelinetest.NewEnv(t, script, "")
+	env.Store.Close()
+	dir := t.TempDir()
+	db := dir + "/researchtui.db"
+	cmd := exec.Command(os.Args[0], "-test.run=^TestKilledRunChild$", "-test.v")
+	cmd.Env = append(os.Environ(), "RESEARCHTUI_KILL_CHILD_DB="+db, "RESEARCHTUI_KILL_CHILD_OLLAMA="+oll.URL, "RESEARCHTUI_KILL_CHILD_SOURCES="+env.Sources.URL,
+		"RESEARCHTUI_KILL_CHILD_PLAN=1", "RESEARCHTUI_KILL_CHILD_MARK="+dir+"/saved")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if b, _ := os.ReadFile(dir + "/saved"); len(b) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("the child's plan never waited for a review")
+		}
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	if n := len(env.Sources.Requests()); n != 0 {
+		t.Fatalf("%d searches before the plan was decided", n)
+	}
+	st, err := store.Open(db, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := st.MarkInterrupted(); err != nil {
+		t.Fatal(err)
+	}
+	sessions, _ := st.ListSessions()
+	if len(sessions) != 1 || sessions[0].Status != store.StatusAwaitingReview {
+		t.Fatalf("after the kill: %+v", sessions)
+	}
+	backend, _ := llm.NewOllama(oll.URL, llm.OllamaOptions{})
+	r, err := killEngine(st, backend, env.Sources.URL).Resume(context.Background(), sessions[0].ID, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	asked := 0
+	drive(t, r, func(rv *pipeline.ReviewRequest) *pipeline.Decision {
+		if rv.Plan == nil {
+			return &pipeline.Decision{Approve: true}
+		}
+		asked++
+		return &pipeline.Decision{Approve: true, Plan: &pipeline.PlanEdit{
+			SubQuestions: []pipeline.PlanItem{{ID: rv.Plan.SubQuestions[0].ID, Question: rv.Plan.SubQuestions[0].Question}},
+			Sources:      []string{"arxiv"},
+		}}
+	})
+	sess, err := r.Wait()
+	if err != nil || sess.Status != store.StatusCompleted || asked != 1 {
+		t.Fatalf("resume: %q %v, plan asked %d times", sess.Status, err, asked)
+	}
+	if n := script.Calls(pipelinetest.Planner); n != 1 {
+		t.Errorf("%d planner calls over a kill at the plan review, want 1", n)
+	}
+	for _, q := range env.Sources.Requests() {
+		if strings.Contains(q, "/openalex") || strings.Contains(q, "chemistry") {
+			t.Errorf("searched %s, which the person left out of the plan", q)
+		}
+	}
 }
 
 var analysedTitle = regexp.MustCompile(`(?m)^Source: (.+) \(`)
