@@ -166,31 +166,13 @@ func (d *newRunDialog) handle(msg tea.KeyPressMsg, _ time.Time) (action, bool, t
 		d.language.Update(msg)
 		d.err = ""
 	case fieldDepth:
-		switch msg.String() {
-		case "left", "h":
-			d.depth = (d.depth + len(depths) - 1) % len(depths)
-		case "right", "l", "space":
-			d.depth = (d.depth + 1) % len(depths)
-		}
+		d.depth = cycle(d.depth, len(depths), msg.String())
 	case fieldKind:
-		switch msg.String() {
-		case "left", "h":
-			d.kind = (d.kind + len(kinds) - 1) % len(kinds)
-		case "right", "l", "space":
-			d.kind = (d.kind + 1) % len(kinds)
-		}
+		d.kind = cycle(d.kind, len(kinds), msg.String())
 	case fieldPlan:
-		switch msg.String() {
-		case "left", "h", "right", "l", "space":
-			d.plan = 1 - d.plan
-		}
+		d.plan = cycle(d.plan, len(planChoices), msg.String())
 	case fieldVerify:
-		switch msg.String() {
-		case "left", "h":
-			d.verify = (d.verify + len(verifyModes) - 1) % len(verifyModes)
-		case "right", "l", "space":
-			d.verify = (d.verify + 1) % len(verifyModes)
-		}
+		d.verify = cycle(d.verify, len(verifyModes), msg.String())
 	case fieldSources:
 		n := len(pipeline.KnownSources)
 		switch msg.String() {
@@ -285,6 +267,18 @@ func (d *newRunDialog) keyMap() help.KeyMap {
 		kb([]string{"enter"}, "enter", "start"), keyTabFwd,
 		kb([]string{"left", "right"}, "←/→", "choose"), kb([]string{"space"}, "space", "toggle source"), keyEsc,
 	}}
+}
+
+// cycle moves a one-of row's choice i (of n) by a key: left back, right
+// or space on, round.
+func cycle(i, n int, k string) int {
+	switch k {
+	case "left", "h":
+		return (i + n - 1) % n
+	case "right", "l", "space":
+		return (i + 1) % n
+	}
+	return i
 }
 
 // choices draws a one-of row, the chosen one selected.

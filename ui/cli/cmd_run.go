@@ -294,6 +294,23 @@ func stdinLines(in io.Reader) func() <-chan string {
 	}
 }
 
+// readAnswer is the person's next line, unless the question is settled
+// elsewhere first (ctx ends).
+func readAnswer(ctx context.Context, answers func() <-chan string, out io.Writer) (string, error) {
+	select {
+	case l, ok := <-answers():
+		if !ok {
+			return "", errors.New("no answer on stdin")
+		}
+		return l, nil
+	case <-ctx.Done():
+		if errors.Is(context.Cause(ctx), pipeline.ErrDecidedElsewhere) {
+			fmt.Fprintln(out, "\n  (decided in another researchtui)")
+		}
+		return "", ctx.Err()
+	}
+}
+
 // decide applies the --review policy; "ask" reads the answer from the
 // terminal, unless the review is decided elsewhere first (ctx ends).
 func decide(ctx context.Context, policy string, rv *pipeline.ReviewRequest, answers func() <-chan string, out io.Writer) (pipeline.Decision, error) {
@@ -309,18 +326,9 @@ func decide(ctx context.Context, policy string, rv *pipeline.ReviewRequest, answ
 		fmt.Fprintf(out, "  %d. [%s] %s: %s\n", i+1, oneLine(q.Kind), oneLine(q.Section), oneLine(q.Text))
 	}
 	fmt.Fprint(out, "Accept all (a), reject and finalise (r), or list the numbers to accept (e.g. 1 3): ")
-	var line string
-	select {
-	case l, ok := <-answers():
-		if !ok {
-			return pipeline.Decision{}, errors.New("no answer on stdin")
-		}
-		line = l
-	case <-ctx.Done():
-		if errors.Is(context.Cause(ctx), pipeline.ErrDecidedElsewhere) {
-			fmt.Fprintln(out, "\n  (decided in another researchtui)")
-		}
-		return pipeline.Decision{}, ctx.Err()
+	line, err := readAnswer(ctx, answers, out)
+	if err != nil {
+		return pipeline.Decision{}, err
 	}
 	line = strings.TrimSpace(strings.ToLower(line))
 	switch line {

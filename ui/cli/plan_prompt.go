@@ -33,18 +33,9 @@ func decidePlan(ctx context.Context, p *pipeline.Plan, answers func() <-chan str
 	fmt.Fprint(out, planHelp)
 	for {
 		fmt.Fprint(out, "plan> ")
-		var line string
-		select {
-		case l, ok := <-answers():
-			if !ok {
-				return pipeline.Decision{}, errors.New("no answer on stdin")
-			}
-			line = l
-		case <-ctx.Done():
-			if errors.Is(context.Cause(ctx), pipeline.ErrDecidedElsewhere) {
-				fmt.Fprintln(out, "\n  (decided in another researchtui)")
-			}
-			return pipeline.Decision{}, ctx.Err()
+		line, err := readAnswer(ctx, answers, out)
+		if err != nil {
+			return pipeline.Decision{}, err
 		}
 		line = strings.TrimSpace(line)
 		if line == "" || strings.EqualFold(line, "go") || strings.EqualFold(line, "a") {

@@ -22,16 +22,12 @@ import (
 // the plan runs as written (warn says so).
 func (s *Server) decidePlan(ctx context.Context, req *mcp.CallToolRequest, p *pipeline.Plan) (pipeline.Decision, string, error) {
 	approve := pipeline.Decision{Approve: true}
-	if !canElicit(req) {
-		return approve, "review_plan: ask needs a client that supports elicitation; the plan ran as the planner wrote it", nil
-	}
-	res, err := req.Session.Elicit(ctx, planForm(p))
-	if err != nil {
-		if ctx.Err() != nil {
-			return pipeline.Decision{}, "", ctx.Err()
+	res, warn, err := s.elicit(ctx, req, planForm(p), "review_plan", "the plan ran as the planner wrote it")
+	if res == nil {
+		if err != nil {
+			return pipeline.Decision{}, "", err
 		}
-		s.log.Warn("elicitation failed", "err", err)
-		return approve, "review_plan: the client could not be asked (" + err.Error() + "); the plan ran as the planner wrote it", nil
+		return approve, warn, nil
 	}
 	switch res.Action {
 	case "accept":

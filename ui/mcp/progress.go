@@ -56,16 +56,12 @@ func (s *Server) decide(ctx context.Context, req *mcp.CallToolRequest, policy st
 		return d, "", nil
 	}
 	fallback, _ := pipeline.PolicyDecision(pipeline.ReviewApprove)
-	if !canElicit(req) {
-		return fallback, "review: ask needs a client that supports elicitation; the reviewer's requests were approved (the default)", nil
-	}
-	res, err := req.Session.Elicit(ctx, reviewForm(rv))
+	res, warn, err := s.elicit(ctx, req, reviewForm(rv), "review", "the reviewer's requests were approved (the default)")
 	if err != nil {
-		if ctx.Err() != nil {
-			return pipeline.Decision{}, "", ctx.Err()
-		}
-		s.log.Warn("elicitation failed", "err", err)
-		return fallback, "review: the client could not be asked (" + err.Error() + "); the reviewer's requests were approved (the default)", nil
+		return pipeline.Decision{}, "", err
+	}
+	if res == nil {
+		return fallback, warn, nil
 	}
 	switch res.Action {
 	case "accept":
@@ -74,6 +70,24 @@ func (s *Server) decide(ctx context.Context, req *mcp.CallToolRequest, policy st
 		return pipeline.Decision{Approve: false}, "", nil
 	}
 	return pipeline.Decision{}, "", fmt.Errorf("the review was left for later")
+}
+
+// elicit puts a form to the person when the client can. A nil result
+// means nobody was asked: warn (for the setting named what) says why and
+// what was done instead; err is the run's end (ctx).
+func (s *Server) elicit(ctx context.Context, req *mcp.CallToolRequest, form *mcp.ElicitParams, what, instead string) (*mcp.ElicitResult, string, error) {
+	if !canElicit(req) {
+		return nil, what + ": ask needs a client that supports elicitation; " + instead, nil
+	}
+	res, err := req.Session.Elicit(ctx, form)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, "", ctx.Err()
+		}
+		s.log.Warn("elicitation failed", "err", err)
+		return nil, what + ": the client could not be asked (" + err.Error() + "); " + instead, nil
+	}
+	return res, "", nil
 }
 
 func canElicit(req *mcp.CallToolRequest) bool {
