@@ -233,6 +233,13 @@ func (c *Client) ListSessionPage(status string, limit int) (SessionPage, error) 
 	return out, err
 }
 
+// SessionStamps is Store.SessionStamps, asked of the owner.
+func (c *Client) SessionStamps() ([]SessionStamp, error) {
+	var out []SessionStamp
+	_, err := c.call(request{Op: "session_stamps"}, &out)
+	return out, err
+}
+
 // Session is Store.Session, asked of the owner.
 func (c *Client) Session(id string) (Session, error) {
 	var out Session

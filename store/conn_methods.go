@@ -15,6 +15,10 @@ func (c *Conn) ListSessionPage(status string, limit int) (SessionPage, error) {
 	return with(c, func(db DB) (SessionPage, error) { return db.ListSessionPage(status, limit) })
 }
 
+func (c *Conn) SessionStamps() ([]SessionStamp, error) {
+	return with(c, func(db DB) ([]SessionStamp, error) { return db.SessionStamps() })
+}
+
 func (c *Conn) Checkpoint(sessionID, name string) ([]byte, bool, error) {
 	return with2(c, func(db DB) ([]byte, bool, error) { return db.Checkpoint(sessionID, name) })
 }

@@ -8,6 +8,7 @@ type Reader interface {
 	Session(id string) (Session, error)
 	ListSessions() ([]Session, error)
 	ListSessionPage(status string, limit int) (SessionPage, error)
+	SessionStamps() ([]SessionStamp, error)
 	Checkpoint(sessionID, name string) ([]byte, bool, error)
 	CheckpointNames(sessionID string) ([]string, error)
 	Events(sessionID string) ([]EventRecord, error)

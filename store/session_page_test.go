@@ -61,3 +61,36 @@ func TestSessionPageIsTheListFilteredAndCut(t *testing.T) {
 		}
 	}
 }
+
+// Stamps are every session's ID, status and update time, from the owner
+// and over the socket alike.
+func TestSessionStamps(t *testing.T) {
+	st, sock, _ := sharedStore(t)
+	for i := range 5 {
+		sess := &Session{Question: fmt.Sprint("q", i), Status: StatusCompleted, CreatedAt: time.Now().Add(time.Duration(i) * time.Second)}
+		if err := st.CreateSession(sess); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all, _ := st.ListSessions()
+	c, err := Dial(sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for who, r := range map[string]Reader{"owner": st, "client": c} {
+		stamps, err := r.SessionStamps()
+		if err != nil || len(stamps) != len(all) {
+			t.Fatalf("%s: %d stamps, %v", who, len(stamps), err)
+		}
+		byID := map[string]SessionStamp{}
+		for _, s := range stamps {
+			byID[s.ID] = s
+		}
+		for _, s := range all {
+			if got := byID[s.ID]; got.Status != s.Status || !got.UpdatedAt.Equal(s.UpdatedAt) {
+				t.Errorf("%s: stamp %+v for %s %s %v", who, got, s.ID, s.Status, s.UpdatedAt)
+			}
+		}
+	}
+}

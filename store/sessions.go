@@ -235,6 +235,34 @@ func (s *Store) ListSessionPage(status string, limit int) (SessionPage, error) {
 	return page, err
 }
 
+// SessionStamp is what says whether a session changed: its ID, status and
+// last update.
+type SessionStamp struct {
+	ID        string    `json:"id"`
+	Status    string    `json:"status"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// SessionStamps lists every session's stamp, newest ID first, decoding
+// only those three fields: a caller that keeps per-session results (a
+// knowledge search's read-by) learns what changed without holding every
+// session.
+func (s *Store) SessionStamps() ([]SessionStamp, error) {
+	var out []SessionStamp
+	err := s.db.View(func(tx *bbolt.Tx) error {
+		c := tx.Bucket(bucketSessions).Cursor()
+		for k, v := c.Last(); k != nil; k, v = c.Prev() {
+			var st SessionStamp
+			if err := json.Unmarshal(v, &st); err != nil {
+				return fmt.Errorf("store: session %s: %w", k, err)
+			}
+			out = append(out, st)
+		}
+		return nil
+	})
+	return out, err
+}
+
 // keepNewest inserts sess into kept (newest first, at most limit long),
 // dropping the oldest when full.
 func keepNewest(kept []Session, sess Session, limit int) []Session {

@@ -35,6 +35,8 @@ func (srv *shareServer) do(req request, who claim) response {
 		v, err = st.ListSessions()
 	case "list_session_page":
 		v, err = st.ListSessionPage(req.Name, min(req.K, maxSessionPage))
+	case "session_stamps":
+		v, err = st.SessionStamps()
 	case "session":
 		v, err = st.Session(req.ID)
 	case "checkpoint":

@@ -82,7 +82,7 @@ func LoadDetail(st store.Reader, id string) (SessionDetail, error) {
 // first). It answers "which of my sessions read this passage?" for a
 // knowledge search. Each session's read keys are decoded once and kept
 // (readSets) while the session is unchanged, so a search costs a walk of
-// the session list, not a decoding of every session's candidates (with
+// the sessions' stamps, not a decoding of every session's candidates (with
 // 2,000 sessions that decoding made each MCP search_knowledge call hold
 // megabytes and grew with the store).
 func ReadBy(st store.Reader, keys []string) (map[string][]string, error) {
@@ -94,11 +94,11 @@ func ReadBy(st store.Reader, keys []string) (map[string][]string, error) {
 	if len(want) == 0 {
 		return out, nil
 	}
-	sessions, err := st.ListSessions() // newest first
+	stamps, err := st.SessionStamps()
 	if err != nil {
 		return nil, err
 	}
-	for _, s := range sessions {
+	for _, s := range stamps {
 		for k := range readSets.of(st, s) {
 			if want[k] {
 				out[k] = append(out[k], s.ID)
@@ -130,7 +130,7 @@ const maxReadSets = 20000
 var readSets = &readSetCache{sets: map[readSetKey]map[string]bool{}}
 
 // of is the set of source keys session s read (empty when it ranked none).
-func (c *readSetCache) of(st store.Reader, s store.Session) map[string]bool {
+func (c *readSetCache) of(st store.Reader, s store.SessionStamp) map[string]bool {
 	k := readSetKey{s.ID, s.UpdatedAt}
 	c.mu.Lock()
 	set, ok := c.sets[k]
