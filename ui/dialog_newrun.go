@@ -174,15 +174,7 @@ func (d *newRunDialog) handle(msg tea.KeyPressMsg, _ time.Time) (action, bool, t
 	case fieldVerify:
 		d.verify = cycle(d.verify, len(verifyModes), msg.String())
 	case fieldSources:
-		n := len(pipeline.KnownSources)
-		switch msg.String() {
-		case "left", "h":
-			d.srcCur = (d.srcCur + n - 1) % n
-		case "right", "l":
-			d.srcCur = (d.srcCur + 1) % n
-		case "space", "x":
-			s := pipeline.KnownSources[d.srcCur]
-			d.sources[s] = !d.sources[s]
+		if toggleSourceRow(d.sources, &d.srcCur, msg.String()) {
 			d.err = ""
 		}
 	}

@@ -130,7 +130,7 @@ func (d *planDialog) handle(msg tea.KeyPressMsg, now time.Time) (action, bool, t
 	case key.Matches(msg, planK.Add):
 		return d.startInput(editAdd, "")
 	case !onRow:
-		d.handleSources(msg)
+		toggleSourceRow(d.sources, &d.srcCur, msg.String())
 	case key.Matches(msg, planK.Edit):
 		return d.startInput(editQuestion, d.rows[d.cursor].question)
 	case key.Matches(msg, planK.Queries):
@@ -146,17 +146,21 @@ func (d *planDialog) handle(msg tea.KeyPressMsg, now time.Time) (action, bool, t
 	return nil, true, nil
 }
 
-func (d *planDialog) handleSources(msg tea.KeyPressMsg) {
+// toggleSourceRow moves along a row of sources (←/→) and ticks the one under
+// the cursor (space, x); it says whether a tick changed.
+func toggleSourceRow(sources map[string]bool, cur *int, k string) bool {
 	n := len(pipeline.KnownSources)
-	switch msg.String() {
+	switch k {
 	case "left", "h":
-		d.srcCur = (d.srcCur + n - 1) % n
+		*cur = (*cur + n - 1) % n
 	case "right", "l":
-		d.srcCur = (d.srcCur + 1) % n
+		*cur = (*cur + 1) % n
 	case "space", "x":
-		s := pipeline.KnownSources[d.srcCur]
-		d.sources[s] = !d.sources[s]
+		s := pipeline.KnownSources[*cur]
+		sources[s] = !sources[s]
+		return true
 	}
+	return false
 }
 
 func (d *planDialog) startInput(e planEdit, value string) (action, bool, tea.Cmd) {
