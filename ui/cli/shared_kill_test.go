@@ -183,8 +183,11 @@ func TestOwnerKilledMidRunThenResumed(t *testing.T) {
 
 	before := len(oll.Requests())
 	id, status := onlySession(t, c)
-	if status != "interrupted" {
-		t.Errorf("the killed owner's session is %q, want interrupted", status)
+	// On a loaded machine the run may have reached the review gate, which
+	// saves the session as awaiting review for the moment the approve
+	// policy takes to answer: a kill then leaves it waiting, as it should.
+	if status != "interrupted" && status != "awaiting_review" {
+		t.Errorf("the killed owner's session is %q, want interrupted (or awaiting_review)", status)
 	}
 	saved := savedAnalyses(t, data, id)
 	stdout, stderr, code, _ := c.run("resume", "--review", "approve", id)
