@@ -143,6 +143,32 @@ func waitAnalyses(t *testing.T, oll *ollamafake.Server, n int) {
 	}
 }
 
+// waitSaved waits until the data dir's one session has an analysis
+// checkpoint: killing after the model was merely asked can, on a loaded
+// machine, come before anything was saved. It keeps one connection to the
+// owner and polls it, so the kill follows the checkpoint closely.
+func waitSaved(t *testing.T, data string) {
+	t.Helper()
+	st, err := store.Connect(filepath.Join(data, "researchtui.db"), store.Options{LockTimeout: 100 * time.Millisecond}, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
+		sessions, _ := st.ListSessions()
+		if len(sessions) == 0 {
+			continue
+		}
+		names, _ := st.CheckpointNames(sessions[0].ID)
+		for _, n := range names {
+			if strings.HasPrefix(n, "analyse/") {
+				return
+			}
+		}
+	}
+	t.Fatal("no analysis was saved in 60 s")
+}
+
 // onlySession is the one session in the data dir, read through whichever
 // process owns it.
 func onlySession(t *testing.T, c *cli) (id, status string) {
@@ -178,6 +204,7 @@ func TestOwnerKilledMidRunThenResumed(t *testing.T) {
 		t.Fatalf("the MCP server beside the running owner: %s\n%s", text, mcpErr)
 	}
 	waitAnalyses(t, oll, 3)
+	waitSaved(t, data)
 	owner.Process.Signal(syscall.SIGKILL)
 	owner.Wait()
 
@@ -212,6 +239,7 @@ func TestClientKilledMidRunThenResumedBesideTheOwner(t *testing.T) {
 	}
 	runner, _ := startBackground(t, c, "run", "--review", "approve", "--sources", "arxiv,openalex", killQuestion)
 	waitAnalyses(t, oll, 3)
+	waitSaved(t, data)
 	runner.Process.Signal(syscall.SIGKILL)
 	runner.Wait()
 	before := len(oll.Requests())
