@@ -195,7 +195,9 @@ const killQuestion = "How is software testing studied, and how are language mode
 // finished model call, and the MCP server goes on working (it takes the
 // data dir over or follows whoever did).
 func TestOwnerKilledMidRunThenResumed(t *testing.T) {
-	oll, c, data := slowWorld(t)
+	// Slower than slowWorld: the run must still be going once a second
+	// process (the MCP server, built with -race) has started beside it.
+	oll, c, data := fakeWorld(t, ollamafake.Options{TokenDelay: 15 * time.Millisecond, Parallel: 1})
 	owner, _ := startBackground(t, c, "run", "--review", "approve", "--sources", "arxiv,openalex", killQuestion)
 	waitAnalyses(t, oll, 1) // the owner has the data dir and is running
 	mcpClient, mcpCmd, mcpErr := startMCP(t, c)

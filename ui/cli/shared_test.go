@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -52,11 +53,11 @@ func fakeWorld(t *testing.T, opt ollamafake.Options) (*ollamafake.Server, *cli, 
 }
 
 // startMCP starts `researchtui mcp` as a client would and connects to it.
-func startMCP(t *testing.T, c *cli) (*mcp.ClientSession, *exec.Cmd, *bytes.Buffer) {
+func startMCP(t *testing.T, c *cli) (*mcp.ClientSession, *exec.Cmd, *syncBuffer) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "mcp")
 	cmd.Env = c.env
-	stderr := &bytes.Buffer{}
+	stderr := &syncBuffer{}
 	cmd.Stderr = stderr
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).
 		Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
@@ -64,6 +65,25 @@ func startMCP(t *testing.T, c *cli) (*mcp.ClientSession, *exec.Cmd, *bytes.Buffe
 		t.Fatalf("connect: %v\n%s", err, stderr)
 	}
 	return cs, cmd, stderr
+}
+
+// syncBuffer is a subprocess's output that a test may print while the
+// process still writes it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 func callText(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) (*mcp.CallToolResult, string) {
