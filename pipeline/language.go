@@ -36,6 +36,9 @@ func normalizeLanguage(s string) (string, error) {
 		return "", nil
 	}
 	tag, err := language.Parse(s)
+	if err == nil && display.English.Tags().Name(tag) == "" {
+		err = fmt.Errorf("no such language") // well formed ("zz"), but nobody speaks it
+	}
 	if err != nil {
 		var ok bool
 		if tag, ok = languageByName(s); !ok {

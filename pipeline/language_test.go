@@ -79,9 +79,11 @@ func TestLanguageNames(t *testing.T) {
 			t.Errorf("%q: %q %v, want %q", in, o.Language, err, want)
 		}
 	}
-	o := pipeline.Options{Question: "q?", Model: "m", EmbedModel: "e", Language: "Klingonish"}
-	if err := o.Normalize(); err == nil || !strings.Contains(err.Error(), "unknown --language") {
-		t.Errorf("an unknown language: %v", err)
+	for _, bad := range []string{"Klingonish", "zz", "x"} {
+		o := pipeline.Options{Question: "q?", Model: "m", EmbedModel: "e", Language: bad}
+		if err := o.Normalize(); err == nil || !strings.Contains(err.Error(), "unknown --language") {
+			t.Errorf("the unknown language %q: %v", bad, err)
+		}
 	}
 }
 
