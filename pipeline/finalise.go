@@ -44,7 +44,7 @@ func (o *orchestrator) stageFinalise(ctx context.Context) error {
 		cs := citedSource(i+1, rec, an)
 		cs.Read = o.readAs(an.SourceKey)
 		rep.Sources = append(rep.Sources, cs)
-		fmt.Fprintf(&refs, "[%d] %s\n\n", cs.N, cs.Reference)
+		fmt.Fprintf(&refs, "[%d] %s%s\n\n", cs.N, cs.Reference, libraryMark(cs))
 	}
 	md := strings.TrimSpace(check.text)
 	rep.Funnel = o.funnel(len(check.order))
@@ -99,7 +99,7 @@ func (o *orchestrator) stageFinalise(ctx context.Context) error {
 func citedSource(n int, r search.Record, an Analysis) CitedSource {
 	cs := CitedSource{
 		N: n, Key: r.Key, Title: r.Title, Authors: r.Authors, Year: r.Year, Venue: r.Venue,
-		DOI: r.DOI, ArxivID: r.ArxivID, URL: r.URL, PDFURL: r.PDFURL, Source: r.Source,
+		DOI: r.DOI, ArxivID: r.ArxivID, URL: r.URL, PDFURL: r.PDFURL, Source: r.Source, Library: r.Library,
 	}
 	if len(an.Quotes) > 0 {
 		cs.Quote = an.Quotes[0].Text
@@ -110,6 +110,15 @@ func citedSource(n int, r search.Record, an Analysis) CitedSource {
 		cs.Reference = "RETRACTED: " + cs.Reference
 	}
 	return cs
+}
+
+// libraryMark follows the reference of a work from the person's library,
+// so the reader knows which copy was read.
+func libraryMark(cs CitedSource) string {
+	if cs.Library == "" {
+		return ""
+	}
+	return " *(your library: " + cs.Library + ")*"
 }
 
 // readAs says how a source was read, from its read checkpoint: full text

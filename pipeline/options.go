@@ -3,6 +3,7 @@ package pipeline
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -86,6 +87,11 @@ type Options struct {
 	// ReviewPlan is ReviewAsk to stop after planning until a person
 	// approves or edits the plan; anything else goes straight on.
 	ReviewPlan string `json:"review_plan,omitempty"`
+	// Collections limit the local source to the person's library
+	// collections of these names (a library, a collection, a "#tag", or
+	// "corpus" for the loose documents); none: all of it. Naming one
+	// brings the local source in.
+	Collections []string `json:"collections,omitempty"`
 }
 
 // depthPlan is what a depth means in numbers.
@@ -205,6 +211,10 @@ func (o *Options) Normalize() error {
 		o.AutoSources = true
 		o.Sources = append([]string(nil), KnownSources...)
 	}
+	o.Collections = cleanCollections(o.Collections)
+	if len(o.Collections) > 0 && !slices.Contains(o.Sources, "local") {
+		o.Sources = append(o.Sources, "local")
+	}
 	seen := map[string]bool{}
 	var srcs []string
 	for _, s := range o.Sources {
@@ -242,4 +252,20 @@ func isKnownSource(s string) bool {
 // a terminal nor count as a question.
 func normalizeQuestion(q string) string {
 	return search.CleanLine(q)
+}
+
+// cleanCollections trims collection names and drops empty and repeated
+// ones (without regard to case).
+func cleanCollections(names []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, n := range names {
+		n = strings.Join(strings.Fields(n), " ")
+		if n == "" || seen[strings.ToLower(n)] {
+			continue
+		}
+		seen[strings.ToLower(n)] = true
+		out = append(out, n)
+	}
+	return out
 }

@@ -45,17 +45,8 @@ func (o *orchestrator) readSource(ctx context.Context, rec search.Record) ([]sto
 		return chunks, rr.FullText, err
 	}
 	a := &agentCall{o: o, stage: StageRead, name: "reader"}
-	if rec.Source == "local" {
-		// Local documents were read and chunked by `corpus add`.
-		if chunks, err := o.engine.Store.Chunks(rec.Key); err != nil || len(chunks) > 0 {
-			if err == nil {
-				ref := sourceRef(rec)
-				ref.FullText = true
-				o.emit(Event{Type: DocumentRead, Stage: StageRead, Agent: a.name, Source: &ref, Count: len(chunks), Message: fmt.Sprintf("%d chunks from the local corpus", len(chunks))})
-				err = o.checkpoint("read/"+rec.Key, readResult{FullText: true, Chunks: len(chunks)})
-			}
-			return chunks, true, err
-		}
+	if chunks, full, ok, err := o.readOwnCopy(rec); ok || err != nil {
+		return chunks, full, err
 	}
 	pages, full, why, noText := o.fetchText(ctx, rec)
 	if ctx.Err() != nil {
@@ -106,6 +97,48 @@ func (o *orchestrator) readSource(ctx context.Context, rec search.Record) ([]sto
 		return nil, false, err
 	}
 	return chunks, full, nil
+}
+
+// readOwnCopy reads a work from the person's own copy, read and chunked by
+// `corpus add` or `library import`: a work also found online is read from
+// the person's PDF first. Its chunks are stored under the work's key as
+// well when that differs (the text is the same, so no vector is made
+// again). ok is false when there is no own copy.
+func (o *orchestrator) readOwnCopy(rec search.Record) ([]store.Chunk, bool, bool, error) {
+	own := search.LocalStoreKey(rec)
+	if own == "" {
+		return nil, false, false, nil
+	}
+	chunks, err := o.engine.Store.Chunks(own)
+	if err != nil || len(chunks) == 0 {
+		return nil, false, false, err
+	}
+	full := rec.Path != "" // a library item without a file is its abstract
+	if own != rec.Key {
+		copied := make([]store.Chunk, len(chunks))
+		for i, c := range chunks {
+			c.ID, c.SourceKey = store.ChunkID(rec.Key, i), rec.Key
+			copied[i] = c
+		}
+		if err := o.engine.Store.PutChunks(rec.Key, copied); err != nil {
+			return nil, false, false, err
+		}
+		if chunks, err = o.engine.Store.Chunks(rec.Key); err != nil {
+			return nil, false, false, err
+		}
+	}
+	where := "the local corpus"
+	if rec.Library != "" {
+		where = "your library (" + rec.Library + ")"
+	}
+	msg := fmt.Sprintf("%d chunks from %s", len(chunks), where)
+	if !full {
+		msg = "abstract from " + where
+	}
+	ref := sourceRef(rec)
+	ref.FullText = full
+	o.emit(Event{Type: DocumentRead, Stage: StageRead, Agent: "reader", Source: &ref, Count: len(chunks), Message: msg})
+	return chunks, full, true, o.checkpoint("read/"+rec.Key, readResult{FullText: full, Chunks: len(chunks)})
 }
 
 // fetchText downloads a source's full text. It returns the pages, whether
@@ -160,7 +193,7 @@ func shortErr(err error) string {
 }
 
 func sourceRef(r search.Record) SourceRef {
-	return SourceRef{Key: r.Key, Title: r.Title, Source: r.Source, Year: r.Year, URL: firstNonEmpty(r.URL, r.PDFURL)}
+	return SourceRef{Key: r.Key, Title: r.Title, Source: r.Source, Library: r.Library, Year: r.Year, URL: firstNonEmpty(r.URL, r.PDFURL)}
 }
 
 func firstNonEmpty(ss ...string) string {

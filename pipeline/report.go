@@ -23,6 +23,10 @@ type CitedSource struct {
 	URL       string   `json:"url,omitempty"`
 	PDFURL    string   `json:"pdf_url,omitempty"`
 	Source    string   `json:"source"`
+	// Library is the person's reference library the work is an item of
+	// ("zotero", "refs"): it was read from the person's own copy and its
+	// reference comes from the library's metadata.
+	Library string `json:"library,omitempty"`
 	Quote     string   `json:"quote,omitempty"`
 	Reference string   `json:"reference"` // the APA line as printed
 	// Read is how the run read the source: ReadFullText or ReadAbstract;

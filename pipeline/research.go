@@ -116,7 +116,7 @@ func (o *orchestrator) searchSources(ctx context.Context, a *agentCall, sq SubQu
 			call := &Call{Operation: "search", Source: name}
 			for _, q := range sq.Queries.tiers() {
 				call.Attempts++
-				recs, err := src.Search(ctx, q, o.plan.ResultsPerCall)
+				recs, err := o.searchOne(ctx, src, q)
 				if err != nil {
 					call.Error = shortErr(err)
 					if ctx.Err() == nil {
@@ -406,4 +406,13 @@ func countRead(cs []Candidate) int {
 		}
 	}
 	return n
+}
+
+// searchOne asks src for query's results, the local source only within the
+// run's collections when it names some.
+func (o *orchestrator) searchOne(ctx context.Context, src search.Source, query string) ([]search.Record, error) {
+	if sc, ok := src.(search.CollectionSearcher); ok && len(o.opt.Collections) > 0 {
+		return sc.SearchCollections(ctx, query, o.plan.ResultsPerCall, o.opt.Collections)
+	}
+	return src.Search(ctx, query, o.plan.ResultsPerCall)
 }

@@ -72,8 +72,10 @@ func identifiers(r *Record) []string {
 	if r.PMCID != "" {
 		ids = append(ids, "pmc:"+strings.ToUpper(r.PMCID))
 	}
-	if r.Source == "local" && r.Path != "" {
-		ids = append(ids, "local:"+r.Path)
+	if key := LocalStoreKey(*r); key != "" && (r.Source == "local" || r.Library != "") {
+		// the stored key, so that a local document found by search is
+		// read from its stored chunks
+		ids = append(ids, key)
 	}
 	if r.Source == "web" && len(ids) == 0 && r.URL != "" {
 		// a web page is its address: two pages may share a title
@@ -162,6 +164,7 @@ func Merge(records []Record) []Record {
 func cloneRecord(r Record) Record {
 	r.Authors = append([]string(nil), r.Authors...)
 	r.FoundBy = append([]string(nil), r.FoundBy...)
+	r.Collections = append([]string(nil), r.Collections...)
 	r.Updates = append([]Update(nil), r.Updates...)
 	if r.Data != nil {
 		d := make(map[string]any, len(r.Data))
@@ -207,6 +210,14 @@ func mergeInto(dst, src *Record) {
 	fill(&dst.OpenAlexID, src.OpenAlexID)
 	fill(&dst.PMCID, src.PMCID)
 	fill(&dst.Path, src.Path)
+	if dst.Library == "" && src.Library != "" {
+		dst.Library, dst.LibraryID = src.Library, src.LibraryID
+	}
+	for _, c := range src.Collections {
+		if !contains(dst.Collections, c) {
+			dst.Collections = append(dst.Collections, c)
+		}
+	}
 	fill(&dst.Title, src.Title)
 	if len(src.Authors) > len(dst.Authors) {
 		dst.Authors = append([]string(nil), src.Authors...)
@@ -214,7 +225,7 @@ func mergeInto(dst, src *Record) {
 	if dst.Year == 0 {
 		dst.Year = src.Year
 	}
-	if dst.Venue == "" || strings.EqualFold(dst.Venue, "arxiv") && src.Venue != "" && !strings.HasPrefix(strings.ToLower(src.Venue), "arxiv") {
+	if dst.Venue == "" || dst.Venue == LocalVenue && src.Venue != "" || strings.EqualFold(dst.Venue, "arxiv") && src.Venue != "" && !strings.HasPrefix(strings.ToLower(src.Venue), "arxiv") {
 		dst.Venue = src.Venue
 	}
 	if len(src.Abstract) > len(dst.Abstract) {

@@ -39,6 +39,31 @@ func LocalKey(absPath string) string {
 	return "local:" + hex.EncodeToString(sum[:8])
 }
 
+// LocalVenue is the venue of a loose local document: it has none, and any
+// source's venue for the same work is better.
+const LocalVenue = "local document"
+
+// LibraryKey is the store key of an item of the person's library: stable
+// for its library and ID, so a changed item replaces its old chunks.
+func LibraryKey(library, id string) string {
+	sum := sha256.Sum256([]byte(library + "\x00" + id))
+	return "lib:" + hex.EncodeToString(sum[:8])
+}
+
+// LocalStoreKey is where the person's own copy of a work is stored (its
+// chunks, read by `corpus add` or `library import`): "" when the record has
+// none. A work found online and in the person's library is one record with
+// its own key; its text comes from here first.
+func LocalStoreKey(r Record) string {
+	switch {
+	case r.Library != "" && r.LibraryID != "":
+		return LibraryKey(r.Library, r.LibraryID)
+	case r.Path != "":
+		return LocalKey(r.Path)
+	}
+	return ""
+}
+
 // ReadLocalFile reads a pdf, md, txt or html file into a Document (Pages
 // for PDFs, one page otherwise) and a Record describing it. Errors say why
 // a file cannot be indexed, for one clear line per skipped file:
@@ -115,7 +140,7 @@ func ReadLocalFile(path string) (Document, Record, error) {
 		FoundBy: []string{"local"},
 		Path:    abs,
 		Title:   CleanLine(doc.Title),
-		Venue:   "local document",
+		Venue:   LocalVenue,
 		URL:     "file://" + abs,
 		Year:    st.ModTime().Year(),
 	}
@@ -274,7 +299,33 @@ func termsOf(s string) []string {
 	return out
 }
 
+// CollectionSearcher is a source whose documents are filed in collections
+// (the local corpus): a run may search some of them only.
+type CollectionSearcher interface {
+	// SearchCollections is Search over the documents in any of
+	// collections (all of them when it is empty).
+	SearchCollections(ctx context.Context, query string, limit int, collections []string) ([]Record, error)
+}
+
+// InCollections says whether r is filed in any of names: matched without
+// regard to case, a collection holding its sub-collections
+// ("Thesis" holds "Thesis/Chapter 2").
+func InCollections(r Record, names []string) bool {
+	for _, want := range names {
+		for _, c := range r.Collections {
+			if strings.EqualFold(c, want) || len(c) > len(want) && c[len(want)] == '/' && strings.EqualFold(c[:len(want)], want) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func (l *localSource) Search(ctx context.Context, query string, limit int) ([]Record, error) {
+	return l.SearchCollections(ctx, query, limit, nil)
+}
+
+func (l *localSource) SearchCollections(ctx context.Context, query string, limit int, collections []string) ([]Record, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -291,6 +342,15 @@ func (l *localSource) Search(ctx context.Context, query string, limit int) ([]Re
 	entries, err := l.entries()
 	if err != nil {
 		return nil, fmt.Errorf("local: %w", err)
+	}
+	if len(collections) > 0 {
+		var in []localEntry
+		for _, e := range entries {
+			if InCollections(e.rec, collections) {
+				in = append(in, e)
+			}
+		}
+		entries = in
 	}
 	df := map[string]int{}
 	for _, e := range entries {

@@ -37,8 +37,18 @@ type Record struct {
 	// pipeline passes them to the writer as a data block and never filters
 	// them by vector similarity.
 	Data map[string]any `json:"data,omitempty"`
-	// Path is the file a local-corpus record was read from.
+	// Path is the file a local-corpus record was read from (for an item
+	// of the person's library, its attachment; empty when it has none).
 	Path string `json:"path,omitempty"`
+	// Library and LibraryID name an item of the person's reference
+	// library (search/corpus's library import): the library ("zotero",
+	// "refs.bib") and the item's ID in it. Its metadata came from the
+	// library, its text from the person's own file.
+	Library   string `json:"library,omitempty"`
+	LibraryID string `json:"library_id,omitempty"`
+	// Collections are the library collections (and "#tags") the item is
+	// filed in, and "corpus" for a loose document of `corpus add`.
+	Collections []string `json:"collections,omitempty"`
 	// References are the OpenAlex IDs of the works this one cites, when
 	// the source reports them (OpenAlex's referenced_works), for citation
 	// chasing.

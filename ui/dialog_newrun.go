@@ -22,6 +22,7 @@ const (
 	fieldKind
 	fieldPlan
 	fieldLanguage
+	fieldLibrary
 	fieldCount
 )
 
@@ -53,12 +54,16 @@ type newRunDialog struct {
 	verify   int
 	sources  map[string]bool
 	srcCur   int
+	library  libraryRow
 	focus    int
 	err      string
 }
 
 func newNewRunDialog(st *themes.Styles, defaults pipeline.Options, initial string) (*newRunDialog, tea.Cmd) {
-	d := &newRunDialog{base: defaults, sources: map[string]bool{}}
+	d := &newRunDialog{base: defaults, sources: map[string]bool{}, library: libraryRow{ticked: map[string]bool{}}}
+	for _, c := range defaults.Collections {
+		d.library.ticked[c] = true
+	}
 	d.question = newInput(st, "what do you want to know?", 60)
 	d.question.limit = pipeline.MaxQuestionBytes
 	d.question.SetValue(initial)
@@ -132,7 +137,20 @@ func (d *newRunDialog) options() pipeline.Options {
 		}
 	}
 	opt.AutoSources = len(opt.Sources) == 0
+	opt.Collections = d.library.names()
+	if len(opt.Collections) > 0 && !opt.AutoSources && !d.sources["local"] {
+		opt.Sources = append(opt.Sources, "local") // a collection is searched
+	}
 	return opt
+}
+
+// setCollections fills the Library row once the collections are read.
+func (d *newRunDialog) setCollections(msg collectionsLoadedMsg) {
+	if msg.err != nil {
+		d.library.err = msg.err.Error()
+		return
+	}
+	d.library.cols = msg.cols
 }
 
 func (d *newRunDialog) handle(msg tea.KeyPressMsg, _ time.Time) (action, bool, tea.Cmd) {
@@ -177,6 +195,8 @@ func (d *newRunDialog) handle(msg tea.KeyPressMsg, _ time.Time) (action, bool, t
 		if toggleSourceRow(d.sources, &d.srcCur, msg.String()) {
 			d.err = ""
 		}
+	case fieldLibrary:
+		d.library.handle(msg.String())
 	}
 	return nil, true, cmd
 }
@@ -245,6 +265,7 @@ func (d *newRunDialog) view(st *themes.Styles, w, _ int) string {
 	lines = append(lines, label(fieldKind, "Report")+" "+choices(st, kinds, d.kind))
 	lines = append(lines, label(fieldPlan, "Plan")+" "+choices(st, planChoices, d.plan))
 	lines = append(lines, label(fieldLanguage, "Language")+" "+d.language.View())
+	lines = append(lines, label(fieldLibrary, "Library")+" "+d.library.view(st, d.focus == fieldLibrary, inner-12))
 	if d.err != "" {
 		lines = append(lines, "", st.Error.Render(d.err))
 	}

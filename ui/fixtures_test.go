@@ -74,28 +74,29 @@ func (r *fakeRun) Cancel() {
 
 // fakeServices is an in-memory store and engine.
 type fakeServices struct {
-	mu         sync.Mutex
-	sessions   []store.Session
-	reports    map[string]pipeline.Report
-	runs       []*fakeRun
-	started    []pipeline.Options
-	resumed    []string
-	answers    []*pipeline.Decision // the decision each Resume came with
-	deleted    []string
-	opened     []string
-	exported   []string
-	startErr   error
-	resumeErr  error // returned by Resume (the engine refusing a second resume)
-	pulled     []string
-	pullErr    error
-	saved      []Settings // what SaveSettings was asked to write
-	saveErr    error
-	asked      []string // "id: question" of each Ask
-	versions   map[string][]pipeline.Version
-	events     map[string][]pipeline.Event // stored event logs, for timelines
-	candidates map[string][]pipeline.Candidate
-	watched    []string      // sessions Watch was asked to follow
-	changes    chan struct{} // what Changes returns (nil: no feed)
+	mu          sync.Mutex
+	sessions    []store.Session
+	reports     map[string]pipeline.Report
+	runs        []*fakeRun
+	started     []pipeline.Options
+	resumed     []string
+	answers     []*pipeline.Decision // the decision each Resume came with
+	deleted     []string
+	opened      []string
+	exported    []string
+	startErr    error
+	resumeErr   error               // returned by Resume (the engine refusing a second resume)
+	collections []LibraryCollection // the library's, for the form
+	pulled      []string
+	pullErr     error
+	saved       []Settings // what SaveSettings was asked to write
+	saveErr     error
+	asked       []string // "id: question" of each Ask
+	versions    map[string][]pipeline.Version
+	events      map[string][]pipeline.Event // stored event logs, for timelines
+	candidates  map[string][]pipeline.Candidate
+	watched     []string      // sessions Watch was asked to follow
+	changes     chan struct{} // what Changes returns (nil: no feed)
 }
 
 // Watch follows a session "in another process": a scripted run.
@@ -136,6 +137,8 @@ func (f *fakeServices) Versions(id string) ([]pipeline.Version, error) {
 	defer f.mu.Unlock()
 	return f.versions[id], nil
 }
+
+func (f *fakeServices) Collections() ([]LibraryCollection, error) { return f.collections, nil }
 
 func (f *fakeServices) SaveSettings(s Settings) error {
 	f.mu.Lock()

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -732,5 +733,25 @@ func TestNewResearchFormKindPlanLanguage(t *testing.T) {
 	}
 	if got := svc.started[0]; got.Kind != "review" || got.ReviewPlan != "ask" || got.Language != "German" {
 		t.Errorf("options kind %q plan %q language %q", got.Kind, got.ReviewPlan, got.Language)
+	}
+}
+
+// The form's Library row offers the library's collections with their
+// counts; the ticked ones limit the run's local source.
+func TestNewResearchFormLibrary(t *testing.T) {
+	m, svc := newTestModel(t, 80, 24, "dark", false)
+	svc.collections = []LibraryCollection{{Name: "zotero", Items: 200}, {Name: "Thesis", Items: 12}, {Name: "#to read", Items: 3}}
+	typeText(t, m, "Is it")
+	press(t, m, "ctrl+o")
+	press(t, m, "shift+tab") // the last row: Library
+	if out := m.render(); !strings.Contains(out, "Thesis (12)") || !strings.Contains(out, "zotero (200)") {
+		t.Fatalf("the collections are not offered:\n%s", out)
+	}
+	press(t, m, "l", "space", "enter")
+	if len(svc.started) != 1 {
+		t.Fatalf("started %d", len(svc.started))
+	}
+	if got := svc.started[0]; !slices.Equal(got.Collections, []string{"Thesis"}) {
+		t.Errorf("collections %q", got.Collections)
 	}
 }

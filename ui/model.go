@@ -208,6 +208,11 @@ func (m *rootModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case candidatesLoadedMsg:
 		return m, m.onCandidatesLoaded(msg)
+	case collectionsLoadedMsg:
+		if d, ok := m.dialog.(*newRunDialog); ok {
+			d.setCollections(msg)
+		}
+		return m, nil
 	case runStartedMsg:
 		return m, m.onRunStarted(msg)
 	case runEventsMsg:

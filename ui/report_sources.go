@@ -53,7 +53,7 @@ func sourceLines(st *themes.Styles, s pipeline.CitedSource, w int, full, wholeQu
 		}
 	}
 	pad := strings.Repeat(" ", len(num))
-	meta, tag := sourceMeta(s, full), joinTags(noticeTag(st, s), readTag(st, s.Read))
+	meta, tag := sourceMeta(s, full), joinTags(noticeTag(st, s), readTag(st, s.Read), libraryTag(st, s))
 	if meta != "" {
 		ml := strings.Split(wrapText(meta, max(w-len(num), 10)), "\n")
 		for i, l := range ml {
@@ -121,6 +121,14 @@ func sourceMeta(s pipeline.CitedSource, full bool) string {
 		meta = append(meta, s.Venue)
 	}
 	return strings.Join(meta, " · ")
+}
+
+// libraryTag marks a work from the person's own library.
+func libraryTag(st *themes.Styles, s pipeline.CitedSource) string {
+	if s.Library == "" {
+		return ""
+	}
+	return st.Accent.Render("your library: " + sanitizeLine(s.Library))
 }
 
 // noticeTag marks a source whose standing changed after publication:

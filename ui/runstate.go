@@ -236,6 +236,8 @@ func (rs *runState) apply(ev pipeline.Event) {
 			row.state = pipeline.StateQueued
 			if m := ev.Message; strings.HasPrefix(m, "reference of") || strings.HasPrefix(m, "cites") || strings.HasPrefix(m, "query:") {
 				row.origin = sanitizeLine(m) // found by a follow-up round
+			} else if ev.Source.Library != "" {
+				row.origin = "your library: " + sanitizeLine(ev.Source.Library)
 			}
 		}
 	case pipeline.RoundStarted:

@@ -267,7 +267,7 @@ func (m *rootModel) newResearchForm(tea.KeyPressMsg) tea.Cmd {
 	d, cmd := newNewRunDialog(m.st, m.cfg.Defaults, m.sessions.line.Value())
 	m.sessions.line.SetValue("")
 	m.dialog = d
-	return cmd
+	return tea.Batch(cmd, loadCollectionsCmd(m.svc))
 }
 
 func (m *rootModel) deleteSelected(tea.KeyPressMsg) tea.Cmd {

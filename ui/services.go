@@ -60,6 +60,15 @@ type services interface {
 	PullModel(ctx context.Context, model string, progress func(pipeline.PullProgress)) error
 	// SaveSettings writes what the TUI remembers to the config file.
 	SaveSettings(s Settings) error
+	// Collections lists the collections of the person's library.
+	Collections() ([]LibraryCollection, error)
+}
+
+// LibraryCollection is a collection of the person's library (or "corpus",
+// the loose documents) with how many documents it holds.
+type LibraryCollection struct {
+	Name  string
+	Items int
 }
 
 // errNoBackend is what starting or resuming says when there is no engine.
@@ -67,9 +76,17 @@ var errNoBackend = errors.New("no model backend: start Ollama (`ollama serve`) a
 
 // liveServices is services over the real engine and store.
 type liveServices struct {
-	eng  *pipeline.Engine
-	st   store.DB
-	save func(Settings) error
+	eng         *pipeline.Engine
+	st          store.DB
+	save        func(Settings) error
+	collections func() ([]LibraryCollection, error)
+}
+
+func (l liveServices) Collections() ([]LibraryCollection, error) {
+	if l.collections == nil {
+		return nil, nil
+	}
+	return l.collections()
 }
 
 func (l liveServices) SaveSettings(s Settings) error {
@@ -215,7 +232,7 @@ func (l liveServices) OpenURL(url string) error {
 }
 
 // exportExt maps an export format to its file extension.
-var exportExt = map[string]string{"md": "md", "html": "html", "json": "json", "bibtex": "bib"}
+var exportExt = map[string]string{"md": "md", "html": "html", "json": "json", "bibtex": "bib", "ris": "ris", "csljson": "csl.json"}
 
 // writeExport writes an exported report under dir/exports and returns the
 // path. The file name comes from the session ID (never from the title, which

@@ -36,13 +36,16 @@ type Config struct {
 	// SaveSettings writes what the TUI remembers (the theme, the form's
 	// last choice) to the config file; nil: nothing is saved.
 	SaveSettings func(Settings) error
+	// Collections lists the collections of the person's library and
+	// corpus, for the form's Library row; nil: none.
+	Collections func() ([]LibraryCollection, error)
 }
 
 // Run shows the TUI until the person quits or ctx is cancelled. Live runs
 // are cancelled on the way out and given a moment to save, so a run stopped
 // at the review gate stays awaiting review.
 func Run(ctx context.Context, cfg Config) error {
-	svc := liveServices{eng: cfg.Engine, st: cfg.Store, save: cfg.SaveSettings}
+	svc := liveServices{eng: cfg.Engine, st: cfg.Store, save: cfg.SaveSettings, collections: cfg.Collections}
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	m := newModel(runCtx, cfg, svc, options{noColor: os.Getenv("NO_COLOR") != "", tmux: os.Getenv("TMUX") != ""})

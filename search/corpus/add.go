@@ -75,6 +75,7 @@ type corpusJob struct {
 	abs, shown string
 	size       int64
 	old        *Entry
+	item       *itemJob // a library item, not a file
 	res        chan corpusResult
 }
 
@@ -83,6 +84,7 @@ const (
 	fileUnchanged
 	fileTouched // same content, new modification time
 	fileSkipped
+	itemMetaChanged // a library item's text is the same, its metadata not
 )
 
 type corpusResult struct {
@@ -94,6 +96,8 @@ type corpusResult struct {
 	doc     search.Document
 	rec     search.Record
 	chunks  []Chunk
+	meta    string // a library item's metadata hash
+	file    string // the library item's attachment read ("" its abstract)
 }
 
 // readCorpusFile does the per-file work that needs no shared state: stat,
@@ -162,14 +166,21 @@ type corpusIngest struct {
 }
 
 type pendingFile struct {
-	job    *corpusJob
-	entry  *Entry
-	item   Batch
-	verb   string // added or updated
-	detail string
+	job       *corpusJob
+	entry     *Entry     // a file's manifest entry
+	itemEntry *ItemEntry // or a library item's
+	item      Batch
+	verb      string // added or updated
+	detail    string
+	// keepVectors: the chunks are the ones stored (new metadata only), so
+	// nothing is embedded.
+	keepVectors bool
 }
 
 func (c *corpusIngest) apply(j *corpusJob, r corpusResult) error {
+	if j.item != nil {
+		return c.applyItem(j, r)
+	}
 	switch r.state {
 	case fileSkipped:
 		c.file("skipped", j.shown, r.reason)
@@ -222,6 +233,12 @@ func (c *corpusIngest) apply(j *corpusJob, r corpusResult) error {
 		c.pending = append(c.pending, pendingFile{job: j, entry: e, item: item, verb: verb, detail: detail})
 		c.pendingN += len(r.chunks)
 	}
+	return c.maybeCommit()
+}
+
+// maybeCommit commits the waiting files when there are enough of them or
+// they have waited long enough.
+func (c *corpusIngest) maybeCommit() error {
 	if len(c.pending) >= commitFiles || c.pendingN >= commitChunks || len(c.pending) > 0 && time.Since(c.lastCommit) >= commitEvery {
 		return c.commit()
 	}
@@ -247,10 +264,22 @@ func (c *corpusIngest) commit() error {
 		return err
 	}
 	for _, p := range c.pending {
-		c.m.Files[p.job.abs] = p.entry
+		slot := p.job.abs
+		if p.itemEntry != nil {
+			if c.m.Items == nil {
+				c.m.Items = map[string]*ItemEntry{}
+			}
+			slot = "item:" + itemSlot(p.itemEntry.Library, p.itemEntry.ID)
+			c.m.Items[itemSlot(p.itemEntry.Library, p.itemEntry.ID)] = p.itemEntry
+		} else {
+			c.m.Files[p.job.abs] = p.entry
+		}
+		if p.keepVectors {
+			continue
+		}
 		c.stats.chunksStored.Add(int64(len(p.item.Chunks)))
 		if c.emb != nil {
-			c.toEmbed(p.job.abs, p.item.Chunks)
+			c.toEmbed(slot, p.item.Chunks)
 		}
 	}
 	c.unsaved = append(c.unsaved, c.pending...)
@@ -278,7 +307,7 @@ func (c *corpusIngest) saveManifest() error {
 	}
 	for _, p := range c.unsaved {
 		c.file(p.verb, p.job.shown, p.detail)
-		if p.job.old != nil {
+		if p.verb == "updated" {
 			c.n.Updated++
 		} else {
 			c.n.Added++
@@ -309,8 +338,10 @@ func (c *corpusIngest) markEmbedded() {
 	if c.emb == nil || c.emb.stopped() || c.stats.chunksNotEmbedded.Load() > 0 {
 		return
 	}
-	for abs := range c.queued {
-		if e := c.m.Files[abs]; e != nil {
+	for slot := range c.queued {
+		if e := c.m.Files[slot]; e != nil {
+			e.EmbeddedWith = c.emb.model
+		} else if e := c.m.Items[strings.TrimPrefix(slot, "item:")]; e != nil {
 			e.EmbeddedWith = c.emb.model
 		}
 	}
@@ -407,7 +438,38 @@ func Add(ctx context.Context, opt Options, paths []string) (Result, error) {
 	if opt.Embedder != nil {
 		c.emb = newEmbedder(ctx, c.st, *opt.Embedder, c.stats)
 	}
-	release := readAhead(ctx, jobs, func(j *corpusJob) corpusResult { return readCorpusFile(ctx, c.st, j, c.stats) })
+	loopErr := c.ingest(ctx, jobs, func(j *corpusJob) corpusResult { return readCorpusFile(ctx, c.st, j, c.stats) })
+	stopWatch()
+	if loopErr == nil && ctx.Err() == nil {
+		loopErr = c.dropRemoved(seen, dirs)
+	}
+	c.markEmbedded()
+	res := c.n
+	res.Progress = c.stats.snapshot()
+	if err := m.Save(opt.Manifest); err != nil && loopErr == nil {
+		loopErr = err
+	}
+	if loopErr != nil {
+		return res, loopErr
+	}
+	res.Documents = len(m.Files)
+	if c.emb != nil {
+		res.Embedded = c.emb.outcome()
+	}
+	if ctx.Err() != nil {
+		return res, ErrInterrupted
+	}
+	if len(missing) > 0 {
+		return res, &NotFoundError{Paths: missing}
+	}
+	return res, nil
+}
+
+// ingest reads the jobs (on every core, in order), applies each result,
+// commits what was read (even when interrupted) and waits for the
+// embedder.
+func (c *corpusIngest) ingest(ctx context.Context, jobs []*corpusJob, read func(*corpusJob) corpusResult) error {
+	release := readAhead(ctx, jobs, read)
 	var loopErr error
 	for _, j := range jobs {
 		var r corpusResult
@@ -434,30 +496,7 @@ func Add(ctx context.Context, opt Options, paths []string) (Result, error) {
 		c.emb.finish()
 		c.emb.finishIndex(ctx)
 	}
-	stopWatch()
-	if loopErr == nil && ctx.Err() == nil {
-		loopErr = c.dropRemoved(seen, dirs)
-	}
-	c.markEmbedded()
-	res := c.n
-	res.Progress = c.stats.snapshot()
-	if err := m.Save(opt.Manifest); err != nil && loopErr == nil {
-		loopErr = err
-	}
-	if loopErr != nil {
-		return res, loopErr
-	}
-	res.Documents = len(m.Files)
-	if c.emb != nil {
-		res.Embedded = c.emb.outcome()
-	}
-	if ctx.Err() != nil {
-		return res, ErrInterrupted
-	}
-	if len(missing) > 0 {
-		return res, &NotFoundError{Paths: missing}
-	}
-	return res, nil
+	return loopErr
 }
 
 // dirArg is a folder named on the command line.

@@ -38,6 +38,10 @@ type Entry struct {
 type Manifest struct {
 	Version int               `json:"version"`
 	Files   map[string]*Entry `json:"files"` // by absolute path
+	// Libraries are the imported reference libraries by name, Items their
+	// items (by library and ID; see library.go).
+	Libraries map[string]*LibraryEntry `json:"libraries,omitempty"`
+	Items     map[string]*ItemEntry    `json:"items,omitempty"`
 }
 
 // LoadManifest reads the manifest at path; a missing one is empty.
@@ -95,8 +99,13 @@ func (m *Manifest) Entries() []*Entry {
 	return entries
 }
 
+// LooseCollection is the collection of the documents `corpus add` indexed
+// (loose files, not items of a library).
+const LooseCollection = "corpus"
+
 // Docs is the local source's view of the corpus: the manifest's documents
-// (at manifest) with their stored records and chunk text.
+// and library items (at manifest) with their stored records and chunk
+// text.
 func Docs(manifest string, st Reader) search.LocalDocsFunc {
 	return func() ([]search.LocalDoc, error) {
 		m, err := LoadManifest(manifest)
@@ -104,21 +113,21 @@ func Docs(manifest string, st Reader) search.LocalDocsFunc {
 			return nil, err
 		}
 		var out []search.LocalDoc
-		for _, e := range m.Entries() {
-			raw, ok, err := st.Source(e.Key)
-			if err != nil {
-				return nil, err
-			}
-			if !ok {
-				continue
+		add := func(key string, collections []string) error {
+			raw, ok, err := st.Source(key)
+			if err != nil || !ok {
+				return err
 			}
 			var rec search.Record
 			if json.Unmarshal(raw, &rec) != nil {
-				continue
+				return nil
 			}
-			chunks, err := st.Chunks(e.Key)
+			if len(rec.Collections) == 0 {
+				rec.Collections = collections
+			}
+			chunks, err := st.Chunks(key)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			var b strings.Builder
 			for _, c := range chunks {
@@ -126,6 +135,17 @@ func Docs(manifest string, st Reader) search.LocalDocsFunc {
 				b.WriteByte('\n')
 			}
 			out = append(out, search.LocalDoc{Record: rec, Text: b.String()})
+			return nil
+		}
+		for _, e := range m.Entries() {
+			if err := add(e.Key, []string{LooseCollection}); err != nil {
+				return nil, err
+			}
+		}
+		for _, e := range m.ItemEntries() {
+			if err := add(e.Key, e.Collections); err != nil {
+				return nil, err
+			}
 		}
 		return out, nil
 	}

@@ -14,14 +14,15 @@ import (
 
 // ResearchInput is the research tool's arguments.
 type ResearchInput struct {
-	Question   string   `json:"question" jsonschema:"the research question, in plain words (at most 4000 bytes), e.g. 'which methods detect CRISPR off-target edits, and how sensitive are they?'"`
-	Depth      string   `json:"depth,omitempty" jsonschema:"how thorough: quick (a short cited answer, ~1 min with a local 8B model), standard (a full report, the default) or deep (more sub-questions, sources and follow-up rounds)"`
-	Sources    []string `json:"sources,omitempty" jsonschema:"sources to search, any of arxiv, openalex, pubmed, semanticscholar, crossref, web, local, materials; omitted: chosen for the question"`
-	Verify     string   `json:"verify,omitempty" jsonschema:"how cited sentences are checked against their sources: full (matching, then the model for what matching cannot decide; the default), quick (matching only, no model calls) or off"`
-	Kind       string   `json:"kind,omitempty" jsonschema:"the report: standard (sections per sub-question; the default), brief (a one-screen answer with its citations) or review (a structured literature review with a PRISMA 2020 flow diagram counted from the run's records)"`
-	Language   string   `json:"language,omitempty" jsonschema:"the report's language: a BCP 47 tag (de, pt-BR) or a name (German); omitted: English. Searching and the references keep the sources' languages"`
-	ReviewPlan string   `json:"review_plan,omitempty" jsonschema:"approve (run the plan as the planner writes it; the default) or ask (put the plan to the person through elicitation before anything is searched: delete, add sub-questions, choose sources)"`
-	Review     string   `json:"review,omitempty" jsonschema:"what happens to the reviewer agent's revision requests: approve (carry them out, the default), reject (finalise the draft as it is) or ask (put them to the person through elicitation when the client supports it, else approve)"`
+	Question    string   `json:"question" jsonschema:"the research question, in plain words (at most 4000 bytes), e.g. 'which methods detect CRISPR off-target edits, and how sensitive are they?'"`
+	Depth       string   `json:"depth,omitempty" jsonschema:"how thorough: quick (a short cited answer, ~1 min with a local 8B model), standard (a full report, the default) or deep (more sub-questions, sources and follow-up rounds)"`
+	Sources     []string `json:"sources,omitempty" jsonschema:"sources to search, any of arxiv, openalex, pubmed, semanticscholar, crossref, web, local, materials; omitted: chosen for the question"`
+	Verify      string   `json:"verify,omitempty" jsonschema:"how cited sentences are checked against their sources: full (matching, then the model for what matching cannot decide; the default), quick (matching only, no model calls) or off"`
+	Kind        string   `json:"kind,omitempty" jsonschema:"the report: standard (sections per sub-question; the default), brief (a one-screen answer with its citations) or review (a structured literature review with a PRISMA 2020 flow diagram counted from the run's records)"`
+	Language    string   `json:"language,omitempty" jsonschema:"the report's language: a BCP 47 tag (de, pt-BR) or a name (German); omitted: English. Searching and the references keep the sources' languages"`
+	Collections []string `json:"collections,omitempty" jsonschema:"limit the person's own library (the local source) to these collections: a library (zotero, an imported file's name), a collection, a #tag, or corpus for loose documents; naming one brings the local source in. Omitted: all of it"`
+	ReviewPlan  string   `json:"review_plan,omitempty" jsonschema:"approve (run the plan as the planner writes it; the default) or ask (put the plan to the person through elicitation before anything is searched: delete, add sub-questions, choose sources)"`
+	Review      string   `json:"review,omitempty" jsonschema:"what happens to the reviewer agent's revision requests: approve (carry them out, the default), reject (finalise the draft as it is) or ask (put them to the person through elicitation when the client supports it, else approve)"`
 }
 
 // SessionInput names a session (resume_session).
@@ -132,12 +133,20 @@ func (s *Server) researchOptions(ctx context.Context, in ResearchInput) (pipelin
 	if in.Language != "" {
 		opt.Language = in.Language
 	}
+	if len(in.Collections) > 0 {
+		opt.Collections = in.Collections
+	}
 	review, err := reviewPolicy(in.Review)
 	if err != nil {
 		return opt, "", nil, err
 	}
 	if err := opt.Normalize(); err != nil { // bad input is answered before anything starts
 		return opt, "", nil, errors.New(badInputMessage(err))
+	}
+	if s.cfg.CheckCollections != nil {
+		if err := s.cfg.CheckCollections(opt.Collections); err != nil {
+			return opt, "", nil, errors.New(badInputMessage(err))
+		}
 	}
 	if err := s.check(ctx, opt.Model, opt.EmbedModel); err != nil {
 		return opt, "", nil, err

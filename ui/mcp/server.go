@@ -30,6 +30,9 @@ type Config struct {
 	// models, so a research call fails at once with the fix rather than
 	// minutes in.
 	Check func(ctx context.Context, models ...string) error
+	// CheckCollections, when set, refuses library collections that do not
+	// exist (a run limited to one would search nothing).
+	CheckCollections func(names []string) error
 	// Version is researchtui's version, reported to clients.
 	Version string
 	// Logger receives the server's own log lines; nil discards them. It

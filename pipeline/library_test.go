@@ -1,0 +1,108 @@
+package pipeline_test
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/pipelinetest"
+	"github.com/researchtui/researchtui/search"
+	"github.com/researchtui/researchtui/store"
+)
+
+// libraryDoc stores a work as an item of the person's library (as
+// `library import` does) and returns it as the local source lists it.
+func libraryDoc(t *testing.T, st *store.Store, rec search.Record, text string) search.LocalDoc {
+	t.Helper()
+	key := search.LocalStoreKey(rec)
+	rec.Key = key
+	raw, _ := json.Marshal(rec)
+	chunks := []store.Chunk{{ID: store.ChunkID(key, 0), SourceKey: key, Seq: 0, Text: text, Page: 1}}
+	if err := st.PutSourceBatch([]store.SourceBatch{{Key: key, Record: raw, Document: []byte(`["` + text + `"]`), Chunks: chunks}}); err != nil {
+		t.Fatal(err)
+	}
+	return search.LocalDoc{Record: rec, Text: text}
+}
+
+// A work in the person's library that a scholarly source also finds (the
+// same DOI) is one source, read from the person's own copy, and is cited
+// as from the library; a library item of a collection the run does not
+// name is not searched.
+func TestLibraryItemFoundOnlineIsReadFromTheOwnCopy(t *testing.T) {
+	env := pipelinetest.NewEnv(t, nil, "")
+	opt := env.Options("How do transformers scale with context length?")
+	online, err := env.Engine.Sources["openalex"].Search(context.Background(), opt.Question, 5)
+	if err != nil || len(online) == 0 {
+		t.Fatalf("openalex: %d, %v", len(online), err)
+	}
+	var work search.Record
+	for _, r := range online {
+		if r.DOI != "" {
+			work = r
+			break
+		}
+	}
+	if work.DOI == "" {
+		t.Fatal("no recorded work with a DOI")
+	}
+	own := "OWNCOPY " + strings.Repeat(work.Title+" is studied in the person's own annotated copy. ", 3)
+	mine := search.Record{Source: "local", FoundBy: []string{"local"}, Library: "zotero", LibraryID: "ABCD1234",
+		Collections: []string{"zotero", "Thesis"}, Title: work.Title, Authors: []string{"Ada Lovelace"}, Year: work.Year,
+		Venue: "My Journal", DOI: strings.ToUpper(work.DOI), Path: "/home/me/Zotero/storage/ABCD1234/paper.pdf"}
+	other := search.Record{Source: "local", FoundBy: []string{"local"}, Library: "zotero", LibraryID: "ZZZZ0000",
+		Collections: []string{"zotero", "Elsewhere"}, Title: work.Title + " (a second volume)", Year: 2001, Path: "/home/me/other.pdf"}
+	docs := []search.LocalDoc{libraryDoc(t, env.Store, mine, own), libraryDoc(t, env.Store, other, "OTHERCOPY "+own)}
+	env.Engine.Sources["local"] = search.NewLocal(func() ([]search.LocalDoc, error) { return docs, nil })
+
+	opt.Sources = []string{"openalex", "local"}
+	opt.Collections = []string{"thesis"}
+	evs, sess := runToEnd(t, env, opt)
+	var readOwn, readOther int
+	for _, ev := range evs {
+		if ev.Type != pipeline.DocumentRead || ev.Source == nil {
+			continue
+		}
+		if strings.Contains(ev.Message, "your library (zotero)") && ev.Source.Library == "zotero" {
+			readOwn++
+		}
+		if ev.Source.Title == other.Title {
+			readOther++
+		}
+	}
+	if readOwn != 1 || readOther != 0 {
+		t.Fatalf("read from the library %d times (want 1), the other collection's item %d times (want 0)", readOwn, readOther)
+	}
+	rep, err := pipeline.LoadReport(env.Store, sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dois []string
+	cited := false
+	for _, s := range rep.Sources {
+		if s.DOI != "" {
+			dois = append(dois, strings.ToLower(s.DOI))
+		}
+		if strings.EqualFold(s.DOI, work.DOI) {
+			cited = true
+			if s.Library != "zotero" || !strings.Contains(rep.Markdown, "*(your library: zotero)*") {
+				t.Errorf("the library's work is not cited as the person's: %+v", s)
+			}
+		}
+	}
+	if !cited {
+		t.Errorf("the library's work is not cited: %+v", rep.Sources)
+	}
+	sorted := slices.Clone(dois)
+	slices.Sort(sorted)
+	if len(slices.Compact(sorted)) != len(dois) {
+		t.Errorf("a work cited twice: %q", dois)
+	}
+	// What the analysts read of it was the person's copy.
+	chunks, err := env.Store.Chunks("doi:" + search.NormalizeDOI(work.DOI))
+	if err != nil || len(chunks) == 0 || !strings.HasPrefix(chunks[0].Text, "OWNCOPY") {
+		t.Errorf("the work's chunks are not the person's copy: %d chunks, %v", len(chunks), err)
+	}
+}

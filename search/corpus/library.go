@@ -1,0 +1,599 @@
+package corpus
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/researchtui/researchtui/search"
+	"github.com/researchtui/researchtui/search/bib"
+)
+
+// The person's reference library (Zotero, a .bib, CSL-JSON or RIS file) as
+// part of the corpus: ImportLibrary syncs the store with the library as it
+// is now. New items are read (their attachment, else their abstract), items
+// whose metadata changed get a new record and keep their chunks, items
+// whose file changed are read again (only new text is embedded: vectors
+// are cached by text), and items gone from the library are dropped.
+
+// Library is a reference library as it is now: everything it holds, so the
+// import can tell what is new, changed and gone.
+type Library struct {
+	// Name names the library and is the collection all its items are in:
+	// "zotero", or a file's base name ("refs" for refs.bib).
+	Name string
+	// Kind is how it was read: zotero (the database), zotero-api,
+	// bibtex, csljson, ris.
+	Kind string
+	// Origin is where: the Zotero data folder, the API's address, the
+	// file.
+	Origin string
+	// Version is the library's version (Zotero's), 0 when it has none.
+	Version int
+	// Collections are every collection of the library, empty ones too.
+	Collections []string
+	Items       []bib.Item
+}
+
+// LibraryEntry is an imported library in the manifest.
+type LibraryEntry struct {
+	Name        string    `json:"name"`
+	Kind        string    `json:"kind"`
+	Origin      string    `json:"origin"`
+	Version     int       `json:"version,omitempty"`
+	Collections []string  `json:"collections,omitempty"`
+	Imported    time.Time `json:"imported_at"`
+}
+
+// ItemEntry is one imported library item in the manifest.
+type ItemEntry struct {
+	Library string `json:"library"`
+	ID      string `json:"id"`
+	Key     string `json:"key"` // its store key (search.LibraryKey)
+	Title   string `json:"title"`
+	// Meta is a hash of the item's metadata: a change gives it a new
+	// record without reading its file again.
+	Meta string `json:"meta"`
+	// File is the attachment read (empty: the item's abstract was), with
+	// what tells a changed file.
+	File        string    `json:"file,omitempty"`
+	Size        int64     `json:"size,omitempty"`
+	ModTime     time.Time `json:"mtime,omitempty"`
+	SHA256      string    `json:"sha256,omitempty"`
+	Type        string    `json:"type,omitempty"`
+	Pages       int       `json:"pages,omitempty"`
+	Chunks      int       `json:"chunks"`
+	Collections []string  `json:"collections,omitempty"`
+	Indexed     time.Time `json:"indexed_at"`
+	// EmbeddedWith is the embedding model all its chunks have vectors
+	// of.
+	EmbeddedWith string `json:"embedded_with,omitempty"`
+}
+
+func itemSlot(library, id string) string { return library + "\x00" + id }
+
+// LibraryEntries are the imported libraries by name.
+func (m *Manifest) LibraryEntries() []*LibraryEntry {
+	out := make([]*LibraryEntry, 0, len(m.Libraries))
+	for _, l := range m.Libraries {
+		out = append(out, l)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// ItemEntries are the imported items, by library and title.
+func (m *Manifest) ItemEntries() []*ItemEntry {
+	out := make([]*ItemEntry, 0, len(m.Items))
+	for _, e := range m.Items {
+		out = append(out, e)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Library != out[j].Library {
+			return out[i].Library < out[j].Library
+		}
+		return out[i].Title < out[j].Title
+	})
+	return out
+}
+
+// ImportLibrary syncs the corpus with lib: what is new is added, what
+// changed updated, what the library no longer holds removed. opt.File is
+// told each item's outcome (named by its title). What was read is kept
+// when ctx ends (ErrInterrupted): a re-run goes on from there.
+func ImportLibrary(ctx context.Context, opt Options, lib Library) (Result, error) {
+	if lib.Name == "" {
+		return Result{}, errors.New("a library needs a name")
+	}
+	m, err := LoadManifest(opt.Manifest)
+	if err != nil {
+		return Result{}, err
+	}
+	now := time.Now()
+	c := &corpusIngest{opt: opt, st: opt.Store, m: m, stats: &ingestStats{start: now}, queued: map[string][]string{}, lastCommit: now, lastSave: now}
+	seen := map[string]bool{}
+	var jobs []*corpusJob
+	for i := range lib.Items {
+		it := &lib.Items[i]
+		if it.ID == "" {
+			c.file("skipped", it.Title, "it has no ID in the library")
+			c.n.Skipped++
+			continue
+		}
+		slot := itemSlot(lib.Name, it.ID)
+		if seen[slot] {
+			c.file("skipped", it.Title, "a second item with the ID "+it.ID)
+			c.n.Skipped++
+			continue
+		}
+		seen[slot] = true
+		j := &corpusJob{shown: itemShown(*it), res: make(chan corpusResult, 1), item: &itemJob{lib: &lib, it: it}}
+		if e := m.Items[slot]; e != nil {
+			old := *e
+			j.item.old = &old
+		}
+		j.item.file, j.item.skippedFiles = attachment(it.Files)
+		if j.item.file != "" {
+			if fi, err := os.Stat(j.item.file); err == nil {
+				j.size = fi.Size()
+			}
+		}
+		c.stats.bytes.Add(j.size)
+		jobs = append(jobs, j)
+	}
+	c.stats.files.Store(int64(len(jobs)))
+	stopWatch := func() {}
+	if opt.Watch != nil {
+		stopWatch = opt.Watch(c.stats.snapshot)
+	}
+	if opt.Embedder != nil {
+		c.emb = newEmbedder(ctx, c.st, *opt.Embedder, c.stats)
+	}
+	loopErr := c.ingest(ctx, jobs, func(j *corpusJob) corpusResult { return readLibraryItem(ctx, c.st, j, c.stats) })
+	stopWatch()
+	if loopErr == nil && ctx.Err() == nil {
+		// Only a complete pass can tell what the library no longer holds.
+		for slot, e := range m.Items {
+			if e.Library == lib.Name && !seen[slot] {
+				if err := c.st.PutChunks(e.Key, nil); err != nil {
+					return c.n, err
+				}
+				delete(m.Items, slot)
+				c.file("removed", e.Title, "no longer in the library")
+				c.n.Removed++
+			}
+		}
+		if m.Libraries == nil {
+			m.Libraries = map[string]*LibraryEntry{}
+		}
+		m.Libraries[lib.Name] = &LibraryEntry{Name: lib.Name, Kind: lib.Kind, Origin: lib.Origin, Version: lib.Version,
+			Collections: lib.Collections, Imported: time.Now().UTC()}
+	}
+	c.markEmbedded()
+	res := c.n
+	res.Progress = c.stats.snapshot()
+	if err := m.Save(opt.Manifest); err != nil && loopErr == nil {
+		loopErr = err
+	}
+	if loopErr != nil {
+		return res, loopErr
+	}
+	res.Documents = len(m.Files) + len(m.Items)
+	if c.emb != nil {
+		res.Embedded = c.emb.outcome()
+	}
+	if ctx.Err() != nil {
+		return res, ErrInterrupted
+	}
+	return res, nil
+}
+
+// itemJob is one library item to import.
+type itemJob struct {
+	lib          *Library
+	it           *bib.Item
+	old          *ItemEntry
+	file         string   // the attachment to read ("" none)
+	skippedFiles []string // attachments of a kind that is not read
+}
+
+func itemShown(it bib.Item) string {
+	if it.Title != "" {
+		return it.Title
+	}
+	return it.ID
+}
+
+// attachment picks the file to read among an item's attachments: a PDF
+// first, then a web snapshot, then text. The others are named, so the
+// person hears why an EPUB was not read.
+func attachment(files []string) (string, []string) {
+	best, rank := "", 0
+	var others []string
+	for _, f := range files {
+		r := 0
+		switch strings.ToLower(filepath.Ext(f)) {
+		case ".pdf":
+			r = 3
+		case ".html", ".htm", ".xhtml":
+			r = 2
+		case ".md", ".markdown", ".txt", ".text":
+			r = 1
+		}
+		if r == 0 {
+			others = append(others, f)
+			continue
+		}
+		if r > rank {
+			if best != "" {
+				others = append(others, best)
+			}
+			best, rank = f, r
+		} else {
+			others = append(others, f)
+		}
+	}
+	return best, others
+}
+
+// metaHash is a hash of what the record of an item is made of.
+func metaHash(it bib.Item, lib string) string {
+	it.Files = nil
+	raw, _ := json.Marshal(struct {
+		Lib  string
+		Item bib.Item
+	}{lib, it})
+	sum := sha256.Sum256(raw)
+	return hex.EncodeToString(sum[:12])
+}
+
+// ItemCollections are the collections an item of lib is in: the library
+// itself, its collections, and its tags as "#tag".
+func ItemCollections(lib string, it bib.Item) []string {
+	out := []string{lib}
+	seen := map[string]bool{strings.ToLower(lib): true}
+	add := func(c string) {
+		if c = strings.TrimSpace(c); c != "" && !seen[strings.ToLower(c)] {
+			seen[strings.ToLower(c)] = true
+			out = append(out, c)
+		}
+	}
+	for _, c := range it.Collections {
+		add(c)
+	}
+	for _, t := range it.Tags {
+		add("#" + strings.TrimPrefix(t, "#"))
+	}
+	return out
+}
+
+// itemRecord is the search record of a library item: every field from the
+// library's metadata, the text from the person's file.
+func itemRecord(lib string, it bib.Item, file string) search.Record {
+	r := search.Record{
+		Key:         search.LibraryKey(lib, it.ID),
+		Source:      "local",
+		FoundBy:     []string{"local"},
+		Library:     lib,
+		LibraryID:   it.ID,
+		Collections: ItemCollections(lib, it),
+		Title:       search.CleanLine(it.Title),
+		Year:        it.Year,
+		Venue:       search.CleanLine(it.Venue),
+		DOI:         search.NormalizeDOI(it.DOI),
+		URL:         it.URL,
+		Abstract:    search.CleanLine(it.Abstract),
+		Path:        file,
+	}
+	for _, a := range it.Authors {
+		if s := search.CleanLine(a.String()); s != "" {
+			r.Authors = append(r.Authors, s)
+		}
+	}
+	if len(r.Authors) == 0 { // an edited book is cited by its editors
+		for _, a := range it.Editors {
+			if s := search.CleanLine(a.String()); s != "" {
+				r.Authors = append(r.Authors, s)
+			}
+		}
+	}
+	if r.Title == "" {
+		r.Title = it.ID
+	}
+	if r.URL == "" && file != "" {
+		r.URL = "file://" + file
+	}
+	return r
+}
+
+// readLibraryItem does the per-item work that needs no shared state:
+// decide what changed, and read and chunk the file (or the abstract).
+func readLibraryItem(ctx context.Context, st Store, j *corpusJob, stats *ingestStats) corpusResult {
+	t0 := time.Now()
+	defer func() {
+		stats.readNS.Add(int64(time.Since(t0)))
+		stats.bytesDone.Add(j.size)
+	}()
+	ij := j.item
+	meta := metaHash(*ij.it, ij.lib.Name)
+	old := ij.old
+	rec := itemRecord(ij.lib.Name, *ij.it, ij.file)
+	res := corpusResult{rec: rec, meta: meta}
+	res.file = ij.file
+	if ij.file != "" {
+		info, err := os.Stat(ij.file)
+		if err != nil {
+			// Listed but not on this disk (a Zotero file not synced
+			// here): the abstract stands in, and the report says why.
+			res.reason = "its file is missing (" + plainErr(err) + "); read from its abstract"
+			res.file = ""
+			res.rec = itemRecord(ij.lib.Name, *ij.it, "")
+		} else {
+			res.info = info
+		}
+	}
+	if res.file == "" {
+		text := strings.TrimSpace(res.rec.Title + ". " + res.rec.Abstract)
+		sum := sha256.Sum256([]byte(text))
+		res.sum = "text:" + hex.EncodeToString(sum[:12])
+		if old != nil && old.File == "" && old.SHA256 == res.sum {
+			res.state = itemState(old.Meta == meta)
+			return res
+		}
+		parts := search.ChunkText(text, search.ChunkOptions{TargetTokens: 500, OverlapTokens: 50})
+		res.chunks = toChunks(st, rec.Key, parts, false)
+		res.doc = search.Document{ContentType: "text/plain", Pages: []string{text}}
+		res.state = fileRead
+		return res
+	}
+	info := res.info
+	if old != nil && old.File == res.file && old.Size == info.Size() && old.ModTime.Equal(info.ModTime()) {
+		res.sum = old.SHA256
+		res.state = itemState(old.Meta == meta)
+		return res
+	}
+	sum, err := fileSHA256(res.file)
+	if err != nil {
+		return corpusResult{state: fileSkipped, reason: plainErr(err)}
+	}
+	res.sum = sum
+	if old != nil && old.SHA256 == sum {
+		res.state = itemState(old.Meta == meta)
+		return res
+	}
+	doc, _, err := readLocalSafely(ctx, res.file)
+	if err != nil {
+		return corpusResult{state: fileSkipped, reason: err.Error(), dropOld: ctx.Err() == nil}
+	}
+	parts := search.ChunkPages(doc.Pages, search.ChunkOptions{TargetTokens: 500, OverlapTokens: 50})
+	res.chunks = toChunks(st, rec.Key, parts, doc.ContentType == "application/pdf")
+	res.doc = doc
+	res.state = fileRead
+	return res
+}
+
+// itemState is an item whose text is unchanged: unchanged, or with new
+// metadata.
+func itemState(sameMeta bool) int {
+	if sameMeta {
+		return fileUnchanged
+	}
+	return itemMetaChanged
+}
+
+func toChunks(st Store, key string, parts []search.Chunk, paged bool) []Chunk {
+	chunks := make([]Chunk, 0, len(parts))
+	for i, p := range parts {
+		c := Chunk{ID: st.ChunkID(key, i), SourceKey: key, Seq: i, Text: p.Text, Start: p.Start, End: p.End, Hash: st.HashText(p.Text), References: p.References}
+		if paged {
+			c.Page = p.Page
+		}
+		chunks = append(chunks, c)
+	}
+	return chunks
+}
+
+// applyItem records one library item's outcome: read items and items with
+// new metadata wait for the next commit; the rest are settled here.
+func (c *corpusIngest) applyItem(j *corpusJob, r corpusResult) error {
+	ij := j.item
+	slot := itemSlot(ij.lib.Name, ij.it.ID)
+	switch r.state {
+	case fileSkipped:
+		c.file("skipped", j.shown, r.reason)
+		c.n.Skipped++
+		if r.dropOld && ij.old != nil {
+			if err := c.st.PutChunks(ij.old.Key, nil); err != nil {
+				return err
+			}
+			delete(c.m.Items, slot)
+			c.file("removed", j.shown, "its old version")
+			c.n.Removed++
+		}
+		return nil
+	case fileUnchanged:
+		c.file("unchanged", j.shown, "")
+		c.n.Unchanged++
+		e := c.m.Items[slot]
+		if c.emb != nil && e.EmbeddedWith != c.emb.model {
+			chunks, err := c.st.Chunks(e.Key)
+			if err != nil {
+				return err
+			}
+			c.toEmbed("item:"+slot, chunks)
+		}
+		return nil
+	}
+	raw, err := json.Marshal(r.rec)
+	if err != nil {
+		return err
+	}
+	e := &ItemEntry{Library: ij.lib.Name, ID: ij.it.ID, Key: r.rec.Key, Title: r.rec.Title, Meta: r.meta, File: r.file,
+		SHA256: r.sum, Collections: r.rec.Collections, Indexed: time.Now().UTC()}
+	if r.info != nil {
+		e.Size, e.ModTime = r.info.Size(), r.info.ModTime()
+	}
+	item := Batch{Key: r.rec.Key, Record: raw}
+	p := pendingFile{job: j, item: item, itemEntry: e, verb: "added"}
+	if ij.old != nil {
+		p.verb = "updated"
+	}
+	if r.state == itemMetaChanged {
+		// The same text under new metadata: the chunks stay, and so do
+		// their vectors.
+		chunks, err := c.st.Chunks(ij.old.Key)
+		if err != nil {
+			return err
+		}
+		p.item.Chunks, p.keepVectors = chunks, true
+		e.Type, e.Pages, e.Chunks, e.EmbeddedWith = ij.old.Type, ij.old.Pages, ij.old.Chunks, ij.old.EmbeddedWith
+		p.detail = "new metadata"
+	} else {
+		e.Type, e.Chunks = r.doc.ContentType, len(r.chunks)
+		p.item.Chunks = r.chunks
+		p.detail = fmt.Sprintf("%d chunks", len(r.chunks))
+		if r.file == "" {
+			p.detail = "its abstract, " + p.detail
+		} else if r.doc.ContentType == "application/pdf" {
+			e.Pages = len(r.doc.Pages)
+			p.detail = fmt.Sprintf("%d pages, %d chunks", e.Pages, len(r.chunks))
+			if pages, err := json.Marshal(r.doc.Pages); err == nil {
+				p.item.Document = pages
+			}
+		} else if pages, err := json.Marshal(r.doc.Pages); err == nil {
+			p.item.Document = pages
+		}
+	}
+	if r.reason != "" {
+		p.detail += "; " + r.reason
+	}
+	if len(ij.skippedFiles) > 0 {
+		p.detail += "; not read: " + describeSkipped(ij.skippedFiles)
+	}
+	c.pending = append(c.pending, p)
+	c.pendingN += len(p.item.Chunks)
+	return c.maybeCommit()
+}
+
+// describeSkipped names attachments of a kind that is not read.
+func describeSkipped(files []string) string {
+	var parts []string
+	for _, f := range files {
+		ext := strings.ToLower(filepath.Ext(f))
+		why := "not a kind that is read"
+		if ext == ".epub" {
+			why = "EPUB is not read"
+		}
+		parts = append(parts, filepath.Base(f)+" ("+why+")")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// CollectionCount is one collection of the corpus with how many documents
+// it holds.
+type CollectionCount struct {
+	Name string `json:"name"`
+	// Kind is library (all of an imported library), collection, tag, or
+	// corpus (the loose documents of `corpus add`).
+	Kind string `json:"kind"`
+	// Library is the library it belongs to ("" for corpus).
+	Library string `json:"library,omitempty"`
+	// Items are the documents in it (a collection's sub-collections'
+	// too); Files those read from a file, not from an abstract.
+	Items int `json:"items"`
+	Files int `json:"files"`
+}
+
+// Collections lists the corpus's collections: the loose documents, each
+// library, its collections (empty ones too) and its tags.
+func (m *Manifest) Collections() []CollectionCount {
+	var out []CollectionCount
+	if len(m.Files) > 0 {
+		out = append(out, CollectionCount{Name: LooseCollection, Kind: "corpus", Items: len(m.Files), Files: len(m.Files)})
+	}
+	for _, l := range m.LibraryEntries() {
+		counts := map[string]*CollectionCount{}
+		var order []string
+		put := func(name, kind string) *CollectionCount {
+			k := strings.ToLower(name)
+			if c := counts[k]; c != nil {
+				return c
+			}
+			counts[k] = &CollectionCount{Name: name, Kind: kind, Library: l.Name}
+			order = append(order, k)
+			return counts[k]
+		}
+		put(l.Name, "library")
+		for _, c := range l.Collections {
+			put(c, "collection")
+		}
+		for _, e := range m.ItemEntries() {
+			if e.Library != l.Name {
+				continue
+			}
+			for _, name := range e.Collections {
+				kind := "collection"
+				switch {
+				case strings.EqualFold(name, l.Name):
+					kind = "library"
+				case strings.HasPrefix(name, "#"):
+					kind = "tag"
+				}
+				// an item of "A/B" is in "A" too
+				for _, anc := range ancestors(name, kind) {
+					c := put(anc, kind)
+					c.Items++
+					if e.File != "" {
+						c.Files++
+					}
+				}
+			}
+		}
+		for _, k := range order {
+			out = append(out, *counts[k])
+		}
+	}
+	return out
+}
+
+// ancestors are a collection path and its parents ("A/B" → A/B, A).
+func ancestors(name, kind string) []string {
+	out := []string{name}
+	if kind != "collection" {
+		return out
+	}
+	for i := len(name) - 1; i > 0; i-- {
+		if name[i] == '/' {
+			out = append(out, name[:i])
+		}
+	}
+	return out
+}
+
+// UnknownCollections are the names among names that match no collection
+// of the corpus (a run limited to one would search nothing).
+func (m *Manifest) UnknownCollections(names []string) []string {
+	known := m.Collections()
+	var out []string
+	for _, n := range names {
+		found := false
+		for _, c := range known {
+			if search.InCollections(search.Record{Collections: []string{c.Name}}, []string{n}) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			out = append(out, n)
+		}
+	}
+	return out
+}
