@@ -36,6 +36,17 @@ func TestStripReferencesKeepsLaterSections(t *testing.T) {
 	}
 }
 
+// A library's names say which words are the family name, and an
+// organisation is kept whole.
+func TestAPAFiledNames(t *testing.T) {
+	r := search.Record{Title: "Cien años", Year: 1967, Authors: []string{"Gabriel García Márquez", "CERN Collaboration", "Plato"},
+		AuthorsFiled: []string{"García Márquez, Gabriel", "CERN Collaboration", "Plato,"}}
+	want := "García Márquez, G., CERN Collaboration, & Plato (1967). Cien años."
+	if got := APA(r); got != want {
+		t.Errorf("APA = %q, want %q", got, want)
+	}
+}
+
 func TestAPA(t *testing.T) {
 	r := search.Record{
 		Title:   "Theoretical description of anisotropic superconductors",
@@ -53,7 +64,7 @@ func TestAPA(t *testing.T) {
 	for i := range many {
 		many[i] = "A Author" + string(rune('a'+i))
 	}
-	if got := apaAuthors(many); !strings.Contains(got, ". . . Authory, A.") || strings.Count(got, "A.") != 20 {
+	if got := apaAuthors(many, nil); !strings.Contains(got, ". . . Authory, A.") || strings.Count(got, "A.") != 20 {
 		t.Errorf("25 authors: %q", got)
 	}
 }

@@ -137,7 +137,7 @@ func (o *orchestrator) readAs(key string) string {
 // APA formats a reference in APA 7 style from source metadata.
 func APA(r search.Record) string {
 	var b strings.Builder
-	if a := apaAuthors(r.Authors); a != "" {
+	if a := apaAuthors(r.Authors, r.AuthorsFiled); a != "" {
 		b.WriteString(a + " ")
 	}
 	fmt.Fprintf(&b, "(%s). ", yearOrND(r.Year))
@@ -164,12 +164,26 @@ func APA(r search.Record) string {
 }
 
 // apaAuthors writes "Family, G. I., Family, G., & Family, G."; more than 20
-// authors are cut to the first 19, an ellipsis and the last.
-func apaAuthors(names []string) string {
+// authors are cut to the first 19, an ellipsis and the last. filed, when a
+// library gave it for every author, says which words are the family name
+// ("Family, Given"; an organisation without a comma, kept whole).
+func apaAuthors(names, filed []string) string {
 	var fs []string
-	for _, n := range names {
-		if f := apaName(n); f != "" {
-			fs = append(fs, f)
+	if len(filed) == len(names) && len(filed) > 0 {
+		for _, n := range filed {
+			f := strings.TrimSpace(n)
+			if strings.Contains(f, ",") {
+				f = apaName(f)
+			}
+			if f != "" {
+				fs = append(fs, f)
+			}
+		}
+	} else {
+		for _, n := range names {
+			if f := apaName(n); f != "" {
+				fs = append(fs, f)
+			}
 		}
 	}
 	switch {

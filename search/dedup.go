@@ -221,6 +221,10 @@ func mergeInto(dst, src *Record) {
 	fill(&dst.Title, src.Title)
 	if len(src.Authors) > len(dst.Authors) {
 		dst.Authors = append([]string(nil), src.Authors...)
+		dst.AuthorsFiled = nil
+	}
+	if len(dst.AuthorsFiled) == 0 && len(src.AuthorsFiled) == len(dst.Authors) {
+		dst.AuthorsFiled = append([]string(nil), src.AuthorsFiled...) // a library's filing of the same authors
 	}
 	if dst.Year == 0 {
 		dst.Year = src.Year

@@ -26,6 +26,11 @@ type Record struct {
 	PMCID      string   `json:"pmcid,omitempty"` // "PMC1234567"
 	Title      string   `json:"title"`
 	Authors    []string `json:"authors,omitempty"` // "Given Family" as the source wrote them
+	// AuthorsFiled are the same authors as a reference library files
+	// them, "Family, Given", or an organisation's name whole, when the
+	// record comes from one: the reference then needs no guess at which
+	// words are the family name.
+	AuthorsFiled []string `json:"authors_filed,omitempty"`
 	Year       int      `json:"year,omitempty"`
 	Venue      string   `json:"venue,omitempty"`
 	Abstract   string   `json:"abstract,omitempty"`

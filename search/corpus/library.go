@@ -293,16 +293,14 @@ func itemRecord(lib string, it bib.Item, file string) search.Record {
 		Abstract:    search.CleanLine(it.Abstract),
 		Path:        file,
 	}
-	for _, a := range it.Authors {
+	names := it.Authors
+	if len(names) == 0 { // an edited book is cited by its editors
+		names = it.Editors
+	}
+	for _, a := range names {
 		if s := search.CleanLine(a.String()); s != "" {
 			r.Authors = append(r.Authors, s)
-		}
-	}
-	if len(r.Authors) == 0 { // an edited book is cited by its editors
-		for _, a := range it.Editors {
-			if s := search.CleanLine(a.String()); s != "" {
-				r.Authors = append(r.Authors, s)
-			}
+			r.AuthorsFiled = append(r.AuthorsFiled, filed(a))
 		}
 	}
 	if r.Title == "" {
@@ -312,6 +310,19 @@ func itemRecord(lib string, it bib.Item, file string) search.Record {
 		r.URL = "file://" + file
 	}
 	return r
+}
+
+// filed is a name as a library files it: "Family, Given", or an
+// organisation's name whole.
+func filed(n bib.Name) string {
+	family, given := search.CleanLine(n.Family), search.CleanLine(n.Given)
+	switch {
+	case n.Literal != "" || family == "":
+		return search.CleanLine(n.String())
+	case given == "":
+		return family + ","
+	}
+	return family + ", " + given
 }
 
 // readLibraryItem does the per-item work that needs no shared state:

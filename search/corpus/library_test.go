@@ -117,7 +117,7 @@ func TestImportLibrarySyncs(t *testing.T) {
 		t.Fatal("no record for the PDF item")
 	}
 	if rec.Title != "Elastic moduli of thin films" || rec.Year != 2019 || rec.Venue != "Physical Review B" || rec.DOI != "10.1103/physrevb.1" ||
-		!slices.Equal(rec.Authors, []string{"Anna Müller", "CERN Collaboration"}) || rec.Library != "zotero" || rec.LibraryID != "AAAA" ||
+		!slices.Equal(rec.Authors, []string{"Anna Müller", "CERN Collaboration"}) || !slices.Equal(rec.AuthorsFiled, []string{"Müller, Anna", "CERN Collaboration"}) || rec.Library != "zotero" || rec.LibraryID != "AAAA" ||
 		!slices.Equal(rec.Collections, []string{"zotero", "Thesis", "Thesis/Chapter 2", "#to read"}) {
 		t.Fatalf("record %+v", rec)
 	}
