@@ -7,14 +7,15 @@ import (
 	"unicode"
 
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/search/bib"
 )
 
 // ExportFormats are the formats ExportReport writes.
-var ExportFormats = []string{"md", "html", "json", "bibtex"}
+var ExportFormats = []string{"md", "html", "json", "bibtex", "ris", "csljson"}
 
 // ExportReport renders a report as Markdown, a standalone HTML page, JSON
-// (the report with its sources, metrics and reviews) or BibTeX (the cited
-// sources).
+// (the report with its sources, metrics and reviews), or its cited sources
+// as BibTeX, RIS or CSL-JSON (for a reference manager).
 func ExportReport(rep pipeline.Report, format string) ([]byte, error) {
 	switch strings.ToLower(format) {
 	case "md", "markdown":
@@ -25,6 +26,10 @@ func ExportReport(rep pipeline.Report, format string) ([]byte, error) {
 		return exportHTML(rep)
 	case "bibtex", "bib":
 		return []byte(BibTeX(rep.Sources)), nil
+	case "ris":
+		return bib.WriteRIS(CitedItems(rep.Sources)), nil
+	case "csljson", "csl-json", "csl":
+		return bib.WriteCSLJSON(CitedItems(rep.Sources))
 	}
 	return nil, fmt.Errorf("%w: unknown export format %q (use %s)", pipeline.ErrBadInput, format, strings.Join(ExportFormats, ", "))
 }

@@ -26,9 +26,11 @@ type Item struct {
 	Year int    `json:"year,omitempty"`
 	Date string `json:"date,omitempty"`
 	// Venue is the container: the journal, the proceedings, the book.
-	Venue     string `json:"venue,omitempty"`
-	Volume    string `json:"volume,omitempty"`
-	Issue     string `json:"issue,omitempty"`
+	Venue  string `json:"venue,omitempty"`
+	Volume string `json:"volume,omitempty"`
+	Issue  string `json:"issue,omitempty"`
+	// Pages is a range with an en dash ("1–10"), as CSL and Zotero write
+	// it, whatever dash the file used; anything else ("e1002") as given.
 	Pages     string `json:"pages,omitempty"`
 	Publisher string `json:"publisher,omitempty"`
 	// DOI is lower case without a resolver prefix ("10.1000/xyz").
@@ -50,21 +52,29 @@ type Item struct {
 }
 
 // Name is a person (Family and Given) or an organisation (Literal).
+// Particles ("van", "von", "de") stay in Family, as a person files them.
 type Name struct {
 	Family  string `json:"family,omitempty"`
 	Given   string `json:"given,omitempty"`
 	Literal string `json:"literal,omitempty"`
+	// Suffix is "Jr.", "III": BibTeX's "Family, Jr., Given", CSL's suffix
+	// and RIS's third part, kept so that an export gives it back.
+	Suffix string `json:"suffix,omitempty"`
 }
 
-// String is the name as it is read: "Given Family", or the literal.
+// String is the name as it is read: "Given Family Suffix", or the literal.
 func (n Name) String() string {
+	s := n.Given + " " + n.Family
 	switch {
 	case n.Literal != "":
 		return n.Literal
 	case n.Given == "":
-		return n.Family
+		s = n.Family
 	case n.Family == "":
-		return n.Given
+		s = n.Given
 	}
-	return n.Given + " " + n.Family
+	if n.Suffix != "" {
+		s += " " + n.Suffix
+	}
+	return s
 }

@@ -1,0 +1,32 @@
+package bib
+
+import "testing"
+
+func TestParseNames(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []Name
+	}{
+		{"Family, Given", []Name{{Family: "Family", Given: "Given"}}},
+		{"Given Family", []Name{{Family: "Family", Given: "Given"}}},
+		{"Given Middle Family", []Name{{Family: "Family", Given: "Given Middle"}}},
+		{"Ludwig van Beethoven", []Name{{Family: "van Beethoven", Given: "Ludwig"}}},
+		{"van Beethoven, Ludwig", []Name{{Family: "van Beethoven", Given: "Ludwig"}}},
+		{"Jean de la Fontaine", []Name{{Family: "de la Fontaine", Given: "Jean"}}},
+		{"Charles Louis Xavier Joseph de la Vall{\\'e}e Poussin", []Name{{Family: "de la Vallée Poussin", Given: "Charles Louis Xavier Joseph"}}},
+		{"Ford, Jr., Henry", []Name{{Family: "Ford", Given: "Henry", Suffix: "Jr."}}},
+		{"King, Martin Luther, Jr.", []Name{{Family: "King", Given: "Martin Luther", Suffix: "Jr."}}},
+		{"{World Health Organization}", []Name{{Literal: "World Health Organization"}}},
+		{"{Barnes and Noble}", []Name{{Literal: "Barnes and Noble"}}},
+		{"{\\'E}mile Zola", []Name{{Family: "Zola", Given: "Émile"}}},
+		{"Plato", []Name{{Family: "Plato"}}},
+		{"Smith, John and others", []Name{{Family: "Smith", Given: "John"}}},
+		{"A. Smith AND B. Jones", []Name{{Family: "Smith", Given: "A."}, {Family: "Jones", Given: "B."}}},
+		{"Anderson, Alan and Sandberg, Sand", []Name{{Family: "Anderson", Given: "Alan"}, {Family: "Sandberg", Given: "Sand"}}},
+		{"{Abou-Ras}, Daniel", []Name{{Family: "Abou-Ras", Given: "Daniel"}}},
+		{"Gal~I.", []Name{{Family: "I.", Given: "Gal"}}},
+		{"  and  , and ", nil},
+	} {
+		eq(t, c.in, parseNames(c.in), c.want)
+	}
+}

@@ -1,0 +1,321 @@
+package bib
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// decodeInput turns a file's bytes into text. Reference managers write
+// UTF-8, but JabRef also writes Windows-1252 ("% Encoding: Cp1252") and
+// UTF-16, and old BibTeX files are Latin-1: a byte that is not UTF-8 is read
+// as Windows-1252, so "Müller" survives either way instead of becoming U+FFFD.
+func decodeInput(data []byte) string {
+	switch {
+	case len(data) >= 2 && data[0] == 0xff && data[1] == 0xfe:
+		return decodeUTF16(data[2:], false)
+	case len(data) >= 2 && data[0] == 0xfe && data[1] == 0xff:
+		return decodeUTF16(data[2:], true)
+	case len(data) >= 4 && data[0] != 0 && data[1] == 0 && data[2] != 0 && data[3] == 0:
+		return decodeUTF16(data, false)
+	case len(data) >= 4 && data[0] == 0 && data[1] != 0 && data[2] == 0 && data[3] != 0:
+		return decodeUTF16(data, true)
+	}
+	s := string(data)
+	s = strings.TrimPrefix(s, "\ufeff")
+	if !strings.Contains(s, "\n") && strings.Contains(s, "\r") {
+		s = strings.ReplaceAll(s, "\r", "\n") // classic Mac OS line ends (old EndNote)
+	}
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + len(s)/8)
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			if c := cp1252(s[i]); c != 0 {
+				b.WriteRune(c)
+			}
+			i++
+			continue
+		}
+		b.WriteString(s[i : i+size])
+		i += size
+	}
+	return b.String()
+}
+
+func decodeUTF16(data []byte, bigEndian bool) string {
+	u := make([]uint16, len(data)/2)
+	for i := range u {
+		if bigEndian {
+			u[i] = uint16(data[2*i])<<8 | uint16(data[2*i+1])
+		} else {
+			u[i] = uint16(data[2*i+1])<<8 | uint16(data[2*i])
+		}
+	}
+	return strings.TrimPrefix(string(utf16.Decode(u)), "\ufeff")
+}
+
+// cp1252 is the character of a Windows-1252 byte (0 for the five unused).
+func cp1252(c byte) rune {
+	if c < 0x80 || c >= 0xa0 {
+		return rune(c)
+	}
+	return []rune("€\x00‚ƒ„…†‡ˆ‰Š‹Œ\x00Ž\x00\x00‘’“”•–—˜™š›œ\x00žŸ")[c-0x80]
+}
+
+// stripControls removes what a terminal would execute rather than show:
+// escape sequences (CSI, OSC, DCS and the rest, 7- and 8-bit), every other
+// control but \n and \t, bidirectional overrides and byte-order marks. The
+// rule is the one search.CleanText applies, repeated here because this
+// package imports nothing of the project.
+func stripControls(s string) string {
+	if utf8.ValidString(s) && !strings.ContainsFunc(s, isControl) {
+		return s
+	}
+	s = strings.ToValidUTF8(s, "")
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		switch {
+		case r == 0x1b: // ESC
+			i = skipEscape(s, i)
+		case r == 0x9b: // 8-bit CSI
+			i = skipCSI(s, i)
+		case r == 0x90 || r == 0x98 || r == 0x9d || r == 0x9e || r == 0x9f: // DCS, SOS, OSC, PM, APC
+			i = skipString(s, i)
+		case r == '\r':
+			if !strings.HasPrefix(s[i:], "\n") {
+				b.WriteByte('\n')
+			}
+		case r == '\n' || r == '\t':
+			b.WriteRune(r)
+		case isControl(r):
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func isControl(r rune) bool {
+	return r < 0x20 && r != '\n' && r != '\t' || r >= 0x7f && r <= 0x9f ||
+		r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 ||
+		r == 0x200e || r == 0x200f || r == 0x061c || r == 0xfeff
+}
+
+// skipEscape returns the index after the escape sequence whose ESC ends
+// just before s[i].
+func skipEscape(s string, i int) int {
+	if i >= len(s) {
+		return i
+	}
+	switch s[i] {
+	case '[':
+		return skipCSI(s, i+1)
+	case ']', 'P', 'X', '^', '_':
+		return skipString(s, i+1)
+	case '(', ')', '*', '+', '-', '.', '/', '#', '%', ' ':
+		return min(i+2, len(s))
+	}
+	_, size := utf8.DecodeRuneInString(s[i:])
+	return i + size
+}
+
+// skipCSI skips parameter and intermediate bytes and the final byte.
+func skipCSI(s string, i int) int {
+	for i < len(s) {
+		c := s[i]
+		i++
+		if c >= 0x40 && c <= 0x7e || c < 0x20 || c >= 0x80 {
+			return i
+		}
+	}
+	return i
+}
+
+// skipString skips an OSC/DCS-like string up to BEL, ST (ESC \ or 0x9c).
+func skipString(s string, i int) int {
+	for i < len(s) {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		switch {
+		case r == 0x07 || r == 0x9c:
+			return i
+		case r == 0x1b:
+			if i < len(s) && s[i] == '\\' {
+				return i + 1
+			}
+			return i
+		}
+	}
+	return i
+}
+
+// cleanLine is a one-line field (a title, a name, a venue) safe to draw:
+// no controls, every whitespace run one space, at most maxLine runes.
+func cleanLine(s string) string {
+	return truncate(strings.Join(strings.Fields(stripControls(s)), " "), maxLine)
+}
+
+// cleanText is a multi-line field (an abstract): no controls, spaces
+// collapsed within lines, paragraphs kept, at most one blank line in a row.
+func cleanText(s string) string {
+	lines := strings.Split(stripControls(s), "\n")
+	out := lines[:0]
+	blank := false
+	for _, l := range lines {
+		l = strings.Join(strings.Fields(l), " ")
+		if l == "" {
+			blank = len(out) > 0
+			continue
+		}
+		if blank {
+			out = append(out, "")
+			blank = false
+		}
+		out = append(out, l)
+	}
+	return truncate(strings.Join(out, "\n"), maxText)
+}
+
+// cleanPath is a file path: no controls or line breaks (a path with a
+// newline is an attack, not a file), spaces inside kept as they are.
+func cleanPath(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\t' {
+			return -1
+		}
+		return r
+	}, stripControls(s))
+	return truncate(strings.TrimSpace(s), maxLine)
+}
+
+func truncate(s string, runes int) string {
+	if len(s) <= runes {
+		return s
+	}
+	n := 0
+	for i := range s {
+		if n == runes {
+			return s[:i]
+		}
+		n++
+	}
+	return s
+}
+
+// cleanList cleans, drops empty and repeated entries, and caps a list.
+func cleanList(list []string, clean func(string) string) []string {
+	if len(list) == 0 {
+		return nil
+	}
+	out := make([]string, 0, min(len(list), maxList))
+	seen := make(map[string]bool, min(len(list), maxList))
+	for _, s := range list {
+		s = clean(s)
+		if s == "" || seen[s] {
+			continue
+		}
+		if len(out) == maxList {
+			break
+		}
+		seen[s] = true
+		out = append(out, s)
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+func cleanNames(names []Name) []Name {
+	if len(names) == 0 {
+		return nil
+	}
+	out := make([]Name, 0, min(len(names), maxNames))
+	for _, n := range names {
+		n = Name{Family: cleanLine(n.Family), Given: cleanLine(n.Given), Literal: cleanLine(n.Literal), Suffix: cleanLine(n.Suffix)}
+		if n.Literal != "" {
+			n.Family, n.Given, n.Suffix = "", "", ""
+		}
+		if n.Family == "" && n.Given == "" && n.Literal == "" {
+			continue
+		}
+		if len(out) == maxNames {
+			break
+		}
+		out = append(out, n)
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// clean makes every string of an item safe to show and store, whichever
+// reader made it: the one place the rule for untrusted text is applied.
+func (it *Item) clean() {
+	it.ID = cleanLine(it.ID)
+	it.Type = cleanLine(it.Type)
+	if it.Type == "" {
+		it.Type = "document"
+	}
+	it.Title = cleanLine(it.Title)
+	it.Authors = cleanNames(it.Authors)
+	it.Editors = cleanNames(it.Editors)
+	it.Date = cleanLine(it.Date)
+	if it.Year < 0 || it.Year > 9999 {
+		it.Year = 0
+	}
+	if it.Date == "" && it.Year > 0 {
+		it.Date = yearString(it.Year)
+	}
+	for _, p := range []*string{&it.Venue, &it.Volume, &it.Issue, &it.Pages, &it.Publisher,
+		&it.DOI, &it.ISBN, &it.ISSN, &it.URL, &it.Language} {
+		*p = cleanLine(*p)
+	}
+	it.Abstract = cleanText(it.Abstract)
+	it.Tags = cleanList(it.Tags, cleanLine)
+	it.Collections = cleanList(it.Collections, cleanLine)
+	it.Files = cleanList(it.Files, cleanPath)
+}
+
+func yearString(y int) string { return fmt.Sprintf("%04d", y) }
+
+// splitList splits a keyword-like field on any of seps, into at most
+// twice maxList parts (a million keywords in one field are an attack).
+func splitList(s, seps string) []string {
+	var out []string
+	for len(out) < 2*maxList {
+		i := strings.IndexAny(s, seps)
+		if i < 0 {
+			break
+		}
+		if f := s[:i]; strings.TrimSpace(f) != "" {
+			out = append(out, f)
+		}
+		s = s[i+1:]
+	}
+	if strings.TrimSpace(s) != "" && len(out) < 2*maxList {
+		out = append(out, s)
+	}
+	return out
+}
+
+// isLowerWord reports whether a word's first letter is lower case: how
+// BibTeX tells a particle ("van", "de la") from a given or family name.
+func isLowerWord(s string) bool {
+	for _, r := range s {
+		if unicode.IsLetter(r) {
+			return unicode.IsLower(r)
+		}
+	}
+	return false
+}
