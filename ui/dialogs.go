@@ -228,7 +228,7 @@ func (d *quitDialog) keyMap() help.KeyMap {
 type exportDialog struct{}
 
 var exportChoices = []struct{ key, format, label string }{
-	{"m", "md", "Markdown"}, {"h", "html", "HTML"}, {"j", "json", "JSON"}, {"b", "bibtex", "BibTeX"},
+	{"m", "md", "Markdown"}, {"h", "html", "HTML"}, {"j", "json", "JSON"}, {"b", "bibtex", "BibTeX"}, {"r", "ris", "RIS"}, {"c", "csljson", "CSL-JSON"},
 }
 
 func (d *exportDialog) handle(msg tea.KeyPressMsg, _ time.Time) (action, bool, tea.Cmd) {
