@@ -254,7 +254,7 @@ func (d *exportDialog) view(st *themes.Styles, w, _ int) string {
 }
 
 func (d *exportDialog) keyMap() help.KeyMap {
-	return formKeyMap{short: []key.Binding{kb([]string{"m", "h", "j", "b"}, "m/h/j/b", "format"), keyEsc}}
+	return formKeyMap{short: []key.Binding{kb([]string{"m", "h", "j", "b", "r", "c"}, "m/h/j/b/r/c", "format"), keyEsc}}
 }
 
 // sourceDialog shows one cited source in full.
