@@ -135,8 +135,8 @@ type SourceRef struct {
 	Source string `json:"source"` // arxiv, openalex, ...
 	// Library is the person's library the work is an item of.
 	Library string `json:"library,omitempty"`
-	Year   int    `json:"year,omitempty"`
-	URL    string `json:"url,omitempty"`
+	Year    int    `json:"year,omitempty"`
+	URL     string `json:"url,omitempty"`
 	// FullText is true when DocumentRead got the full text, false when it
 	// fell back to the abstract.
 	FullText bool `json:"full_text,omitempty"`

@@ -98,7 +98,7 @@ func (o *orchestrator) stageFinalise(ctx context.Context) error {
 
 func citedSource(n int, r search.Record, an Analysis) CitedSource {
 	cs := CitedSource{
-		N: n, Key: r.Key, Title: r.Title, Authors: r.Authors, Year: r.Year, Venue: r.Venue,
+		N: n, Key: r.Key, Title: r.Title, Authors: r.Authors, AuthorsFiled: r.AuthorsFiled, Year: r.Year, Venue: r.Venue,
 		DOI: r.DOI, ArxivID: r.ArxivID, URL: r.URL, PDFURL: r.PDFURL, Source: r.Source, Library: r.Library,
 	}
 	if len(an.Quotes) > 0 {

@@ -12,23 +12,26 @@ import (
 // [N], with the metadata the References line was built from and the quote
 // that supports the claims citing it.
 type CitedSource struct {
-	N         int      `json:"n"`
-	Key       string   `json:"key"`
-	Title     string   `json:"title"`
-	Authors   []string `json:"authors,omitempty"`
-	Year      int      `json:"year,omitempty"`
-	Venue     string   `json:"venue,omitempty"`
-	DOI       string   `json:"doi,omitempty"`
-	ArxivID   string   `json:"arxiv_id,omitempty"`
-	URL       string   `json:"url,omitempty"`
-	PDFURL    string   `json:"pdf_url,omitempty"`
-	Source    string   `json:"source"`
+	N       int      `json:"n"`
+	Key     string   `json:"key"`
+	Title   string   `json:"title"`
+	Authors []string `json:"authors,omitempty"`
+	// AuthorsFiled are the authors as the person's library files them
+	// (search.Record.AuthorsFiled), for exports to a reference manager.
+	AuthorsFiled []string `json:"authors_filed,omitempty"`
+	Year         int      `json:"year,omitempty"`
+	Venue        string   `json:"venue,omitempty"`
+	DOI          string   `json:"doi,omitempty"`
+	ArxivID      string   `json:"arxiv_id,omitempty"`
+	URL          string   `json:"url,omitempty"`
+	PDFURL       string   `json:"pdf_url,omitempty"`
+	Source       string   `json:"source"`
 	// Library is the person's reference library the work is an item of
 	// ("zotero", "refs"): it was read from the person's own copy and its
 	// reference comes from the library's metadata.
-	Library string `json:"library,omitempty"`
-	Quote     string   `json:"quote,omitempty"`
-	Reference string   `json:"reference"` // the APA line as printed
+	Library   string `json:"library,omitempty"`
+	Quote     string `json:"quote,omitempty"`
+	Reference string `json:"reference"` // the APA line as printed
 	// Read is how the run read the source: ReadFullText or ReadAbstract;
 	// empty when the report does not record it (older reports).
 	Read string `json:"read,omitempty"`

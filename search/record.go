@@ -31,12 +31,12 @@ type Record struct {
 	// record comes from one: the reference then needs no guess at which
 	// words are the family name.
 	AuthorsFiled []string `json:"authors_filed,omitempty"`
-	Year       int      `json:"year,omitempty"`
-	Venue      string   `json:"venue,omitempty"`
-	Abstract   string   `json:"abstract,omitempty"`
-	URL        string   `json:"url,omitempty"`     // landing page
-	PDFURL     string   `json:"pdf_url,omitempty"` // best open-access PDF
-	Citations  int      `json:"citations,omitempty"`
+	Year         int      `json:"year,omitempty"`
+	Venue        string   `json:"venue,omitempty"`
+	Abstract     string   `json:"abstract,omitempty"`
+	URL          string   `json:"url,omitempty"`     // landing page
+	PDFURL       string   `json:"pdf_url,omitempty"` // best open-access PDF
+	Citations    int      `json:"citations,omitempty"`
 	// Data holds structured properties (Materials Project: band gap,
 	// formation energy, ...). Records with Data are facts, not prose: the
 	// pipeline passes them to the writer as a data block and never filters

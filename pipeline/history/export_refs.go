@@ -31,8 +31,14 @@ func CitedItems(sources []pipeline.CitedSource) []bib.Item {
 		if s.ArxivID != "" && it.URL == "" {
 			it.URL = "https://arxiv.org/abs/" + s.ArxivID
 		}
-		for _, a := range s.Authors {
-			it.Authors = append(it.Authors, splitName(a))
+		if len(s.AuthorsFiled) == len(s.Authors) && len(s.Authors) > 0 {
+			for _, a := range s.AuthorsFiled {
+				it.Authors = append(it.Authors, filedName(a))
+			}
+		} else {
+			for _, a := range s.Authors {
+				it.Authors = append(it.Authors, splitName(a))
+			}
 		}
 		items = append(items, it)
 	}
@@ -81,4 +87,14 @@ func splitName(a string) bib.Name {
 		i--
 	}
 	return bib.Name{Family: strings.Join(f[i:], " "), Given: strings.Join(f[:i], " ")}
+}
+
+// filedName is a name as a library filed it: "Family, Given" a person,
+// anything without a comma an organisation.
+func filedName(a string) bib.Name {
+	family, given, ok := strings.Cut(a, ",")
+	if !ok {
+		return bib.Name{Literal: strings.TrimSpace(a)}
+	}
+	return bib.Name{Family: strings.TrimSpace(family), Given: strings.TrimSpace(given)}
 }

@@ -244,13 +244,18 @@ func attachment(files []string) (string, []string) {
 	return best, others
 }
 
+// recordVersion changes when itemRecord makes records differently, so an
+// import after an upgrade gives every item its new record.
+const recordVersion = 2
+
 // metaHash is a hash of what the record of an item is made of.
 func metaHash(it bib.Item, lib string) string {
 	it.Files = nil
 	raw, _ := json.Marshal(struct {
+		V    int
 		Lib  string
 		Item bib.Item
-	}{lib, it})
+	}{recordVersion, lib, it})
 	sum := sha256.Sum256(raw)
 	return hex.EncodeToString(sum[:12])
 }
@@ -305,9 +310,6 @@ func itemRecord(lib string, it bib.Item, file string) search.Record {
 	}
 	if r.Title == "" {
 		r.Title = it.ID
-	}
-	if r.URL == "" && file != "" {
-		r.URL = "file://" + file
 	}
 	return r
 }
