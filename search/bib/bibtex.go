@@ -2,6 +2,7 @@ package bib
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -428,8 +429,7 @@ func (p *bibParser) jabrefGroups(tree string) {
 		if digits == 0 || digits > 3 || !ok {
 			continue
 		}
-		level := 0
-		fmt.Sscan(item[:digits], &level)
+		level, _ := strconv.Atoi(item[:digits]) // 1 to 3 digits: always a number
 		name := unescapeFile(strings.SplitN(rest, `\;`, 2)[0])
 		if level > len(stack) || len(p.groups) >= maxMacros {
 			continue
