@@ -430,37 +430,49 @@ func Add(ctx context.Context, opt Options, paths []string) (Result, error) {
 			return Result{}, err
 		}
 	}
+	res, err := c.run(ctx, jobs, func(j *corpusJob) corpusResult { return readCorpusFile(ctx, c.st, j, c.stats) },
+		func() error { return c.dropRemoved(seen, dirs) })
+	if err != nil {
+		return res, err
+	}
+	if len(missing) > 0 {
+		return res, &NotFoundError{Paths: missing}
+	}
+	return res, nil
+}
+
+// run ingests the jobs with read, watched and embedded as the options say;
+// settle, after a complete pass, drops what is gone. It saves the manifest
+// and returns the counts.
+func (c *corpusIngest) run(ctx context.Context, jobs []*corpusJob, read func(*corpusJob) corpusResult, settle func() error) (Result, error) {
 	c.stats.files.Store(int64(len(jobs)))
 	stopWatch := func() {}
-	if opt.Watch != nil {
-		stopWatch = opt.Watch(c.stats.snapshot)
+	if c.opt.Watch != nil {
+		stopWatch = c.opt.Watch(c.stats.snapshot)
 	}
-	if opt.Embedder != nil {
-		c.emb = newEmbedder(ctx, c.st, *opt.Embedder, c.stats)
+	if c.opt.Embedder != nil {
+		c.emb = newEmbedder(ctx, c.st, *c.opt.Embedder, c.stats)
 	}
-	loopErr := c.ingest(ctx, jobs, func(j *corpusJob) corpusResult { return readCorpusFile(ctx, c.st, j, c.stats) })
+	loopErr := c.ingest(ctx, jobs, read)
 	stopWatch()
 	if loopErr == nil && ctx.Err() == nil {
-		loopErr = c.dropRemoved(seen, dirs)
+		loopErr = settle()
 	}
 	c.markEmbedded()
 	res := c.n
 	res.Progress = c.stats.snapshot()
-	if err := m.Save(opt.Manifest); err != nil && loopErr == nil {
+	if err := c.m.Save(c.opt.Manifest); err != nil && loopErr == nil {
 		loopErr = err
 	}
 	if loopErr != nil {
 		return res, loopErr
 	}
-	res.Documents = len(m.Files)
+	res.Documents = len(c.m.Files) + len(c.m.Items)
 	if c.emb != nil {
 		res.Embedded = c.emb.outcome()
 	}
 	if ctx.Err() != nil {
 		return res, ErrInterrupted
-	}
-	if len(missing) > 0 {
-		return res, &NotFoundError{Paths: missing}
 	}
 	return res, nil
 }

@@ -149,22 +149,12 @@ func ImportLibrary(ctx context.Context, opt Options, lib Library) (Result, error
 		c.stats.bytes.Add(j.size)
 		jobs = append(jobs, j)
 	}
-	c.stats.files.Store(int64(len(jobs)))
-	stopWatch := func() {}
-	if opt.Watch != nil {
-		stopWatch = opt.Watch(c.stats.snapshot)
-	}
-	if opt.Embedder != nil {
-		c.emb = newEmbedder(ctx, c.st, *opt.Embedder, c.stats)
-	}
-	loopErr := c.ingest(ctx, jobs, func(j *corpusJob) corpusResult { return readLibraryItem(ctx, c.st, j, c.stats) })
-	stopWatch()
-	if loopErr == nil && ctx.Err() == nil {
+	return c.run(ctx, jobs, func(j *corpusJob) corpusResult { return readLibraryItem(ctx, c.st, j, c.stats) }, func() error {
 		// Only a complete pass can tell what the library no longer holds.
 		for slot, e := range m.Items {
 			if e.Library == lib.Name && !seen[slot] {
 				if err := c.st.PutChunks(e.Key, nil); err != nil {
-					return c.n, err
+					return err
 				}
 				delete(m.Items, slot)
 				c.file("removed", e.Title, "no longer in the library")
@@ -176,24 +166,8 @@ func ImportLibrary(ctx context.Context, opt Options, lib Library) (Result, error
 		}
 		m.Libraries[lib.Name] = &LibraryEntry{Name: lib.Name, Kind: lib.Kind, Origin: lib.Origin, Version: lib.Version,
 			Collections: lib.Collections, Imported: time.Now().UTC()}
-	}
-	c.markEmbedded()
-	res := c.n
-	res.Progress = c.stats.snapshot()
-	if err := m.Save(opt.Manifest); err != nil && loopErr == nil {
-		loopErr = err
-	}
-	if loopErr != nil {
-		return res, loopErr
-	}
-	res.Documents = len(m.Files) + len(m.Items)
-	if c.emb != nil {
-		res.Embedded = c.emb.outcome()
-	}
-	if ctx.Err() != nil {
-		return res, ErrInterrupted
-	}
-	return res, nil
+		return nil
+	})
 }
 
 // itemJob is one library item to import.
