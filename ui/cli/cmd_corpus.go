@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/researchtui/researchtui/llm"
-	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/search/corpus"
 	"github.com/researchtui/researchtui/store"
 )
@@ -37,17 +35,7 @@ unchanged files, re-indexes changed ones and drops files that no longer exist.`,
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return withStore(own, func(cfg *Config, st *store.Store) error {
-				d := corpusDeps{st: st, model: cfg.EmbedModel, parallel: max(cfg.modelParallel(), 2)}
-				if b, err := newBackend(cfg); err == nil && cfg.EmbedModel != "" {
-					// Embedded as a run does: with the model's task prefix
-					// for documents (pipeline owns the prefixes).
-					d.embed = func(ctx context.Context, texts []string) ([][]float32, error) {
-						return pipeline.EmbedDocuments(ctx, b, cfg.EmbedModel, texts)
-					}
-				} else if err != nil {
-					fmt.Fprintf(cmd.ErrOrStderr(), "documents are indexed without embeddings: %v\n", err)
-				}
-				return corpusAdd(cmd.Context(), cfg, d, args, cmd.OutOrStdout(), cmd.ErrOrStderr())
+				return corpusAdd(cmd.Context(), cfg, embedDeps(cmd, cfg, st), args, cmd.OutOrStdout(), cmd.ErrOrStderr())
 			})
 		},
 	}
@@ -90,16 +78,7 @@ func corpusAddReport(ctx context.Context, cfg *Config, d corpusDeps, args []stri
 		Manifest: cfg.corpusPath(),
 		Store:    corpusStore{d.st},
 		// A file name can hold an escape sequence as easily as a web page can.
-		File: func(verb, path, detail string) {
-			switch {
-			case verb == "skipped":
-				fmt.Fprintf(out, "  %-9s %s: %s\n", verb, sanitize(path), sanitize(detail))
-			case detail != "":
-				fmt.Fprintf(out, "  %-9s %s (%s)\n", verb, sanitize(path), sanitize(detail))
-			default:
-				fmt.Fprintf(out, "  %-9s %s\n", verb, sanitize(path))
-			}
-		},
+		File:  func(verb, path, detail string) { printOutcome(out, verb, path, detail) },
 		Watch: func(progress func() corpus.Progress) func() { return showIngestProgress(errOut, progress) },
 	}
 	if d.embed != nil {
@@ -241,13 +220,7 @@ func corpusList(cfg *Config, out io.Writer, asJSON bool) error {
 	}
 	entries := m.Entries()
 	if asJSON {
-		enc := json.NewEncoder(out)
-		for _, e := range entries {
-			if err := enc.Encode(e); err != nil {
-				return err
-			}
-		}
-		return nil
+		return jsonLines(out, entries)
 	}
 	if len(entries) == 0 {
 		fmt.Fprintln(out, "the corpus is empty; add documents with `researchtui corpus add PATH...`")

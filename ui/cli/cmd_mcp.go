@@ -98,8 +98,9 @@ func newMCPServer(cfg *Config, logger *slog.Logger) (*mcp.Server, func(), error)
 		Check: func(ctx context.Context, models ...string) error {
 			return checkBackend(ctx, a.backend, models...)
 		},
-		Version: version,
-		Logger:  logger,
+		CheckCollections: func(names []string) error { return checkCollections(cfg, names) },
+		Version:          version,
+		Logger:           logger,
 	}), a.Close, nil
 }
 

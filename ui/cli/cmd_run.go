@@ -21,6 +21,7 @@ type runFlags struct {
 	model, embedModel, backend, sources, depth, review, out string
 	deadline, verify, unsupported, screen, kind, reviewPlan string
 	language                                                string
+	collections                                             []string
 	maxRevisions, budgetTokens, rounds                      int
 	json, think                                             bool
 }
@@ -34,6 +35,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.depth, "depth", "", "quick|standard|deep")
 	fl.StringVar(&f.review, "review", pipeline.ReviewApprove, "what to do with reviewer requests: approve|reject|ask")
 	fl.StringVar(&f.language, "language", "", "the report's language: a BCP 47 tag (de, pt-BR) or a name (German); default English; searching and references keep the sources' languages")
+	fl.StringArrayVar(&f.collections, "collection", nil, "limit your library to this collection (repeatable): a library (zotero, a file's name), a collection, a #tag, or corpus for `corpus add`'s documents; brings the local source in")
 	fl.StringVar(&f.reviewPlan, "review-plan", "", "approve (default: go straight on) or ask: show the plan before anything is searched, to edit it")
 	fl.IntVar(&f.maxRevisions, "max-revisions", 2, "revision rounds at most")
 	fl.IntVar(&f.budgetTokens, "budget-tokens", 0, "stop optional work after this many tokens (0: no limit)")
@@ -100,6 +102,9 @@ func (f *runFlags) apply(cfg *Config, changed func(string) bool) {
 	if changed("language") {
 		cfg.Language = f.language
 	}
+	if changed("collection") {
+		cfg.Collections = f.collections
+	}
 }
 
 // config checks the flags and returns the config with them applied.
@@ -135,6 +140,9 @@ func runCommand() *cobra.Command {
 			opt := cfg.defaultOptions()
 			opt.Question = joinArgs(args)
 			if err := opt.Normalize(); err != nil { // bad input fails before anything is opened
+				return err
+			}
+			if err := checkCollections(cfg, opt.Collections); err != nil {
 				return err
 			}
 			a, err := openResearch(cmd.Context(), cfg, "", opt.Model, opt.EmbedModel)

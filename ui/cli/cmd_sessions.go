@@ -126,7 +126,7 @@ func sessionsExport() *cobra.Command {
 	var format, out string
 	var version int
 	cmd := &cobra.Command{
-		Use:   "export ID --format md|html|json|bibtex [--out FILE]",
+		Use:   "export ID --format md|html|json|bibtex|ris|csljson [--out FILE]",
 		Short: "Export a session's report",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -159,7 +159,7 @@ func sessionsExport() *cobra.Command {
 			})
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", "md", "md|html|json|bibtex")
+	cmd.Flags().StringVar(&format, "format", "md", "md|html|json|bibtex|ris|csljson (ris and csljson import into Zotero and other reference managers)")
 	cmd.Flags().StringVar(&out, "out", "", "write to FILE instead of stdout")
 	cmd.Flags().IntVar(&version, "version", 0, "the report version to export (default: the latest)")
 	return cmd

@@ -37,9 +37,12 @@ type Config struct {
 	// ReviewPlan is "ask" to review the plan before anything is searched.
 	ReviewPlan string `toml:"review_plan"`
 	// Language is the report's language (a BCP 47 tag or a name).
-	Language   string `toml:"language"`
-	Theme      string `toml:"theme"`
-	OllamaHost string `toml:"ollama_host"` // several: comma-separated
+	Language string `toml:"language"`
+	// Collections limit the local source to these collections of the
+	// person's library (see `researchtui library list`).
+	Collections []string `toml:"collections"`
+	Theme       string   `toml:"theme"`
+	OllamaHost  string   `toml:"ollama_host"` // several: comma-separated
 	// OpenAI-compatible backend (--backend openai): base URL (env
 	// RESEARCHTUI_OPENAI_BASE_URL), key (env OPENAI_API_KEY) and the chat
 	// model's context length when the server does not report it.
@@ -223,6 +226,7 @@ func (c *Config) defaultOptions() pipeline.Options {
 	o.Kind = c.Kind
 	o.ReviewPlan = c.ReviewPlan
 	o.Language = c.Language
+	o.Collections = c.Collections
 	o.Deadline, o.Grace = c.deadline, c.grace
 	o.Verify, o.Unsupported = c.Verify, c.Unsupported
 	return o

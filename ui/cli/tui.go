@@ -49,6 +49,7 @@ func runTUI(ctx context.Context, question string) error {
 		Question:      question,
 		DataDir:       cfg.dataDir,
 		SaveSettings:  func(s ui.Settings) error { return saveSettings(cfg.configPath, s) },
+		Collections:   func() ([]ui.LibraryCollection, error) { return tuiCollections(cfg) },
 	}); err != nil {
 		return fmt.Errorf("terminal UI: %w", err)
 	}

@@ -1,0 +1,431 @@
+package zotero
+
+import (
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/researchtui/researchtui/search/bib"
+)
+
+// Library is a person's Zotero library (the user library, "My Library";
+// group libraries are not read) as bib.Items.
+type Library struct {
+	// Version is the library's version: it changes whenever anything in
+	// the library changes, so an import that finds the version it saw last
+	// time can skip the work. 0 means unknown: always import. Zotero 10
+	// counts every local change; Zotero 7 to 9 count synced changes only
+	// (see ReadDatabase and API.Library).
+	Version     int
+	Collections []Collection
+	Items       []bib.Item
+}
+
+// Collection is one collection; Parent is the key of the collection it is
+// in ("" at the top).
+type Collection struct {
+	Key    string `json:"key"`
+	Name   string `json:"name"`
+	Parent string `json:"parent,omitempty"`
+}
+
+// record is an item as either source gives it, before it becomes a
+// bib.Item: the database and the API name fields the same way (Zotero's
+// field names, type-specific ones included).
+type record struct {
+	key         string
+	itemType    string
+	fields      map[string]string
+	creators    []creator
+	tags        []string
+	collections []string // collection keys
+	// parsedDate is the date as SQL ("2019-03-00", "2019-03"), from the
+	// API's meta.parsedDate or the database's multipart date; "" when
+	// unknown.
+	parsedDate string
+	files      []file
+}
+
+type creator struct {
+	typ         string
+	first, last string
+	name        string // a single-field name (an organisation)
+}
+
+// file is a child attachment of an item, resolved to a path on disk.
+type file struct {
+	path        string
+	contentType string
+	order       int // the attachment's position among the children (date added)
+}
+
+// Link modes of attachments, as the database stores them (itemAttachments.linkMode)
+// and the API names them (data.linkMode).
+const (
+	linkImportedFile = 0
+	linkImportedURL  = 1
+	linkLinkedFile   = 2
+	linkLinkedURL    = 3
+	linkEmbedded     = 4
+)
+
+var linkModeNames = map[string]int{
+	"imported_file":  linkImportedFile,
+	"imported_url":   linkImportedURL,
+	"linked_file":    linkLinkedFile,
+	"linked_url":     linkLinkedURL,
+	"embedded_image": linkEmbedded,
+}
+
+// storagePrefix and basePrefix start an attachment's stored path: an
+// imported file's name inside storage/<key>/, a linked file's path
+// relative to the linked attachment base directory.
+const (
+	storagePrefix = "storage:"
+	basePrefix    = "attachments:"
+)
+
+// fileKind ranks the attachments kept, PDFs first as Zotero's "best
+// attachment" does, then EPUBs, then HTML snapshots; 0 is not kept.
+func fileKind(contentType, name string) int {
+	ct, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(contentType)), ";")
+	switch strings.TrimSpace(ct) {
+	case "application/pdf":
+		return 1
+	case "application/epub+zip", "application/epub":
+		return 2
+	case "text/html", "application/xhtml+xml":
+		return 3
+	case "":
+		switch strings.ToLower(path.Ext(strings.ReplaceAll(name, `\`, "/"))) {
+		case ".pdf":
+			return 1
+		case ".epub":
+			return 2
+		case ".html", ".htm", ".xhtml":
+			return 3
+		}
+	}
+	return 0
+}
+
+// storedPath resolves an attachment's stored path (itemAttachments.path,
+// the API's data.path or data.filename) to an absolute path: an imported
+// file is dataDir/storage/<key>/<name>, a linked file is absolute or
+// relative to baseDir. "" when it cannot be resolved (a relative linked
+// path without a base directory, a name that leaves its folder).
+func storedPath(mode int, stored, key, dataDir, baseDir string) string {
+	switch mode {
+	case linkImportedFile, linkImportedURL:
+		name := strings.TrimPrefix(stored, storagePrefix)
+		// Zotero never stores a folder in the name; one that has one is
+		// not followed out of the attachment's folder.
+		if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`) ||
+			strings.HasPrefix(name, ".zotero") || dataDir == "" || !validKey(key) {
+			return ""
+		}
+		return filepath.Join(dataDir, "storage", key, name)
+	case linkLinkedFile:
+		if rel, ok := strings.CutPrefix(stored, basePrefix); ok {
+			if baseDir == "" || rel == "" {
+				return ""
+			}
+			// Zotero stores the relative part with forward slashes.
+			p := filepath.Join(baseDir, filepath.FromSlash(strings.ReplaceAll(rel, `\`, "/")))
+			if !within(baseDir, p) {
+				return ""
+			}
+			return p
+		}
+		if filepath.IsAbs(stored) {
+			return filepath.Clean(stored)
+		}
+	}
+	return ""
+}
+
+// within reports whether p is dir or inside it.
+func within(dir, p string) bool {
+	rel, err := filepath.Rel(filepath.Clean(dir), p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// validKey reports whether k is an object key as Zotero makes them: eight
+// of 23456789ABCDEFGHIJKLMNPQRSTUVWXYZ (older keys may use any of A-Z0-9).
+func validKey(k string) bool {
+	if len(k) != 8 {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if (c < 'A' || c > 'Z') && (c < '0' || c > '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// skippedTypes are item types that are not works: they are never items of
+// the library on their own.
+var skippedTypes = map[string]bool{"note": true, "attachment": true, "annotation": true}
+
+// item turns a record into a bib.Item. paths maps collection keys to their
+// full names ("Parent/Child").
+func (r *record) item(paths map[string]string) bib.Item {
+	f := make(map[string]string, len(r.fields))
+	for name, v := range r.fields {
+		v = strings.TrimSpace(stripControls(v))
+		if v == "" {
+			continue
+		}
+		f[name] = v
+		if base, ok := baseFields[name]; ok {
+			f[base] = v
+		}
+	}
+	it := bib.Item{
+		ID:        r.key,
+		Type:      cslType(r.itemType),
+		Title:     f["title"],
+		Volume:    f["volume"],
+		Issue:     f["issue"],
+		Pages:     normalizePages(f["pages"]),
+		Publisher: f["publisher"],
+		ISBN:      f["ISBN"],
+		ISSN:      f["ISSN"],
+		URL:       f["url"],
+		Abstract:  f["abstractNote"],
+		Language:  f["language"],
+	}
+	it.Venue = f["publicationTitle"]
+	if it.Venue == "" {
+		switch r.itemType {
+		case "conferencePaper":
+			it.Venue = f["conferenceName"]
+		case "presentation":
+			it.Venue = f["meetingName"]
+		case "thesis":
+			it.Venue = f["university"]
+		case "report":
+			it.Venue = f["institution"]
+		}
+	}
+	it.DOI = cleanDOI(f["DOI"])
+	if it.DOI == "" {
+		it.DOI = extraDOI(f["extra"])
+	}
+	it.Year, it.Date = itemDate(r.parsedDate, f["date"])
+
+	primary := primaryCreators[r.itemType]
+	for _, c := range r.creators {
+		n := bib.Name{Family: c.last, Given: c.first, Literal: c.name}
+		switch c.typ {
+		case "author", primary:
+			it.Authors = append(it.Authors, n)
+		case "editor":
+			it.Editors = append(it.Editors, n)
+		}
+	}
+	it.Tags = append(it.Tags, r.tags...)
+	slices.Sort(it.Tags)
+	for _, k := range r.collections {
+		if p, ok := paths[k]; ok {
+			it.Collections = append(it.Collections, p)
+		}
+	}
+	slices.Sort(it.Collections)
+	files := slices.Clone(r.files)
+	slices.SortStableFunc(files, func(a, b file) int {
+		if ka, kb := fileKind(a.contentType, a.path), fileKind(b.contentType, b.path); ka != kb {
+			return ka - kb
+		}
+		return a.order - b.order
+	})
+	for _, fl := range files {
+		it.Files = append(it.Files, fl.path)
+	}
+	clean(&it)
+	return it
+}
+
+// cslType is the CSL type of a Zotero item type ("document" for a type
+// Zotero's schema does not map, such as a custom one).
+func cslType(itemType string) string {
+	if t, ok := cslTypes[itemType]; ok {
+		return t
+	}
+	return "document"
+}
+
+// collectionPaths names every collection by its path from the top
+// ("Parent/Child"). A parent that is missing (deleted, or a cycle in a
+// damaged database) ends the path.
+func collectionPaths(cols []Collection) map[string]string {
+	byKey := make(map[string]Collection, len(cols))
+	for _, c := range cols {
+		byKey[c.Key] = c
+	}
+	paths := make(map[string]string, len(cols))
+	for _, c := range cols {
+		names := []string{c.Name}
+		seen := map[string]bool{c.Key: true}
+		for p := c.Parent; p != "" && !seen[p]; {
+			pc, ok := byKey[p]
+			if !ok {
+				break
+			}
+			seen[p] = true
+			names = append(names, pc.Name)
+			p = pc.Parent
+		}
+		slices.Reverse(names)
+		paths[c.Key] = strings.Join(names, "/")
+	}
+	return paths
+}
+
+// itemDate is the year and ISO-like date of an item: the parsed date when
+// Zotero gives one ("2019-03-00" is "2019-03"), else what can be read of
+// the date as typed (an ISO date or a year in it).
+func itemDate(parsed, typed string) (int, string) {
+	if y, d := sqlDate(parsed); y > 0 {
+		return y, d
+	}
+	if y, d := sqlDate(typed); y > 0 {
+		return y, d
+	}
+	if y := yearIn(typed); y > 0 {
+		return y, strconv.Itoa(y)
+	}
+	return 0, ""
+}
+
+// sqlDate reads "2019-03-04", "2019-03-00", "2019-00-00", "2019-03" and
+// "2019" as Zotero writes dates, trimming the parts that are zero.
+func sqlDate(s string) (int, string) {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexAny(s, " T"); i > 0 {
+		s = s[:i]
+	}
+	parts := strings.Split(s, "-")
+	if len(parts) > 3 || len(parts[0]) != 4 {
+		return 0, ""
+	}
+	y := atoi(parts[0])
+	if y <= 0 {
+		return 0, ""
+	}
+	out := parts[0]
+	if len(parts) > 1 {
+		m := atoi(parts[1])
+		if m < 1 || m > 12 {
+			return y, out
+		}
+		out += "-" + twoDigits(m)
+		if len(parts) > 2 {
+			if d := atoi(parts[2]); d >= 1 && d <= 31 {
+				out += "-" + twoDigits(d)
+			}
+		}
+	}
+	return y, out
+}
+
+// multipartSQL is the SQL part of a date as the database stores it
+// ("2019-03-00 March 2019" is "2019-03-00"), and the date as typed.
+func multipartSQL(v string) (sql, typed string) {
+	if len(v) >= 11 && v[10] == ' ' && v[4] == '-' && v[7] == '-' &&
+		atoi(v[:4]) >= 0 && atoi(v[5:7]) >= 0 && atoi(v[8:10]) >= 0 {
+		return v[:10], v[11:]
+	}
+	return "", v
+}
+
+// yearIn is the first run of exactly four digits in s ("c. 1850", "2019a").
+func yearIn(s string) int {
+	run := 0
+	for i := 0; i <= len(s); i++ {
+		if i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			run++
+			continue
+		}
+		if run == 4 {
+			if y := atoi(s[i-4 : i]); y > 0 {
+				return y
+			}
+		}
+		run = 0
+	}
+	return 0
+}
+
+// atoi reads up to 9 decimal digits; anything else is -1.
+func atoi(s string) int {
+	if s == "" || len(s) > 9 {
+		return -1
+	}
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return -1
+		}
+		n = n*10 + int(s[i]-'0')
+	}
+	return n
+}
+
+func twoDigits(n int) string { return string([]byte{byte('0' + n/10%10), byte('0' + n%10)}) }
+
+// normalizePages writes a range with an en dash ("245-251" is "245–251");
+// anything else ("e1002", "12a") stays as it is.
+func normalizePages(s string) string {
+	s = strings.TrimSpace(s)
+	for _, dash := range []string{"–", "—", "‐", "‑", "-"} {
+		a, b, ok := strings.Cut(s, dash)
+		if !ok {
+			continue
+		}
+		a, b = strings.TrimSpace(a), strings.TrimLeft(strings.TrimSpace(b), "-–—")
+		if a == "" || b == "" || strings.ContainsAny(a+b, " \t-–—") {
+			return s
+		}
+		return a + "–" + b
+	}
+	return s
+}
+
+// cleanDOI is a DOI in lower case without resolver or "doi:" prefix
+// ("https://doi.org/10.1000/XYZ" is "10.1000/xyz"), or "" when s holds
+// none.
+func cleanDOI(s string) string {
+	s = strings.ToLower(strings.TrimSpace(s))
+	i := strings.Index(s, "10.")
+	if i < 0 || i > 0 && strings.IndexByte("/: ", s[i-1]) < 0 {
+		return ""
+	}
+	s = s[i:]
+	if j := strings.IndexAny(s, " \t\r\n"); j > 0 {
+		s = s[:j]
+	}
+	s = strings.TrimRight(s, ".,;")
+	if !strings.Contains(s, "/") || strings.HasSuffix(s, "/") {
+		return ""
+	}
+	return s
+}
+
+// extraDOI is the DOI an item type without a DOI field keeps in Extra, on
+// a line "DOI: 10.1000/xyz" (Zotero's convention for fields a type lacks).
+func extraDOI(extra string) string {
+	for line := range strings.Lines(extra) {
+		k, v, ok := strings.Cut(line, ":")
+		if ok && strings.EqualFold(strings.TrimSpace(k), "doi") {
+			if d := cleanDOI(v); d != "" {
+				return d
+			}
+		}
+	}
+	return ""
+}

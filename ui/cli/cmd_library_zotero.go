@@ -1,0 +1,103 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/researchtui/researchtui/search/corpus"
+	"github.com/researchtui/researchtui/search/zotero"
+)
+
+// importFlags are library import's flags.
+type importFlags struct {
+	name    string // a file's collection name
+	dataDir string // Zotero's data folder
+	api     string // Zotero's local API
+	useAPI  bool
+	baseDir string // Zotero's base folder of linked attachments
+}
+
+func (f *importFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.name, "name", "", "the collection a file's items are in (default: the file's name)")
+	fl.StringVar(&f.dataDir, "data-dir", "", "Zotero's data folder, holding zotero.sqlite and storage/ (default ~/Zotero)")
+	fl.BoolVar(&f.useAPI, "api", false, "read Zotero through its local API (Zotero 7 running, with Settings → Advanced → \"Allow other applications on this computer to communicate with Zotero\")")
+	fl.StringVar(&f.api, "api-url", zotero.DefaultBase, "the address of Zotero's local API")
+	fl.StringVar(&f.baseDir, "base-dir", "", "Zotero's base folder for linked attachments (Settings → Files and Folders), when it has one")
+}
+
+// importZotero imports the Zotero library: from its database when Zotero
+// is closed, else (or with --api) through its local API. The database is
+// only ever read.
+func importZotero(ctx context.Context, cfg *Config, d corpusDeps, f *importFlags, out, errOut io.Writer) error {
+	dataDir := f.dataDir
+	if dataDir == "" {
+		dataDir = zotero.DefaultDataDir()
+	}
+	var lib zotero.Library
+	kind, origin := "zotero", dataDir
+	useAPI := f.useAPI
+	if !useAPI {
+		var err error
+		lib, err = zotero.ReadDatabaseWith(ctx, dataDir, zotero.DatabaseOptions{BaseDir: f.baseDir})
+		switch {
+		case errors.Is(err, zotero.ErrLocked):
+			fmt.Fprintf(errOut, "%s\nreading it through Zotero's local API at %s instead\n", sanitize(err.Error()), sanitize(f.api))
+			useAPI = true
+		case err != nil:
+			return err
+		}
+	}
+	if useAPI {
+		kind, origin = "zotero-api", f.api
+		since := 0
+		if m, err := corpus.LoadManifest(cfg.corpusPath()); err == nil {
+			if l := m.Libraries["zotero"]; l != nil && l.Kind == kind && l.Origin == origin {
+				since = l.Version
+			}
+		}
+		api := &zotero.API{Base: f.api, Client: &http.Client{Timeout: 2 * time.Minute}, BaseDir: f.baseDir}
+		got, unchanged, err := api.Library(ctx, since)
+		if errors.Is(err, zotero.ErrNotRunning) && !f.useAPI {
+			// Zotero runs (it holds the database), but its API is off.
+			return errors.New("Zotero holds its database and its local API does not answer: turn the API on (Zotero 7: Settings → Advanced → Allow other applications on this computer to communicate with Zotero), or close Zotero, then import again")
+		}
+		if err != nil {
+			return err
+		}
+		if unchanged {
+			fmt.Fprintf(out, "the Zotero library is unchanged since version %d: nothing to do\n", since)
+			return nil
+		}
+		lib = got
+	}
+	cl := corpus.Library{Name: "zotero", Kind: kind, Origin: origin, Version: lib.Version, Items: lib.Items}
+	cl.Collections = collectionPaths(lib.Collections)
+	return runImport(ctx, cfg, d, cl, nil, out, errOut)
+}
+
+// collectionPaths name Zotero's collections as their items' Collections
+// do: "Parent/Child".
+func collectionPaths(cols []zotero.Collection) []string {
+	byKey := map[string]zotero.Collection{}
+	for _, c := range cols {
+		byKey[c.Key] = c
+	}
+	var out []string
+	for _, c := range cols {
+		path := c.Name
+		seen := map[string]bool{c.Key: true}
+		for p := byKey[c.Parent]; p.Key != "" && !seen[p.Key]; p = byKey[p.Parent] {
+			seen[p.Key] = true
+			path = p.Name + "/" + path
+		}
+		out = append(out, path)
+	}
+	return out
+}
