@@ -23,7 +23,7 @@ func ReadBibTeX(data []byte, dir string) ([]Item, []error) {
 	items := make([]Item, 0, len(p.entries))
 	for i := range p.entries {
 		it := p.item(&p.entries[i], dir)
-		it.clean()
+		it.Clean()
 		items = append(items, it)
 	}
 	return items, p.errs.result()
@@ -98,7 +98,7 @@ func (p *bibParser) parse() {
 // fail reports the entry whose @ is at offset at, on line line, and skips
 // to the next entry.
 func (p *bibParser) fail(at, line int, key, msg string) {
-	p.errs.add(&ParseError{Format: "BibTeX", Line: line, Key: cleanLine(key), Msg: msg})
+	p.errs.add(&ParseError{Format: "BibTeX", Line: line, Key: CleanLine(key), Msg: msg})
 	p.recover(at)
 }
 
@@ -242,7 +242,7 @@ func (p *bibParser) key(closer byte) string {
 		}
 		p.pos++
 	}
-	return truncate(p.src[start:p.pos], maxLine)
+	return Truncate(p.src[start:p.pos], maxLine)
 }
 
 // value reads a field value: pieces ({...}, "...", a number, a macro)

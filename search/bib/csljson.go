@@ -35,7 +35,7 @@ func ReadCSLJSON(data []byte) ([]Item, error) {
 			return ReadCSLJSON(list) // {"items": [...]}, as some APIs wrap them
 		}
 		it := cslItem(obj)
-		it.clean()
+		it.Clean()
 		return []Item{it}, nil
 	}
 	if trimmed[0] != '[' {
@@ -69,7 +69,7 @@ func ReadCSLJSON(data []byte) ([]Item, error) {
 			return items, jsonError(text, dec.InputOffset(), err)
 		}
 		it := cslItem(obj)
-		it.clean()
+		it.Clean()
 		items = append(items, it)
 	}
 	if _, err := dec.Token(); err != nil {

@@ -27,7 +27,7 @@ func ReadRIS(data []byte) ([]Item, []error) {
 	finish := func() {
 		if rec != nil {
 			it := rec.item()
-			it.clean()
+			it.Clean()
 			items = append(items, it)
 			rec = nil
 		}

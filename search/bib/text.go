@@ -73,7 +73,7 @@ func cp1252(c byte) rune {
 // control but \n and \t, bidirectional overrides and byte-order marks. The
 // rule is the one search.CleanText applies, repeated here because this
 // package imports nothing of the project.
-func stripControls(s string) string {
+func StripControls(s string) string {
 	if utf8.ValidString(s) && !strings.ContainsFunc(s, isControl) {
 		return s
 	}
@@ -158,16 +158,16 @@ func skipString(s string, i int) int {
 	return i
 }
 
-// cleanLine is a one-line field (a title, a name, a venue) safe to draw:
+// CleanLine is a one-line field (a title, a name, a venue) safe to draw:
 // no controls, every whitespace run one space, at most maxLine runes.
-func cleanLine(s string) string {
-	return truncate(strings.Join(strings.Fields(stripControls(s)), " "), maxLine)
+func CleanLine(s string) string {
+	return Truncate(strings.Join(strings.Fields(StripControls(s)), " "), maxLine)
 }
 
 // cleanText is a multi-line field (an abstract): no controls, spaces
 // collapsed within lines, paragraphs kept, at most one blank line in a row.
 func cleanText(s string) string {
-	lines := strings.Split(stripControls(s), "\n")
+	lines := strings.Split(StripControls(s), "\n")
 	out := lines[:0]
 	blank := false
 	for _, l := range lines {
@@ -182,22 +182,26 @@ func cleanText(s string) string {
 		}
 		out = append(out, l)
 	}
-	return truncate(strings.Join(out, "\n"), maxText)
+	return Truncate(strings.Join(out, "\n"), maxText)
 }
 
 // cleanPath is a file path: no controls or line breaks (a path with a
 // newline is an attack, not a file), spaces inside kept as they are.
 func cleanPath(s string) string {
+	if strings.ContainsAny(s, "\n\r") {
+		return "" // mended, it would name another file: dropped
+	}
 	s = strings.Map(func(r rune) rune {
-		if r == '\n' || r == '\t' {
+		if r == '\t' {
 			return -1
 		}
 		return r
-	}, stripControls(s))
-	return truncate(strings.TrimSpace(s), maxLine)
+	}, StripControls(s))
+	return Truncate(strings.TrimSpace(s), maxLine)
 }
 
-func truncate(s string, runes int) string {
+// Truncate cuts s to at most runes runes.
+func Truncate(s string, runes int) string {
 	if len(s) <= runes {
 		return s
 	}
@@ -241,7 +245,7 @@ func cleanNames(names []Name) []Name {
 	}
 	out := make([]Name, 0, min(len(names), maxNames))
 	for _, n := range names {
-		n = Name{Family: cleanLine(n.Family), Given: cleanLine(n.Given), Literal: cleanLine(n.Literal), Suffix: cleanLine(n.Suffix)}
+		n = Name{Family: CleanLine(n.Family), Given: CleanLine(n.Given), Literal: CleanLine(n.Literal), Suffix: CleanLine(n.Suffix)}
 		if n.Literal != "" {
 			n.Family, n.Given, n.Suffix = "", "", ""
 		}
@@ -259,18 +263,18 @@ func cleanNames(names []Name) []Name {
 	return out
 }
 
-// clean makes every string of an item safe to show and store, whichever
+// Clean makes every string of an item safe to show and store, whichever
 // reader made it: the one place the rule for untrusted text is applied.
-func (it *Item) clean() {
-	it.ID = cleanLine(it.ID)
-	it.Type = cleanLine(it.Type)
+func (it *Item) Clean() {
+	it.ID = CleanLine(it.ID)
+	it.Type = CleanLine(it.Type)
 	if it.Type == "" {
 		it.Type = "document"
 	}
-	it.Title = cleanLine(it.Title)
+	it.Title = CleanLine(it.Title)
 	it.Authors = cleanNames(it.Authors)
 	it.Editors = cleanNames(it.Editors)
-	it.Date = cleanLine(it.Date)
+	it.Date = CleanLine(it.Date)
 	if it.Year < 0 || it.Year > 9999 {
 		it.Year = 0
 	}
@@ -279,11 +283,11 @@ func (it *Item) clean() {
 	}
 	for _, p := range []*string{&it.Venue, &it.Volume, &it.Issue, &it.Pages, &it.Publisher,
 		&it.DOI, &it.ISBN, &it.ISSN, &it.URL, &it.Language} {
-		*p = cleanLine(*p)
+		*p = CleanLine(*p)
 	}
 	it.Abstract = cleanText(it.Abstract)
-	it.Tags = cleanList(it.Tags, cleanLine)
-	it.Collections = cleanList(it.Collections, cleanLine)
+	it.Tags = cleanList(it.Tags, CleanLine)
+	it.Collections = cleanList(it.Collections, CleanLine)
 	it.Files = cleanList(it.Files, cleanPath)
 }
 

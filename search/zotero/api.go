@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/researchtui/researchtui/search/bib"
 )
 
 // DefaultBase is the user library in the local API Zotero 7 and later
@@ -97,7 +99,7 @@ func (a *API) read(ctx context.Context, sinceVersion int) (Library, bool, error)
 		if json.Unmarshal(o.Data, &d) != nil || !validKey(o.Key) {
 			continue
 		}
-		lib.Collections = append(lib.Collections, Collection{Key: o.Key, Name: cleanLine(d.Name), Parent: d.Parent.key})
+		lib.Collections = append(lib.Collections, Collection{Key: o.Key, Name: bib.CleanLine(d.Name), Parent: d.Parent.key})
 	}
 
 	var tops []apiObject
@@ -278,7 +280,7 @@ func headerInt(h http.Header, name string) (int, error) {
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 0 {
-		return 0, fmt.Errorf("%s is not a version number: %q", name, cleanLine(truncate(s, 40)))
+		return 0, fmt.Errorf("%s is not a version number: %q", name, bib.CleanLine(bib.Truncate(s, 40)))
 	}
 	return n, nil
 }
@@ -361,7 +363,7 @@ var defaultClient = &http.Client{
 
 // statusError explains an answer that is not a 200.
 func statusError(path string, status int, body []byte) error {
-	msg := cleanLine(truncate(string(bytes.TrimSpace(body)), 200))
+	msg := bib.CleanLine(bib.Truncate(string(bytes.TrimSpace(body)), 200))
 	switch {
 	case status == http.StatusForbidden && strings.Contains(strings.ToLower(msg), "local api"):
 		// "Local API is not enabled": the connector server runs, the API is off.

@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/researchtui/researchtui/search/bib"
 )
 
 // ErrLocked is the error of a database that Zotero has open: Zotero holds
@@ -278,7 +280,7 @@ func (s *schema) collections(ctx context.Context) ([]Collection, error) {
 		if err := rows.Scan(&id, &r.c.Key, &name, &r.parent); err != nil {
 			return nil, err
 		}
-		r.c.Name = cleanLine(name.String)
+		r.c.Name = bib.CleanLine(name.String)
 		keys[id] = r.c.Key
 		all = append(all, r)
 	}

@@ -234,7 +234,7 @@ func checkTestLibrary(t *testing.T, lib zotero.Library, dataDir, baseDir string)
 		DOI:         "10.48550/arxiv.1706.03762",
 		ISSN:        "1049-5258",
 		URL:         "https://arxiv.org/abs/1706.03762",
-		Abstract:    "The dominant sequence transduction models\nare based on recurrent networks.",
+		Abstract:    "The dominant sequence transduction models\n\nare based on recurrent networks.", // paragraphs kept, as search/bib keeps them
 		Language:    "en",
 		Tags:        []string{"attention", "transformers"},
 		Collections: []string{"Thesis", "Thesis/Chapter 2"},

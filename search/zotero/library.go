@@ -176,7 +176,7 @@ var skippedTypes = map[string]bool{"note": true, "attachment": true, "annotation
 func (r *record) item(paths map[string]string) bib.Item {
 	f := make(map[string]string, len(r.fields))
 	for name, v := range r.fields {
-		v = strings.TrimSpace(stripControls(v))
+		v = strings.TrimSpace(bib.StripControls(v))
 		if v == "" {
 			continue
 		}
@@ -246,7 +246,7 @@ func (r *record) item(paths map[string]string) bib.Item {
 	for _, fl := range files {
 		it.Files = append(it.Files, fl.path)
 	}
-	clean(&it)
+	it.Clean()
 	return it
 }
 

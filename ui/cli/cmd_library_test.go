@@ -56,6 +56,21 @@ func bibLibrary(t *testing.T, dir, name string, n int) string {
 	return p
 }
 
+// collectionCounts reads `library list --json`: items by collection.
+func collectionCounts(out string) map[string]int {
+	counts := map[string]int{}
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var col struct {
+			Name  string `json:"name"`
+			Items int    `json:"items"`
+		}
+		if json.Unmarshal([]byte(l), &col) == nil {
+			counts[col.Name] = col.Items
+		}
+	}
+	return counts
+}
+
 var summaryLine = regexp.MustCompile(`(\d+) added, (\d+) updated, (\d+) unchanged, (\d+) skipped, (\d+) removed`)
 
 // Tried as a user would: two reference files are imported as two
@@ -89,17 +104,7 @@ func TestLibraryImportRunAndSync(t *testing.T) {
 	}
 
 	stdout, _, code, _ = c.run("library", "list", "--json")
-	counts := map[string]int{}
-	for _, l := range strings.Split(strings.TrimSpace(stdout), "\n") {
-		var col struct {
-			Name  string `json:"name"`
-			Items int    `json:"items"`
-			Files int    `json:"files"`
-		}
-		if json.Unmarshal([]byte(l), &col) == nil {
-			counts[col.Name] = col.Items
-		}
-	}
+	counts := collectionCounts(stdout)
 	if code != 0 || counts["thesis"] != 24 || counts["reading"] != 16 {
 		t.Fatalf("library list: exit %d %v\n%s", code, counts, stdout)
 	}

@@ -100,17 +100,7 @@ func TestZoteroLibraryAcceptance(t *testing.T) {
 	}
 
 	stdout, _, _, _ = c.run("library", "list", "--json")
-	counts := map[string]int{}
-	for _, l := range strings.Split(strings.TrimSpace(stdout), "\n") {
-		var col struct {
-			Name  string `json:"name"`
-			Items int    `json:"items"`
-			Files int    `json:"files"`
-		}
-		if json.Unmarshal([]byte(l), &col) == nil {
-			counts[col.Name] = col.Items
-		}
-	}
+	counts := collectionCounts(stdout)
 	for name, want := range map[string]int{"zotero": 200, "Topic A": 40, "Topic C": 40, "Topic E": 40, "#phonons": 200} {
 		if counts[name] != want {
 			t.Errorf("collection %q: %d items, want %d (%v)", name, counts[name], want, counts)
