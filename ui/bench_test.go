@@ -158,7 +158,7 @@ func BenchmarkStartup500(b *testing.B) {
 	for b.Loop() {
 		m := newModel(context.Background(), Config{Store: st, Theme: "dark"}, svc, options{now: func() time.Time { return testNow }, darkBG: &dark})
 		m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
-		msg := loadSessionsCmd(svc)()
+		msg := loadSessionsCmd(svc, 1)()
 		m.Update(msg)
 		if len(m.sessions.rows) != 500 {
 			b.Fatalf("%d sessions", len(m.sessions.rows))

@@ -16,6 +16,7 @@ import (
 type sessionsLoadedMsg struct {
 	sessions []store.Session
 	err      error
+	seq      int // which load: an older one finishing late is dropped
 }
 
 type runStartedMsg struct {
@@ -102,10 +103,18 @@ func waitEvents(id string, ch <-chan pipeline.Event) tea.Cmd {
 	}
 }
 
-func loadSessionsCmd(svc services) tea.Cmd {
+// loadSessions reads the session list. Loads run concurrently (every
+// change to a session starts one), so each is numbered: a load that
+// finishes after a newer one is stale and must not put back an older list.
+func (m *rootModel) loadSessions() tea.Cmd {
+	m.sessions.loads++
+	return loadSessionsCmd(m.svc, m.sessions.loads)
+}
+
+func loadSessionsCmd(svc services, seq int) tea.Cmd {
 	return func() tea.Msg {
 		s, err := svc.ListSessions()
-		return sessionsLoadedMsg{sessions: s, err: err}
+		return sessionsLoadedMsg{sessions: s, err: err, seq: seq}
 	}
 }
 

@@ -130,7 +130,7 @@ func (m *rootModel) themeKey() string {
 
 // Init loads the session list and, if asked, starts the question at once.
 func (m *rootModel) Init() tea.Cmd {
-	cmds := []tea.Cmd{loadSessionsCmd(m.svc)}
+	cmds := []tea.Cmd{m.loadSessions()}
 	if m.changes = m.svc.Changes(m.ctx); m.changes != nil {
 		cmds = append(cmds, waitChangesCmd(m.changes))
 	}
@@ -178,8 +178,12 @@ func (m *rootModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case sessionsChangedMsg:
 		// A run here or in another researchtui changed a session.
-		return m, tea.Batch(loadSessionsCmd(m.svc), waitChangesCmd(m.changes))
+		return m, tea.Batch(m.loadSessions(), waitChangesCmd(m.changes))
 	case sessionsLoadedMsg:
+		if msg.seq < m.sessions.shown {
+			return m, nil // a newer list is already on screen
+		}
+		m.sessions.shown = msg.seq
 		m.sessions.loading = false
 		if msg.err != nil {
 			m.setNotice("reading sessions: "+msg.err.Error(), true)
@@ -228,7 +232,7 @@ func (m *rootModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		} else {
 			m.setNotice("session deleted", false)
 		}
-		return m, loadSessionsCmd(m.svc)
+		return m, m.loadSessions()
 	case decidedMsg:
 		if msg.err != nil {
 			m.setNotice("review decision: "+msg.err.Error(), true)
@@ -471,7 +475,7 @@ func (m *rootModel) onRunStarted(msg runStartedMsg) tea.Cmd {
 		rs.watched = true
 		m.setNotice("this run belongs to another researchtui: watching it here; leaving keeps it running", false)
 	}
-	return tea.Batch(waitEvents(id, msg.h.Events()), loadSessionsCmd(m.svc), m.startTicking())
+	return tea.Batch(waitEvents(id, msg.h.Events()), m.loadSessions(), m.startTicking())
 }
 
 // onRunEvents folds a batch of events into its run and re-arms the bridge.
@@ -519,7 +523,7 @@ func (m *rootModel) onRunEvents(msg runEventsMsg) tea.Cmd {
 		cmds = append(cmds, waitEvents(msg.id, rs.h.Events()))
 	}
 	if statusChanged {
-		cmds = append(cmds, loadSessionsCmd(m.svc))
+		cmds = append(cmds, m.loadSessions())
 	}
 	return tea.Batch(cmds...)
 }

@@ -361,7 +361,7 @@ func (m *rootModel) reportBack(tea.KeyPressMsg) tea.Cmd {
 		m.fitReportPane()
 	default:
 		m.screen = screenSessions
-		return loadSessionsCmd(m.svc)
+		return m.loadSessions()
 	}
 	return nil
 }

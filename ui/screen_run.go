@@ -19,7 +19,7 @@ func (m *rootModel) runKeys() keyTable {
 		{
 			do(rKeys.Back, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd {
 				m.screen = screenSessions
-				return loadSessionsCmd(m.svc)
+				return m.loadSessions()
 			}).footer(),
 			do(rKeys.Cancel, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd {
 				m.dialog = newConfirmDialog("Cancel this run?", "The run stops now. Finished stages stay saved, and R on the sessions screen resumes it later.", actCancelRun{id: rs.id}, m.now())

@@ -47,6 +47,8 @@ type sessionsModel struct {
 	query     string
 	loading   bool
 	listed    bool // loaded at least once (runs that appear later are new)
+	loads     int  // session-list loads started
+	shown     int  // the newest load applied
 }
 
 func newSessionsModel(st *themes.Styles) sessionsModel {

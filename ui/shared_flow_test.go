@@ -76,3 +76,21 @@ func TestReviewDecidedElsewhereClosesTheDialog(t *testing.T) {
 		t.Errorf("the TUI decided too: %+v", r.decisions)
 	}
 }
+
+// Session-list loads run concurrently, one per change. One that finishes
+// after a newer load (here: the list read before another process's run
+// was created) is stale: it must not empty the list under the person's
+// cursor, or the run just announced could not be opened.
+func TestStaleSessionListLoadIsDropped(t *testing.T) {
+	m, svc := newTestModel(t, 120, 40, "dark", true)
+	toList(t, m)
+	older := m.loadSessions()
+	svc.sessions = append([]store.Session{{ID: "elsewhere", Title: "Run elsewhere", Status: store.StatusRunning, CreatedAt: testNow}}, svc.sessions...)
+	newer := m.loadSessions()
+	run(t, m, newer)
+	svc.sessions = nil // what the older load would have read
+	run(t, m, older)
+	if sel := m.sessions.selected(); sel == nil || m.sessions.focus != focusList || len(m.sessions.rows) != len(fixtureSessions())+1 {
+		t.Fatalf("a stale load replaced the list: %d rows, focus %v", len(m.sessions.rows), m.sessions.focus)
+	}
+}
