@@ -275,7 +275,7 @@ func newTestModel(t testing.TB, w, h int, theme string, noColor bool, edit ...fu
 	}
 	m := newModel(context.Background(), cfg, svc, options{now: func() time.Time { return testNow }, noColor: noColor, darkBG: &dark})
 	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
-	m.Update(sessionsLoadedMsg{sessions: fixtureSessions()})
+	m.Update(listLoaded(m, fixtureSessions()...))
 	return m, svc
 }
 
@@ -412,4 +412,11 @@ func noticesReport(t testing.TB) pipeline.Report {
 		}
 	}
 	return rep
+}
+
+// listLoaded is the answer to the newest session-list load the model
+// started, as a test hands the list in by hand (a load with an older
+// number would be dropped as stale).
+func listLoaded(m *rootModel, sessions ...store.Session) sessionsLoadedMsg {
+	return sessionsLoadedMsg{sessions: sessions, seq: m.sessions.loads}
 }

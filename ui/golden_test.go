@@ -33,7 +33,7 @@ var screens = []struct {
 		press(t, m, "/", "c", "o", "m")
 	}},
 	{"sessions_empty", func(t *testing.T, m *rootModel, svc *fakeServices, c *clock) {
-		m.Update(sessionsLoadedMsg{})
+		m.Update(listLoaded(m))
 	}},
 	{"sessions_banner", func(t *testing.T, m *rootModel, svc *fakeServices, c *clock) {}},
 	{"confirm_delete", func(t *testing.T, m *rootModel, svc *fakeServices, c *clock) {

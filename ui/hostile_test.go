@@ -45,7 +45,7 @@ func TestHostileTextReachesNoView(t *testing.T) {
 		sessions[i].Error = "failed" + evilText
 	}
 	svc.sessions = sessions
-	m.Update(sessionsLoadedMsg{sessions: sessions})
+	m.Update(listLoaded(m, sessions...))
 	if bad := terminalHostile(m.View().Content); bad != "" {
 		t.Errorf("the session list carries a control: %q", bad)
 	}

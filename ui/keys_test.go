@@ -243,7 +243,7 @@ func TestQuestionLine(t *testing.T) {
 		t.Errorf("paste on the list: focus %v line %q", m.sessions.focus, m.sessions.line.Value())
 	}
 	// An empty list: the line keeps the keys, tab has nowhere to go.
-	m.Update(sessionsLoadedMsg{})
+	m.Update(listLoaded(m))
 	press(t, m, "tab")
 	if m.sessions.focus != focusLine {
 		t.Error("tab with no sessions left the line")
@@ -310,7 +310,7 @@ func TestRunKeys(t *testing.T) {
 	if got := rs.warnings[len(rs.warnings)-1]; got != "late warning" {
 		t.Fatalf("events keep arriving in the background: %q", got)
 	}
-	m.Update(sessionsLoadedMsg{sessions: append([]store.Session{{ID: r.id, Title: "Perovskite stability", Status: "running", CreatedAt: testNow}}, fixtureSessions()...)})
+	m.Update(listLoaded(m, append([]store.Session{{ID: r.id, Title: "Perovskite stability", Status: "running", CreatedAt: testNow}}, fixtureSessions()...)...))
 	toList(t, m)
 	press(t, m, "g", "enter")
 	if m.screen != screenRun || m.active != r.id {

@@ -29,8 +29,8 @@ func TestPreviewFollowsTheLiveStage(t *testing.T) {
 		pipeline.Event{Type: pipeline.UsageUpdated, Stage: pipeline.StageAnalyse, Usage: tot, Time: testNow})
 	press(t, m, "esc")
 	// The list as the store had it when the run had only planned.
-	m.Update(sessionsLoadedMsg{sessions: []store.Session{{ID: r.id, Question: "Perovskite stability", Status: store.StatusRunning, Stage: "plan",
-		CreatedAt: testNow, Usage: store.Usage{PromptTokens: 300, CompletionTokens: 40}}}})
+	m.Update(listLoaded(m, store.Session{ID: r.id, Question: "Perovskite stability", Status: store.StatusRunning, Stage: "plan",
+		CreatedAt: testNow, Usage: store.Usage{PromptTokens: 300, CompletionTokens: 40}}))
 	toList(t, m)
 	out := ansi.Strip(m.render())
 	if !strings.Contains(out, "(at analyse)") || strings.Contains(out, "(at plan)") {

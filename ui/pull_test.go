@@ -64,7 +64,7 @@ func TestFreshInstallFocus(t *testing.T) {
 		c.BackendErr = errors.New("models qwen3:8b and nomic-embed-text are not installed")
 		c.MissingModels = []string{"qwen3:8b", "nomic-embed-text"}
 	})
-	m.Update(sessionsLoadedMsg{})
+	m.Update(listLoaded(m))
 	if m.sessions.focus != focusList {
 		t.Fatal("with models missing the list has the keys (p pulls)")
 	}
