@@ -26,9 +26,9 @@ func (p *bibParser) item(e *bibEntry, dir string) Item {
 		Venue:     text("journaltitle", "journal", "booktitle"),
 		Volume:    text("volume"),
 		Issue:     text("number", "issue"),
-		Pages:     normalizePages(text("pages")),
+		Pages:     NormalizePages(text("pages")),
 		Publisher: text("publisher"),
-		DOI:       cleanDOI(decodeVerbatim(f["doi"])),
+		DOI:       CleanDOI(decodeVerbatim(f["doi"])),
 		ISBN:      decodeVerbatim(f["isbn"]),
 		ISSN:      decodeVerbatim(f["issn"]),
 		Abstract:  text("abstract"),
@@ -56,7 +56,7 @@ func (p *bibParser) item(e *bibEntry, dir string) Item {
 		it.URL = "https://arxiv.org/abs/" + eprint
 	}
 	if it.DOI == "" && strings.Contains(it.URL, "doi.org/10.") {
-		it.DOI = cleanDOI(it.URL)
+		it.DOI = CleanDOI(it.URL)
 	}
 	it.Tags = append(splitList(text("keywords"), ",;"), splitList(text("mendeley-tags"), ",;")...)
 	for _, g := range append(splitList(text("groups"), ","), splitList(text("mendeley-groups"), ",")...) {

@@ -129,9 +129,9 @@ func cslItem(obj map[string]json.RawMessage) Item {
 		Venue:     stripMarkup(str("container-title", "event-title")),
 		Volume:    str("volume"),
 		Issue:     str("issue", "number"),
-		Pages:     normalizePages(str("page")),
+		Pages:     NormalizePages(str("page")),
 		Publisher: str("publisher"),
-		DOI:       cleanDOI(str("DOI", "doi")),
+		DOI:       CleanDOI(str("DOI", "doi")),
 		ISBN:      str("ISBN", "isbn"),
 		ISSN:      str("ISSN", "issn"),
 		URL:       str("URL", "url"),
@@ -229,7 +229,7 @@ func cslDate(raw json.RawMessage) (int, string) {
 	}
 	if json.Unmarshal(raw, &d) != nil {
 		s := jsonString(raw) // "issued": "2019-03-04"
-		return isoDate(s)
+		return ParseDate(s)
 	}
 	var ends []string
 	year := 0
@@ -264,7 +264,7 @@ func cslDate(raw json.RawMessage) (int, string) {
 		return year, ends[0]
 	}
 	for _, r := range []json.RawMessage{d.EDTF, d.Raw, d.Literal} {
-		if y, date := isoDate(jsonString(r)); y > 0 {
+		if y, date := ParseDate(jsonString(r)); y > 0 {
 			return y, date
 		}
 	}

@@ -145,3 +145,22 @@ func TestWriteCSLJSON(t *testing.T) {
 `
 	eq(t, "output", string(out), want)
 }
+
+// One DOI rule for every reader: resolvers, "doi:" and case go, and a
+// value that is not a prefix and a suffix is no DOI at all.
+func TestCleanDOI(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://doi.org/10.1000/XYZ": "10.1000/xyz",
+		"doi:10.1145/1137627.1137631": "10.1145/1137627.1137631",
+		"https://doi.org/10.1000%2Fa": "10.1000/a",
+		"10.1000/abc.":                "10.1000/abc",
+		"10.1000":                     "",
+		"10.1000/":                    "",
+		"ISBN 978-3-16-148410-0":      "",
+		"":                            "",
+	} {
+		if got := CleanDOI(in); got != want {
+			t.Errorf("CleanDOI(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -12,13 +12,13 @@ import (
 // year, month and day.
 func bibDate(f map[string]string) (int, string) {
 	if d := strings.TrimSpace(decodeVerbatim(f["date"])); d != "" {
-		if y, date := isoDate(d); y > 0 {
+		if y, date := ParseDate(d); y > 0 {
 			return y, date
 		}
 	}
-	y := yearIn(decodeTeX(f["year"]))
+	y := YearIn(decodeTeX(f["year"]))
 	if y == 0 {
-		y, _ = isoDate(strings.TrimSpace(decodeVerbatim(f["date"])))
+		y, _ = ParseDate(strings.TrimSpace(decodeVerbatim(f["date"])))
 		return y, ""
 	}
 	date := yearString(y)
@@ -31,14 +31,14 @@ func bibDate(f map[string]string) (int, string) {
 	return y, date
 }
 
-// isoDate reads "2019", "2019-03", "2019-03-04", "2019-03-04T10:00:00"
+// ParseDate reads "2019", "2019-03", "2019-03-04", "2019-03-04T10:00:00"
 // and ranges "2015-06-22/2015-06-26" (EDTF marks ~ ? % dropped); a range
 // keeps both ends, an open one ("2019/..") its start.
-func isoDate(s string) (int, string) {
+func ParseDate(s string) (int, string) {
 	start, end, isRange := strings.Cut(s, "/")
 	y, a := isoDay(start)
 	if y == 0 {
-		return yearIn(s), ""
+		return YearIn(s), ""
 	}
 	if isRange {
 		if _, b := isoDay(end); b != "" && b != a {
@@ -78,8 +78,8 @@ func isoDay(s string) (int, string) {
 	return y, out
 }
 
-// yearIn is the first four-digit number in s ("2019a", "{2019}", "c. 1850").
-func yearIn(s string) int {
+// YearIn is the first four-digit number in s ("2019a", "{2019}", "c. 1850").
+func YearIn(s string) int {
 	run := 0
 	for i := 0; i <= len(s); i++ {
 		if i < len(s) && s[i] >= '0' && s[i] <= '9' {
@@ -129,11 +129,11 @@ func monthNumber(s string) int {
 	return 0
 }
 
-// normalizePages writes a page range with an en dash, whatever dash the
+// NormalizePages writes a page range with an en dash, whatever dash the
 // file used ("493--518", "245-251", "1—4" are "493–518", "245–251",
 // "1–4"), as CSL and Zotero do; a value that is not one range of two
 // tokens ("12a", "e1002", "No Pagination Specified") is kept as it is.
-func normalizePages(s string) string {
+func NormalizePages(s string) string {
 	s = strings.TrimSpace(s)
 	for _, dash := range []string{"–", "—", "‐", "‑", "-"} {
 		a, b, ok := strings.Cut(s, dash)
@@ -149,9 +149,11 @@ func normalizePages(s string) string {
 	return s
 }
 
-// cleanDOI is a DOI without resolver or "doi:" prefix, in lower case (DOIs
-// are case-insensitive), or "" when s holds none.
-func cleanDOI(s string) string {
+// CleanDOI is a DOI without resolver or "doi:" prefix, in lower case (DOIs
+// are case-insensitive), or "" when s holds none. Every reader of a
+// library (these files, Zotero) cleans DOIs with it, so one work has one
+// DOI whichever way it came in.
+func CleanDOI(s string) string {
 	s = strings.ToLower(strings.TrimSpace(s))
 	if s == "" {
 		return ""
@@ -168,10 +170,14 @@ func cleanDOI(s string) string {
 		}
 		s = s[i:]
 	}
-	if i := strings.IndexAny(s, " \t\n"); i > 0 {
+	if i := strings.IndexAny(s, " \t\r\n"); i > 0 {
 		s = s[:i]
 	}
-	return strings.TrimRight(s, ".,;")
+	s = strings.TrimRight(s, ".,;")
+	if !strings.Contains(s, "/") || strings.HasSuffix(s, "/") {
+		return "" // a DOI is a prefix and a suffix: "10.1000" alone names nothing
+	}
+	return s
 }
 
 // firstURL is the first of the space-separated URLs Mendeley puts in one

@@ -160,7 +160,7 @@ func (r *risRecord) item() Item {
 		Volume:    r.first("VL"),
 		Issue:     r.first("IS", "CP"),
 		Publisher: r.first("PB"),
-		DOI:       cleanDOI(r.first("DO")),
+		DOI:       CleanDOI(r.first("DO")),
 		Abstract:  r.first("AB", "N2"),
 		Language:  languageTag(r.first("LA")),
 	}
@@ -188,12 +188,12 @@ func (r *risRecord) item() Item {
 	case sp != "" && ep != "" && !strings.ContainsAny(sp, "-–"):
 		it.Pages = sp + "–" + ep
 	default:
-		it.Pages = normalizePages(sp)
+		it.Pages = NormalizePages(sp)
 	}
 	if it.DOI == "" {
 		for _, v := range r.all("N1", "M3", "UR") {
 			if l := strings.ToLower(v); strings.HasPrefix(l, "doi:") || strings.Contains(l, "doi.org/10.") {
-				if it.DOI = cleanDOI(v); it.DOI != "" {
+				if it.DOI = CleanDOI(v); it.DOI != "" {
 					break
 				}
 			}
@@ -258,12 +258,12 @@ func risDate(s string) (int, string) {
 		return 0, ""
 	}
 	if !strings.Contains(s, "/") {
-		return isoDate(s)
+		return ParseDate(s)
 	}
 	p := strings.Split(s, "/")
 	y := atoiSmall(strings.TrimSpace(p[0]))
 	if len(strings.TrimSpace(p[0])) != 4 || y <= 0 {
-		return yearIn(s), ""
+		return YearIn(s), ""
 	}
 	date := p[0]
 	if m := atoiSmall(strings.TrimSpace(p[1])); m >= 1 && m <= 12 {

@@ -191,7 +191,7 @@ func (r *record) item(paths map[string]string) bib.Item {
 		Title:     f["title"],
 		Volume:    f["volume"],
 		Issue:     f["issue"],
-		Pages:     normalizePages(f["pages"]),
+		Pages:     bib.NormalizePages(f["pages"]),
 		Publisher: f["publisher"],
 		ISBN:      f["ISBN"],
 		ISSN:      f["ISSN"],
@@ -212,7 +212,7 @@ func (r *record) item(paths map[string]string) bib.Item {
 			it.Venue = f["institution"]
 		}
 	}
-	it.DOI = cleanDOI(f["DOI"])
+	it.DOI = bib.CleanDOI(f["DOI"])
 	if it.DOI == "" {
 		it.DOI = extraDOI(f["extra"])
 	}
@@ -290,47 +290,16 @@ func collectionPaths(cols []Collection) map[string]string {
 // Zotero gives one ("2019-03-00" is "2019-03"), else what can be read of
 // the date as typed (an ISO date or a year in it).
 func itemDate(parsed, typed string) (int, string) {
-	if y, d := sqlDate(parsed); y > 0 {
+	if y, d := bib.ParseDate(parsed); d != "" {
 		return y, d
 	}
-	if y, d := sqlDate(typed); y > 0 {
+	if y, d := bib.ParseDate(typed); d != "" {
 		return y, d
 	}
-	if y := yearIn(typed); y > 0 {
+	if y := bib.YearIn(typed); y > 0 {
 		return y, strconv.Itoa(y)
 	}
 	return 0, ""
-}
-
-// sqlDate reads "2019-03-04", "2019-03-00", "2019-00-00", "2019-03" and
-// "2019" as Zotero writes dates, trimming the parts that are zero.
-func sqlDate(s string) (int, string) {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexAny(s, " T"); i > 0 {
-		s = s[:i]
-	}
-	parts := strings.Split(s, "-")
-	if len(parts) > 3 || len(parts[0]) != 4 {
-		return 0, ""
-	}
-	y := atoi(parts[0])
-	if y <= 0 {
-		return 0, ""
-	}
-	out := parts[0]
-	if len(parts) > 1 {
-		m := atoi(parts[1])
-		if m < 1 || m > 12 {
-			return y, out
-		}
-		out += "-" + twoDigits(m)
-		if len(parts) > 2 {
-			if d := atoi(parts[2]); d >= 1 && d <= 31 {
-				out += "-" + twoDigits(d)
-			}
-		}
-	}
-	return y, out
 }
 
 // multipartSQL is the SQL part of a date as the database stores it
@@ -341,24 +310,6 @@ func multipartSQL(v string) (sql, typed string) {
 		return v[:10], v[11:]
 	}
 	return "", v
-}
-
-// yearIn is the first run of exactly four digits in s ("c. 1850", "2019a").
-func yearIn(s string) int {
-	run := 0
-	for i := 0; i <= len(s); i++ {
-		if i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			run++
-			continue
-		}
-		if run == 4 {
-			if y := atoi(s[i-4 : i]); y > 0 {
-				return y
-			}
-		}
-		run = 0
-	}
-	return 0
 }
 
 // atoi reads up to 9 decimal digits; anything else is -1.
@@ -376,53 +327,13 @@ func atoi(s string) int {
 	return n
 }
 
-func twoDigits(n int) string { return string([]byte{byte('0' + n/10%10), byte('0' + n%10)}) }
-
-// normalizePages writes a range with an en dash ("245-251" is "245–251");
-// anything else ("e1002", "12a") stays as it is.
-func normalizePages(s string) string {
-	s = strings.TrimSpace(s)
-	for _, dash := range []string{"–", "—", "‐", "‑", "-"} {
-		a, b, ok := strings.Cut(s, dash)
-		if !ok {
-			continue
-		}
-		a, b = strings.TrimSpace(a), strings.TrimLeft(strings.TrimSpace(b), "-–—")
-		if a == "" || b == "" || strings.ContainsAny(a+b, " \t-–—") {
-			return s
-		}
-		return a + "–" + b
-	}
-	return s
-}
-
-// cleanDOI is a DOI in lower case without resolver or "doi:" prefix
-// ("https://doi.org/10.1000/XYZ" is "10.1000/xyz"), or "" when s holds
-// none.
-func cleanDOI(s string) string {
-	s = strings.ToLower(strings.TrimSpace(s))
-	i := strings.Index(s, "10.")
-	if i < 0 || i > 0 && strings.IndexByte("/: ", s[i-1]) < 0 {
-		return ""
-	}
-	s = s[i:]
-	if j := strings.IndexAny(s, " \t\r\n"); j > 0 {
-		s = s[:j]
-	}
-	s = strings.TrimRight(s, ".,;")
-	if !strings.Contains(s, "/") || strings.HasSuffix(s, "/") {
-		return ""
-	}
-	return s
-}
-
 // extraDOI is the DOI an item type without a DOI field keeps in Extra, on
 // a line "DOI: 10.1000/xyz" (Zotero's convention for fields a type lacks).
 func extraDOI(extra string) string {
 	for line := range strings.Lines(extra) {
 		k, v, ok := strings.Cut(line, ":")
 		if ok && strings.EqualFold(strings.TrimSpace(k), "doi") {
-			if d := cleanDOI(v); d != "" {
+			if d := bib.CleanDOI(v); d != "" {
 				return d
 			}
 		}
