@@ -7,8 +7,10 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -20,10 +22,15 @@ import (
 
 // The test binary doubles as the researchtui binary: with
 // RESEARCHTUI_TEST_MAIN=1 it runs the command line and exits, so tests see
-// real exit codes and real separate processes (for the store lock).
+// real exit codes and real separate processes (for the store lock). It
+// stops on an interrupt as main.go does: gracefully, and also when it was
+// started with SIGINT ignored (a test run in the background of a shell).
 func TestMain(m *testing.M) {
 	if os.Getenv("RESEARCHTUI_TEST_MAIN") == "1" {
-		os.Exit(Run(context.Background(), os.Args[1:]))
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		code := Run(ctx, os.Args[1:])
+		stop()
+		os.Exit(code)
 	}
 	os.Exit(m.Run())
 }

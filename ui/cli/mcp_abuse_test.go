@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A desktop client that sends a resource URI with a control character (or
@@ -127,7 +128,12 @@ func startMCPHTTP(t *testing.T, c *cli, args ...string) string {
 	}
 	t.Cleanup(func() {
 		_ = cmd.Process.Signal(os.Interrupt)
+		stopped := time.AfterFunc(20*time.Second, func() {
+			t.Errorf("the MCP server did not stop within 20 s of an interrupt")
+			_ = cmd.Process.Kill()
+		})
 		_ = cmd.Wait()
+		stopped.Stop()
 	})
 	lines := bufio.NewScanner(stderr)
 	for lines.Scan() {
