@@ -87,3 +87,29 @@ func TestCitationAfterAbbreviationStaysWithItsSentence(t *testing.T) {
 		t.Errorf("got %+v", got)
 	}
 }
+
+// A work from the person's library is cited with what the library knows:
+// a book with its publisher, a chapter in its book with pages, an article
+// with volume, issue and pages.
+func TestAPAFromLibraryMetadata(t *testing.T) {
+	for _, c := range []struct {
+		r    search.Record
+		want string
+	}{
+		{search.Record{Title: "The Structure of Scientific Revolutions", Year: 1962, AuthorsFiled: []string{"Kuhn, Thomas S."}, Authors: []string{"Thomas S. Kuhn"},
+			Publication: search.Publication{ItemType: "book", Publisher: "University of Chicago Press"}},
+			"Kuhn, T. S. (1962). *The Structure of Scientific Revolutions*. University of Chicago Press."},
+		{search.Record{Title: "What is life?", Year: 1944, Publication: search.Publication{ItemType: "book", Publisher: "Cambridge University Press"}},
+			"(1944). *What is life?* Cambridge University Press."},
+		{search.Record{Title: "Deep residual learning", Year: 2016, Venue: "Proceedings of CVPR", DOI: "10.1109/cvpr.2016.90",
+			Publication: search.Publication{ItemType: "paper-conference", Pages: "770–778", Publisher: "IEEE"}},
+			"(2016). Deep residual learning. In *Proceedings of CVPR* (pp. 770–778). IEEE. https://doi.org/10.1109/cvpr.2016.90"},
+		{search.Record{Title: "Spin liquids", Year: 2012, Venue: "Physical Review B", DOI: "10.1103/physrevb.85.115117",
+			Publication: search.Publication{ItemType: "article-journal", Volume: "85", Issue: "11", Pages: "115117"}},
+			"(2012). Spin liquids. *Physical Review B*, *85*(11), 115117. https://doi.org/10.1103/physrevb.85.115117"},
+	} {
+		if got := APA(c.r); got != c.want {
+			t.Errorf("got  %s\nwant %s", got, c.want)
+		}
+	}
+}

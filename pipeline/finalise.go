@@ -98,7 +98,7 @@ func (o *orchestrator) stageFinalise(ctx context.Context) error {
 
 func citedSource(n int, r search.Record, an Analysis) CitedSource {
 	cs := CitedSource{
-		N: n, Key: r.Key, Title: r.Title, Authors: r.Authors, AuthorsFiled: r.AuthorsFiled, Year: r.Year, Venue: r.Venue,
+		N: n, Key: r.Key, Title: r.Title, Authors: r.Authors, AuthorsFiled: r.AuthorsFiled, Year: r.Year, Venue: r.Venue, Publication: r.Publication,
 		DOI: r.DOI, ArxivID: r.ArxivID, URL: r.URL, PDFURL: r.PDFURL, Source: r.Source, Library: r.Library,
 	}
 	if len(an.Quotes) > 0 {
@@ -134,7 +134,12 @@ func (o *orchestrator) readAs(key string) string {
 	return ReadAbstract
 }
 
-// APA formats a reference in APA 7 style from source metadata.
+// APA formats a reference in APA 7 style from source metadata. A work
+// from the person's library has its type, volume, issue, pages and
+// publisher: a book is cited with its title in italics and its publisher,
+// a chapter or conference paper "In *Book* (pp. 1–10)", an article with
+// "*Journal*, *12*(3), 1–10"; a work found online has what the sources
+// give (venue and link).
 func APA(r search.Record) string {
 	var b strings.Builder
 	if a := apaAuthors(r.Authors, r.AuthorsFiled); a != "" {
@@ -145,12 +150,39 @@ func APA(r search.Record) string {
 	if title == "" {
 		title = "Untitled"
 	}
-	b.WriteString(title)
-	if !strings.HasSuffix(title, ".") && !strings.HasSuffix(title, "?") && !strings.HasSuffix(title, "!") {
-		b.WriteString(".")
-	}
-	if r.Venue != "" {
-		fmt.Fprintf(&b, " *%s*.", r.Venue)
+	switch p := r.Publication; p.ItemType {
+	case "book", "thesis", "report", "dataset", "software":
+		b.WriteString("*" + sentenceEnd(title, "*"))
+		if p.Publisher != "" && p.Publisher != r.Venue {
+			b.WriteString(" " + sentenceEnd(p.Publisher, ""))
+		}
+	case "chapter", "paper-conference", "entry-encyclopedia":
+		b.WriteString(sentenceEnd(title, ""))
+		if r.Venue != "" {
+			b.WriteString(" In *" + r.Venue + "*")
+			if p.Pages != "" {
+				b.WriteString(" (pp. " + p.Pages + ")")
+			}
+			b.WriteString(".")
+		}
+		if p.Publisher != "" {
+			b.WriteString(" " + sentenceEnd(p.Publisher, ""))
+		}
+	default:
+		b.WriteString(sentenceEnd(title, ""))
+		if r.Venue != "" {
+			b.WriteString(" *" + r.Venue + "*")
+			if p.Volume != "" {
+				b.WriteString(", *" + p.Volume + "*")
+			}
+			if p.Issue != "" {
+				b.WriteString("(" + p.Issue + ")")
+			}
+			if p.Pages != "" {
+				b.WriteString(", " + p.Pages)
+			}
+			b.WriteString(".")
+		}
 	}
 	switch {
 	case r.DOI != "":
@@ -161,6 +193,16 @@ func APA(r search.Record) string {
 		b.WriteString(" " + r.URL)
 	}
 	return b.String()
+}
+
+// sentenceEnd ends s with a full stop unless it ends with one, a question
+// or an exclamation mark; closing (an italics marker) goes before the
+// added stop, as APA sets "*Title*." but "*Why?*".
+func sentenceEnd(s, closing string) string {
+	if strings.HasSuffix(s, ".") || strings.HasSuffix(s, "?") || strings.HasSuffix(s, "!") {
+		return s + closing
+	}
+	return s + closing + "."
 }
 
 // apaAuthors writes "Family, G. I., Family, G., & Family, G."; more than 20

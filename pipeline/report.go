@@ -21,11 +21,14 @@ type CitedSource struct {
 	AuthorsFiled []string `json:"authors_filed,omitempty"`
 	Year         int      `json:"year,omitempty"`
 	Venue        string   `json:"venue,omitempty"`
-	DOI          string   `json:"doi,omitempty"`
-	ArxivID      string   `json:"arxiv_id,omitempty"`
-	URL          string   `json:"url,omitempty"`
-	PDFURL       string   `json:"pdf_url,omitempty"`
-	Source       string   `json:"source"`
+	// Publication (type, volume, issue, pages, publisher) comes from the
+	// person's library when the work is an item of it.
+	search.Publication
+	DOI     string `json:"doi,omitempty"`
+	ArxivID string `json:"arxiv_id,omitempty"`
+	URL     string `json:"url,omitempty"`
+	PDFURL  string `json:"pdf_url,omitempty"`
+	Source  string `json:"source"`
 	// Library is the person's reference library the work is an item of
 	// ("zotero", "refs"): it was read from the person's own copy and its
 	// reference comes from the library's metadata.

@@ -219,6 +219,7 @@ func mergeInto(dst, src *Record) {
 		}
 	}
 	fill(&dst.Title, src.Title)
+	dst.Publication.fillFrom(src.Publication)
 	if len(src.Authors) > len(dst.Authors) {
 		dst.Authors = append([]string(nil), src.Authors...)
 		dst.AuthorsFiled = nil

@@ -33,10 +33,11 @@ type Record struct {
 	AuthorsFiled []string `json:"authors_filed,omitempty"`
 	Year         int      `json:"year,omitempty"`
 	Venue        string   `json:"venue,omitempty"`
-	Abstract     string   `json:"abstract,omitempty"`
-	URL          string   `json:"url,omitempty"`     // landing page
-	PDFURL       string   `json:"pdf_url,omitempty"` // best open-access PDF
-	Citations    int      `json:"citations,omitempty"`
+	Publication
+	Abstract  string `json:"abstract,omitempty"`
+	URL       string `json:"url,omitempty"`     // landing page
+	PDFURL    string `json:"pdf_url,omitempty"` // best open-access PDF
+	Citations int    `json:"citations,omitempty"`
 	// Data holds structured properties (Materials Project: band gap,
 	// formation energy, ...). Records with Data are facts, not prose: the
 	// pipeline passes them to the writer as a data block and never filters
@@ -70,6 +71,29 @@ type Record struct {
 	// concern ... that the sources link to this work, so a reader can open
 	// the notice itself.
 	Updates []Update `json:"updates,omitempty"`
+}
+
+// Publication is how a work was published beyond its venue, as the
+// person's reference library records it: what a full APA reference and a
+// lossless export to a reference manager need.
+type Publication struct {
+	// ItemType is the CSL type the library gave ("book", "chapter",
+	// "paper-conference", "article-journal", "thesis", "report" ...);
+	// empty for works found online, whose type is guessed from the rest.
+	ItemType  string `json:"item_type,omitempty"`
+	Volume    string `json:"volume,omitempty"`
+	Issue     string `json:"issue,omitempty"`
+	Pages     string `json:"pages,omitempty"` // "1–10", with an en dash
+	Publisher string `json:"publisher,omitempty"`
+}
+
+// fillFrom takes the fields p lacks from src.
+func (p *Publication) fillFrom(src Publication) {
+	fill(&p.ItemType, src.ItemType)
+	fill(&p.Volume, src.Volume)
+	fill(&p.Issue, src.Issue)
+	fill(&p.Pages, src.Pages)
+	fill(&p.Publisher, src.Publisher)
 }
 
 // Update is one editorial notice linked to a work.

@@ -24,6 +24,8 @@ func CitedItems(sources []pipeline.CitedSource) []bib.Item {
 			Venue: s.Venue,
 			DOI:   s.DOI,
 			URL:   firstNonEmpty(s.URL, s.PDFURL),
+			// what the person's library recorded goes back to it
+			Volume: s.Volume, Issue: s.Issue, Pages: s.Pages, Publisher: s.Publisher,
 		}
 		if it.Venue == "arXiv" || strings.EqualFold(it.Venue, "local document") {
 			it.Venue = ""
@@ -56,6 +58,8 @@ func CitedItems(sources []pipeline.CitedSource) []bib.Item {
 // itemType is the CSL type of a cited source.
 func itemType(s pipeline.CitedSource) string {
 	switch {
+	case s.ItemType != "":
+		return s.ItemType // the library's own type
 	case s.Source == "web" && s.DOI == "":
 		return "webpage"
 	case s.ArxivID != "" && (s.Venue == "" || strings.EqualFold(s.Venue, "arxiv")):

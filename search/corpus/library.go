@@ -220,7 +220,7 @@ func attachment(files []string) (string, []string) {
 
 // recordVersion changes when itemRecord makes records differently, so an
 // import after an upgrade gives every item its new record.
-const recordVersion = 2
+const recordVersion = 3 // 3: type, volume, issue, pages and publisher (search.Publication)
 
 // metaHash is a hash of what the record of an item is made of.
 func metaHash(it bib.Item, lib string) string {
@@ -267,10 +267,17 @@ func itemRecord(lib string, it bib.Item, file string) search.Record {
 		Title:       search.CleanLine(it.Title),
 		Year:        it.Year,
 		Venue:       search.CleanLine(it.Venue),
-		DOI:         search.NormalizeDOI(it.DOI),
-		URL:         it.URL,
-		Abstract:    search.CleanLine(it.Abstract),
-		Path:        file,
+		Publication: search.Publication{
+			ItemType:  it.Type,
+			Volume:    search.CleanLine(it.Volume),
+			Issue:     search.CleanLine(it.Issue),
+			Pages:     search.CleanLine(it.Pages),
+			Publisher: search.CleanLine(it.Publisher),
+		},
+		DOI:      search.NormalizeDOI(it.DOI),
+		URL:      it.URL,
+		Abstract: search.CleanLine(it.Abstract),
+		Path:     file,
 	}
 	names := it.Authors
 	if len(names) == 0 { // an edited book is cited by its editors

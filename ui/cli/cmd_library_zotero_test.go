@@ -36,6 +36,7 @@ func zoteroLibrary(n, cols int) zoterotest.Library {
 			Type: "journalArticle",
 			Fields: map[string]string{
 				"title": title, "publicationTitle": "Physical Review B", "date": fmt.Sprint(1990 + i%30),
+				"volume": "85", "issue": "11", "pages": "115117-115125",
 				"DOI":          fmt.Sprintf("10.5555/zt.%d", i),
 				"abstractNote": fmt.Sprintf("We measure thermal transport and phonon scattering in d-wave superconductors, study %d.", i),
 			},
@@ -121,7 +122,7 @@ func TestZoteroLibraryAcceptance(t *testing.T) {
 	for _, s := range rep.Sources {
 		n := 0
 		fmt.Sscanf(s.Title[strings.Index(s.Title, "study ")+6:], "%d", &n)
-		want := fmt.Sprintf("Müller, A., & Author%d, B. (%d). %s. *Physical Review B*. https://doi.org/10.5555/zt.%d", n, 1990+n%30, s.Title, n)
+		want := fmt.Sprintf("Müller, A., & Author%d, B. (%d). %s. *Physical Review B*, *85*(11), 115117–115125. https://doi.org/10.5555/zt.%d", n, 1990+n%30, s.Title, n)
 		if !strings.HasSuffix(s.Title, "of topic C") || s.Library != "zotero" || s.Reference != want {
 			t.Errorf("cited %q (%s)\n reference %q\n want      %q", s.Title, s.Library, s.Reference, want)
 		}
