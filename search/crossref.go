@@ -103,11 +103,16 @@ type crWork struct {
 		Family string `json:"family"`
 		Name   string `json:"name"`
 	} `json:"author"`
-	Issued         crDate   `json:"issued"`
-	Published      crDate   `json:"published"`
-	ContainerTitle []string `json:"container-title"`
-	Abstract       string   `json:"abstract"`
-	Cited          int      `json:"is-referenced-by-count"`
+	Issued         crDate    `json:"issued"`
+	Published      crDate    `json:"published"`
+	ContainerTitle []string  `json:"container-title"`
+	Type           laxString `json:"type"`
+	Volume         laxString `json:"volume"`
+	Issue          laxString `json:"issue"`
+	Page           laxString `json:"page"`
+	Publisher      laxString `json:"publisher"`
+	Abstract       string    `json:"abstract"`
+	Cited          int       `json:"is-referenced-by-count"`
 	Link           []struct {
 		URL         string `json:"URL"`
 		ContentType string `json:"content-type"`
@@ -200,13 +205,14 @@ func ParseCrossref(body []byte) ([]Record, error) {
 	recs := make([]Record, 0, len(works))
 	for _, w := range works {
 		r := Record{
-			Source:    "crossref",
-			FoundBy:   []string{"crossref"},
-			DOI:       NormalizeDOI(w.DOI),
-			URL:       CleanLine(w.URL),
-			Abstract:  InlineText(w.Abstract),
-			Citations: w.Cited,
-			Year:      w.Issued.year(),
+			Source:      "crossref",
+			FoundBy:     []string{"crossref"},
+			DOI:         NormalizeDOI(w.DOI),
+			URL:         CleanLine(w.URL),
+			Abstract:    InlineText(w.Abstract),
+			Citations:   w.Cited,
+			Year:        w.Issued.year(),
+			Publication: publicationOf(crossrefTypes[string(w.Type)], string(w.Volume), string(w.Issue), string(w.Page), string(w.Publisher)),
 		}
 		if len(w.Title) > 0 {
 			r.Title = InlineText(w.Title[0])

@@ -61,7 +61,8 @@ type oaLocation struct {
 	LandingPageURL string `json:"landing_page_url"`
 	PDFURL         string `json:"pdf_url"`
 	Source         *struct {
-		DisplayName string `json:"display_name"`
+		DisplayName          string    `json:"display_name"`
+		HostOrganizationName laxString `json:"host_organization_name"`
 	} `json:"source"`
 }
 
@@ -86,6 +87,13 @@ type oaWork struct {
 	AbstractInvertedIndex map[string][]int `json:"abstract_inverted_index"`
 	ReferencedWorks       []string         `json:"referenced_works"`
 	IsRetracted           bool             `json:"is_retracted"`
+	Type                  laxString        `json:"type"`
+	Biblio                struct {
+		Volume    laxString `json:"volume"`
+		Issue     laxString `json:"issue"`
+		FirstPage laxString `json:"first_page"`
+		LastPage  laxString `json:"last_page"`
+	} `json:"biblio"`
 }
 
 // ParseOpenAlex parses an OpenAlex /works list ({"meta","results"}) or a
@@ -156,12 +164,19 @@ func openAlexRecord(w oaWork) Record {
 			r.Authors = append(r.Authors, n)
 		}
 	}
+	publisher := ""
 	if pl := w.PrimaryLocation; pl != nil {
 		if pl.Source != nil {
 			r.Venue = CleanLine(pl.Source.DisplayName)
+			publisher = string(pl.Source.HostOrganizationName)
 		}
 		r.URL = CleanLine(pl.LandingPageURL)
 	}
+	b, typ := w.Biblio, openAlexTypes[string(w.Type)]
+	if typ == "" {
+		publisher = "" // an article's host is its journal's owner (or arXiv's), not its publisher in APA's sense
+	}
+	r.Publication = publicationOf(typ, string(b.Volume), string(b.Issue), pageRange(string(b.FirstPage), string(b.LastPage)), publisher)
 	if r.URL == "" && r.DOI != "" {
 		r.URL = "https://doi.org/" + r.DOI
 	}

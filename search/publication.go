@@ -1,0 +1,77 @@
+package search
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/researchtui/researchtui/search/bib"
+)
+
+// Publication details from the scholarly APIs (OpenAlex's biblio and
+// type, Crossref's volume, issue, page, publisher and type) in the names a
+// reference library uses, so a work found online is cited as fully as one
+// from the person's library and exports with its real type.
+
+// openAlexTypes are the OpenAlex work types that name a CSL type. Its
+// "article" covers journal articles, conference papers and more, so it
+// names none: APA's default form fits them all. Preprints name none
+// either: merged with the published version, the journal's type is right,
+// and an export tells a preprint by its arXiv ID.
+var openAlexTypes = map[string]string{
+	"book": "book", "book-chapter": "chapter", "dissertation": "thesis", "dataset": "dataset",
+	"report": "report", "reference-entry": "entry-encyclopedia",
+}
+
+// crossrefTypes are Crossref's work types as CSL types.
+var crossrefTypes = map[string]string{
+	"journal-article": "article-journal", "book-chapter": "chapter", "book": "book", "monograph": "book",
+	"edited-book": "book", "reference-book": "book", "proceedings-article": "paper-conference",
+	"dissertation": "thesis", "report": "report", "dataset": "dataset", "reference-entry": "entry-encyclopedia",
+}
+
+// pageRange is "first–last", or the one page given.
+func pageRange(first, last string) string {
+	first, last = CleanLine(first), CleanLine(last)
+	switch {
+	case first == "":
+		return ""
+	case last == "" || last == first:
+		return first
+	}
+	return first + "–" + last
+}
+
+// publicationOf cleans what a source gave: pages with an en dash, values
+// that are placeholders of an API ("null", "-") dropped.
+func publicationOf(itemType, volume, issue, pages, publisher string) Publication {
+	clean := func(s string) string {
+		s = CleanLine(s)
+		if s == "-" || strings.EqualFold(s, "null") || strings.EqualFold(s, "n/a") {
+			return ""
+		}
+		return s
+	}
+	return Publication{ItemType: itemType, Volume: clean(volume), Issue: clean(issue),
+		Pages: bib.NormalizePages(clean(pages)), Publisher: clean(publisher)}
+}
+
+// laxString decodes a JSON string, number or null as text, and anything
+// else as "": a bibliographic detail of the wrong type in an API answer
+// (a volume sent as 6, a page as an object) must not lose the whole
+// answer.
+type laxString string
+
+func (s *laxString) UnmarshalJSON(b []byte) error {
+	var v any
+	_ = json.Unmarshal(b, &v) // b is one valid JSON value: the decoder checked it
+	switch v := v.(type) {
+	case string:
+		*s = laxString(v)
+	case float64:
+		*s = laxString(strconv.FormatFloat(v, 'f', -1, 64))
+	default:
+		*s = ""
+	}
+	return nil
+}
