@@ -111,9 +111,14 @@ type crWork struct {
 	Issue          laxString `json:"issue"`
 	Page           laxString `json:"page"`
 	Publisher      laxString `json:"publisher"`
-	Abstract       string    `json:"abstract"`
-	Cited          int       `json:"is-referenced-by-count"`
-	Link           []struct {
+	Editor         []struct {
+		Given  laxString `json:"given"`
+		Family laxString `json:"family"`
+		Name   laxString `json:"name"`
+	} `json:"editor"`
+	Abstract string `json:"abstract"`
+	Cited    int    `json:"is-referenced-by-count"`
+	Link     []struct {
 		URL         string `json:"URL"`
 		ContentType string `json:"content-type"`
 	} `json:"link"`
@@ -243,6 +248,13 @@ func ParseCrossref(body []byte) ([]Record, error) {
 		}
 		if r.URL == "" && r.DOI != "" {
 			r.URL = "https://doi.org/" + r.DOI
+		}
+		if inBook[r.ItemType] { // a journal article's "editor" is its academic editor, not part of a reference
+			for _, e := range w.Editor {
+				if f := FiledName(string(e.Family), string(e.Given), string(e.Name)); f != "" {
+					r.Editors = append(r.Editors, f)
+				}
+			}
 		}
 		crossrefUpdates(&r, w)
 		if r.Title == "" && r.DOI == "" {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -281,7 +282,7 @@ func TestCrossrefSearch(t *testing.T) {
 	// a single work and a select= projection
 	if recs, err := ParseCrossref(fixture(t, "crossref/work-doi-10.1371-journal.pone.0033693.json")); err != nil || len(recs) != 1 || recs[0].DOI != "10.1371/journal.pone.0033693" {
 		t.Errorf("single work: %v %v", recs, err)
-	} else if want := (Publication{ItemType: "article-journal", Volume: "7", Issue: "3", Pages: "e33693", Publisher: "Public Library of Science (PLoS)"}); recs[0].Publication != want {
+	} else if want := (Publication{ItemType: "article-journal", Volume: "7", Issue: "3", Pages: "e33693", Publisher: "Public Library of Science (PLoS)"}); !reflect.DeepEqual(recs[0].Publication, want) {
 		t.Errorf("single work's publication: %+v, want %+v", recs[0].Publication, want)
 	}
 	if recs, err := ParseCrossref(fixture(t, "crossref/works-query-ecology-select-DOI-title.json")); err != nil || len(recs) == 0 || recs[0].Title == "" {
@@ -458,7 +459,7 @@ func TestMergeThreeSources(t *testing.T) {
 		t.Errorf("found by %v citations %d abstract %d key %s", m.FoundBy, m.Citations, len(m.Abstract), m.Key)
 	}
 	// OpenAlex's biblio of the journal version, for a full reference
-	if m.Publication != (Publication{Volume: "6", Issue: "5", Pages: "525–535"}) {
+	if !reflect.DeepEqual(m.Publication, Publication{Volume: "6", Issue: "5", Pages: "525–535"}) {
 		t.Errorf("publication: %+v", m.Publication)
 	}
 	// PMID and PMC IDs match too, and a PMC PDF beats a landing page
@@ -489,11 +490,12 @@ func TestInlineText(t *testing.T) {
 // page as an object) is read as text or dropped; the work is kept.
 func TestPublicationDetailsOfTheWrongType(t *testing.T) {
 	recs, err := ParseCrossref([]byte(`{"status":"ok","message-type":"work","message":{"DOI":"10.1000/x","title":["A title"],"type":"book-chapter",` +
-		`"container-title":["A Handbook"],"volume":6,"issue":null,"page":{"a":1},"publisher":"Springer"}}`))
+		`"container-title":["A Handbook"],"volume":6,"issue":null,"page":{"a":1},"publisher":"Springer",` +
+		`"editor":[{"given":"Ann","family":"Editor"},{"name":"The Consortium"},{"family":5}]}}`))
 	if err != nil || len(recs) != 1 {
 		t.Fatalf("%v %v", recs, err)
 	}
-	if want := (Publication{ItemType: "chapter", Volume: "6", Publisher: "Springer"}); recs[0].Publication != want {
+	if want := (Publication{ItemType: "chapter", Volume: "6", Publisher: "Springer", Editors: []string{"Editor, Ann", "The Consortium", "5,"}}); !reflect.DeepEqual(recs[0].Publication, want) {
 		t.Errorf("%+v, want %+v", recs[0].Publication, want)
 	}
 }

@@ -30,6 +30,10 @@ var crossrefTypes = map[string]string{
 	"dissertation": "thesis", "report": "report", "dataset": "dataset", "reference-entry": "entry-encyclopedia",
 }
 
+// inBook are the CSL types of works inside an edited volume, whose
+// editors a reference names.
+var inBook = map[string]bool{"chapter": true, "paper-conference": true, "entry-encyclopedia": true}
+
 // pageRange is "first–last", or the one page given.
 func pageRange(first, last string) string {
 	first, last = CleanLine(first), CleanLine(last)
@@ -54,6 +58,19 @@ func publicationOf(itemType, volume, issue, pages, publisher string) Publication
 	}
 	return Publication{ItemType: itemType, Volume: clean(volume), Issue: clean(issue),
 		Pages: bib.NormalizePages(clean(pages)), Publisher: clean(publisher)}
+}
+
+// FiledName is a person filed as "Family, Given" (or "Family," without a
+// given name), or an organisation's name whole.
+func FiledName(family, given, name string) string {
+	family, given = CleanLine(family), CleanLine(given)
+	switch {
+	case family == "":
+		return CleanLine(name)
+	case given == "":
+		return family + ","
+	}
+	return family + ", " + given
 }
 
 // laxString decodes a JSON string, number or null as text, and anything

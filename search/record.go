@@ -85,10 +85,17 @@ type Publication struct {
 	Issue     string `json:"issue,omitempty"`
 	Pages     string `json:"pages,omitempty"` // "1–10", with an en dash
 	Publisher string `json:"publisher,omitempty"`
+	// Editors are the editors of the book a chapter or paper is in, filed
+	// as "Family, Given" (an organisation whole), for APA's "In E. Editor
+	// (Ed.), *Book*".
+	Editors []string `json:"editors,omitempty"`
 }
 
 // fillFrom takes the fields p lacks from src.
 func (p *Publication) fillFrom(src Publication) {
+	if len(p.Editors) == 0 && len(src.Editors) > 0 {
+		p.Editors = append([]string(nil), src.Editors...)
+	}
 	fill(&p.ItemType, src.ItemType)
 	fill(&p.Volume, src.Volume)
 	fill(&p.Issue, src.Issue)

@@ -33,6 +33,9 @@ func CitedItems(sources []pipeline.CitedSource) []bib.Item {
 		if s.ArxivID != "" && it.URL == "" {
 			it.URL = "https://arxiv.org/abs/" + s.ArxivID
 		}
+		for _, e := range s.Editors {
+			it.Editors = append(it.Editors, filedName(e))
+		}
 		if len(s.AuthorsFiled) == len(s.Authors) && len(s.Authors) > 0 {
 			for _, a := range s.AuthorsFiled {
 				it.Authors = append(it.Authors, filedName(a))

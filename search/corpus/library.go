@@ -220,7 +220,7 @@ func attachment(files []string) (string, []string) {
 
 // recordVersion changes when itemRecord makes records differently, so an
 // import after an upgrade gives every item its new record.
-const recordVersion = 3 // 3: type, volume, issue, pages and publisher (search.Publication)
+const recordVersion = 3 // 3: type, volume, issue, pages, publisher and editors (search.Publication)
 
 // metaHash is a hash of what the record of an item is made of.
 func metaHash(it bib.Item, lib string) string {
@@ -282,6 +282,12 @@ func itemRecord(lib string, it bib.Item, file string) search.Record {
 	names := it.Authors
 	if len(names) == 0 { // an edited book is cited by its editors
 		names = it.Editors
+	} else {
+		for _, e := range it.Editors { // a chapter's book's editors
+			if f := filed(e); f != "" {
+				r.Editors = append(r.Editors, f)
+			}
+		}
 	}
 	for _, a := range names {
 		if s := search.CleanLine(a.String()); s != "" {
@@ -298,14 +304,10 @@ func itemRecord(lib string, it bib.Item, file string) search.Record {
 // filed is a name as a library files it: "Family, Given", or an
 // organisation's name whole.
 func filed(n bib.Name) string {
-	family, given := search.CleanLine(n.Family), search.CleanLine(n.Given)
-	switch {
-	case n.Literal != "" || family == "":
+	if n.Literal != "" {
 		return search.CleanLine(n.String())
-	case given == "":
-		return family + ","
 	}
-	return family + ", " + given
+	return search.FiledName(n.Family, n.Given, n.String())
 }
 
 // readLibraryItem does the per-item work that needs no shared state:

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -60,7 +61,8 @@ func newLibraryWorld(t *testing.T) *libraryWorld {
 func (w *libraryWorld) items() []bib.Item {
 	return []bib.Item{
 		{ID: "AAAA", Type: "article-journal", Title: "Elastic moduli of thin films", Authors: []bib.Name{{Family: "Müller", Given: "Anna"}, {Literal: "CERN Collaboration"}},
-			Year: 2019, Venue: "Physical Review B", DOI: "10.1103/PhysRevB.1", Tags: []string{"to read"}, Collections: []string{"Thesis", "Thesis/Chapter 2"},
+			Year: 2019, Venue: "Physical Review B", DOI: "10.1103/PhysRevB.1", Volume: "1", Issue: "2", Pages: "1–10", Publisher: "APS",
+			Editors: []bib.Name{{Family: "Editor", Given: "Ed"}, {Literal: "IEEE"}}, Tags: []string{"to read"}, Collections: []string{"Thesis", "Thesis/Chapter 2"},
 			Files: []string{filepath.Join(w.dir, "storage", "AAAA", "paper.pdf"), filepath.Join(w.dir, "storage", "AAAA", "book.epub")}},
 		{ID: "BBBB", Type: "manuscript", Title: "Phonon notes", Authors: []bib.Name{{Family: "Lee", Given: "Bo"}}, Year: 2021,
 			Collections: []string{"Thesis"}, Files: []string{filepath.Join(w.dir, "note.md")}},
@@ -120,6 +122,9 @@ func TestImportLibrarySyncs(t *testing.T) {
 		!slices.Equal(rec.Authors, []string{"Anna Müller", "CERN Collaboration"}) || !slices.Equal(rec.AuthorsFiled, []string{"Müller, Anna", "CERN Collaboration"}) || rec.Library != "zotero" || rec.LibraryID != "AAAA" ||
 		!slices.Equal(rec.Collections, []string{"zotero", "Thesis", "Thesis/Chapter 2", "#to read"}) {
 		t.Fatalf("record %+v", rec)
+	}
+	if want := (search.Publication{ItemType: "article-journal", Volume: "1", Issue: "2", Pages: "1–10", Publisher: "APS", Editors: []string{"Editor, Ed", "IEEE"}}); !reflect.DeepEqual(rec.Publication, want) {
+		t.Errorf("the library's publication details: %+v, want %+v", rec.Publication, want)
 	}
 	if search.LocalStoreKey(rec) != rec.Key {
 		t.Fatalf("the record's own copy is at %s, not its key %s", search.LocalStoreKey(rec), rec.Key)

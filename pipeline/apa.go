@@ -1,0 +1,208 @@
+package pipeline
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/researchtui/researchtui/search"
+)
+
+// References in APA 7, built from a source's metadata: the person's
+// library gives the most (type, editors, volume, issue, pages, publisher),
+// the scholarly APIs what they have.
+
+// APA formats a reference in APA 7 style from source metadata. A work
+// from the person's library has its type, volume, issue, pages and
+// publisher: a book is cited with its title in italics and its publisher,
+// a chapter or conference paper "In E. Editor (Ed.), *Book* (pp. 1–10)",
+// an article with
+// "*Journal*, *12*(3), 1–10"; a work found online has what the sources
+// give (venue and link).
+func APA(r search.Record) string {
+	var b strings.Builder
+	if a := apaAuthors(r.Authors, r.AuthorsFiled); a != "" {
+		b.WriteString(a + " ")
+	}
+	fmt.Fprintf(&b, "(%s). ", yearOrND(r.Year))
+	title := strings.TrimSpace(r.Title)
+	if title == "" {
+		title = "Untitled"
+	}
+	switch p := r.Publication; p.ItemType {
+	case "book", "thesis", "report", "dataset", "software":
+		b.WriteString("*" + sentenceEnd(title, "*"))
+		if p.Publisher != "" && p.Publisher != r.Venue {
+			b.WriteString(" " + sentenceEnd(p.Publisher, ""))
+		}
+	case "chapter", "paper-conference", "entry-encyclopedia":
+		b.WriteString(sentenceEnd(title, ""))
+		if r.Venue != "" {
+			b.WriteString(" In ")
+			if eds := apaEditors(p.Editors); eds != "" {
+				b.WriteString(eds + ", ")
+			}
+			b.WriteString("*" + r.Venue + "*")
+			if p.Pages != "" {
+				b.WriteString(" (pp. " + p.Pages + ")")
+			}
+			b.WriteString(".")
+		}
+		if p.Publisher != "" {
+			b.WriteString(" " + sentenceEnd(p.Publisher, ""))
+		}
+	default:
+		b.WriteString(sentenceEnd(title, ""))
+		if r.Venue != "" {
+			b.WriteString(" *" + r.Venue + "*")
+			if p.Volume != "" {
+				b.WriteString(", *" + p.Volume + "*")
+			}
+			if p.Issue != "" {
+				b.WriteString("(" + p.Issue + ")")
+			}
+			if p.Pages != "" {
+				b.WriteString(", " + p.Pages)
+			}
+			b.WriteString(".")
+		}
+	}
+	switch {
+	case r.DOI != "":
+		fmt.Fprintf(&b, " https://doi.org/%s", r.DOI)
+	case r.ArxivID != "":
+		fmt.Fprintf(&b, " https://arxiv.org/abs/%s", r.ArxivID)
+	case r.URL != "":
+		b.WriteString(" " + r.URL)
+	}
+	return b.String()
+}
+
+// sentenceEnd ends s with a full stop unless it ends with one, a question
+// or an exclamation mark; closing (an italics marker) goes before the
+// added stop, as APA sets "*Title*." but "*Why?*".
+func sentenceEnd(s, closing string) string {
+	if strings.HasSuffix(s, ".") || strings.HasSuffix(s, "?") || strings.HasSuffix(s, "!") {
+		return s + closing
+	}
+	return s + closing + "."
+}
+
+// apaAuthors writes "Family, G. I., Family, G., & Family, G."; more than 20
+// authors are cut to the first 19, an ellipsis and the last. filed, when a
+// library gave it for every author, says which words are the family name
+// ("Family, Given"; an organisation without a comma, kept whole).
+func apaAuthors(names, filed []string) string {
+	var fs []string
+	if len(filed) == len(names) && len(filed) > 0 {
+		for _, n := range filed {
+			f := strings.TrimSpace(n)
+			if strings.Contains(f, ",") {
+				f = apaName(f)
+			}
+			if f != "" {
+				fs = append(fs, f)
+			}
+		}
+	} else {
+		for _, n := range names {
+			if f := apaName(n); f != "" {
+				fs = append(fs, f)
+			}
+		}
+	}
+	switch {
+	case len(fs) == 0:
+		return ""
+	case len(fs) == 1:
+		return fs[0]
+	case len(fs) > 20:
+		return strings.Join(fs[:19], ", ") + ", . . . " + fs[len(fs)-1]
+	}
+	return strings.Join(fs[:len(fs)-1], ", ") + ", & " + fs[len(fs)-1]
+}
+
+// particles belong to the family name: "Ludwig van Beethoven" is
+// "van Beethoven, L.".
+var particles = map[string]bool{"van": true, "von": true, "der": true, "den": true, "de": true, "del": true, "della": true,
+	"di": true, "da": true, "du": true, "le": true, "la": true, "dos": true, "das": true, "ten": true, "ter": true, "bin": true, "al": true}
+
+// apaName turns "Adrian Del Maestro" or "Del Maestro, Adrian" into
+// "Del Maestro, A." (particles of the family name kept when written with a
+// comma; otherwise the last word is the family name).
+func apaName(n string) string {
+	family, initials := apaNameParts(n)
+	if initials == "" {
+		return family
+	}
+	return family + ", " + initials
+}
+
+// apaEditors writes the editors of a chapter's book as APA's "In" wants
+// them, initials first: "E. Editor (Ed.)", "E. Editor & F. Editor (Eds.)",
+// "E. Editor, F. Editor, & G. Editor (Eds.)". filed names are "Family,
+// Given"; one without a comma is an organisation, kept whole.
+func apaEditors(filed []string) string {
+	var ns []string
+	for _, n := range filed {
+		n = strings.TrimSpace(n)
+		if !strings.Contains(n, ",") {
+			if n != "" {
+				ns = append(ns, n)
+			}
+			continue
+		}
+		family, initials := apaNameParts(n)
+		switch {
+		case family == "":
+		case initials == "":
+			ns = append(ns, family)
+		default:
+			ns = append(ns, initials+" "+family)
+		}
+	}
+	switch len(ns) {
+	case 0:
+		return ""
+	case 1:
+		return ns[0] + " (Ed.)"
+	case 2:
+		return ns[0] + " & " + ns[1] + " (Eds.)"
+	}
+	return strings.Join(ns[:len(ns)-1], ", ") + ", & " + ns[len(ns)-1] + " (Eds.)"
+}
+
+// apaNameParts is a name's family name and its initials ("J.-L. R."):
+// "Family, Given" as written, otherwise the last word (with the particles
+// before it) is the family name.
+func apaNameParts(n string) (family, initials string) {
+	n = strings.Join(strings.Fields(n), " ")
+	if n == "" {
+		return "", ""
+	}
+	var given string
+	if f, g, ok := strings.Cut(n, ","); ok {
+		family, given = strings.TrimSpace(f), strings.TrimSpace(g)
+	} else {
+		parts := strings.Fields(n)
+		i := len(parts) - 1
+		for i > 1 && particles[strings.ToLower(parts[i-1])] {
+			i--
+		}
+		family = strings.Join(parts[i:], " ")
+		given = strings.Join(parts[:i], " ")
+	}
+	var out []string
+	for _, g := range strings.Fields(given) {
+		var parts []string
+		for _, h := range strings.Split(g, "-") {
+			r := []rune(strings.Trim(h, "."))
+			if len(r) > 0 {
+				parts = append(parts, string(r[0])+".")
+			}
+		}
+		if len(parts) > 0 {
+			out = append(out, strings.Join(parts, "-"))
+		}
+	}
+	return family, strings.Join(out, " ")
+}
