@@ -18,16 +18,18 @@ import (
 
 const flowQuestion = "How is software testing studied, and how are language models given tools for chemistry?"
 
-// waitText waits until the program's output contains every want (ANSI
-// stripped, so colours between words don't matter).
+// waitText waits until every want has been shown: in the program's output
+// (ANSI stripped, so colours between words don't matter) or on the screen
+// that output draws (a text the renderer completed by rewriting part of an
+// older one; see screen_test.go).
 func waitText(t *testing.T, tm *teatest.TestModel, want ...string) {
 	t.Helper()
 	var seen bytes.Buffer
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
 		seen.Write(b)
-		s := ansi.Strip(seen.String())
+		s, screen := ansi.Strip(seen.String()), onScreen(tm, b)
 		for _, w := range want {
-			if !strings.Contains(s, w) {
+			if !strings.Contains(s, w) && !strings.Contains(screen, w) {
 				return false
 			}
 		}

@@ -21,9 +21,7 @@ func typingProgram(t *testing.T) (*teatest.TestModel, *fakeServices) {
 		Defaults: pipeline.Options{Model: "qwen3:8b", EmbedModel: "nomic-embed-text", Depth: "standard"}},
 		svc, options{noColor: true, darkBG: &dark})
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(80, 24))
-	// The list has loaded once its last row shows. Not "Sessions (6)": on a
-	// loaded machine the first frame may show "Sessions (0)", and the next
-	// frame rewrites only the "6)", so that text never appears whole.
+	// The list has loaded once its last row shows.
 	waitText(t, tm, "Graph neural networks for molecule")
 	return tm, svc
 }
