@@ -235,6 +235,7 @@ func ParseCrossref(body []byte) ([]Record, error) {
 			}
 			if n != "" {
 				r.Authors = append(r.Authors, n)
+				r.AuthorsFiled = append(r.AuthorsFiled, FiledName(a.Family, a.Given, a.Name))
 			}
 		}
 		for _, l := range w.Link {

@@ -64,6 +64,11 @@ func TestPubMedSearchAndFetch(t *testing.T) {
 	if len(r.Authors) != 8 || r.Authors[0] != "A R Taddei" || !strings.HasPrefix(r.Abstract, "This study subdivides") || r.URL != "https://pubmed.ncbi.nlm.nih.gov/11748933/" {
 		t.Errorf("authors/abstract: %q %q", r.Authors, r.Abstract[:40])
 	}
+	// PubMed files names itself, and gives the issue and pages
+	if len(r.AuthorsFiled) != 8 || r.AuthorsFiled[0] != "Taddei, A R" ||
+		!reflect.DeepEqual(r.Publication, Publication{ItemType: "article-journal", Volume: "42", Issue: "4", Pages: "244–255"}) {
+		t.Errorf("filed %q, publication %+v", r.AuthorsFiled, r.Publication)
+	}
 	q := (*reqs)[0].URL.Query()
 	if q.Get("api_key") != "KEY123" || q.Get("db") != "pubmed" || q.Get("retmode") != "json" || q.Get("term") != "cryopreservation sperm" {
 		t.Errorf("esearch query: %v", q)
@@ -284,6 +289,8 @@ func TestCrossrefSearch(t *testing.T) {
 		t.Errorf("single work: %v %v", recs, err)
 	} else if want := (Publication{ItemType: "article-journal", Volume: "7", Issue: "3", Pages: "e33693", Publisher: "Public Library of Science (PLoS)"}); !reflect.DeepEqual(recs[0].Publication, want) {
 		t.Errorf("single work's publication: %+v, want %+v", recs[0].Publication, want)
+	} else if f := recs[0].AuthorsFiled; len(f) != len(recs[0].Authors) || f[0] != "Sadasivan, Shankar" || f[1] != "Pond, Brooks B." {
+		t.Errorf("Crossref's filing of the names: %q", f)
 	}
 	if recs, err := ParseCrossref(fixture(t, "crossref/works-query-ecology-select-DOI-title.json")); err != nil || len(recs) == 0 || recs[0].Title == "" {
 		t.Errorf("select: %v", err)
@@ -497,5 +504,14 @@ func TestPublicationDetailsOfTheWrongType(t *testing.T) {
 	}
 	if want := (Publication{ItemType: "chapter", Volume: "6", Publisher: "Springer", Editors: []string{"Editor, Ann", "The Consortium", "5,"}}); !reflect.DeepEqual(recs[0].Publication, want) {
 		t.Errorf("%+v, want %+v", recs[0].Publication, want)
+	}
+}
+
+// MEDLINE abbreviates page ranges; a reference writes them in full.
+func TestMedlinePages(t *testing.T) {
+	for in, want := range map[string]string{"244-55": "244–255", "1021-9": "1021–1029", "117-123": "117–123", "e1002": "e1002", "S1-4, S10": "S1-4, S10", "12-12": "12–12", "": ""} {
+		if got := medlinePages(in); got != want {
+			t.Errorf("medlinePages(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

@@ -46,6 +46,30 @@ func pageRange(first, last string) string {
 	return first + "–" + last
 }
 
+// medlinePages reads MEDLINE's abbreviated ranges in full: "244-55" is
+// "244–255", "1021-9" is "1021–1029"; anything else ("e1002", "S1-4,
+// S10") as NormalizePages leaves it.
+func medlinePages(s string) string {
+	s = CleanLine(s)
+	first, last, ok := strings.Cut(s, "-")
+	if !ok || !digits(first) || !digits(last) || len(last) >= len(first) {
+		return bib.NormalizePages(s)
+	}
+	return first + "–" + first[:len(first)-len(last)] + last
+}
+
+func digits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
 // publicationOf cleans what a source gave: pages with an en dash, values
 // that are placeholders of an API ("null", "-") dropped.
 func publicationOf(itemType, volume, issue, pages, publisher string) Publication {

@@ -186,11 +186,18 @@ type pmArticle struct {
 		Title   pmInner `xml:"ArticleTitle"`
 		Journal struct {
 			Title   string `xml:"Title"`
+			Volume  string `xml:"JournalIssue>Volume"`
+			Issue   string `xml:"JournalIssue>Issue"`
 			PubDate struct {
 				Year        string `xml:"Year"`
 				MedlineDate string `xml:"MedlineDate"`
 			} `xml:"JournalIssue>PubDate"`
 		} `xml:"Journal"`
+		Pagination struct {
+			Start   string `xml:"StartPage"`
+			End     string `xml:"EndPage"`
+			Medline string `xml:"MedlinePgn"`
+		} `xml:"Pagination"`
 		Abstract []struct {
 			Label string `xml:"Label,attr"`
 			Inner string `xml:",innerxml"`
@@ -241,6 +248,12 @@ func ParsePubMedArticles(body []byte) ([]Record, error) {
 			Title:   InlineText(a.Article.Title.Inner),
 			Venue:   CleanLine(a.Article.Journal.Title),
 		}
+		j, pg := a.Article.Journal, a.Article.Pagination
+		pages := pageRange(pg.Start, pg.End)
+		if pages == "" {
+			pages = medlinePages(pg.Medline)
+		}
+		r.Publication = publicationOf("article-journal", j.Volume, j.Issue, pages, "")
 		var parts []string
 		for _, ab := range a.Article.Abstract {
 			t := InlineText(ab.Inner)
@@ -260,6 +273,7 @@ func ParsePubMedArticles(body []byte) ([]Record, error) {
 			}
 			if n != "" {
 				r.Authors = append(r.Authors, n)
+				r.AuthorsFiled = append(r.AuthorsFiled, FiledName(au.Last, au.Fore, au.Collective))
 			}
 		}
 		r.Year = leadingYear(a.Article.Journal.PubDate.Year)

@@ -26,10 +26,10 @@ type Record struct {
 	PMCID      string   `json:"pmcid,omitempty"` // "PMC1234567"
 	Title      string   `json:"title"`
 	Authors    []string `json:"authors,omitempty"` // "Given Family" as the source wrote them
-	// AuthorsFiled are the same authors as a reference library files
-	// them, "Family, Given", or an organisation's name whole, when the
-	// record comes from one: the reference then needs no guess at which
-	// words are the family name.
+	// AuthorsFiled are the same authors filed as "Family, Given" (an
+	// organisation's name whole), when the record's source says which
+	// words are the family name: a reference library, Crossref, PubMed.
+	// The reference then needs no guess ("García Márquez, G.").
 	AuthorsFiled []string `json:"authors_filed,omitempty"`
 	Year         int      `json:"year,omitempty"`
 	Venue        string   `json:"venue,omitempty"`
