@@ -35,8 +35,12 @@ func TestParseS2EdgesRecordedPages(t *testing.T) {
 		t.Fatalf("full reference item: %+v %v", one, err)
 	}
 	cit := readTestdata(t, "semanticscholar/citation-item-all-fields.json")
-	if got, err := ParseS2Edges([]byte(`{"data": [` + string(cit) + `]}`)); err != nil || len(got) != 1 || got[0].Title == "" {
+	got, err := ParseS2Edges([]byte(`{"data": [` + string(cit) + `]}`))
+	if err != nil || len(got) != 1 || got[0].Title == "" {
 		t.Fatalf("full citation item: %+v %v", got, err)
+	}
+	if p := got[0].Publication; p.Volume != "8" || p.Pages != "576–583" {
+		t.Errorf("the journal's volume and pages: %+v", p)
 	}
 }
 

@@ -167,6 +167,9 @@ func TestSemanticScholarSearch(t *testing.T) {
 		r.S2ID != "66e350075a66ca5fd0c09f20d76aaad2c5c6860c" || r.Year != 2025 || r.PDFURL != "https://arxiv.org/pdf/2503.23674" {
 		t.Errorf("first: %+v", r)
 	}
+	if r.Volume != "" { // S2 gives arXiv papers a "volume" of abs/2503.23674
+		t.Errorf("an arXiv paper's volume: %q", r.Volume)
+	}
 	abstracts, dois, pdfs := 0, 0, 0
 	for _, r := range recs {
 		if r.Abstract != "" {

@@ -107,7 +107,9 @@ type s2Paper struct {
 	CitationCount int            `json:"citationCount"`
 	ExternalIDs   map[string]any `json:"externalIds"`
 	Journal       *struct {
-		Name string `json:"name"`
+		Name   string    `json:"name"`
+		Volume laxString `json:"volume"`
+		Pages  laxString `json:"pages"`
 	} `json:"journal"`
 	OpenAccessPDF *struct {
 		URL string `json:"url"`
@@ -162,8 +164,14 @@ func s2Records(papers []s2Paper) []Record {
 		if p.Year != nil {
 			r.Year = *p.Year
 		}
-		if r.Venue == "" && p.Journal != nil {
-			r.Venue = CleanLine(p.Journal.Name)
+		if j := p.Journal; j != nil {
+			if r.Venue == "" {
+				r.Venue = CleanLine(j.Name)
+			}
+			// arXiv's "journal" carries "abs/2503.23674" as its volume
+			if name := CleanLine(j.Name); name != "" && !strings.EqualFold(name, "arxiv") && !strings.HasPrefix(string(j.Volume), "abs/") {
+				r.Publication = publicationOf("", string(j.Volume), "", string(j.Pages), "")
+			}
 		}
 		for _, a := range p.Authors {
 			if n := CleanLine(a.Name); n != "" {
