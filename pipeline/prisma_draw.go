@@ -19,6 +19,8 @@ const FlowFence = "prisma-flow"
 const (
 	flowBoxWidth = 34
 	flowArrow    = " ─> "
+	// FlowWidth is the two-column diagram's width.
+	FlowWidth = 2*flowBoxWidth + 4 // the arrow is 4 columns
 )
 
 // FlowSection is the report's "PRISMA 2020 flow" section, under the
@@ -108,6 +110,40 @@ func (f Flow) Diagram() string {
 		if i < len(stages)-1 {
 			mid := strings.Repeat(" ", flowBoxWidth/2)
 			b.WriteString(mid + "│\n" + mid + "v\n")
+		}
+	}
+	return b.String()
+}
+
+// DiagramFor draws the flow to fit w columns: the two-column diagram
+// when it fits, else one column, each stage's side box (duplicates,
+// exclusions) under its main box behind an arrow. A terminal pane beside
+// the sources pane is narrower than the Markdown's diagram.
+func (f Flow) DiagramFor(w int) string {
+	if w >= FlowWidth {
+		return f.Diagram()
+	}
+	w = max(w, 24)
+	var b strings.Builder
+	stages := f.Stages()
+	for i, st := range stages {
+		if st.Stage != "" {
+			b.WriteString(st.Stage + "\n")
+		}
+		for _, l := range textBox(st.Main, w) {
+			b.WriteString(l + "\n")
+		}
+		if st.Aside != nil {
+			for j, l := range textBox(st.Aside, w-6) {
+				prefix := "  │   "
+				if j == 1 {
+					prefix = "  ├─> "
+				}
+				b.WriteString(prefix + l + "\n")
+			}
+		}
+		if i < len(stages)-1 {
+			b.WriteString("  │\n  v\n")
 		}
 	}
 	return b.String()

@@ -16,8 +16,8 @@ const partlyMark = "◦"
 
 // displayMarkdown is the report as the screen renders it: the Markdown
 // with partlyMark after the citations of partly supported sentences.
-func displayMarkdown(rep pipeline.Report) string {
-	md := rep.Markdown
+func displayMarkdown(rep pipeline.Report, width int) string {
+	md := fitFlowDiagram(rep, width)
 	for _, s := range rep.Support {
 		if s.Verdict != pipeline.VerdictPartly || s.Sentence == "" {
 			continue

@@ -169,7 +169,7 @@ func (m *rootModel) layoutReport(w, h int) tea.Cmd {
 		r.setRendered(r.want, out)
 		return nil
 	}
-	return renderCmd(m.md, r.want, displayMarkdown(r.rep), m.st.Markdown)
+	return renderCmd(m.md, r.want, displayMarkdown(r.rep, r.want.width), m.st.Markdown)
 }
 
 // stripHeight is the height of the selected-source strip under the report

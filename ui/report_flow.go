@@ -1,0 +1,34 @@
+package ui
+
+import (
+	"strings"
+
+	"github.com/researchtui/researchtui/pipeline"
+)
+
+// flowIndent is the columns of the pane a fenced block's lines cannot use
+// in the report's Markdown style: the document's margins on both sides and
+// the block's indent (measured: wider lines wrap).
+const flowIndent = 6
+
+// fitFlowDiagram is the report's Markdown with its PRISMA flow diagram
+// redrawn for a pane width columns wide: the Markdown's own diagram is 72
+// columns, wider than the report pane beside the sources pane, and a
+// wrapped box diagram falls apart. Without a stored flow the text stays.
+func fitFlowDiagram(rep pipeline.Report, width int) string {
+	md := rep.Markdown
+	if rep.Flow == nil || width-flowIndent >= pipeline.FlowWidth {
+		return md
+	}
+	open := "```" + pipeline.FlowFence + "\n"
+	i := strings.Index(md, open)
+	if i < 0 {
+		return md
+	}
+	body := i + len(open)
+	j := strings.Index(md[body:], "\n```")
+	if j < 0 {
+		return md
+	}
+	return md[:body] + rep.Flow.DiagramFor(width-flowIndent) + md[body+j+1:]
+}

@@ -1,0 +1,57 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/researchtui/researchtui/pipeline"
+)
+
+// A review's PRISMA diagram fits the report pane at every width the
+// screen uses, beside the sources pane too (110–139 columns leave the
+// report 68–87): no box line wraps, and every count is still on screen.
+func TestFlowDiagramFitsTheReportPane(t *testing.T) {
+	f := &pipeline.Flow{
+		Databases:  []pipeline.RouteCount{{Route: "arxiv", Round: 1, Records: 20}, {Route: "openalex", Round: 1, Records: 25}, {Route: "openalex", Round: 2, Records: 30}},
+		Other:      []pipeline.RouteCount{{Route: "citation chasing", Round: 2, Records: 15}},
+		Identified: 90, Duplicates: 45, Screened: 45, Excluded: 30,
+		ExcludedWhy: []pipeline.FlowReason{{Reason: "ranked below the reading cut", Count: 20}, {Reason: "off-topic (the screen's verdict)", Count: 10}},
+		Sought:      15, NotRetrieved: 2, Assessed: 13, AssessedFullText: 9, AssessedAbstract: 4, Reports: 5,
+		ReportsWhy: []pipeline.FlowReason{{Reason: "analysed, not cited by the report", Count: 5}},
+		Included:   8,
+	}
+	rep := pipeline.Report{Flow: f, Markdown: "# A review\n\nSome text.\n\n" + f.FlowSection("PRISMA 2020 flow") + "\n## References\n"}
+	m, _ := newTestModel(t, 120, 40, "dark", true)
+	for _, w := range []int{40, 68, 74, 85, 118} {
+		out, err := m.md.render(renderKey{id: "flow", width: w, theme: m.themeKey()}, displayMarkdown(rep, w), m.st.Markdown)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plain := ansi.Strip(out)
+		// every line of the diagram is one line on screen: none wrapped
+		drawn, want := boxLines(plain), boxLines(f.DiagramFor(w-flowIndent))
+		if drawn != want {
+			t.Errorf("width %d: the diagram takes %d lines on screen, drawn in %d:\n%s", w, drawn, want, plain)
+		}
+		for _, count := range []string{"(n = 90)", "(n = 45)", "(n = 30)", "(n = 2)", "(n = 9)", "(n = 8)"} {
+			if !strings.Contains(plain, count) {
+				t.Errorf("width %d: %s is missing from the diagram", w, count)
+			}
+		}
+		if strings.Count(plain, "┌") < 9 {
+			t.Errorf("width %d: %d boxes, want the diagram's 9 at least", w, strings.Count(plain, "┌"))
+		}
+	}
+}
+
+// boxLines counts the lines that draw part of a box.
+func boxLines(s string) int {
+	n := 0
+	for _, l := range strings.Split(s, "\n") {
+		if strings.ContainsAny(l, "┌│└") {
+			n++
+		}
+	}
+	return n
+}
