@@ -755,3 +755,23 @@ func TestNewResearchFormLibrary(t *testing.T) {
 		t.Errorf("collections %q", got.Collections)
 	}
 }
+
+// The line under the question says every setting a question typed there
+// will run with, not only model, depth and sources: a report kind, a plan
+// review, a language and library collections chosen in the form last time
+// would otherwise apply unseen.
+func TestQuestionLineSaysItsSettings(t *testing.T) {
+	m, _ := newTestModel(t, 160, 40, "dark", true, func(c *Config) {
+		c.Defaults.Kind, c.Defaults.ReviewPlan, c.Defaults.Language = pipeline.KindReview, pipeline.ReviewAsk, "de"
+		c.Defaults.Collections = []string{"thesis"}
+	})
+	m.sessions.setFocus(focusLine)
+	out := ansi.Strip(m.render())
+	if !strings.Contains(out, "qwen3:8b · standard · arxiv, openalex · review · plan: ask · in de · library: thesis  (ctrl+o changes these)") {
+		t.Errorf("the settings line:\n%s", out)
+	}
+	toList(t, m) // the list opens the form with n, not ctrl+o
+	if out = ansi.Strip(m.render()); !strings.Contains(out, "library: thesis  (n changes these)") {
+		t.Errorf("the settings line on the list:\n%s", out)
+	}
+}

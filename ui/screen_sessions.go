@@ -406,7 +406,28 @@ func (m *rootModel) viewQuestion(w, h int) []string {
 		if depth == "" {
 			depth = pipeline.DepthStandard
 		}
-		out = append(out, st.Subtle.Render(trunc("  "+sanitizeLine(d.Model)+" · "+depth+" · "+srcs+"  (ctrl+o changes these)", w)), "")
+		parts := []string{sanitizeLine(d.Model), depth, srcs}
+		// every setting a question from the line gets that is not the default
+		if d.Kind != "" && d.Kind != pipeline.KindStandard {
+			parts = append(parts, d.Kind)
+		}
+		if d.ReviewPlan == pipeline.ReviewAsk {
+			parts = append(parts, "plan: ask")
+		}
+		if d.Language != "" {
+			parts = append(parts, "in "+sanitizeLine(d.Language))
+		}
+		if len(d.Collections) > 0 {
+			parts = append(parts, "library: "+sanitizeLine(strings.Join(d.Collections, ", ")))
+		}
+		hint := "  (ctrl+o changes these)"
+		switch {
+		case s.filtering:
+			hint = ""
+		case s.focus != focusLine:
+			hint = "  (n changes these)" // the list's key for the form
+		}
+		out = append(out, st.Subtle.Render(trunc("  "+strings.Join(parts, " · ")+hint, w)), "")
 	}
 	return out
 }
