@@ -99,7 +99,7 @@ func (o *orchestrator) stageFinalise(ctx context.Context) error {
 func citedSource(n int, r search.Record, an Analysis) CitedSource {
 	cs := CitedSource{
 		N: n, Key: r.Key, Title: r.Title, Authors: r.Authors, AuthorsFiled: r.AuthorsFiled, Year: r.Year, Venue: r.Venue, Publication: r.Publication,
-		DOI: r.DOI, ArxivID: r.ArxivID, URL: r.URL, PDFURL: r.PDFURL, Source: r.Source, Library: r.Library,
+		DOI: r.DOI, ArxivID: r.ArxivID, URL: r.URL, PDFURL: r.PDFURL, Source: r.Source, Library: r.Library, LibraryID: r.LibraryID,
 	}
 	if len(an.Quotes) > 0 {
 		cs.Quote = an.Quotes[0].Text

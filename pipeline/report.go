@@ -33,6 +33,7 @@ type CitedSource struct {
 	// ("zotero", "refs"): it was read from the person's own copy and its
 	// reference comes from the library's metadata.
 	Library   string `json:"library,omitempty"`
+	LibraryID string `json:"library_id,omitempty"` // the item's key in it (a BibTeX key, a Zotero item key)
 	Quote     string `json:"quote,omitempty"`
 	Reference string `json:"reference"` // the APA line as printed
 	// Read is how the run read the source: ReadFullText or ReadAbstract;

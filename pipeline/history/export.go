@@ -3,6 +3,7 @@ package history
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 	"unicode"
 
@@ -25,7 +26,7 @@ func ExportReport(rep pipeline.Report, format string) ([]byte, error) {
 	case "html":
 		return exportHTML(rep)
 	case "bibtex", "bib":
-		return []byte(BibTeX(rep.Sources)), nil
+		return bib.WriteBibTeX(CitedItems(rep.Sources)), nil
 	case "ris":
 		return bib.WriteRIS(CitedItems(rep.Sources)), nil
 	case "csljson", "csl-json", "csl":
@@ -34,48 +35,18 @@ func ExportReport(rep pipeline.Report, format string) ([]byte, error) {
 	return nil, fmt.Errorf("%w: unknown export format %q (use %s)", pipeline.ErrBadInput, format, strings.Join(ExportFormats, ", "))
 }
 
-// BibTeX writes one entry per cited source.
-func BibTeX(sources []pipeline.CitedSource) string {
-	var b strings.Builder
-	used := map[string]int{}
-	for _, s := range sources {
-		kind := "misc"
-		if s.Venue != "" && !strings.EqualFold(s.Venue, "arxiv") {
-			kind = "article"
-		}
-		key := bibKey(s)
-		used[key]++
-		if used[key] > 1 {
-			key += string(rune('a' + used[key] - 1))
-		}
-		fmt.Fprintf(&b, "@%s{%s,\n", kind, key)
-		field := func(name, v string) {
-			if v != "" {
-				fmt.Fprintf(&b, "  %s = {%s},\n", name, bibEscape(v))
-			}
-		}
-		field("title", s.Title)
-		field("author", strings.Join(s.Authors, " and "))
-		if s.Year > 0 {
-			field("year", fmt.Sprint(s.Year))
-		}
-		if kind == "article" {
-			field("journal", s.Venue)
-		}
-		field("doi", s.DOI)
-		if s.ArxivID != "" {
-			field("eprint", s.ArxivID)
-			field("archivePrefix", "arXiv")
-		}
-		field("url", firstNonEmpty(s.URL, s.PDFURL))
-		b.WriteString("}\n\n")
-	}
-	return b.String()
-}
-
+// bibKey is a cited source's citation key: the person's own key for an
+// item of a reference file (Better BibTeX's, JabRef's), else family name,
+// year and first content word of the title ("vanderwaals1873continuity";
+// accents are folded by the BibTeX writer, not dropped).
 func bibKey(s pipeline.CitedSource) string {
+	if s.LibraryID != "" && !zoteroItemKey.MatchString(s.LibraryID) {
+		return s.LibraryID
+	}
 	family := "anon"
-	if len(s.Authors) > 0 {
+	if len(s.AuthorsFiled) == len(s.Authors) && len(s.AuthorsFiled) > 0 {
+		family, _, _ = strings.Cut(s.AuthorsFiled[0], ",")
+	} else if len(s.Authors) > 0 {
 		f := strings.Fields(s.Authors[0])
 		if len(f) > 0 {
 			family = f[len(f)-1]
@@ -87,7 +58,7 @@ func bibKey(s pipeline.CitedSource) string {
 		break
 	}
 	key := strings.Map(func(r rune) rune {
-		if r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
 			return unicode.ToLower(r)
 		}
 		return -1
@@ -98,6 +69,6 @@ func bibKey(s pipeline.CitedSource) string {
 	return key
 }
 
-func bibEscape(s string) string {
-	return strings.NewReplacer(`\`, `\\`, "{", `\{`, "}", `\}`, "%", `\%`, "&", `\&`, "#", `\#`, "_", `\_`, "$", `\$`).Replace(s)
-}
+// zoteroItemKey is Zotero's own item key ("ABCD2345"): an identity, not a
+// citation key anyone types.
+var zoteroItemKey = regexp.MustCompile(`^[23456789ABCDEFGHIJKLMNPQRSTUVWXYZ]{8}$`)

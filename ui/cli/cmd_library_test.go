@@ -82,8 +82,8 @@ var summaryLine = regexp.MustCompile(`(\d+) added, (\d+) updated, (\d+) unchange
 // its items, with APA references from their metadata marked as from the
 // library; an unknown collection is refused with the list; importing again
 // after deleting one entry and retitling another reports 1 removed and 1
-// updated and embeds nothing; the references export as RIS and CSL-JSON
-// that read back the same.
+// updated and embeds nothing; the references export as RIS, CSL-JSON and
+// BibTeX that read back the same, with the person's citation keys.
 func TestLibraryImportRunAndSync(t *testing.T) {
 	script := &pipelinetest.Script{RevisionRounds: 1, Canonical: "thermal transport", Topics: []pipelinetest.Topic{
 		{Question: "How does phonon scattering limit thermal transport?", Strict: "phonon scattering thermal transport", Moderate: "thermal transport", Broad: "superconductors"},
@@ -149,9 +149,9 @@ func TestLibraryImportRunAndSync(t *testing.T) {
 	}
 
 	// RIS and CSL-JSON read back into the same fields.
-	for _, format := range []string{"ris", "csljson"} {
+	for _, format := range []string{"ris", "csljson", "bibtex"} {
 		data, _, code, _ := c.run("sessions", "export", id, "--format", format)
-		items, problems := bib.Read("refs."+map[string]string{"ris": "ris", "csljson": "json"}[format], []byte(data))
+		items, problems := bib.Read("refs."+map[string]string{"ris": "ris", "csljson": "json", "bibtex": "bib"}[format], []byte(data))
 		if code != 0 || len(problems) > 0 || len(items) != len(rep.Sources) {
 			t.Fatalf("%s: exit %d, %d items of %d, %v", format, code, len(items), len(rep.Sources), problems)
 		}
@@ -159,6 +159,8 @@ func TestLibraryImportRunAndSync(t *testing.T) {
 			s := rep.Sources[i]
 			if it.Title != s.Title || it.Year != s.Year || it.Venue != s.Venue || it.DOI != s.DOI || len(it.Authors) != 3 ||
 				it.Type != "article-journal" || it.Volume != s.Volume || it.Issue != "2" || it.Pages != "100–110" ||
+				it.ID != strings.TrimPrefix(s.DOI, "10.9999/") || // the person's own citation key
+
 				it.Authors[0] != (bib.Name{Family: "Müller", Given: "Anna"}) || it.Authors[1] != (bib.Name{Family: "van der Waals", Given: "Johannes"}) {
 				t.Errorf("%s read back %+v for %+v", format, it, s)
 			}
