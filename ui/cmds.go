@@ -64,7 +64,10 @@ type exportedMsg struct {
 	err  error
 }
 
-type openedMsg struct{ err error }
+type openedMsg struct {
+	url string
+	err error
+}
 
 type settingsSavedMsg struct{ err error }
 
@@ -187,7 +190,7 @@ func exportCmd(svc services, dir string, rep pipeline.Report, format string) tea
 }
 
 func openURLCmd(svc services, url string) tea.Cmd {
-	return func() tea.Msg { return openedMsg{err: svc.OpenURL(url)} }
+	return func() tea.Msg { return openedMsg{url: url, err: svc.OpenURL(url)} }
 }
 
 func saveSettingsCmd(svc services, s Settings) tea.Cmd {

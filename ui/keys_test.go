@@ -775,3 +775,18 @@ func TestQuestionLineSaysItsSettings(t *testing.T) {
 		t.Errorf("the settings line on the list:\n%s", out)
 	}
 }
+
+// Opening a source's URL says what happened: the browser opened, or the
+// opener's own complaint (xdg-open exits 3 without a browser) with the URL
+// and the keys that copy instead.
+func TestOpeningAURLSaysWhatHappened(t *testing.T) {
+	m, _ := newTestModel(t, 120, 40, "dark", true)
+	m.Update(openedMsg{url: "https://arxiv.org/abs/1111.2011"})
+	if !strings.Contains(m.notice, "opened https://arxiv.org/abs/1111.2011 in the browser") {
+		t.Errorf("after opening: %q", m.notice)
+	}
+	m.Update(openedMsg{url: "https://arxiv.org/abs/1111.2011", err: errors.New("xdg-open: no method available for opening 'https://arxiv.org/abs/1111.2011'")})
+	if !strings.Contains(m.notice, "could not open https://arxiv.org/abs/1111.2011 (xdg-open: no method available") || !strings.Contains(m.notice, "y copies the reference") {
+		t.Errorf("after a failure: %q", m.notice)
+	}
+}

@@ -247,7 +247,9 @@ func (m *rootModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case openedMsg:
 		if msg.err != nil {
-			m.setNotice("could not open the browser: "+msg.err.Error(), true)
+			m.setNotice("could not open "+sanitizeLine(msg.url)+" ("+msg.err.Error()+") — y copies the reference, Y the DOI", true)
+		} else {
+			m.setNotice("opened "+sanitizeLine(msg.url)+" in the browser", false)
 		}
 		return m, nil
 	case tickMsg:

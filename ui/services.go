@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/researchtui/researchtui/pipeline"
@@ -224,11 +226,28 @@ func (l liveServices) OpenURL(url string) error {
 	default:
 		cmd = exec.Command("xdg-open", url)
 	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		return err
 	}
-	go func() { _ = cmd.Wait() }()
-	return nil
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	// An opener hands the URL to the browser and exits, saying whether it
+	// could (xdg-open exits 3 when no browser is set up); one still running
+	// after a while is the browser itself.
+	select {
+	case err := <-done:
+		if err == nil {
+			return nil
+		}
+		if msg, _, _ := strings.Cut(strings.TrimSpace(stderr.String()), "\n"); msg != "" {
+			return fmt.Errorf("%s: %s", filepath.Base(cmd.Path), sanitizeLine(msg))
+		}
+		return fmt.Errorf("%s: %w", filepath.Base(cmd.Path), err)
+	case <-time.After(3 * time.Second):
+		return nil
+	}
 }
 
 // exportExt maps an export format to its file extension.
