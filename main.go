@@ -16,7 +16,10 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// A closed pipe (`researchtui run … | head`) stops a run as an
+	// interrupt does, recorded and resumable, instead of killing the
+	// process mid-write with its session left as it was.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGPIPE)
 	code := cli.Run(ctx, os.Args[1:])
 	stop()
 	os.Exit(code)
