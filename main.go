@@ -16,10 +16,11 @@ import (
 )
 
 func main() {
-	// A closed pipe (`researchtui run … | head`) stops a run as an
-	// interrupt does, recorded and resumable, instead of killing the
-	// process mid-write with its session left as it was.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGPIPE)
+	// A closed pipe (`researchtui run … | head`) must not kill the process
+	// mid-write with its session left as it was: the write fails instead,
+	// and cli stops a run whose output is gone as an interrupt would.
+	signal.Ignore(syscall.SIGPIPE)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := cli.Run(ctx, os.Args[1:])
 	stop()
 	os.Exit(code)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/store"
 )
 
@@ -71,7 +72,7 @@ func (o *orchestrator) methodNote(f Funnel) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Searched %s for %d sub-questions", strings.Join(o.st.Plan.Sources, ", "), len(o.st.Plan.SubQuestions))
 	if n := len(o.st.Rounds); n > 1 {
-		fmt.Fprintf(&b, " in %d rounds", n)
+		fmt.Fprintf(&b, " in %d rounds", n) // n > 1
 	}
 	fmt.Fprintf(&b, ": %d candidates found, %d read, %d analysed, %d cited.", f.Found, f.Read, f.Analysed, f.Cited)
 	for _, r := range o.st.Rounds {
@@ -106,9 +107,5 @@ func (o *orchestrator) methodNote(f Funnel) string {
 	return b.String()
 }
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
+// plural is search.Plural: "1 round", "3 rounds".
+func plural(n int, one, many string) string { return search.Plural(n, one, many) }

@@ -49,9 +49,9 @@ func (o *orchestrator) stageGather(ctx context.Context) error {
 	read, full, chunks := f.counts.read, f.counts.full, f.counts.chunks
 	f.mu.Unlock()
 	n := f.distinctCount()
-	o.emit(Event{Type: StageFinished, Stage: StageResearch, Count: n, Message: fmt.Sprintf("%d candidates found in %d rounds, %d chosen", n, len(f.summaries), len(f.readKeys())), Elapsed: time.Since(start)})
+	o.emit(Event{Type: StageFinished, Stage: StageResearch, Count: n, Message: fmt.Sprintf("%s found in %s, %d chosen", plural(n, "candidate", "candidates"), plural(len(f.summaries), "round", "rounds"), len(f.readKeys())), Elapsed: time.Since(start)})
 	o.emit(Event{Type: StageFinished, Stage: StageRead, Count: read, Message: fmt.Sprintf("%d read, %d with full text", read, full), Elapsed: time.Since(start)})
-	o.emit(Event{Type: StageFinished, Stage: StageIndex, Count: chunks, Message: fmt.Sprintf("%d chunks embedded", chunks), Elapsed: time.Since(start)})
+	o.emit(Event{Type: StageFinished, Stage: StageIndex, Count: chunks, Message: plural(chunks, "chunk", "chunks") + " embedded", Elapsed: time.Since(start)})
 	return f.finish(startAnalyse)
 }
 

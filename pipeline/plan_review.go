@@ -87,7 +87,7 @@ func (o *orchestrator) reviewPlan(ctx context.Context) error {
 		return err
 	}
 	p := o.st.Plan
-	rv := ReviewRequest{Plan: p, Summary: fmt.Sprintf("%d sub-questions, searching %s", len(p.SubQuestions), strings.Join(p.Sources, ", "))}
+	rv := ReviewRequest{Plan: p, Summary: plural(len(p.SubQuestions), "sub-question", "sub-questions") + ", searching " + strings.Join(p.Sources, ", ")}
 	d, err := o.gate(ctx, rv)
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -174,4 +175,12 @@ func skipString(rs []rune, j int) int {
 		}
 	}
 	return len(rs) - 1
+}
+
+// Plural counts in words: "1 chunk", "3 chunks", "0 chunks".
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }

@@ -130,7 +130,7 @@ func (d *reviewDialog) view(st *themes.Styles, w, h int) string {
 	dw := dialogWidth(w, 96)
 	inner := dw - st.Dialog.GetHorizontalFrameSize()
 	var lines []string
-	verdict := fmt.Sprintf("Round %d · %d revision request(s)", d.req.Round, len(d.req.Requests))
+	verdict := fmt.Sprintf("Round %d · %s", d.req.Round, plural(len(d.req.Requests), "revision request", "revision requests"))
 	lines = append(lines, st.Warning.Render(verdict))
 	if s := sanitize(d.req.Summary); s != "" {
 		for _, l := range strings.Split(wrapText(s, inner), "\n") {

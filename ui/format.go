@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -151,4 +152,12 @@ func clamp(v, lo, hi int) int {
 		return hi
 	}
 	return v
+}
+
+// plural counts in words: "1 warning", "3 warnings".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }

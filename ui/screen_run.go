@@ -101,7 +101,7 @@ func (m *rootModel) viewRun(w, h int) string {
 	case rs.review != nil:
 		warn = st.Warning.Render(trunc("◆ the reviewer asks for revisions — v to decide", w))
 	case n > 0:
-		warn = st.Subtle.Render(trunc(fmt.Sprintf("⚠ %d warning(s) · %s", n, rs.warnings[n-1]), w))
+		warn = st.Subtle.Render(trunc(fmt.Sprintf("⚠ %s · %s", plural(n, "warning", "warnings"), rs.warnings[n-1]), w))
 	case rs.status == "completed":
 		warn = st.Success.Render("✓ report ready — enter to read it")
 	}

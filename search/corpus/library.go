@@ -455,9 +455,13 @@ func (c *corpusIngest) applyItem(j *corpusJob, r corpusResult) error {
 	} else {
 		e.Type, e.Chunks = r.doc.ContentType, len(r.chunks)
 		p.item.Chunks = r.chunks
-		p.detail = fmt.Sprintf("%d chunks", len(r.chunks))
+		p.detail = search.Plural(len(r.chunks), "chunk", "chunks")
 		if r.file == "" {
-			p.detail = "its abstract, " + p.detail
+			what := "its abstract, "
+			if strings.TrimSpace(ij.it.Abstract) == "" {
+				what = "its title only (no file, no abstract), "
+			}
+			p.detail = what + p.detail
 		} else if r.doc.ContentType == "application/pdf" {
 			e.Pages = len(r.doc.Pages)
 			p.detail = fmt.Sprintf("%d pages, %d chunks", e.Pages, len(r.chunks))

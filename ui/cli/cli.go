@@ -9,7 +9,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -37,8 +39,12 @@ var errUsage = errors.New("usage")
 // Run executes one command line and returns its exit code (README: Commands).
 func Run(ctx context.Context, args []string) int {
 	serveDebug()
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
 	root := rootCommand()
 	root.SetArgs(args)
+	root.SetOut(&outputGone{w: os.Stdout, stop: stop})
+	root.SetErr(&outputGone{w: os.Stderr, stop: stop})
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return exitOK
@@ -126,4 +132,21 @@ func dirsCommand() *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// outputGone stops the command when its reader has gone (`researchtui run
+// … | head`: the write fails with EPIPE, main ignoring SIGPIPE): a run
+// then ends as on ctrl+c, recorded as cancelled and resumable, instead of
+// going on unseen or dying mid-write.
+type outputGone struct {
+	w    io.Writer
+	stop context.CancelFunc
+}
+
+func (o *outputGone) Write(p []byte) (int, error) {
+	n, err := o.w.Write(p)
+	if errors.Is(err, syscall.EPIPE) {
+		o.stop()
+	}
+	return n, err
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/researchtui/researchtui/llm"
+	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/search/corpus"
 	"github.com/researchtui/researchtui/store"
 )
@@ -227,9 +228,9 @@ func corpusList(cfg *Config, out io.Writer, asJSON bool) error {
 		return nil
 	}
 	for _, e := range entries {
-		size := fmt.Sprintf("%d chunks", e.Chunks)
+		size := search.Plural(e.Chunks, "chunk", "chunks")
 		if e.Pages > 0 {
-			size = fmt.Sprintf("%d pages, %d chunks", e.Pages, e.Chunks)
+			size = search.Plural(e.Pages, "page", "pages") + ", " + size
 		}
 		fmt.Fprintf(out, "%s\n    %s · %s · indexed %s\n", sanitize(truncate(e.Title, 100)), sanitize(e.Path), size, e.Indexed.Local().Format("2006-01-02 15:04"))
 	}

@@ -27,7 +27,8 @@ import (
 // started with SIGINT ignored (a test run in the background of a shell).
 func TestMain(m *testing.M) {
 	if os.Getenv("RESEARCHTUI_TEST_MAIN") == "1" {
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGPIPE)
+		signal.Ignore(syscall.SIGPIPE)
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		code := Run(ctx, os.Args[1:])
 		stop()
 		os.Exit(code)

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/search"
 )
 
 // The headless plan review (--review-plan ask): the plan is printed and
@@ -131,7 +132,7 @@ func applyPlanCommand(e *pipeline.PlanEdit, line string) error {
 }
 
 func printPlan(out io.Writer, e *pipeline.PlanEdit) {
-	fmt.Fprintf(out, "The plan: %d sub-questions, searching %s\n", len(e.SubQuestions), strings.Join(e.Sources, ", "))
+	fmt.Fprintf(out, "The plan: %s, searching %s\n", search.Plural(len(e.SubQuestions), "sub-question", "sub-questions"), strings.Join(e.Sources, ", "))
 	for i, it := range e.SubQuestions {
 		fmt.Fprintf(out, "  %d. %s\n", i+1, oneLine(it.Question))
 		if len(it.Queries) > 0 {
