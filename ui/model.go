@@ -64,6 +64,7 @@ type rootModel struct {
 
 	notice    string // one-line feedback (exported to…, errors)
 	noticeErr bool
+	noticeAt  time.Time // when the notice was set: news fades (noticeLife)
 	tickGen   int
 	ticking   bool
 	changes   <-chan struct{} // sessions changed somewhere (nil: nobody tells)
@@ -158,7 +159,21 @@ func (m *rootModel) liveHandles() []runHandle {
 }
 
 func (m *rootModel) setNotice(s string, isErr bool) {
-	m.notice, m.noticeErr = sanitizeLine(s), isErr
+	m.notice, m.noticeErr, m.noticeAt = sanitizeLine(s), isErr, m.now()
+}
+
+// noticeLife is how long news ("exported to …", "started in another
+// researchtui") stays on the status line; errors stay until replaced.
+// The line is drawn again on the next message after it, a key, a tick
+// or a change in the store.
+const noticeLife = 15 * time.Second
+
+// shownNotice is the notice the status line shows now.
+func (m *rootModel) shownNotice() string {
+	if !m.noticeErr && !m.noticeAt.IsZero() && m.now().Sub(m.noticeAt) > noticeLife {
+		return ""
+	}
+	return m.notice
 }
 
 // Update routes one message. Async results are handled first (they may

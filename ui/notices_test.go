@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -78,5 +79,27 @@ func TestCitedSourceJSONCarriesNotices(t *testing.T) {
 	b, _ = json.Marshal(rep.Sources[1])
 	if strings.Contains(string(b), "retracted") || strings.Contains(string(b), "updates") {
 		t.Errorf("json of a plain source %s", b)
+	}
+}
+
+// News fades from the status line ("started in another researchtui"
+// stayed for minutes after that run had ended); an error stays until
+// something replaces it.
+func TestNewsFadesErrorsStay(t *testing.T) {
+	m, _ := newTestModel(t, 120, 40, "dark", true)
+	c := &clock{t: testNow}
+	m.now = c.now
+	m.setNotice("exported to /tmp/x.html", false)
+	if !strings.Contains(m.render(), "exported to /tmp/x.html") {
+		t.Fatal("the news is not shown")
+	}
+	c.advance(noticeLife + time.Second)
+	if strings.Contains(m.render(), "exported to") {
+		t.Error("the news is still shown after its time")
+	}
+	m.setNotice("delete failed: disk full", true)
+	c.advance(10 * noticeLife)
+	if !strings.Contains(m.render(), "delete failed: disk full") {
+		t.Error("an error faded")
 	}
 }

@@ -105,11 +105,11 @@ func (m *rootModel) render() string {
 	}
 	out = append(out, fitLines(strings.Split(body, "\n"), bw, bh))
 	notice := ""
-	if m.notice != "" {
+	if n := m.shownNotice(); n != "" {
 		if m.noticeErr {
-			notice = st.Error.Render(trunc(m.notice, w))
+			notice = st.Error.Render(trunc(n, w))
 		} else {
-			notice = st.Info.Render(trunc(m.notice, w))
+			notice = st.Info.Render(trunc(n, w))
 		}
 	}
 	out = append(out, padRight(notice, w))
