@@ -144,12 +144,24 @@ func (o *outliner) fields(indent int, parts *[]string) {
 
 // listedObject renders an object that is a list's element as one bullet
 // of its scalar values (its nested lists and objects below it).
+// A model may write an object's lists before its scalars ("queries"
+// before "question"): the bullet then still comes first, above the lists
+// that belong to it.
 func (o *outliner) listedObject(indent int) {
 	var parts []string
+	start := len(o.lines)
 	o.fields(indent+1, &parts)
-	if len(parts) > 0 {
-		o.emit(indent, "• "+strings.Join(parts, " · "))
+	if len(parts) == 0 {
+		return
 	}
+	bullet := strings.Repeat("  ", indent) + "• "
+	for _, l := range o.lines[start:] {
+		if strings.HasPrefix(l, bullet) {
+			o.emit(indent, "• "+strings.Join(parts, " · ")) // the rest of a bullet shown above
+			return
+		}
+	}
+	o.lines = append(o.lines[:start], append([]string{bullet + strings.Join(parts, " · ")}, o.lines[start:]...)...)
 }
 
 // elements renders a list's elements after its '[' up to its ']' or the

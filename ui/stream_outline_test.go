@@ -39,6 +39,8 @@ func TestOutlineOfStreamingAnswers(t *testing.T) {
 			"  • structure · Research gaps · Tie the gaps to the sub-"}},
 		{"planner", `{"subquestions": [{"question": "How does humidity degrade perovskites?", "queries": ["perovskite humidity degradation", "moisture perovskite`, []string{
 			"subquestions", "  • How does humidity degrade perovskites?", "    queries", "      • perovskite humidity degradation", "      • moisture perovskite"}},
+		{"lists written before the question", `{"sub_questions": [{"queries": {"strict": "a b", "moderate": "a"}, "question": "Q1?"}, {"queries": {"strict": "c d"}, "question": "Q2`, []string{
+			"sub questions", "  • Q1?", "    queries", "      strict: a b", "      moderate: a", "  • Q2", "    queries", "      strict: c d"}},
 		{"a key still arriving", `{"confidence": 0.82, "key_fin`, []string{"confidence: 0.82"}},
 		{"a key without its value yet", `{"confidence": 0.82, "key_findings": `, []string{"confidence: 0.82", "key findings:"}},
 		{"escapes", `{"text": "a\nb \u00e9 \\ \/ \u001b[2J"}`, []string{"text: a b é \\ / \x1b[2J"}},
