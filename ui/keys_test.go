@@ -790,3 +790,20 @@ func TestOpeningAURLSaysWhatHappened(t *testing.T) {
 		t.Errorf("after a failure: %q", m.notice)
 	}
 }
+
+// A paste longer than a question may be is cut, and the person is told.
+func TestLongPasteIsCutWithANotice(t *testing.T) {
+	m, _ := newTestModel(t, 120, 40, "dark", true)
+	m.Update(tea.PasteMsg{Content: strings.Repeat("why does it rain ", 1000)})
+	if n := len([]rune(m.sessions.line.Value())); n != pipeline.MaxQuestionBytes {
+		t.Errorf("the line holds %d characters", n)
+	}
+	if !strings.Contains(m.notice, "the rest of the paste was left out") {
+		t.Errorf("notice %q", m.notice)
+	}
+	m, _ = newTestModel(t, 120, 40, "dark", true)
+	m.Update(tea.PasteMsg{Content: "a short question"})
+	if m.notice != "" {
+		t.Errorf("a short paste: notice %q", m.notice)
+	}
+}

@@ -3,8 +3,10 @@ package ui
 import (
 	"context"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
@@ -295,7 +297,11 @@ func (m *rootModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		switch m.screen {
 		case screenSessions:
+			before := utf8.RuneCountInString(m.sessions.line.Value())
 			m.sessions.paste(msg.Content)
+			if !m.sessions.filtering && before+utf8.RuneCountInString(sanitizeLine(pastedLine(msg.Content))) > pipeline.MaxQuestionBytes {
+				m.setNotice("a question holds at most "+strconv.Itoa(pipeline.MaxQuestionBytes)+" characters: the rest of the paste was left out", false)
+			}
 		case screenReport:
 			if m.report.finding {
 				m.report.find.Insert(pastedLine(msg.Content))
