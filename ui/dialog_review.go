@@ -138,8 +138,11 @@ func (d *reviewDialog) view(st *themes.Styles, w, h int) string {
 		}
 	}
 	lines = append(lines, "")
-	// Leave room for the frame, title, note and footer.
+	// Leave room for the frame, title, note (and what it means) and footer.
 	budget := max(h-14, 4)
+	if d.editing || d.note != "" {
+		budget = max(budget-1, 4)
+	}
 	used := 0
 	for i, r := range d.req.Requests {
 		box := "[ ]"
@@ -183,6 +186,11 @@ func (d *reviewDialog) view(st *themes.Styles, w, h int) string {
 		lines = append(lines, st.Accent.Render("Note: ")+d.input.View())
 	case d.note != "":
 		lines = append(lines, st.Accent.Render("Note: ")+st.Text.Render(trunc(d.note, inner-6)))
+	}
+	if d.editing || d.note != "" {
+		// a note may ask for anything, so the writer gets the whole report
+		// to revise, not only the sections of the ticked requests
+		lines = append(lines, st.Muted.Render(trunc("with a note the writer may revise every section", inner)))
 	}
 	foot := helpLines(st, d.keyMap().ShortHelp(), inner)
 	if d.editing {

@@ -399,6 +399,9 @@ func TestReviewDialogKeys(t *testing.T) {
 		send(string(r))
 	}
 	send("enter")
+	if v := ansi.Strip(d.view(m.st, 80, 24)); !strings.Contains(v, "with a note the writer may revise every section") {
+		t.Errorf("the dialog does not say what a note means:\n%s", v)
+	}
 	a := send("a")
 	dec, ok := a.(actDecide)
 	if !ok {
