@@ -531,3 +531,32 @@ func runToEnd(t *testing.T, env *pipelinetest.Env, opt pipeline.Options) ([]pipe
 	}
 	return evs, sess
 }
+
+// nothingFound is a source whose every search finds nothing, as an API
+// does for a question outside its field.
+type nothingFound struct{ name string }
+
+func (n nothingFound) Name() string { return n.name }
+func (nothingFound) Search(context.Context, string, int) ([]search.Record, error) {
+	return nil, nil
+}
+
+// A run that fails while researching is listed as stopped there, not at
+// the last stage it finished ("failed (at plan)" read as failing to plan),
+// and its message names what to change in the words of every front end.
+func TestAFailedRunRecordsTheStageItStoppedIn(t *testing.T) {
+	env := pipelinetest.NewEnv(t, nil, "")
+	env.Engine.Sources = map[string]search.Source{"arxiv": nothingFound{"arxiv"}, "openalex": nothingFound{"openalex"}}
+	r, err := env.Engine.Start(context.Background(), env.Options(question))
+	if err != nil {
+		t.Fatal(err)
+	}
+	drive(t, r, nil)
+	sess, err := r.Wait()
+	if err == nil || sess.Status != store.StatusFailed {
+		t.Fatalf("status %q, err %v: want a failed run", sess.Status, err)
+	}
+	if sess.Stage != string(pipeline.StageResearch) {
+		t.Errorf("the session's stage is %q, want %q", sess.Stage, pipeline.StageResearch)
+	}
+}

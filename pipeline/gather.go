@@ -102,7 +102,7 @@ func (f *flow) finish(startAnalyse time.Time) error {
 		found.Records = append(found.Records, f.reg.get(k))
 	}
 	if len(found.Records) == 0 {
-		return fmt.Errorf("no sources were found for this question with %v; check `researchtui doctor` and try other --sources or wording", o.st.Plan.Sources)
+		return fmt.Errorf("no sources were found for this question with %v; check `researchtui doctor`, and try other sources (--sources, or the form's Sources row) or other wording", o.st.Plan.Sources)
 	}
 	for _, r := range found.Records { // store the merged metadata
 		if err := o.saveSource(r); err != nil {

@@ -33,6 +33,8 @@ type orchestrator struct {
 	cut           *cutoff        // the deadline or "write now": stop starting new work
 
 	warnMu   sync.Mutex // agents warn from many goroutines
+	phaseMu  sync.Mutex
+	phase    Stage // the stage a run that stops now stopped in (stageStart)
 	warnings []string
 
 	st       runState
@@ -154,6 +156,10 @@ func (o *orchestrator) conclude(ctx context.Context, runErr error) (store.Sessio
 		if status == store.StatusFailed {
 			s.Error = msg
 		}
+		if stage := o.stoppedIn(); status != store.StatusCompleted && stage != "" {
+			// where it stopped ("failed (at research)"), not the last stage it finished
+			s.Stage = string(stage)
+		}
 		if status != store.StatusAwaitingReview {
 			s.PendingReview = nil
 		}
@@ -196,7 +202,7 @@ func (o *orchestrator) checkpoint(name string, v any) error {
 	return nil
 }
 
-// saveProgress stores usage and the last stage reached, and persists the
+// saveProgress stores usage and the stage just finished, and persists the
 // events so far, so the event log never lags a finished stage.
 func (o *orchestrator) saveProgress(stage Stage) error {
 	tot := o.meter.totals()
@@ -232,9 +238,23 @@ func (o *orchestrator) loadCheckpoint(name string, v any) (bool, error) {
 	return true, nil
 }
 
+// stageStart says a stage began. The stages that run beside the search
+// (read, index, analyse) are part of research for where a run stopped.
 func (o *orchestrator) stageStart(s Stage, msg string) time.Time {
 	o.emit(Event{Type: StageStarted, Stage: s, Message: msg})
+	if s != StageRead && s != StageIndex && s != StageAnalyse {
+		o.phaseMu.Lock()
+		o.phase = s
+		o.phaseMu.Unlock()
+	}
 	return time.Now()
+}
+
+// stoppedIn is the stage a run that ends now stopped in.
+func (o *orchestrator) stoppedIn() Stage {
+	o.phaseMu.Lock()
+	defer o.phaseMu.Unlock()
+	return o.phase
 }
 
 func (o *orchestrator) stageDone(s Stage, start time.Time, msg string) error {
