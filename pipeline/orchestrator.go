@@ -262,9 +262,14 @@ func (o *orchestrator) stageDone(s Stage, start time.Time, msg string) error {
 	return o.saveProgress(s)
 }
 
+// RestoredFromCheckpoint is the message of a stage's start when a resumed
+// run restores it instead of running it: a screen that shows the stage's
+// earlier run keeps its times.
+const RestoredFromCheckpoint = "restored from checkpoint"
+
 // stageSkipped reports a stage restored from its checkpoint.
 func (o *orchestrator) stageSkipped(s Stage, msg string) {
-	o.emit(Event{Type: StageStarted, Stage: s, Message: "restored from checkpoint"})
+	o.emit(Event{Type: StageStarted, Stage: s, Message: RestoredFromCheckpoint})
 	o.emit(Event{Type: StageFinished, Stage: s, Message: msg})
 }
 

@@ -27,6 +27,7 @@ type runStartedMsg struct {
 	watched  bool // a run of another researchtui process, followed here
 	err      error
 	decision *pipeline.Decision
+	past     []pipeline.Event // a resumed run's earlier log: what it found, read and analysed
 }
 
 // runEventsMsg carries every event that was waiting on a run's channel when
@@ -130,8 +131,9 @@ func startRunCmd(ctx context.Context, svc services, opt pipeline.Options) tea.Cm
 
 func resumeRunCmd(ctx context.Context, svc services, sess store.Session, d *pipeline.Decision) tea.Cmd {
 	return func() tea.Msg {
+		past, _ := svc.Events(sess.ID) // read before the resumed run logs more; without it the screen starts empty
 		h, err := svc.Resume(ctx, sess.ID, d)
-		return runStartedMsg{h: h, sess: sess, resumed: true, err: err, decision: d}
+		return runStartedMsg{h: h, sess: sess, resumed: true, err: err, decision: d, past: past}
 	}
 }
 

@@ -480,6 +480,7 @@ func (m *rootModel) onRunStarted(msg runStartedMsg) tea.Cmd {
 		}
 	}
 	rs := newRunState(id, title, model, msg.h, m.now())
+	rs.restore(msg.past)
 	if msg.resumed {
 		rs.usage.PromptTokens = msg.sess.Usage.PromptTokens
 		rs.usage.CompletionTokens = msg.sess.Usage.CompletionTokens

@@ -34,6 +34,7 @@ type stageRow struct {
 	message  string
 	agents   []*agentRow
 	attended bool // the stage was reached in this run (or a resumed one)
+	restored bool // a resumed run restores it: its next finish is not news
 }
 
 type agentRow struct {
@@ -187,10 +188,18 @@ func (rs *runState) apply(ev pipeline.Event) {
 		rs.status = "running"
 	case pipeline.StageStarted:
 		if st := rs.stage(ev.Stage); st != nil {
+			if ev.Message == pipeline.RestoredFromCheckpoint && st.phase == phaseDone {
+				st.restored = true // shown from the earlier run's log: its time stays
+				break
+			}
 			st.phase, st.started, st.attended = phaseRunning, ev.Time, true
 		}
 	case pipeline.StageFinished:
 		if st := rs.stage(ev.Stage); st != nil {
+			if st.restored {
+				st.restored = false
+				break
+			}
 			st.phase, st.attended = phaseDone, true
 			st.elapsed = ev.Elapsed
 			if st.elapsed == 0 && !st.started.IsZero() {
