@@ -18,8 +18,9 @@ import (
 // toggled. Queries for an added sub-question come from the planner, in one
 // small call for all of them.
 
-// checkpointPlanReview holds what became of the plan at its review.
-const checkpointPlanReview = "plan_review"
+// CheckpointPlanReview holds what became of the plan at its review (read
+// by sessions show before the run has a report).
+const CheckpointPlanReview = "plan_review"
 
 // maxPlanSubQuestions bounds a plan a person edited (the planner's own is
 // bounded by the depth).
@@ -80,7 +81,7 @@ func (o *orchestrator) reviewPlan(ctx context.Context) error {
 		return nil
 	}
 	var pr PlanReview
-	if ok, err := o.loadCheckpoint(checkpointPlanReview, &pr); err != nil || ok {
+	if ok, err := o.loadCheckpoint(CheckpointPlanReview, &pr); err != nil || ok {
 		if ok {
 			o.st.PlanReview = &pr
 		}
@@ -99,7 +100,7 @@ func (o *orchestrator) reviewPlan(ctx context.Context) error {
 	if err := o.checkpoint("plan", edited); err != nil {
 		return err
 	}
-	if err := o.checkpoint(checkpointPlanReview, pr); err != nil {
+	if err := o.checkpoint(CheckpointPlanReview, pr); err != nil {
 		return err
 	}
 	o.st.Plan, o.st.PlanReview = &edited, &pr

@@ -63,6 +63,12 @@ func LoadDetail(st store.Reader, id string) (SessionDetail, error) {
 	if cs, err := pipeline.LoadCandidates(st, s.ID); err == nil && cs != nil {
 		d.Candidates = cs
 	}
+	if raw, ok, err := st.Checkpoint(s.ID, pipeline.CheckpointPlanReview); d.PlanReview == nil && err == nil && ok {
+		var pr pipeline.PlanReview // an unfinished run: its report does not exist yet
+		if json.Unmarshal(raw, &pr) == nil {
+			d.PlanReview = &pr
+		}
+	}
 	if raw, ok, err := st.Checkpoint(s.ID, pipeline.CheckpointScreen); err == nil && ok {
 		var sr pipeline.ScreenReport
 		if json.Unmarshal(raw, &sr) == nil {
