@@ -32,3 +32,31 @@ func fitFlowDiagram(rep pipeline.Report, width int) string {
 	}
 	return md[:body] + rep.Flow.DiagramFor(width-flowIndent) + md[body+j+1:]
 }
+
+// sanitizeFlow is a copy of a stored flow with its route and reason names
+// cleaned, as the diagram drawn from it reaches the screen.
+func sanitizeFlow(f *pipeline.Flow) *pipeline.Flow {
+	if f == nil {
+		return nil
+	}
+	c := *f
+	routes := func(rs []pipeline.RouteCount) []pipeline.RouteCount {
+		out := make([]pipeline.RouteCount, len(rs))
+		for i, r := range rs {
+			r.Route = sanitizeLine(r.Route)
+			out[i] = r
+		}
+		return out
+	}
+	reasons := func(rs []pipeline.FlowReason) []pipeline.FlowReason {
+		out := make([]pipeline.FlowReason, len(rs))
+		for i, r := range rs {
+			r.Reason = sanitizeLine(r.Reason)
+			out[i] = r
+		}
+		return out
+	}
+	c.Databases, c.Other = routes(f.Databases), routes(f.Other)
+	c.ExcludedWhy, c.ReportsWhy = reasons(f.ExcludedWhy), reasons(f.ReportsWhy)
+	return &c
+}

@@ -55,3 +55,13 @@ func boxLines(s string) int {
 	}
 	return n
 }
+
+// A stored flow with terminal escapes in its names draws none of them (the
+// report is cleaned at load, its flow too).
+func TestFlowDiagramIsCleaned(t *testing.T) {
+	f := &pipeline.Flow{Databases: []pipeline.RouteCount{{Route: "arxiv\x1b]52;c;ZXZpbA==\a\x1b[2J", Round: 1, Records: 3}}, Identified: 3, Screened: 3}
+	rep := pipeline.Report{Flow: f, Markdown: f.FlowSection("PRISMA 2020 flow")}
+	if md := fitFlowDiagram(sanitizeReport(rep), 60); strings.ContainsAny(md, "\x1b\a") || boxLines(md) != boxLines(f.DiagramFor(54)) {
+		t.Errorf("escapes reach the screen: %q", md)
+	}
+}

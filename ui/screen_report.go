@@ -59,6 +59,7 @@ func sanitizeReport(rep pipeline.Report) pipeline.Report {
 	rep.Title = sanitizeLine(rep.Title)
 	rep.Question = sanitizeLine(rep.Question)
 	rep.Markdown = sanitize(rep.Markdown)
+	rep.Flow = sanitizeFlow(rep.Flow)
 	srcs := make([]pipeline.CitedSource, len(rep.Sources))
 	for i, s := range rep.Sources {
 		s.Title = sanitizeLine(s.Title)

@@ -427,7 +427,7 @@ func (m *rootModel) viewQuestion(w, h int) []string {
 		case s.focus != focusLine:
 			hint = "  (n changes these)" // the list's key for the form
 		}
-		out = append(out, st.Subtle.Render(trunc("  "+strings.Join(parts, " · ")+hint, w)), "")
+		out = append(out, st.Subtle.Render(trunc(sanitizeLine("  "+strings.Join(parts, " · ")+hint), w)), "") // settings come from a config file
 	}
 	return out
 }

@@ -306,25 +306,10 @@ func itemDate(parsed, typed string) (int, string) {
 // ("2019-03-00 March 2019" is "2019-03-00"), and the date as typed.
 func multipartSQL(v string) (sql, typed string) {
 	if len(v) >= 11 && v[10] == ' ' && v[4] == '-' && v[7] == '-' &&
-		atoi(v[:4]) >= 0 && atoi(v[5:7]) >= 0 && atoi(v[8:10]) >= 0 {
+		strings.Trim(v[:4]+v[5:7]+v[8:10], "0123456789") == "" {
 		return v[:10], v[11:]
 	}
 	return "", v
-}
-
-// atoi reads up to 9 decimal digits; anything else is -1.
-func atoi(s string) int {
-	if s == "" || len(s) > 9 {
-		return -1
-	}
-	n := 0
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return -1
-		}
-		n = n*10 + int(s[i]-'0')
-	}
-	return n
 }
 
 // extraDOI is the DOI an item type without a DOI field keeps in Extra, on

@@ -71,6 +71,15 @@ func collectionCounts(out string) map[string]int {
 	return counts
 }
 
+// thermalScript is a model that plans and writes about the thermal
+// transport the library tests' items are about.
+func thermalScript() *pipelinetest.Script {
+	return &pipelinetest.Script{RevisionRounds: 1, Canonical: "thermal transport", Topics: []pipelinetest.Topic{
+		{Question: "How does phonon scattering limit thermal transport?", Strict: "phonon scattering thermal transport", Moderate: "thermal transport", Broad: "superconductors"},
+		{Question: "What is measured in d-wave superconductors?", Strict: "d-wave superconductors measure", Moderate: "d-wave superconductors", Broad: "superconductors"},
+	}}
+}
+
 // apaArticle is an APA 7 article reference's venue part, as the library's
 // volume, issue and pages give it.
 var apaArticle = regexp.MustCompile(`\*Physical Review B\*, \*\d+\*\(2\), 100–110\. https://doi\.org/10\.9999/reading\d+$`)
@@ -85,10 +94,7 @@ var summaryLine = regexp.MustCompile(`(\d+) added, (\d+) updated, (\d+) unchange
 // updated and embeds nothing; the references export as RIS, CSL-JSON and
 // BibTeX that read back the same, with the person's citation keys.
 func TestLibraryImportRunAndSync(t *testing.T) {
-	script := &pipelinetest.Script{RevisionRounds: 1, Canonical: "thermal transport", Topics: []pipelinetest.Topic{
-		{Question: "How does phonon scattering limit thermal transport?", Strict: "phonon scattering thermal transport", Moderate: "thermal transport", Broad: "superconductors"},
-		{Question: "What is measured in d-wave superconductors?", Strict: "d-wave superconductors measure", Moderate: "d-wave superconductors", Broad: "superconductors"},
-	}}
+	script := thermalScript()
 	oll := ollamafake.New(ollamafake.Options{Responder: script.Responder()})
 	defer oll.Close()
 	c := newCLI(t, oll.URL, nil)

@@ -15,7 +15,6 @@ import (
 
 	"github.com/researchtui/researchtui/llm/ollamafake"
 	"github.com/researchtui/researchtui/pipeline"
-	"github.com/researchtui/researchtui/pipeline/pipelinetest"
 	"github.com/researchtui/researchtui/search/zotero/zoterotest"
 )
 
@@ -71,10 +70,7 @@ func fileSum(t *testing.T, p string) string {
 // another process holds the database as a running Zotero does, the import
 // says so, points at the local API, and leaves the file as it was.
 func TestZoteroLibraryAcceptance(t *testing.T) {
-	script := &pipelinetest.Script{RevisionRounds: 1, Canonical: "thermal transport", Topics: []pipelinetest.Topic{
-		{Question: "How does phonon scattering limit thermal transport?", Strict: "phonon scattering thermal transport", Moderate: "thermal transport", Broad: "superconductors"},
-		{Question: "What is measured in d-wave superconductors?", Strict: "d-wave superconductors measure", Moderate: "d-wave superconductors", Broad: "superconductors"},
-	}}
+	script := thermalScript()
 	oll := ollamafake.New(ollamafake.Options{Responder: script.Responder()})
 	defer oll.Close()
 	c := newCLI(t, oll.URL, nil)
