@@ -291,6 +291,36 @@ func firstOf(o map[string]any, keys ...string) any {
 // slotRef matches the analyst's "2:E1.3" (or "2 = E1.3").
 var slotRef = regexp.MustCompile(`^\W*(\d+)\s*[:=]\s*(.+)$`)
 
+// namedSlotRef matches a slot given by name: "methods:E1.3".
+var namedSlotRef = regexp.MustCompile(`^\s*(.+?)\s*[:=]\s*(E\d+\.\d+)\W*$`)
+
+// slotOf reads one of the analyst's slots: "2:E1.3" as asked, or, from a
+// model that ignores the form, the slot's name instead of its number
+// ("methods:E1.3") or the name alone ("methods", shown by the first
+// finding's sentence). It returns the slot's number (1-based in names)
+// and the reference of the sentence that shows it.
+func slotOf(s string, names []string, firstFinding string) (int, string, bool) {
+	s = strings.TrimSpace(s)
+	if m := slotRef.FindStringSubmatch(s); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		return n, m[2], n >= 1 && n <= len(names)
+	}
+	name, ref := s, firstFinding
+	if m := namedSlotRef.FindStringSubmatch(s); m != nil {
+		name, ref = m[1], m[2]
+	}
+	given := squash(strings.Trim(name, " \"'.,;"))
+	if given == "" || ref == "" {
+		return 0, "", false
+	}
+	for i, n := range names {
+		if squash(n) == given {
+			return i + 1, ref, true
+		}
+	}
+	return 0, "", false
+}
+
 // analysisFrom resolves the analyst's references into an Analysis: each
 // finding is the referenced sentence, quoted with its chunk.
 func (o *orchestrator) analysisFrom(ans analystAnswer, x excerptSet, full bool, slotNames []string) Analysis {
@@ -310,13 +340,16 @@ func (o *orchestrator) analysisFrom(ans analystAnswer, x excerptSet, full bool, 
 		an.Limitations = oneLine(truncateRunes(ans.Limits, 160))
 	}
 	var slots []SlotEvidence
+	first := ""
+	if len(ans.Findings) > 0 {
+		first = ans.Findings[0]
+	}
 	for _, s := range ans.Slots {
-		m := slotRef.FindStringSubmatch(strings.TrimSpace(s))
-		if m == nil {
+		n, ref, ok := slotOf(s, slotNames, first)
+		if !ok {
 			continue
 		}
-		n, _ := strconv.Atoi(m[1])
-		if id, _, ok := x.resolve(m[2]); ok && n >= 1 && n <= len(slotNames) {
+		if id, _, ok := x.resolve(ref); ok {
 			slots = append(slots, SlotEvidence{Slot: slotNames[n-1], ChunkID: id})
 		}
 	}

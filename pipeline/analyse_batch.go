@@ -216,6 +216,8 @@ func (ans severalAnswer) split(whole excerptSet, owner []int, sources int) []*an
 			ref := r
 			if m := slotRef.FindStringSubmatch(strings.TrimSpace(r)); m != nil {
 				ref = m[2]
+			} else if m := namedSlotRef.FindStringSubmatch(r); m != nil {
+				ref = m[2]
 			}
 			if e, ok := whole.excerptOf(ref); ok && e < len(owner) && owner[e] == i {
 				out = append(out, r)
@@ -323,6 +325,8 @@ func slotsShownBy(slots []string, firstFinding string) []string {
 	for _, s := range slots {
 		if m := bareSlot.FindStringSubmatch(s); m != nil {
 			s = m[1] + ":" + firstFinding
+		} else if slotRef.FindStringSubmatch(s) == nil && namedSlotRef.FindStringSubmatch(s) == nil {
+			s += ":" + firstFinding // a slot by name alone
 		}
 		out = append(out, s)
 	}

@@ -38,8 +38,11 @@ type readySource struct {
 type flow struct {
 	o      *orchestrator
 	reg    *registry
-	quota  int // sources read per sub-question
-	runCap int // sources read per run
+	share  int // sources a sub-question's own search may choose (reading_plan.go)
+	runCap int // sources read per run: the reading plan's target
+	// calibrate is how many of a sub-question's best candidates its
+	// relevance floor is calibrated on (floorCalibration).
+	calibrate int
 	// queryVecs are, per sub-question ID, the sub-question's embedding and
 	// the question's (nil when embedding failed: ranking is then lexical).
 	queryVecs map[string][][]float32
@@ -72,6 +75,7 @@ type flow struct {
 	arriving     int                  // sources sent to read, not yet at their analyst (analyse_batch.go)
 	shortBell    chan struct{}        // rung when one of them arrives
 	screenQ      []*screenJob         // sub-questions waiting to share a screen call (screen_batch.go)
+	unranked     int                  // sub-questions of the round not yet ranked (reading_plan.go reserve)
 	unscreened   map[string]bool      // sub-questions still searching, whose screens may yet join a call
 	screenBell   chan struct{}        // rung when a screen queues or a search ends without one
 }
@@ -121,16 +125,6 @@ func (f *flow) runRound(ctx context.Context, research func(context.Context) erro
 	})
 	g.Go(func() error { return f.analyseLoop(gctx) })
 	return g.Wait()
-}
-
-// readQuota is how many sources each sub-question reads: the depth's
-// figure, shared out so the run's analysis limit is not exceeded.
-func readQuota(p depthPlan, subqs int) int {
-	if subqs <= 0 {
-		return p.ReadPerSubQ
-	}
-	q := (p.AnalyseMax + subqs - 1) / subqs
-	return max(2, min(p.ReadPerSubQ, q))
 }
 
 // readerCount: readers mostly wait (on rate limits and downloads), so

@@ -376,11 +376,13 @@ func (o *orchestrator) followUpResearch(ctx context.Context, plans []roundPlan, 
 		return nil, nil
 	}
 	f := &flow{
-		o: o, reg: newRegistry(), quota: max(2, readQuota(o.plan, len(o.st.Plan.SubQuestions))/2), runCap: o.plan.AnalyseMax,
-		claimed: map[string]bool{}, bySubQ: map[string][]string{}, candidates: map[string][]Candidate{},
+		o: o, reg: newRegistry(), share: max(2, firstShare(o.plan.Include, len(o.st.Plan.SubQuestions))/2), runCap: o.plan.Include,
+		calibrate: max(2, floorCalibration(o.opt.Depth, len(o.st.Plan.SubQuestions))/2),
+		claimed:   map[string]bool{}, bySubQ: map[string][]string{}, candidates: map[string][]Candidate{},
 		distinct: map[string]bool{}, analyses: map[string]Analysis{}, ran: map[string]bool{}, chased: map[string]bool{},
 		reading: map[string]*inflight{}, skipped: map[string]bool{}, round: 1,
 	}
+	f.runCap = f.share * len(plans) // a follow-up reads a few for each gap, no more
 	known := map[string]bool{}
 	for _, r := range o.st.Found.Records {
 		key, _ := f.reg.add(r)

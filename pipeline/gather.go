@@ -18,8 +18,9 @@ func (o *orchestrator) stageGather(ctx context.Context) error {
 	f := &flow{
 		o:          o,
 		reg:        newRegistry(),
-		quota:      readQuota(o.plan, len(subqs)),
-		runCap:     o.plan.AnalyseMax,
+		share:      firstShare(o.plan.Include, len(subqs)),
+		runCap:     o.plan.Include,
+		calibrate:  floorCalibration(o.opt.Depth, len(subqs)),
 		claimed:    map[string]bool{},
 		bySubQ:     map[string][]string{},
 		candidates: map[string][]Candidate{},
@@ -158,7 +159,7 @@ func (f *flow) finish(startAnalyse time.Time) error {
 		return err
 	}
 	sr := f.screened
-	sr.AnalysisTokensPerSource = o.analysisCost.mean()
+	sr.AnalysisTokensPerSource, sr.AnalysisGeneratedPerSource = o.analysisCost.mean()
 	sr.SavedTokens = sr.Rejected * sr.AnalysisTokensPerSource
 	if err := o.checkpoint(CheckpointScreen, sr); err != nil {
 		return err

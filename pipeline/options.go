@@ -98,12 +98,14 @@ type Options struct {
 type depthPlan struct {
 	SubQuestions   int // at most
 	ResultsPerCall int // candidates asked of each source per query (over-fetched, then ranked)
-	ReadPerSubQ    int // sources read per sub-question
-	AnalyseMax     int // sources analysed per run
-	Review         bool
-	Concise        bool
-	LitReview      bool // the writer writes a literature review (KindReview)
-	MaxSteps       int
+	// Include is how many sources the run reads and analyses, for all
+	// its sub-questions together (reading_plan.go); later rounds add
+	// half as many again.
+	Include   int
+	Review    bool
+	Concise   bool
+	LitReview bool // the writer writes a literature review (KindReview)
+	MaxSteps  int
 }
 
 // depth is what the depth means in numbers, with the report kind's say on
@@ -114,7 +116,11 @@ func (o Options) depth() depthPlan {
 	case KindBrief:
 		p.Concise = true
 	case KindReview:
+		// A review takes every candidate that passes the floors and the
+		// screen, up to reviewInclude.
 		p.Concise, p.LitReview = false, true
+		p.Include = max(p.Include, reviewInclude)
+		p.MaxSteps = max(p.MaxSteps, reviewSteps)
 	}
 	return p
 }
@@ -122,11 +128,11 @@ func (o Options) depth() depthPlan {
 func (o Options) depthOnly() depthPlan {
 	switch o.Depth {
 	case DepthQuick:
-		return depthPlan{SubQuestions: 2, ResultsPerCall: 15, ReadPerSubQ: 3, AnalyseMax: 5, Concise: true, MaxSteps: 30}
+		return depthPlan{SubQuestions: 2, ResultsPerCall: 15, Include: 6, Concise: true, MaxSteps: 30}
 	case DepthDeep:
-		return depthPlan{SubQuestions: 6, ResultsPerCall: 50, ReadPerSubQ: 8, AnalyseMax: 24, Review: true, MaxSteps: 200}
+		return depthPlan{SubQuestions: 6, ResultsPerCall: 50, Include: 24, Review: true, MaxSteps: 200}
 	default:
-		return depthPlan{SubQuestions: 4, ResultsPerCall: 30, ReadPerSubQ: 5, AnalyseMax: 12, Review: true, MaxSteps: 100}
+		return depthPlan{SubQuestions: 4, ResultsPerCall: 30, Include: 12, Review: true, MaxSteps: 100}
 	}
 }
 

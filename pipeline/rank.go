@@ -53,6 +53,9 @@ const (
 	// farBelow: a candidate scoring under this share of the sub-question's
 	// best is not read even when reading slots are free.
 	farBelow = 0.4
+	// nearBest: past a sub-question's first few, a candidate is read only
+	// when it scores at least this share of the best (selectCandidates).
+	nearBest = 0.6
 	// flatRange: when every candidate's similarity lies within this range,
 	// the embedding can't tell them apart and only the lexical score ranks.
 	flatRange = 0.02
@@ -62,7 +65,9 @@ const (
 const (
 	reasonRead       = "read: among the most relevant"
 	reasonQuota      = "not read: more relevant sources filled the reading slots"
+	reasonPlan       = "read: among the most relevant of the run" // reading_plan.go
 	reasonFarBelow   = "not read: far less relevant than the best candidate"
+	reasonNotNear    = "not read: past the few best, and not close to them"
 	reasonDuplicate  = "read for another sub-question"
 	reasonRunCap     = "not read: the run's reading limit was reached"
 	reasonStructured = "read: structured data"
@@ -193,8 +198,14 @@ func calibrateFloor(cands []Candidate, recs map[string]search.Record, quota int)
 // selectCandidates orders candidates best first and marks which to read:
 // at most quota, none far below the best, none under the floor, none
 // without text. Structured-data records are always read (they are facts,
-// not prose to rank).
-func selectCandidates(cands []Candidate, recs map[string]search.Record, quota int, floor float64) []Candidate {
+// not prose to rank). A candidate another sub-question already reads
+// (claimed) counts for this one too without taking one of its places, so
+// an overlapping sub-question reads its next best instead
+// (reading_plan.go); claimed may be nil. The first core candidates that
+// pass (shared ones included) need only the floors, as when a
+// sub-question read a fixed few; any past them must also be close to the
+// best (nearBest), so reading more never reaches for the marginal ones.
+func selectCandidates(cands []Candidate, recs map[string]search.Record, quota, core int, floor float64, claimed func(string) bool) []Candidate {
 	sort.SliceStable(cands, func(i, j int) bool { return cands[i].Score > cands[j].Score })
 	best := 0.0
 	for _, c := range cands {
@@ -203,7 +214,7 @@ func selectCandidates(cands []Candidate, recs map[string]search.Record, quota in
 			break
 		}
 	}
-	taken := 0
+	taken, passed := 0, 0
 	for i := range cands {
 		c := &cands[i]
 		c.Floor = floor
@@ -211,14 +222,26 @@ func selectCandidates(cands []Candidate, recs map[string]search.Record, quota in
 		switch {
 		case r.HasData():
 			c.Read, c.Reason = true, reasonStructured
+			continue
 		case known && !hasText(r) && c.Origin != originKnowledge:
 			c.Reason = reasonNoText
+			continue
 		case c.Relevance < floor:
 			c.Reason = fmt.Sprintf("%s (%.2f < %.2f)", reasonBelowFloor, c.Relevance, floor)
-		case taken >= quota:
-			c.Reason = reasonQuota
+			continue
 		case best > 0 && c.Score < farBelow*best:
 			c.Reason = reasonFarBelow
+			continue
+		case passed >= core && best > 0 && c.Score < nearBest*best:
+			c.Reason = reasonNotNear
+			continue
+		}
+		passed++
+		switch {
+		case claimed != nil && claimed(c.Key):
+			c.Read, c.Reason = true, reasonDuplicate
+		case taken >= quota:
+			c.Reason = reasonQuota
 		default:
 			c.Read, c.Reason = true, reasonRead
 			taken++

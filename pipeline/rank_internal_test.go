@@ -10,8 +10,8 @@ import (
 func TestSelectCandidatesQuotaAndFarBelow(t *testing.T) {
 	cands := []Candidate{{Key: "c", Score: 0.30}, {Key: "a", Score: 0.9}, {Key: "d", Score: 0.1}, {Key: "b", Score: 0.8}, {Key: "e", Score: 0.75}, {Key: "data", Score: 0}}
 	recs := map[string]search.Record{"data": {Key: "data", Data: map[string]any{"band_gap": 1.1}}}
-	got := selectCandidates(cands, recs, 2, 0)
-	want := map[string]string{"a": reasonRead, "b": reasonRead, "e": reasonQuota, "c": reasonQuota, "d": reasonQuota, "data": reasonStructured}
+	got := selectCandidates(cands, recs, 2, 2, 0, nil)
+	want := map[string]string{"a": reasonRead, "b": reasonRead, "e": reasonQuota, "c": reasonFarBelow, "d": reasonFarBelow, "data": reasonStructured}
 	for _, c := range got {
 		if c.Reason != want[c.Key] {
 			t.Errorf("%s: %q, want %q", c.Key, c.Reason, want[c.Key])
@@ -21,9 +21,25 @@ func TestSelectCandidatesQuotaAndFarBelow(t *testing.T) {
 		t.Errorf("not best first: %v", got)
 	}
 	// With free slots, a candidate far below the best is still not read.
-	got = selectCandidates([]Candidate{{Key: "a", Score: 0.9}, {Key: "c", Score: 0.3}}, nil, 5, 0)
+	got = selectCandidates([]Candidate{{Key: "a", Score: 0.9}, {Key: "c", Score: 0.3}}, nil, 5, 5, 0, nil)
 	if got[1].Read || got[1].Reason != reasonFarBelow {
 		t.Errorf("far-below candidate: %+v", got[1])
+	}
+}
+
+// TestSelectCandidatesSharedAndNearBest: a candidate another sub-question
+// reads counts for this one without taking its place, so it reads its next
+// best; past the first few (core, shared ones counted), only candidates
+// close to the best are read, however many places are free.
+func TestSelectCandidatesSharedAndNearBest(t *testing.T) {
+	claimed := func(k string) bool { return k == "a" || k == "b" }
+	cands := []Candidate{{Key: "a", Score: 0.9}, {Key: "b", Score: 0.85}, {Key: "c", Score: 0.8}, {Key: "d", Score: 0.6}, {Key: "e", Score: 0.5}}
+	got := selectCandidates(cands, nil, 2, 3, 0, claimed)
+	want := map[string]string{"a": reasonDuplicate, "b": reasonDuplicate, "c": reasonRead, "d": reasonRead, "e": reasonNotNear}
+	for _, c := range got {
+		if c.Reason != want[c.Key] || c.Read != (c.Reason == reasonRead || c.Reason == reasonDuplicate) {
+			t.Errorf("%s: read %v, %q; want %q", c.Key, c.Read, c.Reason, want[c.Key])
+		}
 	}
 }
 
@@ -56,8 +72,13 @@ func TestBM25FavoursRareTermsAndStems(t *testing.T) {
 	if !(s[1] > s[0] && s[1] > s[2]) {
 		t.Errorf("bm25 %v: the document with the rare term (stemmed) should win", s)
 	}
-	if readQuota(depthPlan{ReadPerSubQ: 5, AnalyseMax: 12}, 4) != 3 || readQuota(depthPlan{ReadPerSubQ: 5, AnalyseMax: 12}, 2) != 5 {
-		t.Error("readQuota does not share the run's limit out")
+	// The floor is calibrated on as many candidates as a sub-question
+	// read before the reading plan, so reading more never lowers it.
+	if floorCalibration(DepthStandard, 4) != 3 || floorCalibration(DepthStandard, 2) != 5 || floorCalibration(DepthQuick, 2) != 3 {
+		t.Error("floorCalibration changed: the floors would move")
+	}
+	if firstShare(12, 4) != 3 || firstShare(12, 5) != 3 || firstShare(60, 2) != 30 || firstShare(6, 6) != 2 {
+		t.Error("firstShare does not share the run's target out")
 	}
 }
 
@@ -86,7 +107,7 @@ func TestFloorHoldsAcrossPools(t *testing.T) {
 	}
 	c1 := scoreCandidates(first, nil, nil, q)
 	floor := calibrateFloor(c1, byKey(first), 3)
-	c1 = selectCandidates(c1, byKey(first), 3, floor)
+	c1 = selectCandidates(c1, byKey(first), 3, 3, floor, nil)
 	read := map[string]string{}
 	for _, c := range c1 {
 		read[c.Key] = c.Reason
@@ -95,10 +116,10 @@ func TestFloorHoldsAcrossPools(t *testing.T) {
 		t.Errorf("first round: %v (floor %.2f)", read, floor)
 	}
 	c2 := scoreCandidates(later, nil, nil, q)
-	if alone := selectCandidates(append([]Candidate(nil), c2...), byKey(later), 3, 0); !alone[0].Read {
+	if alone := selectCandidates(append([]Candidate(nil), c2...), byKey(later), 3, 3, 0, nil); !alone[0].Read {
 		t.Fatalf("compared only with each other, the later pool's best is not read either: %+v", alone[0])
 	}
-	for _, c := range selectCandidates(c2, byKey(later), 3, floor) {
+	for _, c := range selectCandidates(c2, byKey(later), 3, 3, floor, nil) {
 		if c.Read || !strings.HasPrefix(c.Reason, reasonBelowFloor) {
 			t.Errorf("later round read %q (relevance %.2f, floor %.2f): %s", c.Title, c.Relevance, floor, c.Reason)
 		}

@@ -3,6 +3,7 @@ package pipeline_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -169,15 +170,20 @@ func runRankCase(t *testing.T, c rankCase, script *pipelinetest.Script, tune fun
 
 // TestRankingQuestionsOverTheTuringPool measures, for questions whose
 // on-topic papers are known, what share of what is read and cited is on
-// topic: at least 80%, and at least 4 on-topic references.
+// topic (precision: at least 80%) and what share of the pool's on-topic
+// papers the report cites (recall: at least half; before the run-wide
+// reading plan, 7 of 17 and 4 of 11). DUMP=1 logs every candidate.
 func TestRankingQuestionsOverTheTuringPool(t *testing.T) {
 	for _, c := range []rankCase{turingTestCase, turingCompleteCase, turingCatalystCase} {
 		t.Run(c.name, func(t *testing.T) {
 			got := runRankCase(t, c, nil, nil)
 			t.Logf("%s: %s", c.name, got)
-			if got.citedOn < 4 || 5*got.citedOn < 4*got.cited || 5*got.readOn < 4*got.read {
+			if os.Getenv("DUMP") != "" {
 				dumpCands(t, c, got.cands)
-				t.Errorf("%s: %s; want ≥80%% on topic and ≥4 on-topic references", c.name, got)
+			}
+			if 2*got.citedOn < len(c.onTopic) || 5*got.citedOn < 4*got.cited || 5*got.readOn < 4*got.read {
+				dumpCands(t, c, got.cands)
+				t.Errorf("%s: %s; want ≥80%% on topic and ≥%d on-topic references (half the pool's %d)", c.name, got, (len(c.onTopic)+1)/2, len(c.onTopic))
 			}
 			// Round 2 follows the references and citing works of what was
 			// read: economics papers (the recording), none relevant.

@@ -1,6 +1,7 @@
 package pipeline_test
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -72,6 +73,11 @@ func TestRankingReadsOnTopicSources(t *testing.T) {
 	found := uniqueKeys(cands)
 	if len(found) < 30 || len(uniqueKeys(read)) < 5 {
 		t.Fatalf("%d candidates, %d read; want an over-fetched pool (≥30) and ≥5 read", len(found), len(uniqueKeys(read)))
+	}
+	if os.Getenv("DUMP") != "" {
+		for _, cd := range cands {
+			t.Logf("%v r%d %s sc %.2f rel %.2f fl %.2f sem %.2f cov %.2f ph %.2f %.60s | %s", namesake(cd.Title), cd.Round, cd.SubQ, cd.Score, cd.Relevance, cd.Floor, cd.Semantic, cd.Coverage, cd.Phrase, cd.Title, cd.Reason)
+		}
 	}
 	for _, c := range read {
 		if namesake(c.Title) {

@@ -218,6 +218,7 @@ func (f *flow) researchAll(ctx context.Context) error {
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(o.engine.workers())
 	f.expectScreens(todo)
+	f.setUnranked(len(todo))
 	for _, sq := range todo {
 		g.Go(func() error {
 			defer f.screenArrived(sq.ID) // a search that ends without a screen
@@ -244,7 +245,8 @@ func (f *flow) researchAll(ctx context.Context) error {
 			if gctx.Err() != nil {
 				return gctx.Err()
 			}
-			unit := f.rank(gctx, a, sq, recs, origins, f.quota)
+			unit := f.rank(gctx, a, sq, recs, origins, f.share)
+			f.ranked()
 			unit.Identified = identifiedBy(recs, origins, 1)
 			if err := o.checkpoint("research/"+sq.ID, unit); err != nil {
 				return err
@@ -262,7 +264,10 @@ func (f *flow) researchAll(ctx context.Context) error {
 			return nil
 		})
 	}
-	return g.Wait()
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	return f.fill(ctx)
 }
 
 // rank scores one sub-question's candidates and chooses what to read,
@@ -301,9 +306,9 @@ func (f *flow) rank(ctx context.Context, a *agentCall, sq SubQuestion, recs []se
 	}
 	floor := f.floor(sq.ID)
 	if f.round == 1 || floor == 0 {
-		floor = calibrateFloor(cands, byKey, quota)
+		floor = calibrateFloor(cands, byKey, f.calibrate)
 	}
-	cands = selectCandidates(cands, byKey, quota, floor)
+	cands = selectCandidates(cands, byKey, quota, f.calibrate, floor, f.isClaimed)
 	screened := f.screen(ctx, a, sq, cands, byKey)
 	if read := countRead(cands); read == 0 && len(cands) > 0 {
 		a.warn("round %d: %s, none relevant enough to read", f.round, plural(len(cands), "candidate", "candidates"))
@@ -362,8 +367,15 @@ func (f *flow) apply(ctx context.Context, sq SubQuestion, unit researchUnit, res
 		msg += " (restored)"
 	}
 	o.emit(Event{Type: CandidatesRanked, Stage: StageResearch, Agent: "researcher " + sq.ID, Count: distinct, Message: msg})
+	return f.send(ctx, sq, unit.Candidates, send)
+}
+
+// send emits each record chosen for sq as found and hands it to the
+// readers.
+func (f *flow) send(ctx context.Context, sq SubQuestion, cands []Candidate, send []search.Record) error {
+	o := f.o
 	score, origin := map[string]float64{}, map[string]string{}
-	for _, c := range unit.Candidates {
+	for _, c := range cands {
 		score[c.Key], origin[c.Key] = c.Score, c.Origin
 	}
 	for _, r := range send {

@@ -82,7 +82,7 @@ func (o *orchestrator) gatherEvidence(ctx context.Context, round int, accepted [
 			qv = nil
 		}
 		cands := scoreCandidates(pool, vecs, qv, newRankQuery(o.st.Plan.CanonicalTerm, ask.Text))
-		cands = selectCandidates(cands, byKey, 2, calibrateFloor(cands, byKey, 2))
+		cands = selectCandidates(cands, byKey, 2, 2, calibrateFloor(cands, byKey, 2), nil)
 		for _, c := range cands {
 			if !c.Read {
 				continue

@@ -82,7 +82,7 @@ func (f *flow) rounds(ctx context.Context) error {
 			sum.Missing0 = dedupe(missing)
 			o.emit(Event{Type: RoundStarted, Stage: StageResearch, Count: round,
 				Message: fmt.Sprintf("round %d of %d — missing: %s", round, last, orNone(sum.Missing0))})
-			f.runCap += o.plan.AnalyseMax / 2
+			f.runCap += o.plan.Include / 2
 			plans := next
 			research = func(ctx context.Context) error {
 				chased, err := f.researchLater(ctx, round, plans)
@@ -141,6 +141,7 @@ func (f *flow) researchLater(ctx context.Context, round int, plans []roundPlan) 
 	var chased []string
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(o.engine.workers())
+	f.setUnranked(len(plans))
 	for _, p := range plans {
 		g.Go(func() error {
 			name := fmt.Sprintf("research/r%d/%s", round, p.sq.ID)
@@ -181,7 +182,8 @@ func (f *flow) researchLater(ctx context.Context, round int, plans []roundPlan) 
 			}
 			identified := identifiedBy(recs, origins, round)
 			recs, origins = f.unseen(recs, origins)
-			unit = f.rank(gctx, a, p.sq, recs, origins, max(2, f.quota/2))
+			unit = f.rank(gctx, a, p.sq, recs, origins, max(2, f.share/2))
+			f.ranked()
 			unit.Chased, unit.Identified = keys, identified
 			if err := o.checkpoint(name, unit); err != nil {
 				return err
@@ -197,6 +199,9 @@ func (f *flow) researchLater(ctx context.Context, round int, plans []roundPlan) 
 		})
 	}
 	err := g.Wait()
+	if err == nil {
+		err = f.fill(ctx)
+	}
 	sort.Strings(chased)
 	return dedupe(chased), err
 }

@@ -105,6 +105,10 @@ type ScreenReport struct {
 	// rejected candidates would have cost to analyse.
 	AnalysisTokensPerSource int `json:"analysis_tokens_per_source"`
 	SavedTokens             int `json:"saved_tokens"`
+	// AnalysisGeneratedPerSource is the part of AnalysisTokensPerSource
+	// the model generated: on one GPU a generated token costs ~30 prompt
+	// tokens' time, so the screen's prompt is weighed against it.
+	AnalysisGeneratedPerSource int `json:"analysis_generated_per_source"`
 }
 
 // Tokens is the screen's own cost.
@@ -116,9 +120,10 @@ const CheckpointScreen = "screen"
 // analysisCost measures what analyses cost in this run (from the
 // analysts' AgentFinished events), to price what the screen saved.
 type analysisCost struct {
-	mu     sync.Mutex
-	tokens int
-	n      int
+	mu        sync.Mutex
+	tokens    int
+	generated int
+	n         int
 }
 
 func (c *analysisCost) observe(ev Event) {
@@ -128,18 +133,20 @@ func (c *analysisCost) observe(ev Event) {
 	if t := ev.Usage.PromptTokens + ev.Usage.CompletionTokens; t > 0 {
 		c.mu.Lock()
 		c.tokens += t
+		c.generated += ev.Usage.CompletionTokens
 		c.n++
 		c.mu.Unlock()
 	}
 }
 
-func (c *analysisCost) mean() int {
+// mean is the mean tokens of an analysis, in all and generated.
+func (c *analysisCost) mean() (tokens, generated int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.n == 0 {
-		return 0
+		return 0, 0
 	}
-	return c.tokens / c.n
+	return c.tokens / c.n, c.generated / c.n
 }
 
 // add takes one sub-question's screen into the run's report.
@@ -168,33 +175,26 @@ func (f *flow) screen(ctx context.Context, a *agentCall, sq SubQuestion, cands [
 	if o.opt.Screen == ScreenOff {
 		return nil
 	}
-	var idx []int
-	clear := true
-	phrases := len(rankTerms(sq, o.st.Plan.CanonicalTerm).phrases) > 0
-	for i, c := range cands {
-		if !c.Read || c.Reason == reasonStructured {
-			continue
-		}
-		idx = append(idx, i)
-		if (phrases && c.Phrase == 0) || c.Relevance < screenClear*c.Floor {
-			clear = false
+	own := 0
+	for _, c := range cands {
+		if c.Read && c.Reason == reasonRead {
+			own++
 		}
 	}
-	if len(idx) == 0 {
+	idx, lines, clear := f.screenLines(sq, cands, recs, f.reserve(own))
+	chosen := 0
+	for _, i := range idx {
+		if cands[i].Read {
+			chosen++
+		}
+	}
+	if chosen == 0 {
 		return nil
 	}
 	if clear {
 		return &screenUnit{Skipped: true}
 	}
-	job := &screenJob{sq: sq, res: make(chan screenVerdict, 1)}
-	for _, i := range idx {
-		r := recs[cands[i].Key]
-		line := oneLine(r.Title)
-		if w := strings.Fields(r.Abstract); len(w) > 0 {
-			line += "\n    " + strings.Join(w[:min(len(w), screenAbstractWords)], " ")
-		}
-		job.lines = append(job.lines, line)
-	}
+	job := &screenJob{sq: sq, lines: lines, res: make(chan screenVerdict, 1)}
 	v := f.screenTogether(ctx, a, job)
 	u := &screenUnit{Screened: len(idx), PromptTokens: v.usage.PromptTokens, CompletionTokens: v.usage.CompletionTokens, Shared: v.shared}
 	if !v.ok {
@@ -207,22 +207,24 @@ func (f *flow) screen(ctx context.Context, a *agentCall, sq SubQuestion, cands [
 	for n, w := range v.why {
 		why[idx[n-1]] = w
 	}
-	if len(why) == len(idx) && f.round == 1 {
+	// A blanket rejection: every candidate judged, those about to be read
+	// and the reserves alike.
+	overrule := len(why) == len(idx) && f.round == 1
+	if overrule {
 		a.warn("the relevance screen judged all %d candidates of %s off topic; they clear the relevance floor, so they are read anyway", len(idx), sq.ID)
 		u.Overruled = len(idx)
-		for _, i := range idx {
-			cands[i].Screen = "off topic (overruled: the floors say it is relevant)"
-		}
-		return u
 	}
 	for _, i := range idx {
 		c := &cands[i]
 		w, off := why[i]
-		if !off {
+		switch {
+		case !off:
 			c.Screen = "on topic"
 			continue
-		}
-		if w == "" {
+		case overrule:
+			c.Screen = "off topic (overruled: the floors say it is relevant)"
+			continue
+		case w == "":
 			w = "no reason given"
 		}
 		c.Screen = "off topic: " + w
@@ -230,4 +232,35 @@ func (f *flow) screen(ctx context.Context, a *agentCall, sq SubQuestion, cands [
 		u.Rejected++
 	}
 	return u
+}
+
+// screenLines are the candidates to screen (their places in cands and
+// their lines: the title, then the start of the abstract): those about to
+// be read and up to reserve of the next best that passed every bar but
+// found no place, which the reading plan's fill may give one
+// (reading_plan.go), so the fill needs no call of its own. clear says
+// the scores alone vouch for all of them.
+func (f *flow) screenLines(sq SubQuestion, cands []Candidate, recs map[string]search.Record, reserve int) (idx []int, lines []string, clear bool) {
+	clear = true
+	phrases := len(rankTerms(sq, f.o.st.Plan.CanonicalTerm).phrases) > 0
+	for i, c := range cands {
+		switch {
+		case c.Read && c.Reason != reasonStructured && c.Reason != reasonDuplicate:
+		case !c.Read && c.Reason == reasonQuota && c.Screen == "" && reserve > 0:
+			reserve--
+		default:
+			continue
+		}
+		idx = append(idx, i)
+		if (phrases && c.Phrase == 0) || c.Relevance < screenClear*c.Floor {
+			clear = false
+		}
+		r := recs[c.Key]
+		line := oneLine(r.Title)
+		if w := strings.Fields(r.Abstract); len(w) > 0 {
+			line += "\n    " + strings.Join(w[:min(len(w), screenAbstractWords)], " ")
+		}
+		lines = append(lines, line)
+	}
+	return idx, lines, clear
 }

@@ -31,23 +31,30 @@ func readTitles(cs []pipeline.Candidate) map[string]bool {
 // at random carries no judgement; what is read stays on topic because
 // ranking and floors chose it, and the screen can only have removed some.
 func TestScreenWithoutJudgementLeavesRankingToDoTheWork(t *testing.T) {
+	// Over both questions: a random screen's luck on one question of a
+	// few sources (one namesake of four) says nothing about ranking.
+	var read, readOn, cited, citedOn int
 	for _, c := range []rankCase{turingTestCase, turingCompleteCase} {
 		got := runRankCase(t, c, &pipelinetest.Script{Screen: &pipelinetest.ScreenScript{Random: true, Seed: 1}}, nil)
 		t.Logf("%s, random screen: %s; screen %+v", c.name, got, *got.detail.Screen)
-		if got.read == 0 || 5*got.readOn < 4*got.read || 5*got.citedOn < 4*got.cited {
-			t.Errorf("%s with a random screen: %s; want ≥80%% on topic", c.name, got)
+		if got.read == 0 {
+			t.Errorf("%s with a random screen: nothing read", c.name)
 		}
+		read, readOn, cited, citedOn = read+got.read, readOn+got.readOn, cited+got.cited, citedOn+got.citedOn
+	}
+	if 5*readOn < 4*read || 5*citedOn < 4*cited {
+		t.Errorf("with a random screen: read %d/%d, cited %d/%d on topic; want ≥80%%", readOn, read, citedOn, cited)
 	}
 }
 
-// TestScreenPaysForItself: a screen that judges like a careful reader
+// TestScreenRejectsNamesakesAtABoundedCost: a screen that judges like a careful reader
 // rejects the namesake ranking let through (Megatron-Turing NLG), and the
-// analysis tokens that saves exceed the screen's own tokens; both are in
+// screen's cost is bounded; both are in
 // `sessions show --json` ("screen").
-func TestScreenPaysForItself(t *testing.T) {
+func TestScreenRejectsNamesakesAtABoundedCost(t *testing.T) {
 	c := turingTestCase
 	smart := &pipelinetest.ScreenScript{OffTopic: func(title string) bool { return !c.on(title) }}
-	got := runRankCase(t, c, &pipelinetest.Script{Screen: smart}, nil)
+	got := runRankCase(t, c, &pipelinetest.Script{Screen: smart, Realistic: true, ByReference: true}, nil)
 	sr := got.detail.Screen
 	if sr == nil {
 		t.Fatal("no screen report in the session detail")
@@ -56,8 +63,18 @@ func TestScreenPaysForItself(t *testing.T) {
 	if got.readOn != got.read || got.citedOn < 4 {
 		t.Errorf("with a careful screen: %s; want everything read on topic and ≥4 on-topic references", got)
 	}
-	if sr.Calls == 0 || sr.Rejected == 0 || sr.SavedTokens <= sr.Tokens() {
-		t.Errorf("screen %+v: want calls that reject something and save more analysis tokens (%d) than they cost (%d)", *sr, sr.SavedTokens, sr.Tokens())
+	// On one GPU (BenchmarkOneGPU's world: 0.3 s to the first token,
+	// prefill at 1,500 tokens/s, 20 ms a generated token). Abstracts are
+	// analysed in shared calls for ~20 generated tokens each, so a screen
+	// no longer pays for itself in time by the analyses it saves: it is
+	// there for precision (the namesake above is not read), and its cost
+	// is bounded: one call for the sub-questions searched together and at
+	// most one for the reading plan's fill, per round.
+	cost := 0.3*float64(sr.Calls) + float64(sr.PromptTokens)/worldPrefill + 0.02*float64(sr.CompletionTokens)
+	perAnalysis := float64(sr.AnalysisTokensPerSource-sr.AnalysisGeneratedPerSource)/worldPrefill + 0.02*float64(sr.AnalysisGeneratedPerSource)
+	t.Logf("one GPU: the screen cost %.2f s and saved %.2f s of analyses", cost, float64(sr.Rejected)*perAnalysis)
+	if sr.Calls == 0 || sr.Rejected == 0 || sr.Calls > 2*len(got.rep.Rounds) {
+		t.Errorf("screen %+v over %d rounds: want calls that reject something, at most two a round", *sr, len(got.rep.Rounds))
 	}
 	for _, cd := range got.cands {
 		if strings.HasPrefix(cd.Screen, "off topic") && cd.Read {

@@ -46,7 +46,9 @@ func NewEnv(tb testing.TB, script *Script, dir string) *Env {
 		dir = tb.TempDir()
 	}
 	e := &Env{Script: script, DBPath: filepath.Join(dir, "researchtui.db")}
-	e.Ollama = ollamafake.New(ollamafake.Options{Responder: script.Responder()})
+	// Answers as long as an 8B model's are counted as a tokenizer would
+	// (characters / 4), so token economics measured on them mean something.
+	e.Ollama = ollamafake.New(ollamafake.Options{Responder: script.Responder(), TokensByChars: script.Realistic})
 	tb.Cleanup(e.Ollama.Close)
 	e.Sources = sourcefake.New()
 	tb.Cleanup(e.Sources.Close)

@@ -1,0 +1,82 @@
+package pipeline_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/researchtui/researchtui/llm/ollamafake"
+	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/pipelinetest"
+	"github.com/researchtui/researchtui/search"
+	"github.com/researchtui/researchtui/search/sourcefake"
+)
+
+// BenchmarkOneGPUBreadth runs the questions of the recorded Semantic
+// Scholar pool for "turing" (rank_questions_test.go: on-topic papers known
+// by title) at standard depth on one GPU (BenchmarkOneGPU's model server;
+// the API at 300 ms and one request a second, as Semantic Scholar allows
+// without a key) and reports what breadth costs: wall time, generated
+// tokens, sources included (cited), generated tokens per included source,
+// recall (on-topic cited ÷ on topic in the pool) and precision (on-topic
+// share of what is cited).
+//
+//	go test -run '^$' -bench OneGPUBreadth -benchtime 1x -count 3 ./pipeline/
+func BenchmarkOneGPUBreadth(b *testing.B) {
+	for _, c := range []rankCase{turingTestCase, turingCompleteCase} {
+		b.Run(strings.ReplaceAll(c.name, " ", "-"), func(b *testing.B) {
+			var wall time.Duration
+			var gen, included, on int
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				script := &pipelinetest.Script{RevisionRounds: 1, Realistic: true, ByReference: true, Topics: c.topics, Canonical: c.canonical}
+				w := newWorld(b, ollamafake.Options{Responder: script.Responder(), TokenDelay: worldToken,
+					FirstTokenDelay: worldFirstToken, PrefillRate: worldPrefill, TokensByChars: true, Parallel: 1, EmbedDelay: 50 * time.Millisecond})
+				s2 := sourcefake.NewWith(sourcefake.Options{Latency: worldAPI})
+				b.Cleanup(s2.Close)
+				client := search.NewClient(search.ClientOptions{})
+				client.SetHostLimit(strings.TrimPrefix(s2.URL, "http://"), time.Second)
+				w.engine.Sources["semanticscholar"] = wholePool{search.NewSemanticScholar(client, s2.SemanticScholarURL(), "")}
+				b.StartTimer()
+				start := time.Now()
+				r, err := w.engine.Start(context.Background(), pipeline.Options{Question: c.question,
+					Model: pipelinetest.Model, EmbedModel: pipelinetest.EmbedModel, Sources: []string{"semanticscholar"}, MaxRevisions: 2})
+				if err != nil {
+					b.Fatal(err)
+				}
+				for ev := range r.Events() {
+					if ev.Review != nil && !ev.Review.Approved {
+						_ = r.Decide(pipeline.Decision{Approve: true})
+					}
+				}
+				sess, err := r.Wait()
+				if err != nil {
+					b.Fatal(err)
+				}
+				wall += time.Since(start)
+				b.StopTimer()
+				rep, err := pipeline.LoadReport(w.engine.Store, sess.ID)
+				if err != nil {
+					b.Fatal(err)
+				}
+				included += len(rep.Sources)
+				for _, s := range rep.Sources {
+					if c.on(s.Title) {
+						on++
+					}
+				}
+				gen += w.ollama.Served().CompletionTokens
+			}
+			n := float64(b.N)
+			b.ReportMetric(wall.Seconds()/n, "wall-s")
+			b.ReportMetric(float64(gen)/n, "gen-tokens")
+			b.ReportMetric(float64(included)/n, "included")
+			if included > 0 {
+				b.ReportMetric(float64(gen)/float64(included), "gen/included")
+				b.ReportMetric(float64(on)/float64(included), "precision")
+			}
+			b.ReportMetric(float64(on)/n/float64(len(c.onTopic)), "recall")
+		})
+	}
+}
