@@ -156,3 +156,33 @@ func FuzzSeveralAnswer(f *testing.F) {
 		}
 	})
 }
+
+// TestSlotsGivenByName: a small model that names a slot instead of
+// numbering it ("methods:E1.2", or "Methods" alone) still fills it; the
+// name alone is shown by the first finding's sentence. A name the plan
+// does not have fills nothing.
+func TestSlotsGivenByName(t *testing.T) {
+	names := []string{"key findings", "methods", "open problems"}
+	for _, c := range []struct {
+		in      string
+		n       int
+		ref     string
+		matched bool
+	}{
+		{"2:E1.3", 2, "E1.3", true},
+		{"methods:E1.2", 2, "E1.2", true},
+		{" Methods ", 2, "E1.1", true},
+		{"Open problems = E2.1", 3, "E2.1", true},
+		{"limitations", 0, "", false},
+		{"9:E1.1", 9, "E1.1", false},
+	} {
+		n, ref, ok := slotOf(c.in, names, "E1.1")
+		if ok != c.matched || (ok && (n != c.n || ref != c.ref)) {
+			t.Errorf("slotOf(%q) = %d, %q, %v; want %d, %q, %v", c.in, n, ref, ok, c.n, c.ref, c.matched)
+		}
+	}
+	// In a batch, a slot by name alone is shown by the source's first finding.
+	if got := slotsShownBy([]string{"methods", "2", "1:E1.3"}, "E1.2"); got[0] != "methods:E1.2" || got[1] != "2:E1.2" || got[2] != "1:E1.3" {
+		t.Errorf("slotsShownBy: %q", got)
+	}
+}

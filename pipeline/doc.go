@@ -15,7 +15,7 @@
 //	stage      file          entry
 //	plan       plan.go       stagePlan
 //	(gather)   gather.go     stageGather: research, read, index and analyse as one flow (flow.go), in rounds (rounds.go, reflect.go)
-//	research   research.go   researchAll, rank (rank.go, lexical.go), screen (screen.go)
+//	research   research.go   researchAll, rank (rank.go, lexical.go), screen (screen.go), the run's reading plan (reading_plan.go)
 //	read       read.go       readLoop, readSource: fetch, PDF/HTML, chunk
 //	index      index.go      indexLoop: embed and index the chunks
 //	analyse    analyse.go    analyseLoop, analyse (short sources: analyse_batch.go)

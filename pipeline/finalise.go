@@ -47,17 +47,20 @@ func (o *orchestrator) stageFinalise(ctx context.Context) error {
 		fmt.Fprintf(&refs, "[%d] %s%s\n\n", cs.N, cs.Reference, libraryMark(cs))
 	}
 	md := strings.TrimSpace(check.text)
-	rep.Funnel = o.funnel(len(check.order))
 	var citedKeys []string
 	for _, old := range check.order {
 		citedKeys = append(citedKeys, o.st.Analyses[old-1].SourceKey)
 	}
+	rep.Funnel = o.funnel(citedKeys)
 	flow := o.runFlow(citedKeys)
 	rep.Flow = &flow
 	rep.Rounds = o.st.Rounds
 	heads := headingsFor(o.opt.Language)
 	if o.plan.LitReview {
 		md += "\n\n" + strings.TrimSpace(flow.FlowSection(heads.Flow))
+		if table := o.studiesTable(rep.Sources); table != "" {
+			md += "\n\n## " + StudiesHeading + "\n\n" + table
+		}
 	}
 	var method []string
 	if len(o.st.Rounds) > 0 {

@@ -27,6 +27,8 @@ type Funnel struct {
 	Cited    int `json:"cited"`    // sources the report cites
 	// CitedOfRead is the share of read sources that ended up cited.
 	CitedOfRead float64 `json:"cited_of_read"`
+	// BySubQ is the same narrowing for each sub-question (funnel_subq.go).
+	BySubQ []SubQuestionFunnel `json:"by_subq,omitempty"`
 }
 
 // LoadCandidates reads a session's candidates (nil when the run has not
@@ -45,8 +47,8 @@ func LoadCandidates(st store.Reader, id string) ([]Candidate, error) {
 
 // funnel counts the run's narrowing from its candidates, analyses and the
 // number of sources the report cites.
-func (o *orchestrator) funnel(cited int) Funnel {
-	f := Funnel{Analysed: len(o.st.Analyses), Cited: cited}
+func (o *orchestrator) funnel(cited []string) Funnel {
+	f := Funnel{Analysed: len(o.st.Analyses), Cited: len(cited)}
 	if o.st.Found != nil {
 		f.Read = len(o.st.Found.Records)
 	}
@@ -57,10 +59,11 @@ func (o *orchestrator) funnel(cited int) Funnel {
 			seen[c.Key] = true
 		}
 		f.Found = len(seen)
+		f.BySubQ = o.subQuestionFunnels(cands, cited)
 	}
 	f.Found = max(f.Found, f.Read)
 	if f.Read > 0 {
-		f.CitedOfRead = float64(cited) / float64(f.Read)
+		f.CitedOfRead = float64(f.Cited) / float64(f.Read)
 	}
 	return f
 }
@@ -103,6 +106,9 @@ func (o *orchestrator) methodNote(f Funnel) string {
 	}
 	if len(o.st.Unread) > 0 {
 		fmt.Fprintf(&b, " Not read in full: %s.", strings.Join(o.st.Unread, "; "))
+	}
+	if note := subQuestionNote(f.BySubQ); note != "" {
+		b.WriteString(" " + note)
 	}
 	return b.String()
 }

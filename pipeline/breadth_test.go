@@ -1,0 +1,168 @@
+package pipeline_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/pipelinetest"
+	"github.com/researchtui/researchtui/search"
+)
+
+// overlappingTuring are three sub-questions about one topic, so their
+// candidates overlap: the issue's "three sub-questions each read the same
+// top 3 candidates".
+var overlappingTuring = []pipelinetest.Topic{
+	{Question: "How do large language models perform in Turing tests?", Strict: "large language models Turing test", Moderate: "LLM Turing test", Broad: "Turing test"},
+	{Question: "Do chatbots such as ChatGPT pass the Turing test?", Strict: "chatbot ChatGPT Turing test", Moderate: "chatbot Turing test", Broad: "Turing test"},
+	{Question: "What do Turing test results with GPT-4 show about machine intelligence?", Strict: "GPT-4 Turing test intelligence", Moderate: "GPT-4 Turing test", Broad: "Turing test"},
+}
+
+// TestOverlappingSubQuestionsReadMoreUnderRateLimits: every source on,
+// Semantic Scholar (the recorded pool) answering 429 to every first
+// try of a request (half of them), three sub-questions that overlap. One reading plan for the run
+// means each reads its next best unread candidate instead of the same
+// top three: at least 6 distinct sources cited (3 before), none off topic.
+func TestOverlappingSubQuestionsReadMoreUnderRateLimits(t *testing.T) {
+	body429, err := os.ReadFile("../search/testdata/semanticscholar/error-429-too-many-requests.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The screen judges as a careful reader would: the recorded arXiv and
+	// OpenAlex answers (software testing, chemistry tools) share words with
+	// the question and are the screen's to reject.
+	careful := &pipelinetest.ScreenScript{OffTopic: func(title string) bool { return !turingTestCase.on(title) }}
+	// The reviewer approves: the targeted research a revision request
+	// starts (revise.go) reads without the screen, which is not what this
+	// test is about.
+	script := &pipelinetest.Script{Topics: overlappingTuring, Canonical: "Turing test", Screen: careful}
+	env := pipelinetest.NewEnv(t, script, "")
+	target, _ := url.Parse(env.Sources.URL)
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	// Every request is first answered 429 and then, retried, served: half
+	// the requests fail, and which ones does not hang on the order in which
+	// concurrent searches arrive.
+	var n, limited atomic.Int32
+	var mu sync.Mutex
+	tried := map[string]bool{}
+	s2 := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n.Add(1)
+		mu.Lock()
+		first := !tried[r.URL.String()]
+		tried[r.URL.String()] = true
+		mu.Unlock()
+		if first {
+			limited.Add(1)
+			w.Header().Set("Retry-After", "0")
+			w.WriteHeader(http.StatusTooManyRequests)
+			w.Write(body429)
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	defer s2.Close()
+	env.Client.SetHostLimit(strings.TrimPrefix(s2.URL, "http://"), 0)
+	env.Engine.Sources["semanticscholar"] = wholePool{search.NewSemanticScholar(env.Client, s2.URL+"/s2", "")}
+	opt := env.Options("How well do large language models and chatbots do in Turing tests?")
+	opt.Sources = []string{"arxiv", "openalex", "semanticscholar"}
+	_, sess := runToEnd(t, env, opt)
+	rep, err := pipeline.LoadReport(env.Store, sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var off []string
+	for _, s := range rep.Sources {
+		if !turingTestCase.on(s.Title) {
+			off = append(off, s.Title)
+		}
+	}
+	if os.Getenv("DUMP") != "" {
+		cands, _ := pipeline.LoadCandidates(env.Store, sess.ID)
+		for _, c := range cands {
+			if c.Read || c.Screen != "" {
+				t.Logf("%s %.2f rel %.2f fl %.2f %.40s | %s | %s", c.SubQ, c.Score, c.Relevance, c.Floor, c.Title, c.Screen, c.Reason)
+			}
+		}
+	}
+	t.Logf("%d sources cited (%d off topic: %q); Semantic Scholar answered 429 %d times of %d", len(rep.Sources), len(off), off, limited.Load(), n.Load())
+	if limited.Load() == 0 {
+		t.Fatal("Semantic Scholar never answered 429: the world is not the one this test is about")
+	}
+	if len(rep.Sources) < 6 || 5*len(off) > len(rep.Sources) {
+		t.Errorf("%d distinct sources cited, %d off topic; want ≥6 and ≥80%% on topic", len(rep.Sources), len(off))
+	}
+	// Each sub-question's narrowing is in the report's funnel and its
+	// Method section: a shared source counts for every sub-question it
+	// was read for.
+	if len(rep.Funnel.BySubQ) != 3 {
+		t.Fatalf("funnel by sub-question: %+v", rep.Funnel.BySubQ)
+	}
+	for _, f := range rep.Funnel.BySubQ {
+		if f.Read == 0 || f.Relevant < f.Read || f.Read < f.Included || f.Included < f.Cited || f.Found < f.Relevant {
+			t.Errorf("sub-question funnel %+v does not narrow", f)
+		}
+		if !strings.Contains(rep.Markdown, f.ID+" (") {
+			t.Errorf("the Method section does not give %s's counts", f.ID)
+		}
+	}
+	b, _ := json.Marshal(rep.Funnel)
+	if !strings.Contains(string(b), `"by_subq":[{"id":"q1"`) {
+		t.Errorf("funnel JSON: %s", b)
+	}
+}
+
+// patternsQuestion asks for a review of the Turing pool's pattern-formation
+// papers: most of the pool is about Turing patterns in biology, chemistry
+// and physics (namesake in rank_test.go tells the rest, where a title
+// about patterns in a material is on topic here).
+var patternsQuestion = "What is known about Turing patterns and Turing instabilities in reaction-diffusion systems?"
+
+// TestReviewIncludesThePool: a --kind review takes every candidate that
+// passes the floors and the screen (up to 60), not a dozen: over the
+// recorded pool, at least 20 on-topic works are included, each a row of
+// the studies table, none a namesake.
+func TestReviewIncludesThePool(t *testing.T) {
+	script := &pipelinetest.Script{RevisionRounds: 1, Canonical: "Turing patterns", Topics: []pipelinetest.Topic{
+		{Question: "How do Turing patterns form in reaction-diffusion systems?", Strict: "Turing patterns reaction-diffusion", Moderate: "Turing pattern formation", Broad: "Turing patterns"},
+		{Question: "When do Turing instabilities and Turing-Hopf bifurcations arise?", Strict: "Turing instability Turing-Hopf bifurcation", Moderate: "Turing instability", Broad: "Turing patterns"},
+	}}
+	env := pipelinetest.NewEnv(t, script, "")
+	env.Engine.Sources["semanticscholar"] = wholePool{search.NewSemanticScholar(env.Client, env.Sources.SemanticScholarURL(), "")}
+	opt := env.Options(patternsQuestion)
+	opt.Sources = []string{"semanticscholar"}
+	opt.Kind = pipeline.KindReview
+	_, sess := runToEnd(t, env, opt)
+	rep, err := pipeline.LoadReport(env.Store, sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, ok := strings.Cut(rep.Markdown, "## "+pipeline.StudiesHeading+"\n")
+	if !ok {
+		t.Fatalf("no studies table in the review:\n%s", rep.Markdown)
+	}
+	table, _, _ = strings.Cut(table, "\n## ")
+	var on int
+	for _, s := range rep.Sources {
+		if namesake(s.Title) && !strings.Contains(strings.ToLower(s.Title), "pattern") {
+			t.Errorf("included a namesake: %q", s.Title)
+			continue
+		}
+		on++
+		if !strings.Contains(table, fmt.Sprintf("[%d] |", s.N)) {
+			t.Errorf("source [%d] %q has no row in the studies table", s.N, s.Title)
+		}
+	}
+	t.Logf("review: %d sources included, %d on topic; PRISMA included %d", len(rep.Sources), on, rep.Flow.Included)
+	if on < 20 {
+		t.Errorf("the review included %d on-topic works; want ≥20", on)
+	}
+}

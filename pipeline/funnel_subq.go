@@ -1,0 +1,78 @@
+package pipeline
+
+import (
+	"fmt"
+	"strings"
+)
+
+// SubQuestionFunnel is, for one sub-question, how many on-topic
+// candidates were found and how many of them were read, included and
+// cited (`sessions show --json` funnel.by_subq, the Method section), so a
+// person sees what was left out. A source shared by several sub-questions
+// counts for each.
+type SubQuestionFunnel struct {
+	ID       string `json:"id"`
+	Question string `json:"question"`
+	Found    int    `json:"found"`    // distinct candidates
+	Relevant int    `json:"relevant"` // cleared the floors and the screen: read, or left for want of room
+	Read     int    `json:"read"`
+	Included int    `json:"included"` // analysed and kept
+	Cited    int    `json:"cited"`
+}
+
+// subQuestionFunnels counts each sub-question's narrowing from the run's
+// candidates, the sources read for it, the kept analyses and the cited keys.
+func (o *orchestrator) subQuestionFunnels(cands []Candidate, cited []string) []SubQuestionFunnel {
+	kept, isCited := map[string]bool{}, map[string]bool{}
+	for _, an := range o.st.Analyses {
+		kept[an.SourceKey] = true
+	}
+	for _, k := range cited {
+		isCited[k] = true
+	}
+	var out []SubQuestionFunnel
+	for _, sq := range o.st.Plan.SubQuestions {
+		f := SubQuestionFunnel{ID: sq.ID, Question: sq.Question}
+		found, relevant := map[string]bool{}, map[string]bool{}
+		for _, c := range cands {
+			if c.SubQ != sq.ID {
+				continue
+			}
+			found[c.Key] = true
+			if c.Read || c.Reason == reasonQuota || c.Reason == reasonRunCap {
+				relevant[c.Key] = true
+			}
+		}
+		read := map[string]bool{}
+		if o.st.Found != nil {
+			for _, k := range o.st.Found.BySubQ[sq.ID] {
+				read[k] = true
+			}
+		}
+		for k := range read {
+			relevant[k] = true
+			if kept[k] {
+				f.Included++
+				if isCited[k] {
+					f.Cited++
+				}
+			}
+		}
+		f.Found, f.Relevant, f.Read = len(found), len(relevant), len(read)
+		out = append(out, f)
+	}
+	return out
+}
+
+// subQuestionNote is the Method section's sentence per sub-question.
+func subQuestionNote(fs []SubQuestionFunnel) string {
+	var parts []string
+	for _, f := range fs {
+		parts = append(parts, fmt.Sprintf("for %s (%s): %s on topic of %d found, %d read, %d included, %d cited",
+			f.ID, truncateRunes(oneLine(f.Question), 60), plural(f.Relevant, "candidate", "candidates"), f.Found, f.Read, f.Included, f.Cited))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "By sub-question, " + strings.Join(parts, "; ") + "."
+}

@@ -1,0 +1,119 @@
+package pipeline
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/researchtui/researchtui/search"
+)
+
+// StudiesHeading is the heading of a review's table of included studies
+// (English in every report language, as the PRISMA labels are).
+const StudiesHeading = "Included studies"
+
+// studiesTable is a review's table of included studies, built by code
+// from the cited sources and their analyses, so it grows with the sources
+// without a generated token: who and when (with the source's number), what
+// kind of work it is and how it was read, its main finding (the source's
+// own first finding sentence) and the sub-questions it answers.
+func (o *orchestrator) studiesTable(sources []CitedSource) string {
+	if len(sources) == 0 {
+		return ""
+	}
+	findings := map[string]string{}
+	for _, an := range o.st.Analyses {
+		if len(an.KeyFindings) > 0 {
+			findings[an.SourceKey] = an.KeyFindings[0]
+		}
+	}
+	answers := map[string][]string{}
+	if o.st.Found != nil {
+		for _, sq := range o.st.Plan.SubQuestions {
+			for _, k := range o.st.Found.BySubQ[sq.ID] {
+				if !slices.Contains(answers[k], sq.ID) {
+					answers[k] = append(answers[k], sq.ID)
+				}
+			}
+		}
+	}
+	var b strings.Builder
+	b.WriteString("| Study | Kind | Main finding | Answers |\n|---|---|---|---|\n")
+	for _, s := range sources {
+		finding := findings[s.Key]
+		if finding == "" {
+			finding = "—"
+		}
+		qs := answers[s.Key]
+		sort.Strings(qs)
+		fmt.Fprintf(&b, "| %s [%d] | %s | %s | %s |\n", mdCell(authorYear(s)), s.N, mdCell(studyKind(s)),
+			mdCell(truncateRunes(finding, 200)), mdCell(strings.Join(qs, ", ")))
+	}
+	return b.String()
+}
+
+// authorYear is "Family (2020)", "Family & Other (2020)" or "Family et al.
+// (2020)"; the title's start when the work names no author.
+func authorYear(s CitedSource) string {
+	names := s.AuthorsFiled
+	if len(names) == 0 {
+		names = s.Authors
+	}
+	year := "n.d."
+	if s.Year > 0 {
+		year = fmt.Sprint(s.Year)
+	}
+	fam := func(n string) string { f, _ := apaNameParts(n); return f }
+	switch {
+	case len(names) == 0:
+		return truncateRunes(s.Title, 40) + " (" + year + ")"
+	case len(names) == 1:
+		return fam(names[0]) + " (" + year + ")"
+	case len(names) == 2:
+		return fam(names[0]) + " & " + fam(names[1]) + " (" + year + ")"
+	}
+	return fam(names[0]) + " et al. (" + year + ")"
+}
+
+// studyKind is the kind of work (from its CSL type, its venue or its
+// source) and how the run read it.
+func studyKind(s CitedSource) string {
+	kind := "article"
+	switch t := s.ItemType; {
+	case t == "book":
+		kind = "book"
+	case t == "chapter":
+		kind = "book chapter"
+	case t == "paper-conference":
+		kind = "conference paper"
+	case t == "thesis" || t == "report" || t == "dataset":
+		kind = t
+	case s.Source == "web":
+		kind = "web page"
+	case s.Venue == "" && s.ArxivID != "":
+		kind = "preprint"
+	}
+	switch s.Read {
+	case ReadFullText:
+		kind += ", full text"
+	case ReadAbstract:
+		kind += ", abstract"
+	}
+	return kind
+}
+
+// mdCell is untrusted text made safe for one Markdown table cell: one
+// line, and every character Markdown could read as syntax (links, images,
+// emphasis, raw HTML, the cell's bars) escaped.
+func mdCell(s string) string {
+	s = search.CleanLine(s)
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune("\\`*_{}[]()<>#+!|~", r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
