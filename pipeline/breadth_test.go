@@ -166,3 +166,17 @@ func TestReviewIncludesThePool(t *testing.T) {
 		t.Errorf("the review included %d on-topic works; want ≥20", on)
 	}
 }
+
+// TestStudiesTableCellsAreInert: untrusted titles and findings cannot add
+// a link, an image, raw HTML or a column to the studies table.
+func TestStudiesTableCellsAreInert(t *testing.T) {
+	got := pipeline.MarkdownCell("x](http://evil) ![i](http://t/p.png) <img src=x> a|b *c*\x1b[31m")
+	for _, escaped := range []string{`x\](http`, `\!\[i\]`, `\<img`, `a\|b`, `\*c\*`} {
+		if !strings.Contains(got, escaped) {
+			t.Errorf("cell %q: want %q escaped", got, escaped)
+		}
+	}
+	if strings.Contains(got, "\x1b") {
+		t.Errorf("cell %q keeps an escape sequence", got)
+	}
+}

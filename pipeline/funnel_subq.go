@@ -69,7 +69,7 @@ func subQuestionNote(fs []SubQuestionFunnel) string {
 	var parts []string
 	for _, f := range fs {
 		parts = append(parts, fmt.Sprintf("for %s (%s): %s on topic of %d found, %d read, %d included, %d cited",
-			f.ID, truncateRunes(oneLine(f.Question), 60), plural(f.Relevant, "candidate", "candidates"), f.Found, f.Read, f.Included, f.Cited))
+			f.ID, oneLine(f.Question), plural(f.Relevant, "candidate", "candidates"), f.Found, f.Read, f.Included, f.Cited))
 	}
 	if len(parts) == 0 {
 		return ""

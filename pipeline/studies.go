@@ -24,9 +24,7 @@ func (o *orchestrator) studiesTable(sources []CitedSource) string {
 	}
 	findings := map[string]string{}
 	for _, an := range o.st.Analyses {
-		if len(an.KeyFindings) > 0 {
-			findings[an.SourceKey] = an.KeyFindings[0]
-		}
+		findings[an.SourceKey] = mainFinding(an.KeyFindings)
 	}
 	answers := map[string][]string{}
 	if o.st.Found != nil {
@@ -110,10 +108,29 @@ func mdCell(s string) string {
 	s = search.CleanLine(s)
 	var b strings.Builder
 	for _, r := range s {
-		if strings.ContainsRune("\\`*_{}[]()<>#+!|~", r) {
+		if strings.ContainsRune("\\`*_{}[]<>!|~", r) { // "(" is safe once "]" is escaped
 			b.WriteByte('\\')
 		}
 		b.WriteRune(r)
 	}
 	return b.String()
 }
+
+// mainFinding is the first of a source's findings that says something: not
+// a one-word heading ("Context.") and without the "Abstract" label some
+// APIs put before the text (OpenAlex).
+func mainFinding(findings []string) string {
+	for _, f := range findings {
+		f = strings.TrimSpace(f)
+		if rest, ok := strings.CutPrefix(f, "Abstract "); ok {
+			f = strings.TrimSpace(rest)
+		}
+		if len(strings.Fields(f)) >= 4 {
+			return f
+		}
+	}
+	return ""
+}
+
+// MarkdownCell is mdCell for tests and other packages.
+func MarkdownCell(s string) string { return mdCell(s) }

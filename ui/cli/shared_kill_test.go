@@ -23,7 +23,9 @@ import (
 // mid-run: the run finishes (or resumes) without repeating a model call
 // that had finished.
 
-var analysedSource = regexp.MustCompile(`(?m)^Source: (.+) \(`)
+// analysedSource names the sources of an analyst's call: "Source: T (" for
+// one, "Source 2: T (" for each of several abstracts in one call.
+var analysedSource = regexp.MustCompile(`(?m)^Source(?: \d+)?: (.+) \(`)
 
 // modelCalls counts the fake's chat calls: planners, and analyses by source.
 func modelCalls(oll *ollamafake.Server) (planners int, analysed map[string]int) {
@@ -36,7 +38,7 @@ func modelCalls(oll *ollamafake.Server) (planners int, analysed map[string]int) 
 		case pipelinetest.Planner:
 			planners++
 		case pipelinetest.Analyst:
-			if m := analysedSource.FindStringSubmatch(q.Call.Messages[len(q.Call.Messages)-1].Content); m != nil {
+			for _, m := range analysedSource.FindAllStringSubmatch(q.Call.Messages[len(q.Call.Messages)-1].Content, -1) {
 				analysed[m[1]]++
 			}
 		}
@@ -104,8 +106,10 @@ func checkResumeRepeatsNothing(t *testing.T, oll *ollamafake.Server, before int,
 		case pipelinetest.Planner:
 			t.Error("the resume planned again")
 		case pipelinetest.Analyst:
-			if m := analysedSource.FindStringSubmatch(q.Call.Messages[len(q.Call.Messages)-1].Content); m != nil && saved[m[1]] {
-				t.Errorf("the resume analysed %q again, though its analysis was saved before the kill", m[1])
+			for _, m := range analysedSource.FindAllStringSubmatch(q.Call.Messages[len(q.Call.Messages)-1].Content, -1) {
+				if saved[m[1]] {
+					t.Errorf("the resume analysed %q again, though its analysis was saved before the kill", m[1])
+				}
 			}
 		}
 	}
