@@ -107,7 +107,7 @@ func TestOverlappingSubQuestionsReadMoreUnderRateLimits(t *testing.T) {
 		t.Fatalf("funnel by sub-question: %+v", rep.Funnel.BySubQ)
 	}
 	for _, f := range rep.Funnel.BySubQ {
-		if f.Read == 0 || f.Relevant < f.Read || f.Read < f.Included || f.Included < f.Cited || f.Found < f.Relevant {
+		if f.Read == 0 || f.Relevant < f.Read || f.Read < f.Analysed || f.Analysed < f.Cited || f.Found < f.Relevant {
 			t.Errorf("sub-question funnel %+v does not narrow", f)
 		}
 		if !strings.Contains(rep.Markdown, f.ID+" (") {

@@ -6,7 +6,7 @@ import (
 )
 
 // SubQuestionFunnel is, for one sub-question, how many on-topic
-// candidates were found and how many of them were read, included and
+// candidates were found and how many of them were read, analysed and
 // cited (`sessions show --json` funnel.by_subq, the Method section), so a
 // person sees what was left out. A source shared by several sub-questions
 // counts for each.
@@ -16,7 +16,7 @@ type SubQuestionFunnel struct {
 	Found    int    `json:"found"`    // distinct candidates
 	Relevant int    `json:"relevant"` // cleared the floors and the screen: read, or left for want of room
 	Read     int    `json:"read"`
-	Included int    `json:"included"` // analysed and kept
+	Analysed int    `json:"analysed"` // analysed and kept (as the run's funnel counts)
 	Cited    int    `json:"cited"`
 }
 
@@ -52,7 +52,7 @@ func (o *orchestrator) subQuestionFunnels(cands []Candidate, cited []string) []S
 		for k := range read {
 			relevant[k] = true
 			if kept[k] {
-				f.Included++
+				f.Analysed++
 				if isCited[k] {
 					f.Cited++
 				}
@@ -68,11 +68,11 @@ func (o *orchestrator) subQuestionFunnels(cands []Candidate, cited []string) []S
 func subQuestionNote(fs []SubQuestionFunnel) string {
 	var parts []string
 	for _, f := range fs {
-		parts = append(parts, fmt.Sprintf("for %s (%s): %s on topic of %d found, %d read, %d included, %d cited",
-			f.ID, oneLine(f.Question), plural(f.Relevant, "candidate", "candidates"), f.Found, f.Read, f.Included, f.Cited))
+		parts = append(parts, fmt.Sprintf("for %s (%s): %s on topic of %d found, %d read, %d analysed, %d cited",
+			f.ID, oneLine(f.Question), plural(f.Relevant, "candidate", "candidates"), f.Found, f.Read, f.Analysed, f.Cited))
 	}
 	if len(parts) == 0 {
 		return ""
 	}
-	return "By sub-question, " + strings.Join(parts, "; ") + "."
+	return "By sub-question (a source read for several counts for each), " + strings.Join(parts, "; ") + "."
 }

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -63,5 +64,52 @@ func TestFlowDiagramIsCleaned(t *testing.T) {
 	rep := pipeline.Report{Flow: f, Markdown: f.FlowSection("PRISMA 2020 flow")}
 	if md := fitFlowDiagram(sanitizeReport(rep), 60); strings.ContainsAny(md, "\x1b\a") || boxLines(md) != boxLines(f.DiagramFor(54)) {
 		t.Errorf("escapes reach the screen: %q", md)
+	}
+}
+
+// A report's tables never show a wrong number: at 80 columns the PRISMA
+// table (wider than the pane) is shown as a list whose counts are whole,
+// and the review's studies table too when it does not fit; a table that
+// fits stays a table.
+func TestReportTablesNeverCutNumbers(t *testing.T) {
+	f := &pipeline.Flow{
+		Databases:  []pipeline.RouteCount{{Route: "arxiv", Round: 1, Records: 20}, {Route: "semanticscholar", Round: 1, Records: 84}},
+		Identified: 104, Duplicates: 42, Screened: 62, Excluded: 54,
+		ExcludedWhy: []pipeline.FlowReason{{Reason: "not read: more relevant sources filled the reading slots", Count: 54}},
+		Sought:      8, Assessed: 8, AssessedAbstract: 8, Included: 8,
+	}
+	studies := "| Study | Kind | Main finding | Answers |\n|---|---|---|---|\n" +
+		"| Jones et al. \\(2024\\) [1] | article, abstract | GPT-4 was judged to be a human 54% of the time in a randomised, controlled, preregistered Turing test with 500 participants. | q1, q2 |\n"
+	small := "| a | b |\n|---|---|\n| x | 1 |\n"
+	rep := pipeline.Report{Flow: f, Markdown: "# A review\n\n" + f.FlowSection("PRISMA 2020 flow") + "\n## Included studies\n\n" + studies + "\n## Small\n\n" + small + "\n## References\n"}
+	m, _ := newTestModel(t, 80, 24, "dark", true)
+	for _, w := range []int{76, 80, 100} {
+		md := displayMarkdown(rep, w)
+		out, err := m.md.render(renderKey{id: "tables", width: w, theme: m.themeKey()}, md, m.st.Markdown)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plain := ansi.Strip(out)
+		for _, line := range strings.Split(plain, "\n") {
+			if ansi.StringWidth(line) > w {
+				t.Errorf("width %d: a line %d columns wide: %q", w, ansi.StringWidth(line), line)
+			}
+		}
+		flat := strings.Join(strings.Fields(plain), " ")
+		// Each row's label with its count, whether the table fits (│) or
+		// is shown as a list (:); the diagram's boxes hold the counts too,
+		// so the label must lead to the number.
+		for label, count := range map[string]string{"Duplicates removed": "42", "Records identified from semanticscholar (round 1)": "84",
+			"Records identified": "104", "filled the reading slots": "54", "Studies included (cited)": "8"} {
+			if !regexp.MustCompile(regexp.QuoteMeta(label) + `\s*[│:]\s*` + count + `\b`).MatchString(flat) {
+				t.Errorf("width %d: %q is not shown with its whole count %s:\n%s", w, label, count, plain)
+			}
+		}
+		if !strings.Contains(flat, "500 participants") || !strings.Contains(flat, "Jones et al. (2024) [1]") {
+			t.Errorf("width %d: the studies row is not shown whole:\n%s", w, plain)
+		}
+		if !strings.Contains(md, "| x | 1 |") {
+			t.Errorf("width %d: a table that fits was rewritten", w)
+		}
 	}
 }

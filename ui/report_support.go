@@ -17,7 +17,7 @@ const partlyMark = "◦"
 // displayMarkdown is the report as the screen renders it: the Markdown
 // with partlyMark after the citations of partly supported sentences.
 func displayMarkdown(rep pipeline.Report, width int) string {
-	md := fitFlowDiagram(rep, width)
+	md := fitTables(fitFlowDiagram(rep, width), width)
 	for _, s := range rep.Support {
 		if s.Verdict != pipeline.VerdictPartly || s.Sentence == "" {
 			continue

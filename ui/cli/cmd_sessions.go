@@ -88,6 +88,9 @@ func sessionsShow() *cobra.Command {
 				}
 				if f := d.Funnel; f != nil && f.Found > 0 {
 					fmt.Fprintf(out, "funnel    %d found, %d read, %d analysed, %d cited (%.0f%% of those read)\n", f.Found, f.Read, f.Analysed, f.Cited, 100*f.CitedOfRead)
+					for _, q := range f.BySubQ { // a source read for several sub-questions counts for each
+						fmt.Fprintf(out, "          %s: %d found, %d on topic, %d read, %d analysed, %d cited\n", sanitize(q.ID), q.Found, q.Relevant, q.Read, q.Analysed, q.Cited)
+					}
 				}
 				if pr := d.PlanReview; pr != nil {
 					fmt.Fprintf(out, "plan      reviewed: %s\n", sanitize(pr.Text()))

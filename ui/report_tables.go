@@ -1,0 +1,171 @@
+package ui
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// tableMargin is the columns of the pane a table cannot use in the report's
+// Markdown style (the document's margins; measured: a wider table is cut at
+// the right edge, so its last column loses digits).
+const tableMargin = 4
+
+// fitTables is the report's Markdown with every table too wide for a pane
+// width columns wide written as a list instead, one item per row: glamour
+// cuts a table at the pane's edge, and a count that loses its last digit
+// is a wrong number (the PRISMA table's "Duplicates removed │ 4" for 42 at
+// 80 columns). A list wraps instead. Tables that fit stay tables.
+func fitTables(md string, width int) string {
+	lines := strings.Split(md, "\n")
+	var out []string
+	fenced := false
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		if strings.HasPrefix(strings.TrimSpace(l), "```") {
+			fenced = !fenced
+		}
+		if fenced || !isTableRow(l) || i+1 >= len(lines) || !isTableRule(lines[i+1]) {
+			out = append(out, l)
+			continue
+		}
+		j := i + 2
+		for j < len(lines) && isTableRow(lines[j]) {
+			j++
+		}
+		table := lines[i:j]
+		if tableWidth(table) <= width-tableMargin {
+			out = append(out, table...)
+		} else {
+			out = append(out, tableAsList(table)...)
+		}
+		i = j - 1
+	}
+	return strings.Join(out, "\n")
+}
+
+func isTableRow(l string) bool {
+	l = strings.TrimSpace(l)
+	return len(l) > 1 && l[0] == '|' && l[len(l)-1] == '|'
+}
+
+func isTableRule(l string) bool {
+	if !isTableRow(l) {
+		return false
+	}
+	return strings.Trim(strings.TrimSpace(l), "|-: ") == ""
+}
+
+// tableCells splits a row into its cells, keeping escaped bars ("\|")
+// inside their cell.
+func tableCells(row string) []string {
+	row = strings.TrimSpace(row)
+	row = strings.TrimSuffix(strings.TrimPrefix(row, "|"), "|")
+	var cells []string
+	var b strings.Builder
+	for i := 0; i < len(row); i++ {
+		switch {
+		case row[i] == '\\' && i+1 < len(row):
+			b.WriteByte(row[i])
+			b.WriteByte(row[i+1])
+			i++
+		case row[i] == '|':
+			cells = append(cells, strings.TrimSpace(b.String()))
+			b.Reset()
+		default:
+			b.WriteByte(row[i])
+		}
+	}
+	return append(cells, strings.TrimSpace(b.String()))
+}
+
+// tableWidth is how wide glamour draws a table: each column as wide as its
+// widest cell (as shown: escapes and emphasis marks take no room), plus a
+// separator and padding per column.
+func tableWidth(table []string) int {
+	var widths []int
+	for k, row := range table {
+		if k == 1 { // the rule
+			continue
+		}
+		for c, cell := range tableCells(row) {
+			w := ansi.StringWidth(shownText(cell))
+			if c >= len(widths) {
+				widths = append(widths, w)
+			} else if w > widths[c] {
+				widths[c] = w
+			}
+		}
+	}
+	total := 1
+	for _, w := range widths {
+		total += w + 3
+	}
+	return total
+}
+
+// shownText is a cell as it appears: Markdown's escapes and emphasis
+// marks take no room.
+func shownText(cell string) string {
+	var b strings.Builder
+	for i := 0; i < len(cell); i++ {
+		switch {
+		case cell[i] == '\\' && i+1 < len(cell):
+			i++
+			b.WriteByte(cell[i])
+		case cell[i] == '*' || cell[i] == '_' || cell[i] == '`':
+		default:
+			b.WriteByte(cell[i])
+		}
+	}
+	return b.String()
+}
+
+// tableAsList writes a table's rows as list items. A table of counts (its
+// last column all numbers, like the PRISMA table) gives "cells — cells:
+// count", its empty cells left out; any other gives "first cell — header:
+// value; header: value".
+func tableAsList(table []string) []string {
+	head := tableCells(table[0])
+	rows := make([][]string, 0, len(table)-2)
+	counts := true
+	for _, row := range table[2:] {
+		cells := tableCells(row)
+		rows = append(rows, cells)
+		if !isCount(cells[len(cells)-1]) {
+			counts = false
+		}
+	}
+	var out []string
+	for _, cells := range rows {
+		if counts && len(cells) >= 2 {
+			var names []string
+			for _, c := range cells[:len(cells)-1] {
+				if c != "" {
+					names = append(names, c)
+				}
+			}
+			out = append(out, "- "+strings.Join(names, " — ")+": "+cells[len(cells)-1])
+			continue
+		}
+		first := cells[0]
+		if first == "" {
+			first = "—"
+		}
+		var parts []string
+		for c := 1; c < len(cells); c++ {
+			name := ""
+			if c < len(head) && head[c] != "" {
+				name = head[c] + ": "
+			}
+			parts = append(parts, name+cells[c])
+		}
+		out = append(out, "- "+first+" — "+strings.Join(parts, "; "))
+	}
+	return append(out, "")
+}
+
+// isCount says a cell holds a number ("42", "1,234", "0.91").
+func isCount(cell string) bool {
+	return cell != "" && strings.Trim(cell, "0123456789,.") == ""
+}
