@@ -113,3 +113,28 @@ func TestReportTablesNeverCutNumbers(t *testing.T) {
 		}
 	}
 }
+
+// A session's report shown again after a follow-up (or another version)
+// is rendered from its new text, never served from the old text's
+// rendering of the same session at the same width and theme (issue 36
+// item 1).
+func TestReportRenderFollowsItsText(t *testing.T) {
+	m, _ := newTestModel(t, 120, 40, "dark", true)
+	m.report = newReportModel("s1", "A report")
+	m.report.rep = pipeline.Report{Markdown: "# A report\n\nThe first version."}
+	m.report.loaded = true
+	cmd := m.layoutReport(120, 40)
+	if cmd == nil {
+		t.Fatal("no rendering asked for the first version")
+	}
+	msg := cmd().(reportRenderedMsg)
+	m.report.setRendered(msg.key, msg.out)
+	m.report.rep.Markdown = "# A report\n\nThe first version.\n\n## Follow-up\n\nThe second version."
+	cmd = m.layoutReport(120, 40)
+	if cmd == nil {
+		t.Fatal("the new text was not rendered: the screen keeps the first version")
+	}
+	if out := ansi.Strip(cmd().(reportRenderedMsg).out); !strings.Contains(out, "The second version") {
+		t.Errorf("rendering after the follow-up: %q", out)
+	}
+}

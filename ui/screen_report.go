@@ -2,6 +2,8 @@ package ui
 
 import (
 	"fmt"
+	"hash/fnv"
+	"strconv"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -162,7 +164,9 @@ func (m *rootModel) layoutReport(w, h int) tea.Cmd {
 	if !r.loaded {
 		return nil
 	}
-	r.want = renderKey{id: r.id, width: max(r.paneW-2, 20), theme: m.themeKey()}
+	// Keyed by the text too: a follow-up or another version of the same
+	// session must never be shown from the old text's rendering.
+	r.want = renderKey{id: r.id + "#" + textSig(r.rep.Markdown), width: max(r.paneW-2, 20), theme: m.themeKey()}
 	if r.have == r.want {
 		return nil
 	}
@@ -544,4 +548,11 @@ func (m *rootModel) sourcesPane(w, h int) string {
 		lines = append(lines, blocks[i]...)
 	}
 	return fitLines(lines, w, h)
+}
+
+// textSig is a short fingerprint of a report's text, for the render cache.
+func textSig(md string) string {
+	h := fnv.New64a()
+	h.Write([]byte(md))
+	return strconv.FormatUint(h.Sum64(), 36)
 }
