@@ -11,12 +11,15 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"github.com/researchtui/researchtui/llm"
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/store"
 )
 
@@ -88,10 +91,15 @@ reads and indexes the papers, writes a Markdown report with real citations and h
 reviewer agent criticise it. Models run on Ollama by default; everything stays on disk.
 
 With no command it opens the terminal UI; with a question it starts that research at once.`,
-		Args:          cobra.ArbitraryArgs,
-		SilenceUsage:  true,
-		SilenceErrors: true,
+		Args: cobra.ArbitraryArgs,
+		// notACommand suggests commands within this many edits.
+		SuggestionsMinimumDistance: 2,
+		SilenceUsage:               true,
+		SilenceErrors:              true,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := notACommand(cmd, args); err != nil {
+				return err
+			}
 			return runTUI(cmd.Context(), joinArgs(args))
 		},
 	}
@@ -100,6 +108,30 @@ With no command it opens the terminal UI; with a question it starts that researc
 	})
 	root.AddCommand(runCommand(), resumeCommand(), askCommand(), sessionsCommand(), searchCommand(), corpusCommand(), libraryCommand(), storeCommand(), mcpCommand(), doctorCommand(), dirsCommand(), versionCommand())
 	return root
+}
+
+// notACommand refuses a first argument that looks like a mistyped command
+// rather than a question: one or two words without a question mark
+// ("sesions list", "doctr"), so a typo does not open the TUI and spend a
+// run on it. A question ("why …?", or three words and more) passes.
+func notACommand(root *cobra.Command, args []string) error {
+	words := strings.Fields(joinArgs(args))
+	if len(words) == 0 || len(words) > 2 || strings.Contains(joinArgs(args), "?") {
+		return nil
+	}
+	first := words[0]
+	if hint := root.SuggestionsFor(first); len(hint) > 0 {
+		return fmt.Errorf("%w: unknown command %q; did you mean %s? (to research it, ask a question: researchtui \"what is …?\")", errUsage, search.CleanLine(first), strings.Join(quoteAll(hint), " or "))
+	}
+	return fmt.Errorf("%w: %q is not a command (see researchtui --help); to research it, ask a question in quotes, e.g. researchtui \"what is known about %s?\"", errUsage, search.CleanLine(joinArgs(args)), search.CleanLine(joinArgs(args)))
+}
+
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = strconv.Quote(s)
+	}
+	return out
 }
 
 func versionCommand() *cobra.Command {

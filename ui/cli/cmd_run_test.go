@@ -52,3 +52,29 @@ func TestScreenConfigAndFlag(t *testing.T) {
 		t.Errorf("an unset flag changed the config's screen to %q", cfg.Screen)
 	}
 }
+
+// TestMistypedCommandIsRefused: a first argument of one or two words
+// without a question's shape is a mistyped command, not research: it is
+// refused with exit 2 (naming the command meant, when one is close), and
+// no TUI opens and no session is made (issue 36 item 3).
+func TestMistypedCommandIsRefused(t *testing.T) {
+	c := newCLI(t, "http://127.0.0.1:1", nil)
+	for args, want := range map[string]string{
+		"sesions list": `did you mean "sessions"?`,
+		"doctr":        `did you mean "doctor"?`,
+		"transformers": `"transformers" is not a command`,
+	} {
+		_, stderr, code, _ := c.run(strings.Fields(args)...)
+		if code != 2 || !strings.Contains(stderr, want) {
+			t.Errorf("researchtui %s: exit %d, %q; want 2 and %q", args, code, stderr, want)
+		}
+	}
+	if stdout, _, _, _ := c.run("sessions", "list"); strings.Contains(stdout, "sesions") {
+		t.Errorf("a refused typo made a session: %s", stdout)
+	}
+	for _, q := range [][]string{{"how do transformers handle long context?"}, {"attention", "in", "transformers"}, {"why?"}} {
+		if err := notACommand(rootCommand(), q); err != nil {
+			t.Errorf("%q refused as a command: %v", q, err)
+		}
+	}
+}
