@@ -209,7 +209,7 @@ func TestFaultsDegradeButFinish(t *testing.T) {
 		RevisionRounds: 1,
 		Faults: []pipelinetest.Fault{
 			{Kind: pipelinetest.Planner, Nth: 1, Reply: ollamafake.Reply{Content: `Sure! {"title": "x", "sub_questions": [ {"question": `}},
-			{Kind: pipelinetest.Analyst, Nth: 2, Reply: ollamafake.Reply{Status: 500, Error: "llama runner process has terminated"}},
+			{Kind: pipelinetest.Analyst, Nth: 1, Reply: ollamafake.Reply{Status: 500, Error: "llama runner process has terminated"}},
 			{Kind: pipelinetest.Writer, Nth: 1, Reply: ollamafake.Reply{Content: "The report starts here and then the connection", DropAfter: 3}},
 			{Kind: pipelinetest.Reviewer, Nth: 2, Reply: ollamafake.Reply{Content: "I think it's fine, approved!!"}},
 		},

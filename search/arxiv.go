@@ -157,7 +157,7 @@ func ParseArxivFeed(body []byte) ([]Record, error) {
 			ArxivID:  ArxivIDFromURL(e.ID),
 			DOI:      NormalizeDOI(e.DOI),
 			Title:    CleanLine(e.Title),
-			Abstract: CleanLine(e.Summary),
+			Abstract: CleanAbstract(CleanLine(e.Summary)),
 			Venue:    CleanLine(e.JournalRef),
 		}
 		if r.Venue == "" {

@@ -214,7 +214,7 @@ func ParseCrossref(body []byte) ([]Record, error) {
 			FoundBy:     []string{"crossref"},
 			DOI:         NormalizeDOI(w.DOI),
 			URL:         CleanLine(w.URL),
-			Abstract:    InlineText(w.Abstract),
+			Abstract:    CleanAbstract(InlineText(w.Abstract)),
 			Citations:   w.Cited,
 			Year:        w.Issued.year(),
 			Publication: publicationOf(crossrefTypes[string(w.Type)], string(w.Volume), string(w.Issue), string(w.Page), string(w.Publisher)),

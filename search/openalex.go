@@ -148,7 +148,7 @@ func openAlexRecord(w oaWork) Record {
 		References: openAlexIDs(w.ReferencedWorks, maxReferences),
 		Title:      CleanLine(w.DisplayName),
 		Year:       w.PublicationYear,
-		Abstract:   CleanLine(RebuildAbstract(w.AbstractInvertedIndex)),
+		Abstract:   CleanAbstract(CleanLine(RebuildAbstract(w.AbstractInvertedIndex))),
 		Citations:  w.CitedByCount,
 		Retracted:  w.IsRetracted,
 	}

@@ -265,7 +265,7 @@ func ParsePubMedArticles(body []byte) ([]Record, error) {
 			}
 			parts = append(parts, t)
 		}
-		r.Abstract = strings.Join(parts, " ")
+		r.Abstract = CleanAbstract(strings.Join(parts, " "))
 		for _, au := range a.Article.Authors {
 			n := CleanLine(strings.TrimSpace(au.Fore + " " + au.Last))
 			if n == "" {

@@ -159,7 +159,7 @@ func s2Records(papers []s2Paper) []Record {
 			Citations: p.CitationCount,
 		}
 		if p.Abstract != nil {
-			r.Abstract = CleanLine(*p.Abstract)
+			r.Abstract = CleanAbstract(CleanLine(*p.Abstract))
 		}
 		if p.Year != nil {
 			r.Year = *p.Year
