@@ -180,3 +180,96 @@ func TestStudiesTableCellsAreInert(t *testing.T) {
 		t.Errorf("cell %q keeps an escape sequence", got)
 	}
 }
+
+// TestTitleOnlyWorksAreLookedUp: Crossref lists works by DOI and title
+// only (its recorded answer for "ecology": 20 works, no abstract; Semantic
+// Scholar's search answers its recorded "turing" pool), and a
+// title is never read. Before they are judged, the run asks Semantic
+// Scholar for their abstracts in one batch request per ranking (its real
+// /paper/batch answer replayed: about other works, so it must attach
+// nothing), and never asks for a work twice.
+func TestTitleOnlyWorksAreLookedUp(t *testing.T) {
+	crossref, err := os.ReadFile("../search/testdata/crossref/works-query-ecology-select-DOI-title.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch, err := os.ReadFile("../search/testdata/semanticscholar/paper-batch-4ids-allfields.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool, err := os.ReadFile("../search/sourcefake/testdata/semanticscholar/paper-search-turing-allfields-limit100.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var asked [][]string
+	s2 := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/paper/batch") {
+			var req struct{ IDs []string }
+			json.NewDecoder(r.Body).Decode(&req)
+			mu.Lock()
+			asked = append(asked, req.IDs)
+			mu.Unlock()
+			w.Write(batch)
+			return
+		}
+		w.Write(pool) // its recorded search for "turing"
+	}))
+	defer s2.Close()
+	cr := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(crossref)
+	}))
+	defer cr.Close()
+	script := &pipelinetest.Script{RevisionRounds: 1, Canonical: "Turing patterns", Topics: []pipelinetest.Topic{
+		{Question: "How do Turing patterns shape vegetation in arid ecosystems?", Strict: "Turing patterns vegetation ecology", Moderate: "vegetation patterns ecology", Broad: "ecology"},
+	}}
+	env := pipelinetest.NewEnv(t, script, "")
+	for _, u := range []string{s2.URL, cr.URL} {
+		env.Client.SetHostLimit(strings.TrimPrefix(u, "http://"), 0)
+	}
+	env.Engine.Sources["semanticscholar"] = search.NewSemanticScholar(env.Client, s2.URL, "")
+	env.Engine.Sources["crossref"] = search.NewCrossref(env.Client, cr.URL, "")
+	opt := env.Options("How do Turing patterns shape vegetation in arid ecosystems?")
+	opt.Sources = []string{"crossref", "semanticscholar"}
+	r, err := env.Engine.Start(t.Context(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	drive(t, r, nil)
+	sess, _ := r.Wait()
+	cands, err := pipeline.LoadCandidates(env.Store, sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(asked) == 0 {
+		t.Fatal("no work known by title only was looked up")
+	}
+	seen := map[string]bool{}
+	for _, ids := range asked {
+		for _, id := range ids {
+			if !strings.HasPrefix(id, "DOI:10.") || seen[id] {
+				t.Errorf("asked %q (again: %v); want each title-only work once, by its DOI", id, seen[id])
+			}
+			seen[id] = true
+		}
+	}
+	if len(seen) < 10 {
+		t.Errorf("looked up %d works; Crossref listed 20 by title only", len(seen))
+	}
+	rep, err := pipeline.LoadReport(env.Store, sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Funnel.TitleOnlyLookedUp != len(seen) || rep.Funnel.AbstractsFound != 0 || !strings.Contains(rep.Markdown, "known by title only, 0 had an abstract") {
+		t.Errorf("funnel %+v; the Method section should say how many title-only works were looked up", rep.Funnel)
+	}
+	for _, c := range cands {
+		if c.Source == "crossref" && c.Read {
+			t.Errorf("%q was read though the lookup found no abstract for it", c.Title)
+		}
+	}
+}

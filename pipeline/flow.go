@@ -52,32 +52,34 @@ type flow struct {
 	indexCh   chan readySource
 	analyseCh chan readySource
 
-	mu           sync.Mutex
-	claimed      map[string]bool // sources sent to read
-	readOrder    []string
-	bySubQ       map[string][]string
-	candidates   map[string][]Candidate // by sub-question
-	distinct     map[string]bool        // every candidate key
-	analyses     map[string]Analysis
-	breaker      breaker
-	analysts     int // analysts started, for their names
-	counts       struct{ read, full, chunks, analysed int }
-	ran          map[string]bool // queries run, normalised (normQuery)
-	summaries    []RoundSummary
-	round        int                  // the round running
-	chased       map[string]bool      // sources whose citations were followed
-	reading      map[string]*inflight // downloads under way (cutoff.go)
-	researchDone bool                 // this round's research has sent all its sources
-	skipped      map[string]bool      // not analysed because of the cutoff
-	identified   []RouteCount         // records per route and round (prisma.go)
-	screened     ScreenReport         // the relevance screen's totals
-	shortQ       []*shortJob          // short sources waiting to share an analyst's call (analyse_batch.go)
-	arriving     int                  // sources sent to read, not yet at their analyst (analyse_batch.go)
-	shortBell    chan struct{}        // rung when one of them arrives
-	screenQ      []*screenJob         // sub-questions waiting to share a screen call (screen_batch.go)
-	unranked     int                  // sub-questions of the round not yet ranked (reading_plan.go reserve)
-	unscreened   map[string]bool      // sub-questions still searching, whose screens may yet join a call
-	screenBell   chan struct{}        // rung when a screen queues or a search ends without one
+	mu                             sync.Mutex
+	claimed                        map[string]bool // sources sent to read
+	readOrder                      []string
+	bySubQ                         map[string][]string
+	candidates                     map[string][]Candidate // by sub-question
+	distinct                       map[string]bool        // every candidate key
+	analyses                       map[string]Analysis
+	breaker                        breaker
+	analysts                       int // analysts started, for their names
+	counts                         struct{ read, full, chunks, analysed int }
+	ran                            map[string]bool // queries run, normalised (normQuery)
+	summaries                      []RoundSummary
+	round                          int                  // the round running
+	chased                         map[string]bool      // sources whose citations were followed
+	reading                        map[string]*inflight // downloads under way (cutoff.go)
+	researchDone                   bool                 // this round's research has sent all its sources
+	skipped                        map[string]bool      // not analysed because of the cutoff
+	identified                     []RouteCount         // records per route and round (prisma.go)
+	screened                       ScreenReport         // the relevance screen's totals
+	shortQ                         []*shortJob          // short sources waiting to share an analyst's call (analyse_batch.go)
+	arriving                       int                  // sources sent to read, not yet at their analyst (analyse_batch.go)
+	shortBell                      chan struct{}        // rung when one of them arrives
+	screenQ                        []*screenJob         // sub-questions waiting to share a screen call (screen_batch.go)
+	unranked                       int                  // sub-questions of the round not yet ranked (reading_plan.go reserve)
+	lookedUp                       map[string]bool      // works whose abstracts were looked up (abstracts.go)
+	abstractsAsked, abstractsFound int
+	unscreened                     map[string]bool // sub-questions still searching, whose screens may yet join a call
+	screenBell                     chan struct{}   // rung when a screen queues or a search ends without one
 }
 
 // runRound takes one round's candidates (research sends them to readCh)

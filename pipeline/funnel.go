@@ -29,6 +29,10 @@ type Funnel struct {
 	CitedOfRead float64 `json:"cited_of_read"`
 	// BySubQ is the same narrowing for each sub-question (funnel_subq.go).
 	BySubQ []SubQuestionFunnel `json:"by_subq,omitempty"`
+	// TitleOnlyLookedUp works known by title only had their abstracts
+	// looked up; AbstractsFound of them were found (abstracts.go).
+	TitleOnlyLookedUp int `json:"title_only_looked_up,omitempty"`
+	AbstractsFound    int `json:"abstracts_found,omitempty"`
 }
 
 // LoadCandidates reads a session's candidates (nil when the run has not
@@ -62,6 +66,9 @@ func (o *orchestrator) funnel(cited []string) Funnel {
 		f.BySubQ = o.subQuestionFunnels(cands, cited)
 	}
 	f.Found = max(f.Found, f.Read)
+	if l := o.st.Ledger; l != nil {
+		f.TitleOnlyLookedUp, f.AbstractsFound = l.AbstractsAsked, l.AbstractsFound
+	}
 	if f.Read > 0 {
 		f.CitedOfRead = float64(f.Cited) / float64(f.Read)
 	}
@@ -106,6 +113,9 @@ func (o *orchestrator) methodNote(f Funnel) string {
 	}
 	if len(o.st.Unread) > 0 {
 		fmt.Fprintf(&b, " Not read in full: %s.", strings.Join(o.st.Unread, "; "))
+	}
+	if f.TitleOnlyLookedUp > 0 {
+		fmt.Fprintf(&b, " Of %s known by title only, %d had an abstract to be found and judged by.", plural(f.TitleOnlyLookedUp, "work", "works"), f.AbstractsFound)
 	}
 	if note := subQuestionNote(f.BySubQ); note != "" {
 		b.WriteString(" " + note)

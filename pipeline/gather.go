@@ -143,7 +143,9 @@ func (f *flow) finish(startAnalyse time.Time) error {
 	if err := o.checkpoint(CheckpointCandidates, cands); err != nil {
 		return err
 	}
-	ledger := flowLedger{Identified: f.identified}
+	f.mu.Lock()
+	ledger := flowLedger{Identified: f.identified, AbstractsAsked: f.abstractsAsked, AbstractsFound: f.abstractsFound}
+	f.mu.Unlock()
 	for _, an := range all {
 		ledger.Analysed = append(ledger.Analysed, an.SourceKey)
 	}

@@ -79,6 +79,10 @@ const checkpointFlow = "flow"
 type flowLedger struct {
 	Identified []RouteCount `json:"identified"`
 	Analysed   []string     `json:"analysed"`
+	// AbstractsAsked and AbstractsFound count the works known by title
+	// only whose abstracts were looked up, and those found (abstracts.go).
+	AbstractsAsked int `json:"abstracts_asked,omitempty"`
+	AbstractsFound int `json:"abstracts_found,omitempty"`
 }
 
 // runFlow counts the run's flow once its report cites the sources cited.

@@ -287,9 +287,13 @@ func (f *flow) rank(ctx context.Context, a *agentCall, sq SubQuestion, recs []se
 		byKey[key] = f.reg.get(key)
 	}
 	pool := make([]search.Record, len(keys))
-	texts := make([]string, len(keys))
 	for i, k := range keys {
 		pool[i] = byKey[k]
+	}
+	pool = f.lookUpAbstracts(ctx, a, pool)
+	texts := make([]string, len(keys))
+	for i, k := range keys {
+		byKey[k] = pool[i]
 		texts[i] = candidateText(pool[i])
 	}
 	var vecs [][]float32

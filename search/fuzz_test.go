@@ -105,3 +105,18 @@ func FuzzExtractHTML(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseS2Batch: a /paper/batch answer of any bytes gives clean records
+// (nil where the API answered null) or an error, never a panic.
+func FuzzParseS2Batch(f *testing.F) {
+	fuzzParser(f, func(b []byte) ([]Record, error) {
+		found, err := ParseS2Batch(b)
+		var recs []Record
+		for _, r := range found {
+			if r != nil {
+				recs = append(recs, *r)
+			}
+		}
+		return recs, err
+	}, "semanticscholar")
+}
