@@ -165,6 +165,35 @@ func TestReviewIncludesThePool(t *testing.T) {
 	if on < 20 {
 		t.Errorf("the review included %d on-topic works; want ≥20", on)
 	}
+
+	// A follow-up keeps one studies table, built again with every source,
+	// and its rows are not counted or checked as cited sentences: the
+	// scripted follow-up section cites at most three.
+	r, err := env.Engine.Ask(t.Context(), sess.ID, "What do Turing patterns look like in zebrafish skin?", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	drive(t, r, nil)
+	if _, err := r.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	after, err := pipeline.LoadReport(env.Store, sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(after.Markdown, "## "+pipeline.StudiesHeading+"\n"); n != 1 {
+		t.Errorf("%d studies tables after the follow-up, want 1", n)
+	}
+	if grew := after.Metrics.Citations - rep.Metrics.Citations; grew > 3 {
+		t.Errorf("citations went from %d to %d over a follow-up that cites at most 3: the table's rows were counted", rep.Metrics.Citations, after.Metrics.Citations)
+	}
+	_, table, _ = strings.Cut(after.Markdown, "## "+pipeline.StudiesHeading+"\n")
+	table, _, _ = strings.Cut(table, "\n## ")
+	for _, s := range after.Sources {
+		if !strings.Contains(table, fmt.Sprintf("[%d] |", s.N)) {
+			t.Errorf("after the follow-up, source [%d] has no row in the studies table", s.N)
+		}
+	}
 }
 
 // TestStudiesTableCellsAreInert: untrusted titles and findings cannot add

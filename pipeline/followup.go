@@ -259,6 +259,10 @@ func (o *orchestrator) followUpStages(ctx context.Context) error {
 	for _, h := range MethodHeadings() {
 		fu.body = stripSection(fu.body, h)
 	}
+	// A review's studies table is built by code, not written: it is not
+	// the writer's to keep, nor the verifier's to check (its rows would
+	// count as cited sentences); finalise builds it again.
+	fu.body = stripSection(fu.body, StudiesHeading)
 	// The reviewer and the person's gate apply as in a run.
 	if err := o.stageWriteAndReview(ctx); err != nil {
 		return err
@@ -484,6 +488,9 @@ func (o *orchestrator) finaliseFollowUp(ctx context.Context, kind string, pinned
 	}
 	md := strings.TrimSpace(check.text)
 	heads := headingsFor(o.opt.Language)
+	if sectionText(parent.Markdown, StudiesHeading) != "" {
+		md += "\n\n## " + StudiesHeading + "\n\n" + o.studiesTable(rep.Sources)
+	}
 	for _, h := range MethodHeadings() {
 		if m := sectionText(parent.Markdown, h); m != "" {
 			md += "\n\n## " + heads.Method + "\n\n" + m
