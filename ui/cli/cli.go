@@ -107,7 +107,32 @@ With no command it opens the terminal UI; with a question it starts that researc
 		return fmt.Errorf("%w: %v", errUsage, err)
 	})
 	root.AddCommand(runCommand(), resumeCommand(), askCommand(), sessionsCommand(), searchCommand(), corpusCommand(), libraryCommand(), storeCommand(), mcpCommand(), doctorCommand(), dirsCommand(), versionCommand())
+	for _, c := range root.Commands() {
+		refuseUnknownSubcommands(c)
+	}
 	return root
+}
+
+// refuseUnknownSubcommands makes a command that only groups others
+// ("sessions", "store", ...) refuse an unknown one with exit 2 and the
+// names meant: cobra would print the group's help and exit 0, so
+// `researchtui sessions lst` in a script would seem to succeed.
+func refuseUnknownSubcommands(c *cobra.Command) {
+	if !c.HasSubCommands() || c.Run != nil || c.RunE != nil {
+		return
+	}
+	c.SuggestionsMinimumDistance = 2
+	c.Args = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return nil
+		}
+		msg := fmt.Sprintf("unknown command %q for %q", search.CleanLine(args[0]), cmd.CommandPath())
+		if hint := cmd.SuggestionsFor(args[0]); len(hint) > 0 {
+			msg += "; did you mean " + strings.Join(quoteAll(hint), " or ") + "?"
+		}
+		return fmt.Errorf("%w: %s (see %s --help)", errUsage, msg, cmd.CommandPath())
+	}
+	c.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
 }
 
 // notACommand refuses a first argument that looks like a mistyped command

@@ -69,6 +69,20 @@ func TestMistypedCommandIsRefused(t *testing.T) {
 			t.Errorf("researchtui %s: exit %d, %q; want 2 and %q", args, code, stderr, want)
 		}
 	}
+	// A typo under a command that groups others is refused too, not
+	// answered with the group's help and exit 0.
+	for args, want := range map[string]string{
+		"sessions lst": `unknown command "lst" for "researchtui sessions"; did you mean "list"?`,
+		"store stat":   `unknown command "stat" for "researchtui store"`,
+	} {
+		_, stderr, code, _ := c.run(strings.Fields(args)...)
+		if code != 2 || !strings.Contains(stderr, want) {
+			t.Errorf("researchtui %s: exit %d, %q; want 2 and %q", args, code, stderr, want)
+		}
+	}
+	if _, _, code, _ := c.run("sessions"); code != 0 {
+		t.Errorf("researchtui sessions (its help) exits %d", code)
+	}
 	if stdout, _, _, _ := c.run("sessions", "list"); strings.Contains(stdout, "sesions") {
 		t.Errorf("a refused typo made a session: %s", stdout)
 	}
