@@ -46,7 +46,7 @@ func (o *orchestrator) studiesTable(sources []CitedSource) string {
 		qs := answers[s.Key]
 		sort.Strings(qs)
 		fmt.Fprintf(&b, "| %s [%d] | %s | %s | %s |\n", mdCell(authorYear(s)), s.N, mdCell(studyKind(s)),
-			mdCell(truncateRunes(finding, 200)), mdCell(strings.Join(qs, ", ")))
+			mdCell(clipWords(finding, 200)), mdCell(strings.Join(qs, ", ")))
 	}
 	return b.String()
 }
@@ -134,3 +134,15 @@ func mainFinding(findings []string) string {
 
 // MarkdownCell is mdCell for tests and other packages.
 func MarkdownCell(s string) string { return mdCell(s) }
+
+// clipWords shortens s to at most n runes at a word boundary, with "…".
+func clipWords(s string, n int) string {
+	if len([]rune(s)) <= n {
+		return s
+	}
+	cut := string([]rune(s)[:n])
+	if i := strings.LastIndexByte(cut, ' '); i > n/2 {
+		cut = cut[:i]
+	}
+	return strings.TrimRight(cut, " ,;:") + "…"
+}

@@ -122,9 +122,9 @@ func shownText(cell string) string {
 }
 
 // tableAsList writes a table's rows as list items. A table of counts (its
-// last column all numbers, like the PRISMA table) gives "cells — cells:
-// count", its empty cells left out; any other gives "first cell — header:
-// value; header: value".
+// last column all numbers, like the PRISMA table) gives "cells — cells
+// (n = count)", PRISMA's own notation, its empty cells left out; any other
+// gives "first cell — header: value · header: value".
 func tableAsList(table []string) []string {
 	head := tableCells(table[0])
 	rows := make([][]string, 0, len(table)-2)
@@ -145,7 +145,7 @@ func tableAsList(table []string) []string {
 					names = append(names, c)
 				}
 			}
-			out = append(out, "- "+strings.Join(names, " — ")+": "+cells[len(cells)-1])
+			out = append(out, "- "+strings.Join(names, " — ")+" (n = "+cells[len(cells)-1]+")")
 			continue
 		}
 		first := cells[0]
@@ -160,7 +160,7 @@ func tableAsList(table []string) []string {
 			}
 			parts = append(parts, name+cells[c])
 		}
-		out = append(out, "- "+first+" — "+strings.Join(parts, "; "))
+		out = append(out, "- "+first+" — "+strings.Join(parts, " · "))
 	}
 	return append(out, "")
 }

@@ -354,6 +354,7 @@ func criticalPath(spans []Span) []int {
 // the step budget it used, how grounded and cited the report is, and how
 // busy the model was.
 type RunScores struct {
+	Reviewed         bool    `json:"reviewed"`          // a reviewer read the draft (quick runs have none)
 	ReviewerApproved bool    `json:"reviewer_approved"` // the last review approved the draft
 	PersonApproved   int     `json:"person_approved"`   // review decisions that accepted revisions
 	PersonRejected   int     `json:"person_rejected"`
@@ -385,7 +386,7 @@ func LoadScores(st store.Reader, id string) (RunScores, error) {
 	}
 	var sc RunScores
 	if n := len(rep.Reviews); n > 0 {
-		sc.ReviewerApproved = rep.Reviews[n-1].Approved
+		sc.Reviewed, sc.ReviewerApproved = true, rep.Reviews[n-1].Approved
 	}
 	for _, d := range rep.Decisions {
 		if d.Approve {

@@ -131,6 +131,10 @@ func TestLibraryImportRunAndSync(t *testing.T) {
 	}
 	stdout, _, _, _ = c.run("sessions", "list", "--json")
 	id := between(stdout, `"id":"`, `"`)
+	// A quick run has no review: its scores say so, not "not approved".
+	if show, _, _, _ := c.run("sessions", "show", id); !strings.Contains(show, "scores    no review, 0 revision rounds,") {
+		t.Errorf("sessions show of a quick run:\n%s", show)
+	}
 	raw, _, code, _ := c.run("sessions", "export", id, "--format", "json")
 	var rep pipeline.Report
 	if code != 0 || json.Unmarshal([]byte(raw), &rep) != nil {

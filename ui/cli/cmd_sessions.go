@@ -13,6 +13,7 @@ import (
 
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/history"
+	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/store"
 )
 
@@ -83,8 +84,13 @@ func sessionsShow() *cobra.Command {
 					fmt.Fprintf(out, "error     %s\n", sanitize(s.Error))
 				}
 				if sc := d.Scores; sc != nil {
-					fmt.Fprintf(out, "scores    reviewer %s, %d revision rounds, %d of %d steps, %.0f%% of cited sentences grounded, %d citations of %d sources, model busy %.0f%% of the run\n",
-						map[bool]string{true: "approved", false: "not approved"}[sc.ReviewerApproved], sc.RevisionRounds, sc.StepsUsed, sc.StepsBudget, 100*sc.GroundingRatio, sc.Citations, sc.SourcesCited, 100*sc.ModelUtil)
+					review := "no review"
+					if sc.Reviewed {
+						review = "reviewer " + map[bool]string{true: "approved", false: "not approved"}[sc.ReviewerApproved]
+					}
+					fmt.Fprintf(out, "scores    %s, %s, %d of %d steps, %.0f%% of cited sentences grounded, %s of %s, model busy %.0f%% of the run\n",
+						review, search.Plural(sc.RevisionRounds, "revision round", "revision rounds"), sc.StepsUsed, sc.StepsBudget, 100*sc.GroundingRatio,
+						search.Plural(sc.Citations, "citation", "citations"), search.Plural(sc.SourcesCited, "source", "sources"), 100*sc.ModelUtil)
 				}
 				if f := d.Funnel; f != nil && f.Found > 0 {
 					fmt.Fprintf(out, "funnel    %d found, %d read, %d analysed, %d cited (%.0f%% of those read)\n", f.Found, f.Read, f.Analysed, f.Cited, 100*f.CitedOfRead)
