@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -245,5 +246,35 @@ func TestSubQuestionsSearchedTogetherShareOneScreen(t *testing.T) {
 	}
 	if calls != 1 || len(screened) != 2 {
 		t.Fatalf("%d screen calls for the sub-questions %v: want one call judging both", calls, screened)
+	}
+}
+
+// TestSharedWorkIsScreenedOnce: two overlapping sub-questions rank the same
+// works at the same time; their shared screen call lists each work once
+// (its verdict counts for both), so the prompt does not pay for it twice.
+func TestSharedWorkIsScreenedOnce(t *testing.T) {
+	got := runRankCase(t, turingCompleteCase, &pipelinetest.Script{}, nil)
+	listed := 0
+	for _, c := range got.env.Ollama.ChatCalls() {
+		if pipelinetest.KindOf(c) != pipelinetest.Screener {
+			continue
+		}
+		lines := regexp.MustCompile(`(?m)^\[\d+\] (.+)$`).FindAllStringSubmatch(c.Messages[len(c.Messages)-1].Content, -1)
+		seen := map[string]bool{}
+		for _, l := range lines {
+			if seen[l[1]] {
+				t.Errorf("%q is listed twice in one screen call", l[1])
+			}
+			seen[l[1]] = true
+			listed++
+		}
+	}
+	if listed == 0 {
+		t.Fatal("no screen call: the test shows nothing")
+	}
+	for _, cd := range got.cands {
+		if cd.Read && cd.Reason != "read: structured data" && cd.Screen == "" && cd.Reason != "read for another sub-question" {
+			t.Errorf("%s %q read without a verdict", cd.SubQ, cd.Title)
+		}
 	}
 }

@@ -27,11 +27,13 @@ func BenchmarkOneGPUBreadth(b *testing.B) {
 	for _, c := range []rankCase{turingTestCase, turingCompleteCase} {
 		b.Run(strings.ReplaceAll(c.name, " ", "-"), func(b *testing.B) {
 			var wall time.Duration
-			var gen, included, on int
+			var gen, included, on, calls, prefilled int
+			byKind, callsByKind := map[string]int{}, map[string]int{}
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
 				script := &pipelinetest.Script{RevisionRounds: 1, Realistic: true, ByReference: true, Topics: c.topics, Canonical: c.canonical}
-				w := newWorld(b, ollamafake.Options{Responder: script.Responder(), TokenDelay: worldToken,
+				counter := &kindCounter{n: map[string]int{}}
+				w := newWorld(b, ollamafake.Options{Responder: counter.wrap(script.Responder()), TokenDelay: worldToken,
 					FirstTokenDelay: worldFirstToken, PrefillRate: worldPrefill, TokensByChars: true, Parallel: 1, EmbedDelay: 50 * time.Millisecond})
 				s2 := sourcefake.NewWith(sourcefake.Options{Latency: worldAPI})
 				b.Cleanup(s2.Close)
@@ -67,6 +69,15 @@ func BenchmarkOneGPUBreadth(b *testing.B) {
 					}
 				}
 				gen += w.ollama.Served().CompletionTokens
+				calls += len(w.ollama.ChatCalls())
+				for _, call := range w.ollama.ChatCalls() {
+					callsByKind[pipelinetest.KindOf(call)]++
+				}
+				p, _ := w.ollama.Prefill()
+				prefilled += p
+				for k, v := range counter.snapshot() {
+					byKind[k] += v
+				}
 			}
 			n := float64(b.N)
 			b.ReportMetric(wall.Seconds()/n, "wall-s")
@@ -77,6 +88,14 @@ func BenchmarkOneGPUBreadth(b *testing.B) {
 				b.ReportMetric(float64(on)/float64(included), "precision")
 			}
 			b.ReportMetric(float64(on)/n/float64(len(c.onTopic)), "recall")
+			b.ReportMetric(float64(calls)/n, "chat-calls")
+			b.ReportMetric(float64(prefilled)/n, "prefill-tokens")
+			for k, v := range byKind {
+				b.ReportMetric(float64(v)/n, "gen-"+k)
+			}
+			for k, v := range callsByKind {
+				b.ReportMetric(float64(v)/n, "calls-"+k)
+			}
 		})
 	}
 }

@@ -227,6 +227,7 @@ func (f *flow) screenFill(ctx context.Context, chosen []Candidate, unit *fillUni
 		g := &group{job: &screenJob{sq: sq, lines: lines}}
 		for _, i := range idx {
 			g.at = append(g.at, at[i])
+			g.job.keys = append(g.job.keys, cands[i].Key)
 		}
 		groups = append(groups, g)
 		bySubQ[sq.ID] = g

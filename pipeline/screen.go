@@ -195,6 +195,9 @@ func (f *flow) screen(ctx context.Context, a *agentCall, sq SubQuestion, cands [
 		return &screenUnit{Skipped: true}
 	}
 	job := &screenJob{sq: sq, lines: lines, res: make(chan screenVerdict, 1)}
+	for _, i := range idx {
+		job.keys = append(job.keys, cands[i].Key)
+	}
 	v := f.screenTogether(ctx, a, job)
 	u := &screenUnit{Screened: len(idx), PromptTokens: v.usage.PromptTokens, CompletionTokens: v.usage.CompletionTokens, Shared: v.shared}
 	if !v.ok {

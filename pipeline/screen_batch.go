@@ -26,6 +26,7 @@ const screenSystemSeveral = `You are a relevance screening agent for a research 
 type screenJob struct {
 	sq    SubQuestion
 	lines []string // per candidate: its title, then the start of its abstract
+	keys  []string // per candidate: its source key (a work listed once per call)
 	taken bool     // a screen call has taken it (under flow.mu)
 	res   chan screenVerdict
 }
@@ -161,14 +162,29 @@ func (f *flow) screenCall(ctx context.Context, a *agentCall, batch []*screenJob)
 		system = screenSystemSeveral
 		fmt.Fprintf(&b, "Research question: %s\n", o.opt.Question)
 	}
+	// A work two sub-questions both screen (they rank at the same time,
+	// before either has claimed it) is listed once, under the first, and
+	// its verdict counts for both.
 	type place struct{ job, n int }
-	var places []place
+	var places [][]place // by the number shown: the candidates it stands for
+	shown := map[string]int{}
 	for ji, j := range batch {
 		if len(batch) > 1 {
 			fmt.Fprintf(&b, "\nSub-question: %s\nCandidates:\n", j.sq.Question)
 		}
 		for k, line := range j.lines {
-			places = append(places, place{ji, k + 1})
+			key := ""
+			if k < len(j.keys) {
+				key = j.keys[k]
+			}
+			if n, ok := shown[key]; ok && key != "" {
+				places[n-1] = append(places[n-1], place{ji, k + 1})
+				continue
+			}
+			places = append(places, []place{{ji, k + 1}})
+			if key != "" {
+				shown[key] = len(places)
+			}
 			fmt.Fprintf(&b, "[%d] %s\n", len(places), line)
 		}
 	}
@@ -193,8 +209,9 @@ func (f *flow) screenCall(ctx context.Context, a *agentCall, batch []*screenJob)
 	}
 	for _, r := range ans.OffTopic {
 		if r.N >= 1 && r.N <= len(places) {
-			p := places[r.N-1]
-			vs[p.job].why[p.n] = truncateRunes(oneLine(r.Why), 40)
+			for _, p := range places[r.N-1] {
+				vs[p.job].why[p.n] = truncateRunes(oneLine(r.Why), 40)
+			}
 		}
 	}
 	return vs
