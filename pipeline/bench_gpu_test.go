@@ -26,7 +26,7 @@ const worldPrefill = 1500
 // processed and cached, sources analysed and cited, and generated tokens
 // per analysed source.
 //
-//	go test -run '^$' -bench OneGPU -benchtime 1x -count 3 ./pipeline/
+//	go test -run '^$' -bench 'OneGPU$' -benchtime 1x -count 3 ./pipeline/
 func BenchmarkOneGPU(b *testing.B) {
 	for _, w := range []struct {
 		name   string
