@@ -188,6 +188,7 @@ func TestStoppedOwnerIsNamed(t *testing.T) {
 	if err := proc.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
+	waitStopped(t, proc.Pid)
 	pid := fmt.Sprintf("pid %d", proc.Pid)
 	_, err = cl.ListSessions()
 	if !errors.Is(err, ErrNotAnswering) || !strings.Contains(err.Error(), pid) || !strings.Contains(err.Error(), "stopped") {
@@ -206,4 +207,34 @@ func TestStoppedOwnerIsNamed(t *testing.T) {
 	if ss, err := cl.ListSessions(); err != nil || len(ss) != 1 {
 		t.Errorf("after SIGCONT the client is served again: %v %v", ss, err)
 	}
+}
+
+// waitStopped waits until the kernel has stopped every thread of pid: kill
+// returns before a busy process has stopped, and on a loaded machine a
+// call made at once was still answered (a flake seen in CI). Where there
+// is no /proc, it waits a moment instead.
+func waitStopped(t *testing.T, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+		if err != nil {
+			time.Sleep(200 * time.Millisecond)
+			return
+		}
+		stopped := true
+		for _, task := range tasks {
+			b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/stat", pid, task.Name()))
+			// the state follows the command name in parentheses
+			if i := strings.LastIndexByte(string(b), ')'); err != nil || i < 0 || i+2 >= len(b) || b[i+2] != 'T' {
+				stopped = false
+				break
+			}
+		}
+		if stopped {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatalf("pid %d did not stop", pid)
 }
