@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/researchtui/researchtui/llm/ollamafake"
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
 	"github.com/researchtui/researchtui/search"
@@ -33,8 +32,7 @@ func BenchmarkOneGPUBreadth(b *testing.B) {
 				b.StopTimer()
 				script := &pipelinetest.Script{RevisionRounds: 1, Realistic: true, ByReference: true, Topics: c.topics, Canonical: c.canonical}
 				counter := &kindCounter{n: map[string]int{}}
-				w := newWorld(b, ollamafake.Options{Responder: counter.wrap(script.Responder()), TokenDelay: worldToken,
-					FirstTokenDelay: worldFirstToken, PrefillRate: worldPrefill, TokensByChars: true, Parallel: 1, EmbedDelay: 50 * time.Millisecond})
+				w := oneGPUWorld(b, counter.wrap(script.Responder()))
 				s2 := sourcefake.NewWith(sourcefake.Options{Latency: worldAPI})
 				b.Cleanup(s2.Close)
 				client := search.NewClient(search.ClientOptions{})

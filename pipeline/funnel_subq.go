@@ -64,12 +64,14 @@ func (o *orchestrator) subQuestionFunnels(cands []Candidate, cited []string) []S
 	return out
 }
 
-// subQuestionNote is the Method section's sentence per sub-question.
+// subQuestionNote is the Method section's sentence per sub-question. A
+// sub-question is the planner's text: escaped, so it can add no link,
+// image or HTML to the report or its HTML export.
 func subQuestionNote(fs []SubQuestionFunnel) string {
 	var parts []string
 	for _, f := range fs {
 		parts = append(parts, fmt.Sprintf("for %s (%s): %s on topic of %d found, %d read, %d analysed, %d cited",
-			f.ID, oneLine(f.Question), plural(f.Relevant, "candidate", "candidates"), f.Found, f.Read, f.Analysed, f.Cited))
+			f.ID, mdCell(oneLine(f.Question)), plural(f.Relevant, "candidate", "candidates"), f.Found, f.Read, f.Analysed, f.Cited))
 	}
 	if len(parts) == 0 {
 		return ""

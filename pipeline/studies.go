@@ -132,9 +132,6 @@ func mainFinding(findings []string) string {
 	return ""
 }
 
-// MarkdownCell is mdCell for tests and other packages.
-func MarkdownCell(s string) string { return mdCell(s) }
-
 // clipWords shortens s to at most n runes at a word boundary, with "…".
 func clipWords(s string, n int) string {
 	if len([]rune(s)) <= n {
