@@ -21,27 +21,32 @@ import (
 func APA(r search.Record) string {
 	var b strings.Builder
 	if a := apaAuthors(r.Authors, r.AuthorsFiled); a != "" {
-		b.WriteString(a + " ")
+		b.WriteString(mdText(a) + " ")
 	}
-	fmt.Fprintf(&b, "(%s). ", yearOrND(r.Year))
-	title := strings.TrimSpace(r.Title)
+	fmt.Fprintf(&b, "(%s). ", mdText(yearOrND(r.Year)))
+	title := mdText(strings.TrimSpace(r.Title))
 	if title == "" {
 		title = "Untitled"
 	}
-	switch p := r.Publication; p.ItemType {
+	// Every field is text from outside, escaped once here: Markdown reads
+	// none of it as syntax.
+	venue := mdText(r.Venue)
+	p := r.Publication
+	p.Publisher, p.Volume, p.Issue, p.Pages = mdText(p.Publisher), mdText(p.Volume), mdText(p.Issue), mdText(p.Pages)
+	switch p.ItemType {
 	case "book", "thesis", "report", "dataset", "software":
 		b.WriteString("*" + sentenceEnd(title, "*"))
-		if p.Publisher != "" && p.Publisher != r.Venue {
+		if p.Publisher != "" && p.Publisher != venue {
 			b.WriteString(" " + sentenceEnd(p.Publisher, ""))
 		}
 	case "chapter", "paper-conference", "entry-encyclopedia":
 		b.WriteString(sentenceEnd(title, ""))
-		if r.Venue != "" {
+		if venue != "" {
 			b.WriteString(" In ")
-			if eds := apaEditors(p.Editors); eds != "" {
+			if eds := mdText(apaEditors(p.Editors)); eds != "" {
 				b.WriteString(eds + ", ")
 			}
-			b.WriteString("*" + r.Venue + "*")
+			b.WriteString("*" + venue + "*")
 			if p.Pages != "" {
 				b.WriteString(" (pp. " + p.Pages + ")")
 			}
@@ -52,8 +57,8 @@ func APA(r search.Record) string {
 		}
 	default:
 		b.WriteString(sentenceEnd(title, ""))
-		if r.Venue != "" {
-			b.WriteString(" *" + r.Venue + "*")
+		if venue != "" {
+			b.WriteString(" *" + venue + "*")
 			if p.Volume != "" {
 				b.WriteString(", *" + p.Volume + "*")
 			}
@@ -68,11 +73,11 @@ func APA(r search.Record) string {
 	}
 	switch {
 	case r.DOI != "":
-		fmt.Fprintf(&b, " https://doi.org/%s", r.DOI)
+		fmt.Fprintf(&b, " https://doi.org/%s", mdPathEscape(r.DOI))
 	case r.ArxivID != "":
-		fmt.Fprintf(&b, " https://arxiv.org/abs/%s", r.ArxivID)
-	case r.URL != "":
-		b.WriteString(" " + r.URL)
+		fmt.Fprintf(&b, " https://arxiv.org/abs/%s", mdPathEscape(r.ArxivID))
+	case mdURL(r.URL) != "":
+		b.WriteString(" " + mdURL(r.URL))
 	}
 	return b.String()
 }

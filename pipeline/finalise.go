@@ -46,7 +46,7 @@ func (o *orchestrator) stageFinalise(ctx context.Context) error {
 		rep.Sources = append(rep.Sources, cs)
 		fmt.Fprintf(&refs, "[%d] %s%s\n\n", cs.N, cs.Reference, libraryMark(cs))
 	}
-	md := strings.TrimSpace(check.text)
+	md := inertProse(strings.TrimSpace(check.text))
 	var citedKeys []string
 	for _, old := range check.order {
 		citedKeys = append(citedKeys, o.st.Analyses[old-1].SourceKey)
@@ -121,7 +121,7 @@ func libraryMark(cs CitedSource) string {
 	if cs.Library == "" {
 		return ""
 	}
-	return " *(your library: " + cs.Library + ")*"
+	return " *(your library: " + mdText(cs.Library) + ")*"
 }
 
 // readAs says how a source was read, from its read checkpoint: full text

@@ -486,7 +486,7 @@ func (o *orchestrator) finaliseFollowUp(ctx context.Context, kind string, pinned
 		rep.Sources = append(rep.Sources, cs)
 		fmt.Fprintf(&refs, "[%d] %s\n\n", cs.N, cs.Reference)
 	}
-	md := strings.TrimSpace(check.text)
+	md := inertProse(strings.TrimSpace(check.text))
 	heads := headingsFor(o.opt.Language)
 	if sectionText(parent.Markdown, StudiesHeading) != "" {
 		md += "\n\n## " + StudiesHeading + "\n\n" + o.studiesTable(rep.Sources)

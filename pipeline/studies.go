@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/researchtui/researchtui/search"
 )
 
 // StudiesHeading is the heading of a review's table of included studies
@@ -45,8 +44,8 @@ func (o *orchestrator) studiesTable(sources []CitedSource) string {
 		}
 		qs := answers[s.Key]
 		sort.Strings(qs)
-		fmt.Fprintf(&b, "| %s [%d] | %s | %s | %s |\n", mdCell(authorYear(s)), s.N, mdCell(studyKind(s)),
-			mdCell(clipWords(finding, 200)), mdCell(strings.Join(qs, ", ")))
+		fmt.Fprintf(&b, "| %s [%d] | %s | %s | %s |\n", mdText(authorYear(s)), s.N, mdText(studyKind(s)),
+			mdText(clipWords(finding, 200)), mdText(strings.Join(qs, ", ")))
 	}
 	return b.String()
 }
@@ -99,21 +98,6 @@ func studyKind(s CitedSource) string {
 		kind += ", abstract"
 	}
 	return kind
-}
-
-// mdCell is untrusted text made safe for one Markdown table cell: one
-// line, and every character Markdown could read as syntax (links, images,
-// emphasis, raw HTML, the cell's bars) escaped.
-func mdCell(s string) string {
-	s = search.CleanLine(s)
-	var b strings.Builder
-	for _, r := range s {
-		if strings.ContainsRune("\\`*_{}[]<>!|~", r) { // "(" is safe once "]" is escaped
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }
 
 // mainFinding is the first of a source's findings that says something: not

@@ -97,8 +97,8 @@ func sourceLines(st *themes.Styles, s pipeline.CitedSource, w int, full, wholeQu
 	}
 	if full && s.Reference != "" {
 		out = append(out, "", st.Muted.Render("Reference"))
-		// the reference is Markdown (*Journal*); here it is plain text ("y" copies the Markdown)
-		for _, l := range strings.Split(wrapText(strings.ReplaceAll(s.Reference, "*", ""), w), "\n") {
+		// the reference is Markdown (*Journal*, escapes); here it is plain text ("y" copies the Markdown)
+		for _, l := range strings.Split(wrapText(pipeline.PlainReference(s.Reference), w), "\n") {
 			out = append(out, st.Text.Render(l))
 		}
 	}

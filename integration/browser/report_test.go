@@ -28,7 +28,7 @@ Humidity degrades methylammonium perovskites within days [1]. Encapsulation slow
 
 ## Findings
 
-Thermal cycling cracks the films [3].
+Thermal cycling cracks the films [3]. A hostile title quoted by the writer: ![x](http://tracker.example/pixel.png) [click](http://tracker.example/go).
 
 ` + strings.TrimSpace(f.FlowSection("PRISMA 2020 flow")) + `
 
@@ -40,7 +40,7 @@ Searched arxiv, openalex for 2 sub-questions.
 
 [1] Smith, J. (2020). Humidity and perovskites. *Energy*, 1, 1–2. https://doi.org/10.1/a
 
-[2] Doe, A. (2021). Encapsulation. *Solar*, 2, 3–4. https://doi.org/10.1/b
+[2] Doe, A. (2021). Encapsulation ![t](http://tracker.example/ref.png). *Solar*, 2, 3–4. https://doi.org/10.1/b
 
 [3] Roe, B. (2022). Thermal cycling. *Films*, 3, 5–6. https://doi.org/10.1/c
 `

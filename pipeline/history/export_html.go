@@ -55,9 +55,10 @@ func exportHTML(rep pipeline.Report) ([]byte, error) {
 	for _, n := range nodes {
 		main.AppendChild(n)
 	}
+	refs := referencesHeading(main)
+	makeInert(main, refs)
 	drawFlow(main, rep.Flow)
 	x := newHTMLExport(rep)
-	refs := referencesHeading(main)
 	x.markReferences(refs)
 	for c := main.FirstChild; c != nil && c != refs; c = c.NextSibling {
 		x.linkBlocks(c)
@@ -65,8 +66,9 @@ func exportHTML(rep pipeline.Report) ([]byte, error) {
 
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>%s</title>\n"+
+		"<meta http-equiv=\"Content-Security-Policy\" content=\"%s\">\n"+
 		"<meta name=\"generator\" content=\"researchtui\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"+
-		"<style>%s</style>\n</head><body>\n", html.EscapeString(firstNonEmpty(rep.Title, rep.Question, "Report")), htmlStyle)
+		"<style>%s</style>\n</head><body>\n", html.EscapeString(firstNonEmpty(rep.Title, rep.Question, "Report")), htmlCSP, htmlStyle)
 	b.WriteString(htmlHeader(rep))
 	if err := nethtml.Render(&b, main); err != nil {
 		return nil, err

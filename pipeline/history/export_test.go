@@ -188,19 +188,40 @@ func TestExportHTMLStaysEscaped(t *testing.T) {
 	}
 }
 
-func TestExportHTMLMarkdownLinkUntouched(t *testing.T) {
-	_, doc := exportHTMLDoc(t, exportFixture())
-	found := false
+// A link or image in the body (model text that may quote a hostile title)
+// neither loads nor hides where it goes: the image becomes its alt text,
+// the link its text with the address beside it; the references keep their
+// visible web addresses as links, and the page forbids every fetch.
+func TestExportHTMLMakesNoRequestAndHidesNoAddress(t *testing.T) {
+	rep := exportFixture()
+	rep.Markdown = strings.Replace(rep.Markdown, "for more.", "for more. ![tracker](http://host.example/track.png) and [a disguised link](https://evil.example/x).", 1)
+	rep.Markdown = strings.Replace(rep.Markdown, "*Films*, 3, 5–6.", "*Films*, 3, 5–6. https://doi.org/10.3/films", 1)
+	out, doc := exportHTMLDoc(t, rep)
+	var hrefs []string
 	walk(doc, func(n *html.Node) {
-		if href, _ := attr(n, "href"); n.Type == html.ElementNode && n.Data == "a" && strings.HasPrefix(href, "https://example.org") {
-			found = true
-			if href != "https://example.org/review?a=1&b=2" || nodeText(n) != "the review" || len(n.Attr) != 1 {
-				t.Errorf("Markdown link became %q %v", nodeText(n), n.Attr)
+		if n.Type != html.ElementNode {
+			return
+		}
+		if n.Data == "img" {
+			t.Errorf("an <img> reached the page: %v", n.Attr)
+		}
+		if href, ok := attr(n, "href"); ok && n.Data == "a" {
+			hrefs = append(hrefs, href)
+			if !strings.HasPrefix(href, "#") && nodeText(n) != href && !strings.HasPrefix(href, "https://doi.org/10.1/") && !strings.HasPrefix(href, "https://doi.org/10.2/") {
+				t.Errorf("a link shows %q but goes to %q", nodeText(n), href)
 			}
 		}
 	})
-	if !found {
-		t.Error("the Markdown link is gone")
+	for _, want := range []string{"the review (https://example.org/review?a=1&amp;b=2)", "a disguised link (https://evil.example/x)", "tracker and"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if !strings.Contains(strings.Join(hrefs, " "), "https://doi.org/10.3/films") {
+		t.Errorf("the reference's DOI is no longer a link: %q", hrefs)
+	}
+	if !strings.Contains(out, `http-equiv="Content-Security-Policy" content="default-src 'none'`) {
+		t.Error("the page has no Content-Security-Policy forbidding fetches")
 	}
 }
 

@@ -117,7 +117,7 @@ func sessionsShow() *cobra.Command {
 				if len(d.Sources) > 0 {
 					fmt.Fprintf(out, "\nsources\n")
 					for _, c := range d.Sources {
-						fmt.Fprintf(out, "  [%d] %s\n", c.N, sanitize(c.Reference))
+						fmt.Fprintf(out, "  [%d] %s\n", c.N, sanitize(pipeline.PlainReference(c.Reference)))
 					}
 				}
 				if s.Report != "" {
