@@ -38,13 +38,18 @@ type doctor struct {
 	problems int
 }
 
-func (d *doctor) ok(what, detail string) { fmt.Fprintf(d.w, "  ✓ %-22s %s\n", what, detail) }
+// ok, info and bad print one finding each. Details carry configured
+// names (models, hosts, paths) and servers' answers, so every line is
+// cleaned of escape sequences and bidi overrides here, once for all.
+func (d *doctor) ok(what, detail string) {
+	fmt.Fprintf(d.w, "  ✓ %-22s %s\n", oneLine(what), oneLine(detail))
+}
 func (d *doctor) info(what, detail string) {
-	fmt.Fprintf(d.w, "  · %-22s %s\n", what, detail)
+	fmt.Fprintf(d.w, "  · %-22s %s\n", oneLine(what), oneLine(detail))
 }
 func (d *doctor) bad(what, detail, fix string) {
 	d.problems++
-	fmt.Fprintf(d.w, "  ✗ %-22s %s\n    fix: %s\n", what, detail, fix)
+	fmt.Fprintf(d.w, "  ✗ %-22s %s\n    fix: %s\n", oneLine(what), oneLine(detail), oneLine(fix))
 }
 
 func (d *doctor) run(ctx context.Context, cfg *Config) {
@@ -53,7 +58,7 @@ func (d *doctor) run(ctx context.Context, cfg *Config) {
 	d.info("data", cfg.dataDir)
 	d.checkStore(cfg)
 
-	fmt.Fprintf(d.w, "\nmodel backend (%s)\n", cfg.Backend)
+	fmt.Fprintf(d.w, "\nmodel backend (%s)\n", oneLine(cfg.Backend))
 	b, err := newBackend(cfg)
 	if err != nil {
 		d.bad("backend", err.Error(), "set what the message names (config file or environment), or use backend = \"ollama\"")

@@ -165,7 +165,7 @@ func xdg(env, fallback string) string {
 // environment over it, then defaults.
 func loadConfig() (*Config, error) {
 	c := &Config{configPath: configPath(), dataDir: dataDir()}
-	raw, err := os.ReadFile(c.configPath)
+	raw, err := readConfigFile(c.configPath)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:

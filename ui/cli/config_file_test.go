@@ -1,0 +1,79 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestConfigFileIsReadWithBounds: a config that is a FIFO, a device, huge,
+// or a flood of tables is refused at once with a message that names the
+// problem, instead of blocking, reading forever, or decoding for minutes
+// (issue 39 #8: 100,000 tables took 19.5 s).
+func TestConfigFileIsReadWithBounds(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo.toml")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	big := filepath.Join(dir, "big.toml")
+	if err := os.WriteFile(big, []byte(strings.Repeat("# comment\n", 20000)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var tables strings.Builder
+	for i := 0; tables.Len() < 60<<10; i++ {
+		fmt.Fprintf(&tables, "[t%d]\n", i)
+	}
+	flood := filepath.Join(dir, "tables.toml")
+	if err := os.WriteFile(flood, []byte(tables.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	good := filepath.Join(dir, "good.toml")
+	if err := os.WriteFile(good, []byte("model = \"qwen3:8b\"\n[extra]\nx = 1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{
+		fifo:        "not a regular file (a named pipe)",
+		"/dev/zero": "not a regular file (a device)",
+		dir:         "not a regular file (a directory)",
+		big:         "at most 65536",
+		flood:       "reads at most 1000",
+	} {
+		done := make(chan error, 1)
+		go func() { _, err := readConfigFile(path); done <- err }()
+		select {
+		case err := <-done:
+			if err == nil || !errors.Is(err, errUsage) || !strings.Contains(err.Error(), want) {
+				t.Errorf("%s: %v; want a usage error saying %q", filepath.Base(path), err, want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: reading the config file hangs", filepath.Base(path))
+		}
+	}
+	if raw, err := readConfigFile(good); err != nil || !strings.Contains(string(raw), "qwen3:8b") {
+		t.Errorf("a plain config: %q, %v", raw, err)
+	}
+	if _, err := readConfigFile(filepath.Join(dir, "none.toml")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a missing config: %v; want not-exist (which is fine)", err)
+	}
+}
+
+// TestDoctorPrintsConfiguredNamesInert: a model name from the config with
+// escape sequences and a bidi override reaches doctor's output cleaned
+// (issue 39 #9).
+func TestDoctorPrintsConfiguredNamesInert(t *testing.T) {
+	var b strings.Builder
+	d := &doctor{w: &b}
+	name := "qwen\x1b[2J\u202e3:8b"
+	d.ok("chat model", name+" is served")
+	d.info("models", name)
+	d.bad("embedding model", name+" is not served", "ollama pull "+name)
+	if out := b.String(); strings.ContainsAny(out, "\x1b\u202e") || !strings.Contains(out, "qwen3:8b is not served") {
+		t.Errorf("doctor printed %q", out)
+	}
+}
