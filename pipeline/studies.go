@@ -5,7 +5,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-
 )
 
 // StudiesHeading is the heading of a review's table of included studies
