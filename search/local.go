@@ -7,12 +7,15 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -64,28 +67,206 @@ func LocalStoreKey(r Record) string {
 	return ""
 }
 
+// Why a local file is refused before any of it is read. A folder of
+// documents may be shared, so its files are not trusted to be what their
+// names say: a "paper.txt" may be a link to /proc/self/environ, a FIFO
+// (whose open blocks until a writer comes) or a link to /dev/zero (whose
+// read never ends). Each error's text completes "the file is …".
+var (
+	// ErrPathEscapes is a path that climbs out of its folder with "..".
+	ErrPathEscapes = errors.New(`named by a path that climbs out of its folder ("..")`)
+	// ErrOutsideFolder is a symlink (the file's, or a folder's on its
+	// path) that leads out of the folder it is read from, or by an
+	// absolute target.
+	ErrOutsideFolder = errors.New("a symlink to outside its folder")
+	// ErrSymlinkLoop is a chain of symlinks that does not end.
+	ErrSymlinkLoop = errors.New("a symlink loop")
+	// ErrNotRegularFile is a FIFO, a device, a socket or a folder.
+	ErrNotRegularFile = errors.New("not a regular file")
+	// ErrFileTooLarge is a file over MaxLocalFileBytes.
+	ErrFileTooLarge = errors.New("too large")
+)
+
+// OpenLocalFile opens rel, a path inside dir, to be read, without trusting
+// what dir holds: a path that climbs out of dir is refused
+// (ErrPathEscapes); symlinks are followed only while they stay inside dir
+// (os.Root resolves every component itself, so a link swapped in between
+// the check and the open cannot lead out; ErrOutsideFolder,
+// ErrSymlinkLoop); only a regular file is opened (its mode is checked
+// before the open, the open cannot block on a FIFO (O_NONBLOCK), and the
+// opened file's own mode is checked again: ErrNotRegularFile); and its size
+// is checked before a byte is read (ErrFileTooLarge). A file that is not
+// there gives an error that is fs.ErrNotExist. The caller closes the file.
+func OpenLocalFile(dir, rel string) (*os.File, fs.FileInfo, error) {
+	if rel == "" || filepath.IsAbs(rel) || climbs(rel) {
+		return nil, nil, ErrPathEscapes
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer root.Close()
+	fi, err := root.Stat(rel) // follows links only inside dir
+	if err != nil {
+		return nil, nil, refused(err)
+	}
+	if err := usableFile(fi); err != nil {
+		return nil, nil, err
+	}
+	f, err := root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, refused(err)
+	}
+	info, err := f.Stat()
+	if err == nil {
+		err = usableFile(info) // what was opened, whatever was checked before
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, info, nil
+}
+
+// climbs reports a ".." element in a path.
+func climbs(p string) bool {
+	for _, el := range strings.FieldsFunc(filepath.ToSlash(p), func(r rune) bool { return r == '/' }) {
+		if el == ".." {
+			return true
+		}
+	}
+	return false
+}
+
+// usableFile refuses what is not a regular file of at most
+// MaxLocalFileBytes.
+func usableFile(fi fs.FileInfo) error {
+	m := fi.Mode()
+	if !m.IsRegular() {
+		what := "a special file"
+		switch {
+		case m&fs.ModeNamedPipe != 0:
+			what = "a FIFO"
+		case m&fs.ModeSocket != 0:
+			what = "a socket"
+		case m&fs.ModeDevice != 0:
+			what = "a device"
+		case m.IsDir():
+			what = "a folder"
+		case m&fs.ModeSymlink != 0:
+			what = "a symlink"
+		}
+		return fmt.Errorf("%w (%s)", ErrNotRegularFile, what)
+	}
+	if fi.Size() > MaxLocalFileBytes {
+		return tooLarge(fi.Size())
+	}
+	return nil
+}
+
+func tooLarge(size int64) error {
+	return fmt.Errorf("%w: %s, over the %s limit", ErrFileTooLarge, SizeText(size), SizeText(MaxLocalFileBytes))
+}
+
+// SizeText is a size for people: "830 KB", "12 MB", "2.0 GB".
+func SizeText(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%d MB", n>>20)
+	case n >= 1<<10:
+		return fmt.Sprintf("%d KB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// refused names why os.Root would not open a path: a link out of the
+// folder or a loop of links. Anything else (a missing file) stays as it is.
+func refused(err error) error {
+	var pe *fs.PathError
+	switch {
+	case errors.Is(err, syscall.ELOOP):
+		return ErrSymlinkLoop
+	case errors.As(err, &pe) && pe.Err != nil && pe.Err.Error() == "path escapes from parent": // os.Root's errPathEscapes
+		return ErrOutsideFolder
+	}
+	return err
+}
+
+// ReadLocalData reads a file opened by OpenLocalFile whole, with its
+// SHA-256 (hex): at most MaxLocalFileBytes (a file that grew past it since
+// it was opened is refused, ErrFileTooLarge), a few megabytes at a time,
+// stopping when ctx ends. size is the file's size when opened.
+func ReadLocalData(ctx context.Context, f *os.File, size int64) ([]byte, string, error) {
+	h := sha256.New()
+	buf := bytes.NewBuffer(make([]byte, 0, min(max(size, 0), MaxLocalFileBytes)+bytes.MinRead))
+	r := io.TeeReader(io.LimitReader(ctxReader{ctx, f}, MaxLocalFileBytes+1), h)
+	if _, err := buf.ReadFrom(r); err != nil {
+		return nil, "", err
+	}
+	if buf.Len() > MaxLocalFileBytes {
+		return nil, "", tooLarge(int64(buf.Len()))
+	}
+	return buf.Bytes(), hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// ctxReader reads at most 4 MB at a time and not once ctx has ended.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p[:min(len(p), 4<<20)])
+}
+
+// LocalKind is the kind of document a file's extension names (pdf,
+// markdown, text, html), or ErrUnsupportedType.
+func LocalKind(path string) (string, error) {
+	kind, ok := LocalExtensions[strings.ToLower(filepath.Ext(path))]
+	if !ok {
+		return "", fmt.Errorf("%w: %q (pdf, md, txt and html are indexed)", ErrUnsupportedType, filepath.Ext(path))
+	}
+	return kind, nil
+}
+
 // ReadLocalFile reads a pdf, md, txt or html file into a Document (Pages
-// for PDFs, one page otherwise) and a Record describing it. Errors say why
-// a file cannot be indexed, for one clear line per skipped file:
-// ErrUnsupportedType (unknown extension or binary content), ErrEmptyFile,
-// ErrNoText (a scanned PDF or a page without text), ErrBodyTooLarge.
+// for PDFs, one page otherwise) and a Record describing it. The file is
+// opened by OpenLocalFile in its own folder: a symlink to outside that
+// folder, a FIFO, a device or a file over MaxLocalFileBytes is refused
+// before any of it is read. Errors say why a file cannot be indexed, for
+// one clear line per skipped file: ErrUnsupportedType (unknown extension or
+// binary content), ErrEmptyFile, ErrNoText (a scanned PDF or a page without
+// text), and those of OpenLocalFile.
 func ReadLocalFile(path string) (Document, Record, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return Document{}, Record{}, err
 	}
-	kind, ok := LocalExtensions[strings.ToLower(filepath.Ext(abs))]
-	if !ok {
-		return Document{}, Record{}, fmt.Errorf("%w: %q (pdf, md, txt and html are indexed)", ErrUnsupportedType, filepath.Ext(abs))
+	if _, err := LocalKind(abs); err != nil {
+		return Document{}, Record{}, err
 	}
-	st, err := os.Stat(abs)
+	f, info, err := OpenLocalFile(filepath.Dir(abs), filepath.Base(abs))
 	if err != nil {
 		return Document{}, Record{}, err
 	}
-	if st.Size() > MaxLocalFileBytes {
-		return Document{}, Record{}, fmt.Errorf("%w (%d MB, limit %d MB)", ErrBodyTooLarge, st.Size()>>20, MaxLocalFileBytes>>20)
+	defer f.Close()
+	data, _, err := ReadLocalData(context.Background(), f, info.Size())
+	if err != nil {
+		return Document{}, Record{}, err
 	}
-	data, err := os.ReadFile(abs)
+	return ParseLocalFile(abs, data, info.ModTime())
+}
+
+// ParseLocalFile makes the Document and Record of the local file at abs
+// from its bytes (read by ReadLocalData); modTime is its modification time.
+// Its errors are ReadLocalFile's.
+func ParseLocalFile(abs string, data []byte, modTime time.Time) (Document, Record, error) {
+	kind, err := LocalKind(abs)
 	if err != nil {
 		return Document{}, Record{}, err
 	}
@@ -142,7 +323,7 @@ func ReadLocalFile(path string) (Document, Record, error) {
 		Title:   CleanLine(doc.Title),
 		Venue:   LocalVenue,
 		URL:     "file://" + abs,
-		Year:    st.ModTime().Year(),
+		Year:    modTime.Year(),
 	}
 	if r.Title == "" && kind == "pdf" {
 		r.Title = pdfTitleGuess(doc.Pages[0])
