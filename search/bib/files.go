@@ -173,7 +173,10 @@ func isAbsPath(p string) bool {
 
 // resolve makes a relative attachment path absolute against the library
 // file's folder; absolute paths (and ~/, left for the reader's system to
-// expand) stay as written.
+// expand) stay as written. A relative path that climbs out of the folder
+// ("../../.ssh/notes.txt") is not cleaned into an absolute path that would
+// look like any other: it keeps its ".." (joined to the folder, unclean),
+// so the importer sees it and refuses it by name (search.ErrPathEscapes).
 func resolve(path, dir string) string {
 	if dir == "" || isAbsPath(path) || isWebURL(path) {
 		return path
@@ -181,5 +184,9 @@ func resolve(path, dir string) string {
 	if !strings.Contains(path, "/") {
 		path = strings.ReplaceAll(path, `\`, "/") // files\47\x.pdf written on Windows
 	}
-	return filepath.Join(dir, path)
+	joined := filepath.Join(dir, path)
+	if rel, err := filepath.Rel(filepath.Clean(dir), joined); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return strings.TrimSuffix(dir, string(filepath.Separator)) + string(filepath.Separator) + filepath.FromSlash(path)
+	}
+	return joined
 }
