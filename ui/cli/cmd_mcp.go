@@ -22,13 +22,16 @@ import (
 // print breaks every client, so the server's logs go to stderr.
 func mcpCommand() *cobra.Command {
 	var addr, token, tokenFile string
+	var maxRuns int
 	var httpOpt mcp.HTTPOptions
 	cmd := &cobra.Command{
 		Use:   "mcp [--http ADDR]",
 		Short: "Serve researchtui to other agents over the Model Context Protocol (stdio, or Streamable HTTP at /mcp)",
-		Long: `Serves researchtui over the Model Context Protocol: the tools research, search_knowledge,
-list_sessions, get_session, resume_session and follow_up, and every finished report as the
-resource researchtui://sessions/{id}/report.
+		Long: `Serves researchtui over the Model Context Protocol: the tools research, start_research (returns
+at once; the run goes on), cancel_session, search_knowledge, list_sessions, get_session,
+resume_session and follow_up, and every finished report as the resource
+researchtui://sessions/{id}/report. At most --max-runs runs are driven at once; more are refused
+with an error naming the cap.
 
 With no flags it speaks MCP on stdin/stdout, which is what desktop clients launch. With --http it
 serves Streamable HTTP at http://ADDR/mcp; an address other than loopback needs a bearer token,
@@ -61,7 +64,7 @@ Sessions idle for --session-idle end (clients initialize again), and at most --m
 				return err
 			}
 			logger := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn}))
-			srv, closeAll, err := newMCPServer(cfg, logger)
+			srv, closeAll, err := newMCPServer(cfg, logger, maxRuns)
 			if err != nil {
 				return err
 			}
@@ -77,6 +80,7 @@ Sessions idle for --session-idle end (clients initialize again), and at most --m
 	cmd.Flags().StringVar(&token, "token", "", "bearer token HTTP clients must send (visible in ps: prefer --token-file or RESEARCHTUI_MCP_TOKEN; required off loopback)")
 	cmd.Flags().StringVar(&tokenFile, "token-file", "", "read the bearer token from this file (mode 0600)")
 	cmd.Flags().DurationVar(&httpOpt.SessionIdle, "session-idle", mcp.DefaultSessionIdle, "end an HTTP session after this long without a request")
+	cmd.Flags().IntVar(&maxRuns, "max-runs", mcp.DefaultMaxRuns, "research runs driven at once (research, start_research, follow_up, resume_session); more are refused naming the cap")
 	cmd.Flags().IntVar(&httpOpt.MaxSessions, "max-sessions", mcp.DefaultMaxSessions, "HTTP sessions kept at once (a new one ends the longest idle)")
 	return cmd
 }
@@ -84,7 +88,7 @@ Sessions idle for --session-idle end (clients initialize again), and at most --m
 // newMCPServer builds the server on the data dir's store, owned by this
 // process or reached through the researchtui that owns it: every tool works
 // either way (store/README.md).
-func newMCPServer(cfg *Config, logger *slog.Logger) (*mcp.Server, func(), error) {
+func newMCPServer(cfg *Config, logger *slog.Logger, maxRuns int) (*mcp.Server, func(), error) {
 	a, err := openApp(cfg)
 	if err != nil {
 		return nil, nil, err
@@ -101,6 +105,7 @@ func newMCPServer(cfg *Config, logger *slog.Logger) (*mcp.Server, func(), error)
 		CheckCollections: func(names []string) error { return checkCollections(cfg, names) },
 		Version:          version,
 		Logger:           logger,
+		MaxRuns:          maxRuns,
 	}), a.Close, nil
 }
 

@@ -42,6 +42,12 @@ func TestMCPOverStdio(t *testing.T) {
 	if err != nil || len(tools.Tools) != 8 {
 		t.Fatalf("tools: %v %v", tools, err)
 	}
+	help, _, _, _ := c.run("mcp", "--help")
+	for _, tool := range tools.Tools { // issue 36 #22: help named 6 of 8
+		if !strings.Contains(help, tool.Name) {
+			t.Errorf("mcp --help does not name the tool %s", tool.Name)
+		}
+	}
 	p := &mcp.CallToolParams{Name: "research", Arguments: map[string]any{"question": "How is software testing studied?", "sources": []string{"arxiv", "openalex"}}}
 	p.SetProgressToken(1)
 	res, err := cs.CallTool(ctx, p)

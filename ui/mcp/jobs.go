@@ -146,10 +146,15 @@ func (s *Server) startResearch(ctx context.Context, _ *mcp.CallToolRequest, in R
 	if err != nil {
 		return nil, zero, err
 	}
+	release, err := s.takeRunSlot()
+	if err != nil {
+		return nil, zero, err
+	}
 	runCtx, stop := context.WithCancel(s.base) // the server's, not the call's
 	r, err := s.cfg.Engine.Start(runCtx, opt)
 	if err != nil {
 		stop()
+		release()
 		return nil, zero, errors.New(badInputMessage(err))
 	}
 	j := &job{run: r, started: time.Now(), progress: RunProgress{Running: true, Stage: string(pipeline.StagePlan)}}
@@ -159,6 +164,7 @@ func (s *Server) startResearch(ctx context.Context, _ *mcp.CallToolRequest, in R
 	s.runs.Add(1)
 	go func() {
 		defer s.runs.Done()
+		defer release()
 		defer stop()
 		_, _, _ = pipeline.Drive(runCtx, r, j.observe, decideForJob(review))
 		s.jobsMu.Lock()

@@ -17,11 +17,15 @@ import (
 // jobsServer is an HTTP server on the offline fakes whose reviewer asks for
 // a revision, so a run started with review "ask" waits for a person.
 func jobsServer(t *testing.T) (string, *pipelinetest.Env) {
+	return jobsServerCapped(t, 0)
+}
+
+func jobsServerCapped(t *testing.T, maxRuns int) (string, *pipelinetest.Env) {
 	t.Helper()
 	env := pipelinetest.NewEnv(t, &pipelinetest.Script{RevisionRounds: 1}, "")
 	defaults := env.Options("")
 	defaults.Question = ""
-	srv := mcpserver.New(mcpserver.Config{Engine: env.Engine, Defaults: defaults, Version: "test"})
+	srv := mcpserver.New(mcpserver.Config{Engine: env.Engine, Defaults: defaults, Version: "test", MaxRuns: maxRuns})
 	ts := httptest.NewServer(srv.Handler(mcpserver.HTTPOptions{}))
 	t.Cleanup(func() { ts.Close(); srv.Shutdown() })
 	return ts.URL + "/mcp", env
@@ -143,4 +147,29 @@ func TestCancelSession(t *testing.T) {
 	if resumed.Status != "completed" {
 		t.Errorf("resume after cancel: %+v", resumed)
 	}
+}
+
+// A client that starts runs in a loop meets the cap: past it, start_research
+// and research answer isError naming the cap; a slot freed by cancelling
+// takes the next run (issue 39 #7: 200 calls gave 200 runs at once).
+func TestRunsAreCapped(t *testing.T) {
+	url, _ := jobsServerCapped(t, 2)
+	cs := connect(t, url, nil)
+	var ids []string
+	for range 2 { // each waits for a person on its plan: both hold their slot
+		started := callJSON[mcpserver.StartOutput](t, cs, "start_research", map[string]any{"question": question, "review": "ask", "review_plan": "ask"})
+		ids = append(ids, started.SessionID)
+	}
+	for _, tool := range []string{"start_research", "research"} {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: map[string]any{"question": question, "review": "approve"}})
+		if err != nil || !res.IsError || !strings.Contains(text(res), "driving 2 research runs, its cap") {
+			t.Errorf("%s past the cap: %v %q", tool, err, text(res))
+		}
+	}
+	waitReview(t, cs, ids[0])
+	callJSON[mcpserver.CancelOutput](t, cs, "cancel_session", map[string]any{"id": ids[0]})
+	waitFor(t, "a slot frees when a run ends", func() bool {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "start_research", Arguments: map[string]any{"question": question, "review": "ask"}})
+		return err == nil && !res.IsError
+	})
 }

@@ -98,6 +98,11 @@ func (s *Server) research(ctx context.Context, req *mcp.CallToolRequest, in Rese
 	if err != nil {
 		return nil, zero, err
 	}
+	release, err := s.takeRunSlot()
+	if err != nil {
+		return nil, zero, err
+	}
+	defer release()
 	s.runs.Add(1)
 	defer s.runs.Done()
 	ctx, stop := s.runContext(ctx)
@@ -194,6 +199,11 @@ func (s *Server) onSession(ctx context.Context, req *mcp.CallToolRequest, id, re
 	if err := s.check(ctx, sess.Model, sess.EmbedModel); err != nil {
 		return nil, zero, err
 	}
+	release, err := s.takeRunSlot()
+	if err != nil {
+		return nil, zero, err
+	}
+	defer release()
 	s.runs.Add(1)
 	defer s.runs.Done()
 	ctx, stop := s.runContext(ctx)

@@ -38,7 +38,15 @@ type Config struct {
 	// Logger receives the server's own log lines; nil discards them. It
 	// must not write to stdout when serving stdio.
 	Logger *slog.Logger
+	// MaxRuns caps the research runs this server drives at once (research,
+	// start_research, follow_up, resume_session); 0 means DefaultMaxRuns.
+	MaxRuns int
 }
+
+// DefaultMaxRuns is how many runs a server drives at once unless told:
+// one GPU serves one request at a time, so more runs only queue on the
+// model, while each holds memory (200 accepted at once held 418 MB).
+const DefaultMaxRuns = 4
 
 // Server is researchtui's MCP server. One Server may serve many client
 // sessions (stdio serves one, HTTP any number).
@@ -61,6 +69,9 @@ type Server struct {
 	// run (jobs.go).
 	jobsMu sync.Mutex
 	jobs   map[string]*job
+
+	// slots holds a token per run being driven (MaxRuns of them).
+	slots chan struct{}
 }
 
 // New builds the server with every tool, the report resources and the
@@ -74,7 +85,10 @@ func New(cfg Config) *Server {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	s := &Server{cfg: cfg, st: st, log: log, jobs: map[string]*job{}}
+	if cfg.MaxRuns <= 0 {
+		cfg.MaxRuns = DefaultMaxRuns
+	}
+	s := &Server{cfg: cfg, st: st, log: log, jobs: map[string]*job{}, slots: make(chan struct{}, cfg.MaxRuns)}
 	s.base, s.cancelAll = context.WithCancel(context.Background())
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: "researchtui", Title: "researchtui", Version: cfg.Version}, &mcp.ServerOptions{
 		Instructions:       instructions,
@@ -162,4 +176,17 @@ func (s *Server) addPrompts() {
 // need it.
 func badInputMessage(err error) string {
 	return strings.TrimPrefix(err.Error(), pipeline.ErrBadInput.Error()+": ")
+}
+
+// takeRunSlot reserves one of the server's run slots, or says that all are
+// taken: a client that starts runs in a loop gets an error naming the cap
+// instead of a machine full of runs. release gives the slot back.
+func (s *Server) takeRunSlot() (release func(), err error) {
+	select {
+	case s.slots <- struct{}{}:
+		var once sync.Once
+		return func() { once.Do(func() { <-s.slots }) }, nil
+	default:
+		return nil, fmt.Errorf("researchtui is already driving %d research runs, its cap (mcp --max-runs); wait for one to end, or stop one with cancel_session", cap(s.slots))
+	}
 }
