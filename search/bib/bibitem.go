@@ -28,7 +28,7 @@ func (p *bibParser) item(e *bibEntry, dir string) Item {
 		Issue:     text("number", "issue"),
 		Pages:     NormalizePages(text("pages")),
 		Publisher: text("publisher"),
-		DOI:       CleanDOI(decodeVerbatim(f["doi"])),
+		DOI:       CleanDOI(percentDecode(decodeVerbatim(f["doi"]))),
 		ISBN:      decodeVerbatim(f["isbn"]),
 		ISSN:      decodeVerbatim(f["issn"]),
 		Abstract:  text("abstract"),

@@ -11,11 +11,16 @@ import (
 // BibTeX read it), LaTeX's special characters escaped, so that each value
 // (cleaned first, as a reader cleans it) reads back through ReadBibTeX as
 // written and no value, however hostile, can end its entry or start one.
+// That holds as BibTeX 0.99d reads a file, which counts every brace,
+// escaped or not: every value's braces balance (a brace without its mate
+// is \textbraceleft{} or \textbraceright{}), and URLs and DOIs are
+// percent-encoded where BibTeX or LaTeX would misread them.
 //
 // What BibTeX cannot carry: a CSL type with no entry type of its own
 // (bibTypesOut), a preprint without an arXiv URL (@misc), a tag or
 // collection whose name holds a comma or (tags) a semicolon, as the fields
-// are lists, a URL with a space (Mendeley's url field lists URLs by spaces).
+// are lists; a URL comes back percent-encoded where it held a brace, a
+// quote, a space or another character a URL may not hold as it is.
 func WriteBibTeX(items []Item) []byte {
 	keys := bibKeys(items)
 	var b bytes.Buffer
@@ -52,16 +57,17 @@ func WriteBibTeX(items []Item) []byte {
 		// date when it says more than year (biber warns when both give the
 		// year) and reads back (ParseDate keeps it)
 		if _, d := ParseDate(it.Date); d == it.Date && d != yearString(it.Year) {
-			field("date", verbatim.Replace(d))
+			field("date", verbatimEscape(d))
 		}
 		publisher := map[string]string{"phdthesis": "school", "techreport": "institution"}[typ]
 		field(cmp.Or(publisher, "publisher"), texEscape(it.Publisher, texText))
-		field("doi", verbatim.Replace(it.DOI))
-		field("isbn", verbatim.Replace(it.ISBN))
-		field("issn", verbatim.Replace(it.ISSN))
-		field("url", verbatim.Replace(it.URL))
-		if id := arxivID(it.URL); it.Type == "article" && id != "" {
-			field("eprint", verbatim.Replace(id)) // what makes @misc a preprint
+		field("doi", percentEncode(it.DOI, false))
+		field("isbn", verbatimEscape(it.ISBN))
+		field("issn", verbatimEscape(it.ISSN))
+		url := percentEncode(it.URL, true)
+		field("url", url)
+		if id := arxivID(url); it.Type == "article" && id != "" {
+			field("eprint", id) // what makes @misc a preprint
 			field("archivePrefix", "arXiv")
 		}
 		field("langid", texEscape(langid(it.Language), texText))
@@ -110,22 +116,30 @@ const (
 )
 
 // texSpecial is how LaTeX writes the characters that are markup to it,
-// each as decodeTeX reads it back.
-var texSpecial = map[byte]string{'\\': `\textbackslash{}`, '{': `\{`, '}': `\}`, '%': `\%`, '&': `\&`, '#': `\#`,
-	'_': `\_`, '$': `\$`, '~': `\textasciitilde{}`, '^': `\textasciicircum{}`, '`': `\textasciigrave{}`}
+// each as decodeTeX reads it back. A brace is \{ or \} only when texEscape
+// writes its mate too (braceMates).
+var texSpecial = map[byte]string{'\\': `\textbackslash{}`, '{': `\textbraceleft{}`, '}': `\textbraceright{}`, '%': `\%`,
+	'&': `\&`, '#': `\#`, '_': `\_`, '$': `\$`, '~': `\textasciitilde{}`, '^': `\textasciicircum{}`, '`': `\textasciigrave{}`}
 
-// texEscape writes text as LaTeX. Braces it writes are always balanced,
-// so an entry cannot end inside a value; two hyphens or two apostrophes
-// are kept apart by an empty group, as LaTeX (and decodeTeX) would read
-// them as a dash or a closing quote; an @ that starts a line is braced, as
-// a line "@misc{" would read as the start of an entry.
+// texEscape writes text as LaTeX. Braces it writes are always balanced as
+// BibTeX counts them (every brace, escaped or not: \} closes a group as }
+// does), so a value cannot end its field or its entry early: a brace of
+// the text is \{ or \} when its mate is in the text too, and
+// \textbraceleft{} or \textbraceright{} when it is alone. Two hyphens or
+// two apostrophes are kept apart by an empty group, as LaTeX (and
+// decodeTeX) would read them as a dash or a closing quote; an @ that
+// starts a line is braced, as a line "@misc{" would read as the start of
+// an entry to a reader that recovers from errors line by line.
 func texEscape(s string, mode int) string {
 	var b strings.Builder
 	var last byte
 	lineStart := false
+	mates := braceMates(s)
 	for i := 0; i < len(s); i++ {
 		c, out := s[i], s[i:i+1]
 		switch {
+		case (c == '{' || c == '}') && mates[i]:
+			out = `\` + out
 		case texSpecial[c] != "":
 			out = texSpecial[c]
 		case mode == texPages && strings.HasPrefix(s[i:], "–"):
@@ -150,10 +164,94 @@ func texEscape(s string, mode int) string {
 	return b.String()
 }
 
-// verbatim escapes a DOI, URL or date as decodeVerbatim reads it back:
-// braces and backslashes only, as biblatex reads these fields verbatim
-// (a \% would stay in the link).
-var verbatim = strings.NewReplacer(`\`, `$\backslash$`, "{", `\{`, "}", `\}`)
+// braceMates marks the braces of s that have their mate in s (a { and
+// the } that closes it); nil when s has no braces.
+func braceMates(s string) []bool {
+	if !strings.ContainsAny(s, "{}") {
+		return nil
+	}
+	mates := make([]bool, len(s))
+	var open []int
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '{':
+			open = append(open, i)
+		case '}':
+			if n := len(open); n > 0 {
+				mates[open[n-1]], mates[i] = true, true
+				open = open[:n-1]
+			}
+		}
+	}
+	return mates
+}
+
+// verbatimEscape writes an identifier (ISBN, ISSN, a date) as
+// decodeVerbatim reads it back: a backslash as $\backslash$, braces
+// balanced as texEscape balances them, and what LaTeX would take for
+// markup (a % would comment out the rest of the line) escaped.
+func verbatimEscape(s string) string {
+	if !strings.ContainsAny(s, "\\{}%&#$_~^") {
+		return s
+	}
+	var b strings.Builder
+	mates := braceMates(s)
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\\':
+			b.WriteString(`$\backslash$`)
+		case (c == '{' || c == '}') && mates[i]:
+			b.WriteString(`\` + s[i:i+1])
+		case c == '{':
+			b.WriteString(`\textbraceleft{}`)
+		case c == '}':
+			b.WriteString(`\textbraceright{}`)
+		case c == '~':
+			b.WriteString(`\textasciitilde{}`)
+		case c == '^':
+			b.WriteString(`\^{}`)
+		case strings.IndexByte("%&#$_", c) >= 0:
+			b.WriteString(`\` + s[i:i+1])
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// percentEncode writes a URL (url) or DOI so that neither BibTeX nor
+// LaTeX misreads it and biblatex's verbatim fields keep it as a link:
+// controls, spaces and the characters a URL may not hold as they are
+// (" < > \ ^ ` { | }) are percent-encoded, as a browser would send them.
+// A URL keeps its # and its %-escapes (a % that starts none is %25); in
+// a DOI, where # and % are the name's own characters, they are encoded
+// too, and the reader decodes them (percentDecode). Letters beyond ASCII
+// stay UTF-8, as the rest of the file is.
+func percentEncode(s string, url bool) string {
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		keep := c > ' ' && c != 0x7f && strings.IndexByte("\"<>\\^`{|}", c) < 0
+		switch c {
+		case '%':
+			keep = url && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2])
+		case '#':
+			keep = url
+		}
+		if keep {
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteByte('%')
+		b.WriteByte(hex[c>>4])
+		b.WriteByte(hex[c&15])
+	}
+	return b.String()
+}
+
+func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
 
 // texList writes tags or collections as a comma list.
 func texList(list []string) string { return texEscape(strings.Join(list, ", "), texText) }
@@ -161,11 +259,13 @@ func texList(list []string) string { return texEscape(strings.Join(list, ", "), 
 // fileList writes attachments as Better BibTeX does and JabRef reads,
 // paths separated by ; with \ : ; escaped. A brace in a path would
 // unbalance the entry: such a list is written in Mendeley's LaTeX, which
-// fileField decodes first ({\{} is the "{\" that tells it the dialect).
+// fileField decodes first ("{\" tells it the dialect), each brace as
+// {\textbraceleft} or {\textbraceright}, balanced as BibTeX counts
+// braces (it counts the one after a backslash too).
 func fileList(paths []string) string {
 	r := strings.NewReplacer(`\`, `\\`, ":", `\:`, ";", `\;`)
 	if strings.ContainsAny(strings.Join(paths, ""), "{}") {
-		r = strings.NewReplacer(`\`, `$\backslash\backslash$`, ":", `\:`, ";", `\;`, "{", `{\{}`, "}", `{\}}`, "$", `\$`)
+		r = strings.NewReplacer(`\`, `$\backslash\backslash$`, ":", `\:`, ";", `\;`, "{", `{\textbraceleft}`, "}", `{\textbraceright}`, "$", `\$`)
 	}
 	out := make([]string, len(paths))
 	for i, p := range paths {

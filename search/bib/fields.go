@@ -180,6 +180,19 @@ func CleanDOI(s string) string {
 	return s
 }
 
+// percentDecode undoes percent-encoding where s holds any (WriteBibTeX
+// encodes a DOI's braces, quotes, spaces, # and %), and leaves s as it is
+// where a % starts no escape.
+func percentDecode(s string) string {
+	if !strings.Contains(s, "%") {
+		return s
+	}
+	if u, err := url.PathUnescape(s); err == nil {
+		return u
+	}
+	return s
+}
+
 // firstURL is the first of the space-separated URLs Mendeley puts in one
 // url field.
 func firstURL(s string) string {

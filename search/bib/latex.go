@@ -39,8 +39,8 @@ func decodeTeXPath(s string) string {
 }
 
 // decodeVerbatim undoes the escaping exporters add to URLs, DOIs and
-// identifiers ({\_}, \%, $\backslash$, \~{}) without reading them as LaTeX,
-// so http://a.org/~x_y survives.
+// identifiers ({\_}, \%, $\backslash$, \~{}, \textbraceleft{}) without
+// reading them as LaTeX, so http://a.org/~x_y survives.
 func decodeVerbatim(s string) string {
 	if !strings.ContainsAny(s, "\\{}$") {
 		return s
@@ -55,6 +55,16 @@ func decodeVerbatim(s string) string {
 		case 0:
 			b.WriteByte('\\')
 		case '\\':
+			switch rest := s[i+1:]; {
+			case strings.HasPrefix(rest, "textbraceleft"):
+				b.WriteByte('{')
+				i += len("textbraceleft")
+				continue
+			case strings.HasPrefix(rest, "textbraceright"):
+				b.WriteByte('}')
+				i += len("textbraceright")
+				continue
+			}
 			if i+1 < len(s) && strings.IndexByte("_%&#$~{}^ ", s[i+1]) >= 0 {
 				i++
 				b.WriteByte(s[i])
