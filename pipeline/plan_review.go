@@ -22,9 +22,9 @@ import (
 // by sessions show before the run has a report).
 const CheckpointPlanReview = "plan_review"
 
-// maxPlanSubQuestions bounds a plan a person edited (the planner's own is
+// MaxPlanSubQuestions bounds a plan a person edited (the planner's own is
 // bounded by the depth).
-const maxPlanSubQuestions = 8
+const MaxPlanSubQuestions = 8
 
 // PlanEdit is a plan as the person left it at its review.
 type PlanEdit struct {
@@ -125,7 +125,7 @@ func (o *orchestrator) applyPlanEdit(ctx context.Context, p Plan, e *PlanEdit) (
 	var needQueries []int
 	for _, it := range e.SubQuestions {
 		q := oneLine(truncateRunes(it.Question, 300))
-		if !plausible(q, 2) || len(out) == maxPlanSubQuestions {
+		if !plausible(q, 2) || len(out) == MaxPlanSubQuestions {
 			continue
 		}
 		sq, ok := byID[it.ID]

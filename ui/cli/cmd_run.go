@@ -288,7 +288,7 @@ func stdinLines(in io.Reader) func() <-chan string {
 				defer close(lines)
 				r := bufio.NewReader(in)
 				for {
-					line, err := r.ReadString('\n')
+					line, err := readBoundedLine(r, maxAnswerBytes)
 					if line != "" || err == nil {
 						lines <- line
 					}
@@ -299,6 +299,25 @@ func stdinLines(in io.Reader) func() <-chan string {
 			}()
 		})
 		return lines
+	}
+}
+
+// maxAnswerBytes bounds one typed answer: a sub-question or a decision
+// fits in far less, and a line of any length would be held whole.
+const maxAnswerBytes = 4096
+
+// readBoundedLine reads one line (with its newline) and keeps at most max
+// bytes of it; the rest of an overlong line is read and dropped.
+func readBoundedLine(r *bufio.Reader, max int) (string, error) {
+	var b []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if room := max - len(b); room > 0 {
+			b = append(b, chunk[:min(len(chunk), room)]...)
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return string(b), err
+		}
 	}
 }
 

@@ -23,6 +23,7 @@ const planHelp = `Enter (or "go") runs this plan. To change it first, one comman
   q N Q1; Q2     search sub-question N with these queries
   + TEXT         add a sub-question (the planner writes its queries)
   s SRC,SRC      search these sources (e.g. s arxiv,pubmed)
+  p              print the plan as it stands
 `
 
 // decidePlan asks the person about the plan on the terminal.
@@ -45,12 +46,19 @@ func decidePlan(ctx context.Context, p *pipeline.Plan, answers func() <-chan str
 			}
 			return pipeline.Decision{Approve: true, Plan: edit}, nil
 		}
-		if err := applyPlanCommand(edit, line); err != nil {
+		if strings.EqualFold(line, "p") {
+			printPlan(out, edit)
+			continue
+		}
+		done, err := applyPlanCommand(edit, line)
+		if err != nil {
 			fmt.Fprintf(out, "  %v\n", err)
 			continue
 		}
 		changed = true
-		printPlan(out, edit)
+		// What changed, not the whole plan again: a script of many
+		// commands must not print the plan for each.
+		fmt.Fprintf(out, "  %s\n", oneLine(done))
 	}
 }
 
@@ -63,8 +71,9 @@ func planEditOf(p *pipeline.Plan) *pipeline.PlanEdit {
 	return e
 }
 
-// applyPlanCommand applies one command line to the edit.
-func applyPlanCommand(e *pipeline.PlanEdit, line string) error {
+// applyPlanCommand applies one command line to the edit and says what it
+// did.
+func applyPlanCommand(e *pipeline.PlanEdit, line string) (string, error) {
 	cmd, rest, _ := strings.Cut(line, " ")
 	rest = strings.TrimSpace(rest)
 	index := func() (int, string, error) {
@@ -79,22 +88,25 @@ func applyPlanCommand(e *pipeline.PlanEdit, line string) error {
 	case "d":
 		i, _, err := index()
 		if err != nil {
-			return err
+			return "", err
 		}
 		if len(e.SubQuestions) == 1 {
-			return errors.New("the plan needs at least one sub-question")
+			return "", errors.New("the plan needs at least one sub-question")
 		}
+		gone := e.SubQuestions[i].Question
 		e.SubQuestions = append(e.SubQuestions[:i], e.SubQuestions[i+1:]...)
+		return fmt.Sprintf("deleted %d. %s (%s left)", i+1, gone, search.Plural(len(e.SubQuestions), "sub-question", "sub-questions")), nil
 	case "e":
 		i, text, err := index()
 		if err != nil || text == "" {
-			return errors.Join(err, errors.New("usage: e N TEXT"))
+			return "", errors.Join(err, errors.New("usage: e N TEXT"))
 		}
 		e.SubQuestions[i].Question = text
+		return fmt.Sprintf("%d. %s", i+1, text), nil
 	case "q":
 		i, text, err := index()
 		if err != nil {
-			return err
+			return "", err
 		}
 		var qs []string
 		for _, q := range strings.Split(text, ";") {
@@ -103,14 +115,19 @@ func applyPlanCommand(e *pipeline.PlanEdit, line string) error {
 			}
 		}
 		if len(qs) == 0 {
-			return errors.New("usage: q N QUERY; QUERY")
+			return "", errors.New("usage: q N QUERY; QUERY")
 		}
 		e.SubQuestions[i].Queries = qs
+		return fmt.Sprintf("%d. queries: %s", i+1, strings.Join(qs, "; ")), nil
 	case "+":
 		if rest == "" {
-			return errors.New("usage: + TEXT")
+			return "", errors.New("usage: + TEXT")
+		}
+		if len(e.SubQuestions) >= pipeline.MaxPlanSubQuestions {
+			return "", fmt.Errorf("the plan holds at most %d sub-questions: delete one first (d N)", pipeline.MaxPlanSubQuestions)
 		}
 		e.SubQuestions = append(e.SubQuestions, pipeline.PlanItem{Question: rest})
+		return fmt.Sprintf("added %d. %s (the planner writes its queries)", len(e.SubQuestions), rest), nil
 	case "s":
 		var srcs []string
 		known := map[string]bool{}
@@ -120,15 +137,14 @@ func applyPlanCommand(e *pipeline.PlanEdit, line string) error {
 		for _, s := range strings.Split(rest, ",") {
 			s = strings.ToLower(strings.TrimSpace(s))
 			if !known[s] {
-				return fmt.Errorf("unknown source %q (use %s)", s, strings.Join(pipeline.KnownSources, ", "))
+				return "", fmt.Errorf("unknown source %q (use %s)", s, strings.Join(pipeline.KnownSources, ", "))
 			}
 			srcs = append(srcs, s)
 		}
 		e.Sources = srcs
-	default:
-		return fmt.Errorf("unknown command %q", oneLine(cmd))
+		return "searching " + strings.Join(srcs, ", "), nil
 	}
-	return nil
+	return "", fmt.Errorf("unknown command %q (p prints the plan)", oneLine(cmd))
 }
 
 func printPlan(out io.Writer, e *pipeline.PlanEdit) {
