@@ -145,28 +145,36 @@ func usableFile(fi fs.FileInfo) error {
 	if !m.IsRegular() {
 		what := "a special file"
 		switch {
-		case m&fs.ModeNamedPipe != 0:
-			what = "a FIFO"
-		case m&fs.ModeSocket != 0:
-			what = "a socket"
-		case m&fs.ModeDevice != 0:
-			what = "a device"
 		case m.IsDir():
 			what = "a folder"
+		case m&fs.ModeNamedPipe != 0:
+			what = "a named pipe (FIFO)"
+		case m&fs.ModeCharDevice != 0:
+			what = "a character device"
+		case m&fs.ModeDevice != 0:
+			what = "a device"
+		case m&fs.ModeSocket != 0:
+			what = "a socket"
 		case m&fs.ModeSymlink != 0:
 			what = "a symlink"
 		}
-		return fmt.Errorf("%w (%s)", ErrNotRegularFile, what)
+		return fmt.Errorf("%w: %s", ErrNotRegularFile, what)
 	}
 	if fi.Size() > MaxLocalFileBytes {
-		return tooLarge(fi.Size())
+		return &TooLargeError{Size: fi.Size()}
 	}
 	return nil
 }
 
-func tooLarge(size int64) error {
-	return fmt.Errorf("%w: %s, over the %s limit", ErrFileTooLarge, SizeText(size), SizeText(MaxLocalFileBytes))
+// TooLargeError is a local file over MaxLocalFileBytes; it is
+// ErrFileTooLarge. Size is what it was found to have (at least).
+type TooLargeError struct{ Size int64 }
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("%s, over the %s limit", SizeText(e.Size), SizeText(MaxLocalFileBytes))
 }
+
+func (e *TooLargeError) Is(target error) bool { return target == ErrFileTooLarge }
 
 // SizeText is a size for people: "830 KB", "12 MB", "2.0 GB".
 func SizeText(n int64) string {
@@ -206,7 +214,7 @@ func ReadLocalData(ctx context.Context, f *os.File, size int64) ([]byte, string,
 		return nil, "", err
 	}
 	if buf.Len() > MaxLocalFileBytes {
-		return nil, "", tooLarge(int64(buf.Len()))
+		return nil, "", &TooLargeError{Size: int64(buf.Len())}
 	}
 	return buf.Bytes(), hex.EncodeToString(h.Sum(nil)), nil
 }

@@ -79,7 +79,7 @@ func TestReadLocalFileRefusesWhatItMustNotRead(t *testing.T) {
 		{"secret.txt", ErrOutsideFolder, "a symlink to outside its folder"},
 		{"zero.pdf", ErrOutsideFolder, "a symlink to outside its folder"},
 		{"loop-a.txt", ErrSymlinkLoop, "a symlink loop"},
-		{"fifo.pdf", ErrNotRegularFile, "not a regular file (a FIFO)"},
+		{"fifo.pdf", ErrNotRegularFile, "not a regular file: a named pipe (FIFO)"},
 		{"big.pdf", ErrFileTooLarge, "2.0 GB, over the 200 MB limit"},
 	} {
 		var err error
