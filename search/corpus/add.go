@@ -71,8 +71,11 @@ type NotFoundError struct{ Paths []string }
 func (e *NotFoundError) Error() string { return "not found: " + strings.Join(e.Paths, ", ") }
 
 // corpusJob is one file to add; old is its manifest entry before this run.
+// It is read as rel inside dir: no symlink leads it out of dir (the folder
+// named on the command line, or the folder of a file named there).
 type corpusJob struct {
 	abs, shown string
+	dir, rel   string
 	size       int64
 	old        *Entry
 	item       *itemJob // a library item, not a file
@@ -100,40 +103,39 @@ type corpusResult struct {
 	file    string // the library item's attachment read ("" its abstract)
 }
 
-// readCorpusFile does the per-file work that needs no shared state: stat,
-// hash, read and chunk. It runs on several cores at once.
+// readCorpusFile does the per-file work that needs no shared state: open
+// (refusing what must not be read), hash, read and chunk. It runs on
+// several cores at once.
 func readCorpusFile(ctx context.Context, st Store, j *corpusJob, stats *ingestStats) corpusResult {
 	t0 := time.Now()
 	defer func() {
 		stats.readNS.Add(int64(time.Since(t0)))
 		stats.bytesDone.Add(j.size)
 	}()
-	info, err := os.Stat(j.abs)
-	if err != nil {
-		return corpusResult{state: fileSkipped, reason: plainErr(err)}
-	}
-	if info.Size() > search.MaxLocalFileBytes {
-		// Said before hashing it: reading hundreds of megabytes only to
+	old := j.old
+	out, err := readFileSafely(ctx, j.dir, j.rel, j.abs,
+		func(info fs.FileInfo) bool {
+			return old != nil && old.Size == info.Size() && old.ModTime.Equal(info.ModTime())
+		},
+		func(sum string) bool { return old != nil && old.SHA256 == sum })
+	var big *search.TooLargeError
+	switch {
+	case errors.As(err, &big):
+		// Said before reading it: reading hundreds of megabytes only to
 		// skip them took seconds. An indexed file that grew this big drops
 		// its old version, as one that can no longer be read does.
 		return corpusResult{state: fileSkipped, dropOld: true,
-			reason: fmt.Sprintf("too large to index (%d MB, limit %d MB)", info.Size()>>20, search.MaxLocalFileBytes>>20)}
+			reason: fmt.Sprintf("too large to index (%d MB, limit %d MB)", big.Size>>20, search.MaxLocalFileBytes>>20)}
+	case refusedFile(err):
+		return corpusResult{state: fileSkipped, dropOld: true, reason: err.Error()}
+	case err != nil:
+		return corpusResult{state: fileSkipped, reason: plainErr(err), dropOld: out.stage == stageParse && ctx.Err() == nil}
+	case out.stage == stageOpen:
+		return corpusResult{state: fileUnchanged, info: out.info}
+	case out.stage == stageRead:
+		return corpusResult{state: fileTouched, info: out.info, sum: out.sum}
 	}
-	old := j.old
-	if old != nil && old.Size == info.Size() && old.ModTime.Equal(info.ModTime()) {
-		return corpusResult{state: fileUnchanged, info: info}
-	}
-	sum, err := fileSHA256(j.abs)
-	if err != nil {
-		return corpusResult{state: fileSkipped, reason: plainErr(err)}
-	}
-	if old != nil && old.SHA256 == sum {
-		return corpusResult{state: fileTouched, info: info, sum: sum}
-	}
-	doc, rec, err := readLocalSafely(ctx, j.abs)
-	if err != nil {
-		return corpusResult{state: fileSkipped, reason: err.Error(), dropOld: ctx.Err() == nil}
-	}
+	info, sum, doc, rec := out.info, out.sum, out.doc, out.rec
 	isPDF := doc.ContentType == "application/pdf"
 	parts := search.ChunkPages(doc.Pages, search.ChunkOptions{TargetTokens: 500, OverlapTokens: 50})
 	chunks := make([]Chunk, 0, len(parts))
@@ -363,12 +365,12 @@ func Add(ctx context.Context, opt Options, paths []string) (Result, error) {
 	var missing []string
 	seen := map[string]bool{}
 	var jobs []*corpusJob
-	addJob := func(abs, shown string) {
+	addJob := func(abs, shown, dir, rel string) {
 		if seen[abs] {
 			return
 		}
 		seen[abs] = true
-		j := &corpusJob{abs: abs, shown: shown, res: make(chan corpusResult, 1)}
+		j := &corpusJob{abs: abs, shown: shown, dir: dir, rel: rel, res: make(chan corpusResult, 1)}
 		if e := m.Files[abs]; e != nil {
 			old := *e
 			j.old = &old
@@ -392,7 +394,13 @@ func Add(ctx context.Context, opt Options, paths []string) (Result, error) {
 			continue
 		}
 		if !info.IsDir() {
-			addJob(abs, arg)
+			// A file named on the command line is read where it is, a
+			// link the person names followed to its target.
+			real := abs
+			if r, err := filepath.EvalSymlinks(abs); err == nil {
+				real = r
+			}
+			addJob(abs, arg, filepath.Dir(real), filepath.Base(real))
 			continue
 		}
 		dirs = append(dirs, dirArg{arg, abs})
@@ -423,7 +431,11 @@ func Add(ctx context.Context, opt Options, paths []string) (Result, error) {
 				c.n.Skipped++
 				return nil
 			}
-			addJob(p, rel)
+			inDir, err := filepath.Rel(abs, p)
+			if err != nil {
+				return err
+			}
+			addJob(p, rel, abs, inDir)
 			return nil
 		})
 		if err != nil {

@@ -2,7 +2,9 @@ package corpus
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -90,35 +92,104 @@ func (s *ingestStats) snapshot() Progress {
 	return p
 }
 
-// readLocalSafely reads one document, turning a panic in a parser into a
-// reason and giving up on a file that takes too long (its reader is left
-// to finish on its own).
-func readLocalSafely(ctx context.Context, path string) (search.Document, search.Record, error) {
+// How far readFileSafely went with a file.
+const (
+	stageOpen  = iota // opening it (refused, missing) or seeing it unchanged
+	stageRead         // reading and hashing it, or seeing its content unchanged
+	stageParse        // making a document of it
+	stageDone
+)
+
+// fileOutcome is what readFileSafely got of one file.
+type fileOutcome struct {
+	stage int
+	info  fs.FileInfo // of the opened file
+	sum   string      // SHA-256 of its bytes, once read
+	doc   search.Document
+	rec   search.Record
+}
+
+// readFileSafely reads the document rel inside dir (abs names it in its
+// record) without trusting what dir holds: search.OpenLocalFile follows no
+// symlink out of dir and opens only a regular file within the size limit,
+// checked before a byte is read. Unless unchanged says the opened file is
+// as it was, it is read and hashed through a size-limited reader; unless
+// same says the bytes are the ones indexed, they are parsed. All of it
+// runs under ctx and corpusFileTimeout: a panic in a parser is an error,
+// and a reader that does not return in time is left to finish on its own.
+func readFileSafely(ctx context.Context, dir, rel, abs string, unchanged func(fs.FileInfo) bool, same func(string) bool) (fileOutcome, error) {
+	fctx, cancel := context.WithTimeout(ctx, corpusFileTimeout)
+	defer cancel()
 	type result struct {
-		doc search.Document
-		rec search.Record
+		out fileOutcome
 		err error
 	}
 	ch := make(chan result, 1)
 	go func() {
+		var out fileOutcome
 		defer func() {
 			if p := recover(); p != nil {
-				ch <- result{err: fmt.Errorf("the reader failed on this file (%v)", p)}
+				ch <- result{out, fmt.Errorf("the reader failed on this file (%v)", p)}
 			}
 		}()
-		d, r, err := search.ReadLocalFile(path)
-		ch <- result{d, r, err}
+		err := readFile(fctx, dir, rel, abs, unchanged, same, &out)
+		ch <- result{out, err}
 	}()
-	t := time.NewTimer(corpusFileTimeout)
-	defer t.Stop()
 	select {
 	case r := <-ch:
-		return r.doc, r.rec, r.err
-	case <-t.C:
-		return search.Document{}, search.Record{}, fmt.Errorf("reading it took longer than %s", corpusFileTimeout)
-	case <-ctx.Done():
-		return search.Document{}, search.Record{}, ctx.Err()
+		if r.err != nil && ctx.Err() == nil && fctx.Err() != nil {
+			r.err = fmt.Errorf("reading it took longer than %s", corpusFileTimeout)
+		}
+		return r.out, r.err
+	case <-fctx.Done():
+		if err := ctx.Err(); err != nil {
+			return fileOutcome{}, err
+		}
+		return fileOutcome{stage: stageParse}, fmt.Errorf("reading it took longer than %s", corpusFileTimeout)
 	}
+}
+
+func readFile(ctx context.Context, dir, rel, abs string, unchanged func(fs.FileInfo) bool, same func(string) bool, out *fileOutcome) error {
+	if _, err := search.LocalKind(rel); err != nil {
+		out.stage = stageParse // a kind that is not read: said before any of it is
+		return err
+	}
+	f, info, err := search.OpenLocalFile(dir, rel)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	out.info = info
+	if unchanged != nil && unchanged(info) {
+		return nil
+	}
+	out.stage = stageRead
+	data, sum, err := search.ReadLocalData(ctx, f, info.Size())
+	if err != nil {
+		return err
+	}
+	out.sum = sum
+	if same != nil && same(sum) {
+		return nil
+	}
+	out.stage = stageParse
+	out.doc, out.rec, err = search.ParseLocalFile(abs, data, info.ModTime())
+	if err != nil {
+		return err
+	}
+	out.stage = stageDone
+	return nil
+}
+
+// refusedFile reports the errors of a file that search.OpenLocalFile or
+// ReadLocalData would not read: it is there, but it must not be read.
+func refusedFile(err error) bool {
+	for _, e := range []error{search.ErrPathEscapes, search.ErrOutsideFolder, search.ErrSymlinkLoop, search.ErrNotRegularFile, search.ErrFileTooLarge} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
 }
 
 // readAhead reads jobs on every core; each result arrives on its job's

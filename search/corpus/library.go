@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -38,6 +39,12 @@ type Library struct {
 	Origin string
 	// Version is the library's version (Zotero's), 0 when it has none.
 	Version int
+	// Folder is the library's own folder, which others may write to (a
+	// shared folder): an attachment in it is read only if no symlink
+	// leads it out of the folder. Empty: the folder of a library file
+	// (Origin, for bibtex, csljson and ris); a Zotero library has none of
+	// its own, each attachment staying in its folder (storage/<key>/).
+	Folder string
 	// Collections are every collection of the library, empty ones too.
 	Collections []string
 	Items       []bib.Item
@@ -121,6 +128,7 @@ func ImportLibrary(ctx context.Context, opt Options, lib Library) (Result, error
 	c := &corpusIngest{opt: opt, st: opt.Store, m: m, stats: &ingestStats{start: now}, queued: map[string][]string{}, lastCommit: now, lastSave: now}
 	seen := map[string]bool{}
 	var jobs []*corpusJob
+	folder := lib.folder()
 	for i := range lib.Items {
 		it := &lib.Items[i]
 		if it.ID == "" {
@@ -142,8 +150,9 @@ func ImportLibrary(ctx context.Context, opt Options, lib Library) (Result, error
 		}
 		j.item.file, j.item.skippedFiles = attachment(it.Files)
 		if j.item.file != "" {
-			if fi, err := os.Stat(j.item.file); err == nil {
-				j.size = fi.Size()
+			j.item.dir, j.item.rel, j.item.inLibrary, j.item.refused = attachmentPlace(folder, j.item.file)
+			if fi, err := os.Lstat(j.item.file); err == nil && fi.Mode().IsRegular() && j.item.refused == nil {
+				j.size = min(fi.Size(), search.MaxLocalFileBytes) // for the progress line only
 			}
 		}
 		c.stats.bytes.Add(j.size)
@@ -177,6 +186,68 @@ type itemJob struct {
 	old          *ItemEntry
 	file         string   // the attachment to read ("" none)
 	skippedFiles []string // attachments of a kind that is not read
+	// The attachment is read as rel inside dir (attachmentPlace), unless
+	// refused by its path alone.
+	dir, rel  string
+	inLibrary bool // dir is the library's folder
+	refused   error
+}
+
+// folder is the library's own folder, "" when it has none (Folder).
+func (l *Library) folder() string {
+	if l.Folder != "" {
+		return filepath.Clean(l.Folder)
+	}
+	switch l.Kind {
+	case "bibtex", "csljson", "ris":
+		if filepath.IsAbs(l.Origin) {
+			return filepath.Dir(l.Origin)
+		}
+	}
+	return ""
+}
+
+// attachmentPlace is where an attachment is opened (search.OpenLocalFile):
+// rel inside the library's folder when it is in it, so that no link leads
+// it out of the folder; else the file in the folder the library names for
+// it, which a link may not lead it out of either. Symlinks that stay
+// inside are followed (a shared folder of links to its own files reads as
+// before); refusing every link would also refuse those, and following
+// them all read /proc/self/environ. A path that climbs with ".." (bib
+// keeps a relative path's that leaves its file's folder) or is relative
+// is refused by itself.
+func attachmentPlace(folder, file string) (dir, rel string, inLibrary bool, refused error) {
+	for _, el := range strings.Split(filepath.ToSlash(file), "/") {
+		if el == ".." {
+			return "", "", folder != "", search.ErrPathEscapes
+		}
+	}
+	if !filepath.IsAbs(file) {
+		return "", "", false, errRelativePath
+	}
+	file = filepath.Clean(file)
+	if folder != "" {
+		if r, err := filepath.Rel(folder, file); err == nil && r != "." && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+			return folder, r, true, nil
+		}
+	}
+	return filepath.Dir(file), filepath.Base(file), false, nil
+}
+
+var errRelativePath = errors.New("named by a relative path, with no folder to find it in")
+
+// refusedReason says why an attachment was not read, for the import's
+// report: "attachment x.txt skipped: it is a symlink to outside the
+// library folder".
+func refusedReason(ij *itemJob, err error) string {
+	why := err.Error()
+	switch {
+	case errors.Is(err, search.ErrOutsideFolder) && ij.inLibrary:
+		why = "a symlink to outside the library folder"
+	case errors.Is(err, search.ErrPathEscapes) && ij.inLibrary:
+		why = `named by a path that climbs out of the library folder ("..")`
+	}
+	return "attachment " + filepath.Base(ij.file) + " skipped: it is " + why
 }
 
 func itemShown(it bib.Item) string {
@@ -324,16 +395,38 @@ func readLibraryItem(ctx context.Context, st Store, j *corpusJob, stats *ingestS
 	rec := itemRecord(ij.lib.Name, *ij.it, ij.file)
 	res := corpusResult{rec: rec, meta: meta}
 	res.file = ij.file
+	var out fileOutcome
 	if ij.file != "" {
-		info, err := os.Stat(ij.file)
-		if err != nil {
-			// Listed but not on this disk (a Zotero file not synced
-			// here): the abstract stands in, and the report says why.
-			res.reason = "its file is missing (" + plainErr(err) + "); read from its abstract"
+		err := ij.refused
+		if err == nil {
+			out, err = readFileSafely(ctx, ij.dir, ij.rel, ij.file,
+				func(info fs.FileInfo) bool {
+					return old != nil && old.File == ij.file && old.Size == info.Size() && old.ModTime.Equal(info.ModTime())
+				},
+				func(sum string) bool { return old != nil && old.SHA256 == sum })
+		}
+		switch {
+		case err == nil:
+		case ctx.Err() != nil:
+			return corpusResult{state: fileSkipped, reason: err.Error()}
+		case out.stage < stageParse:
+			// Not on this disk (a Zotero file not synced here), not to
+			// be read, or not readable: the abstract stands in, and the
+			// report says why. The import goes on.
+			switch {
+			case errors.Is(err, fs.ErrNotExist):
+				res.reason = "its file is missing (" + plainErr(err) + ")"
+			case refusedFile(err) || errors.Is(err, errRelativePath):
+				res.reason = refusedReason(ij, err)
+			default:
+				res.reason = "its file could not be read (" + plainErr(err) + ")"
+			}
+			res.reason += "; read from its abstract"
 			res.file = ""
-			res.rec = itemRecord(ij.lib.Name, *ij.it, "")
-		} else {
-			res.info = info
+			rec = itemRecord(ij.lib.Name, *ij.it, "")
+			res.rec = rec
+		default: // read, but no document could be made of it
+			return corpusResult{state: fileSkipped, reason: plainErr(err), dropOld: true}
 		}
 	}
 	if res.file == "" {
@@ -350,25 +443,19 @@ func readLibraryItem(ctx context.Context, st Store, j *corpusJob, stats *ingestS
 		res.state = fileRead
 		return res
 	}
-	info := res.info
-	if old != nil && old.File == res.file && old.Size == info.Size() && old.ModTime.Equal(info.ModTime()) {
+	res.info = out.info
+	switch out.stage {
+	case stageOpen: // the same size and time as when it was read
 		res.sum = old.SHA256
 		res.state = itemState(old.Meta == meta)
 		return res
-	}
-	sum, err := fileSHA256(res.file)
-	if err != nil {
-		return corpusResult{state: fileSkipped, reason: plainErr(err)}
-	}
-	res.sum = sum
-	if old != nil && old.SHA256 == sum {
+	case stageRead: // the same bytes
+		res.sum = out.sum
 		res.state = itemState(old.Meta == meta)
 		return res
 	}
-	doc, _, err := readLocalSafely(ctx, res.file)
-	if err != nil {
-		return corpusResult{state: fileSkipped, reason: err.Error(), dropOld: ctx.Err() == nil}
-	}
+	res.sum = out.sum
+	doc := out.doc
 	parts := search.ChunkPages(doc.Pages, search.ChunkOptions{TargetTokens: 500, OverlapTokens: 50})
 	res.chunks = toChunks(st, rec.Key, parts, doc.ContentType == "application/pdf")
 	res.doc = doc
@@ -416,7 +503,7 @@ func (c *corpusIngest) applyItem(j *corpusJob, r corpusResult) error {
 		}
 		return nil
 	case fileUnchanged:
-		c.file("unchanged", j.shown, "")
+		c.file("unchanged", j.shown, r.reason) // an attachment still not read says so each time
 		c.n.Unchanged++
 		e := c.m.Items[slot]
 		if c.emb != nil && e.EmbeddedWith != c.emb.model {
@@ -460,6 +547,9 @@ func (c *corpusIngest) applyItem(j *corpusJob, r corpusResult) error {
 			what := "its abstract, "
 			if strings.TrimSpace(ij.it.Abstract) == "" {
 				what = "its title only (no file, no abstract), "
+				if ij.file != "" {
+					what = "its title only (no abstract), "
+				}
 			}
 			p.detail = what + p.detail
 		} else if r.doc.ContentType == "application/pdf" {
