@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"regexp"
-	"strconv"
 	"strings"
 )
 
@@ -16,85 +15,217 @@ import (
 // disagree (a volume of 28 or "28", date parts of 2019 or "2019"). Bad
 // JSON is an error naming its line; an element that is not an item is
 // skipped, and the error names the first such element while the items
-// read are still returned.
+// read are still returned. An item whose names were cut at the cap is
+// named too (Read lists every problem; this joins them).
 func ReadCSLJSON(data []byte) ([]Item, error) {
+	items, errs := readCSLJSON(data)
+	if len(errs) == 1 {
+		return items, errs[0]
+	}
+	return items, errors.Join(errs...)
+}
+
+// readCSLJSON streams the file: arrays (names, keywords, date parts, the
+// items themselves) are read element by element and capped as they are
+// read, so a file of a million authors costs about its own size, not the
+// twenty times a decoded array of maps of raw values would.
+func readCSLJSON(data []byte) ([]Item, []error) {
 	if len(data) > MaxInput {
-		return nil, tooLarge("CSL-JSON", len(data))
+		return nil, []error{tooLarge("CSL-JSON", len(data))}
 	}
 	text := decodeInput(data)
 	trimmed := strings.TrimSpace(text)
 	if trimmed == "" {
 		return nil, nil
 	}
-	if trimmed[0] == '{' {
-		var obj map[string]json.RawMessage
-		if err := unmarshal(text, &obj); err != nil {
-			return nil, err
-		}
-		if list, ok := obj["items"]; ok && obj["type"] == nil && bytes.HasPrefix(bytes.TrimSpace(list), []byte("[")) {
-			return ReadCSLJSON(list) // {"items": [...]}, as some APIs wrap them
-		}
-		it := cslItem(obj)
-		it.Clean()
-		return []Item{it}, nil
+	if trimmed[0] != '[' && trimmed[0] != '{' {
+		return nil, []error{&ParseError{Format: "CSL-JSON", Line: 1, Msg: "expected an array of items ([...]) or one item ({...})"}}
 	}
-	if trimmed[0] != '[' {
-		return nil, &ParseError{Format: "CSL-JSON", Line: 1, Msg: "expected an array of items ([...]) or one item ({...})"}
-	}
-	dec := json.NewDecoder(strings.NewReader(text))
-	dec.UseNumber()
-	if _, err := dec.Token(); err != nil {
-		return nil, jsonError(text, dec.InputOffset(), err)
+	r := &cslReader{cslStream: newCSLStream(strings.NewReader(text)), src: text, lines: 1}
+	tok, err := r.dec.Token()
+	if err != nil {
+		return nil, []error{r.jsonError(err)}
 	}
 	var items []Item
-	var skipped error
-	for n := 1; dec.More(); n++ {
-		if len(items) == MaxItems {
-			return items, tooMany("CSL-JSON", lineOf(text, int(dec.InputOffset())))
-		}
-		start := dec.InputOffset()
-		var obj map[string]json.RawMessage
-		err := dec.Decode(&obj)
-		if err == nil && obj == nil {
-			err = &json.UnmarshalTypeError{Value: "null"}
+	if tok == json.Delim('[') {
+		items, err = r.items()
+		if err == nil {
+			err = r.end("array")
 		}
 		if err != nil {
-			var te *json.UnmarshalTypeError
-			if errors.As(err, &te) {
-				if skipped == nil {
-					skipped = &ParseError{Format: "CSL-JSON", Line: lineOf(text, int(start)+1), Msg: fmt.Sprintf("item %d is not an object, and was skipped", n)}
-				}
-				continue
-			}
-			return items, jsonError(text, dec.InputOffset(), err)
+			r.errs.add(err)
 		}
-		it := cslItem(obj)
-		it.Clean()
-		items = append(items, it)
+		return items, r.errs.result()
 	}
-	if _, err := dec.Token(); err != nil {
-		return items, jsonError(text, dec.InputOffset(), err)
+	o, err := r.object(true)
+	if err == nil {
+		err = r.end("item")
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return items, &ParseError{Format: "CSL-JSON", Line: lineOf(text, int(dec.InputOffset())), Msg: "not valid JSON: text after the end of the array"}
+	if err != nil {
+		return nil, []error{r.jsonError(err)} // as json.Unmarshal would: one object, all or nothing
 	}
-	return items, skipped
+	if o.items != nil && !o.hasType { // {"items": [...]}, as some APIs wrap them
+		return o.items, r.errs.result()
+	}
+	return []Item{r.toItem(o, 1)}, r.errs.result()
 }
 
-func unmarshal(text string, v any) error {
-	dec := json.NewDecoder(strings.NewReader(text))
-	dec.UseNumber()
-	if err := dec.Decode(v); err != nil {
-		return jsonError(text, dec.InputOffset(), err)
+// cslReader reads a CSL-JSON file: its items and the problems found.
+type cslReader struct {
+	cslStream
+	src            string // the file, for line numbers
+	errs           problems
+	lineOff, lines int // line counting, forward only
+}
+
+// items reads the elements of an array of items, its [ read; an element
+// that is not an object is skipped, and the first one named. Past
+// MaxItems the elements are skipped unread, and that is named once.
+func (r *cslReader) items() ([]Item, error) {
+	var items []Item
+	skipped, cut := false, false
+	for n := 1; r.dec.More(); n++ {
+		start := int(r.dec.InputOffset())
+		if len(items) == MaxItems {
+			if !cut {
+				cut = true
+				r.errs.add(tooMany("CSL-JSON", r.lineAt(start)))
+			}
+			if err := r.skip(); err != nil {
+				return items, r.jsonError(err)
+			}
+			continue
+		}
+		tok, err := r.dec.Token()
+		if err != nil {
+			return items, r.jsonError(err)
+		}
+		if tok == json.Delim('{') {
+			o, err := r.object(false)
+			if err != nil {
+				return items, r.jsonError(err)
+			}
+			items = append(items, r.toItem(o, start+1))
+			continue
+		}
+		if err := r.skipRest(tok); err != nil {
+			return items, r.jsonError(err)
+		}
+		if !skipped {
+			skipped = true
+			r.errs.add(&ParseError{Format: "CSL-JSON", Line: r.lineAt(start + 1), Msg: fmt.Sprintf("item %d is not an object, and was skipped", n)})
+		}
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return &ParseError{Format: "CSL-JSON", Line: lineOf(text, int(dec.InputOffset())), Msg: "not valid JSON: text after the end of the item"}
+	if _, err := r.dec.Token(); err != nil { // ]
+		return items, r.jsonError(err)
+	}
+	return items, nil
+}
+
+// end checks that nothing follows the top-level value.
+func (r *cslReader) end(what string) error {
+	if _, err := r.dec.Token(); err != io.EOF {
+		return &ParseError{Format: "CSL-JSON", Line: r.lineAt(int(r.dec.InputOffset())), Msg: "not valid JSON: text after the end of the " + what}
 	}
 	return nil
 }
 
+// cslObject is what an item says, each array already capped.
+type cslObject struct {
+	text                     map[string]string
+	authors, editors         []Name
+	authorCount, editorCount int // elements of the arrays, before the cap
+	year                     int
+	date                     string
+	tags                     []string
+	hasType                  bool
+	items                    []Item // the items of {"items": [...]}, at the top
+}
+
+// cslTextKeys are the keys read as text.
+var cslTextKeys = setOf("id", "citation-key", "type", "title", "container-title", "event-title", "volume", "issue",
+	"number", "page", "publisher", "DOI", "doi", "ISBN", "isbn", "ISSN", "issn", "URL", "url", "abstract", "language")
+
+// object reads an item, its { read. At the top, an "items" array is read
+// as the items it wraps.
+func (r *cslReader) object(top bool) (cslObject, error) {
+	o := cslObject{text: map[string]string{}}
+	for r.dec.More() {
+		tok, err := r.dec.Token()
+		if err != nil {
+			return o, err
+		}
+		key, _ := tok.(string)
+		switch {
+		case cslTextKeys[key]:
+			o.text[key], err = r.text()
+			o.hasType = o.hasType || key == "type"
+		case key == "author":
+			o.authors, o.authorCount, err = r.names()
+		case key == "editor":
+			o.editors, o.editorCount, err = r.names()
+		case key == "issued":
+			o.year, o.date, err = r.date()
+		case key == "keyword":
+			o.tags, err = r.keywords()
+		case key == "items" && top:
+			if tok, err = r.dec.Token(); err == nil {
+				if tok == json.Delim('[') {
+					o.items, err = r.items()
+					if o.items == nil && err == nil {
+						o.items = []Item{}
+					}
+				} else {
+					err = r.skipRest(tok)
+				}
+			}
+		default:
+			err = r.skip()
+		}
+		if err != nil {
+			return o, err
+		}
+	}
+	_, err := r.dec.Token() // }
+	return o, err
+}
+
+// toItem maps an item read at offset off, and names a list of names that
+// was cut.
+func (r *cslReader) toItem(o cslObject, off int) Item {
+	it := cslItem(o)
+	it.Clean()
+	for _, c := range []struct {
+		what  string
+		count int
+	}{{"authors", o.authorCount}, {"editors", o.editorCount}} {
+		if c.count > maxNames && !r.errs.full() {
+			r.errs.add(&ParseError{Format: "CSL-JSON", Line: r.lineAt(off), Key: it.ID,
+				Msg: fmt.Sprintf("only the first %d of its %d %s were kept", maxNames, c.count, c.what)})
+		}
+	}
+	return it
+}
+
+// lineAt is the 1-based line of offset off; offsets asked for only grow,
+// so counting is linear in the file.
+func (r *cslReader) lineAt(off int) int {
+	off = max(0, min(off, len(r.src)))
+	if off < r.lineOff {
+		r.lineOff, r.lines = 0, 1
+	}
+	r.lines += strings.Count(r.src[r.lineOff:off], "\n")
+	r.lineOff = off
+	return r.lines
+}
+
 // jsonError says where the JSON broke, as a line a person can go to.
-func jsonError(text string, offset int64, err error) error {
+func (r *cslReader) jsonError(err error) error {
+	var pe *ParseError
+	if errors.As(err, &pe) {
+		return err
+	}
+	offset := r.dec.InputOffset()
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
 		offset = se.Offset
@@ -103,18 +234,14 @@ func jsonError(text string, offset int64, err error) error {
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 		msg = "the file ends in the middle of the JSON"
 	}
-	return &ParseError{Format: "CSL-JSON", Line: lineOf(text, int(offset)), Msg: "not valid JSON: " + msg}
-}
-
-func lineOf(text string, offset int) int {
-	return strings.Count(text[:max(0, min(offset, len(text)))], "\n") + 1
+	return &ParseError{Format: "CSL-JSON", Line: r.lineAt(int(offset)), Msg: "not valid JSON: " + msg}
 }
 
 // cslItem maps one CSL-JSON item.
-func cslItem(obj map[string]json.RawMessage) Item {
+func cslItem(o cslObject) Item {
 	str := func(keys ...string) string {
 		for _, k := range keys {
-			if v := jsonString(obj[k]); v != "" {
+			if v := o.text[k]; v != "" {
 				return v
 			}
 		}
@@ -124,8 +251,8 @@ func cslItem(obj map[string]json.RawMessage) Item {
 		ID:        str("id", "citation-key"),
 		Type:      strings.ToLower(str("type")),
 		Title:     stripMarkup(str("title")),
-		Authors:   cslNames(obj["author"]),
-		Editors:   cslNames(obj["editor"]),
+		Authors:   o.authors,
+		Editors:   o.editors,
 		Venue:     stripMarkup(str("container-title", "event-title")),
 		Volume:    str("volume"),
 		Issue:     str("issue", "number"),
@@ -137,12 +264,9 @@ func cslItem(obj map[string]json.RawMessage) Item {
 		URL:       str("URL", "url"),
 		Abstract:  str("abstract"),
 		Language:  languageTag(str("language")),
-	}
-	it.Year, it.Date = cslDate(obj["issued"])
-	if kw := obj["keyword"]; len(kw) > 0 && kw[0] == '[' {
-		it.Tags = jsonStrings(kw)
-	} else {
-		it.Tags = splitList(jsonString(kw), ",;")
+		Year:      o.year,
+		Date:      o.date,
+		Tags:      o.tags,
 	}
 	return it
 }
@@ -156,119 +280,6 @@ func stripMarkup(s string) string {
 		return s
 	}
 	return cslMarkup.ReplaceAllString(s, "")
-}
-
-// jsonString reads a string, a number or the first string of an array
-// (container-title is an array in some exports) as text.
-func jsonString(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return ""
-	}
-	switch raw[0] {
-	case '"':
-		var s string
-		if json.Unmarshal(raw, &s) == nil {
-			return s
-		}
-	case '[':
-		if list := jsonStrings(raw); len(list) > 0 {
-			return list[0]
-		}
-	case 't', 'f', 'n', '{':
-		return ""
-	default:
-		return string(raw) // a number, as written
-	}
-	return ""
-}
-
-func jsonStrings(raw json.RawMessage) []string {
-	var list []json.RawMessage
-	if json.Unmarshal(raw, &list) != nil {
-		return nil
-	}
-	var out []string
-	for _, v := range list[:min(len(list), maxList)] {
-		if s := jsonString(v); s != "" {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-func cslNames(raw json.RawMessage) []Name {
-	var list []map[string]json.RawMessage
-	if len(raw) == 0 || json.Unmarshal(raw, &list) != nil {
-		return nil
-	}
-	var out []Name
-	for _, n := range list[:min(len(list), maxNames)] {
-		family := strings.Join(strings.Fields(strings.Join([]string{
-			jsonString(n["dropping-particle"]), jsonString(n["non-dropping-particle"]), jsonString(n["family"])}, " ")), " ")
-		name := Name{Family: family, Given: jsonString(n["given"]), Suffix: jsonString(n["suffix"]), Literal: jsonString(n["literal"])}
-		if name.Literal == "" && name.Family == "" && name.Given == "" {
-			name.Literal = jsonString(n["name"])
-		}
-		out = append(out, name)
-	}
-	return out
-}
-
-// cslDate reads issued: date-parts (of numbers or strings, a range as two
-// parts), or else raw, edtf or literal text.
-func cslDate(raw json.RawMessage) (int, string) {
-	if len(raw) == 0 {
-		return 0, ""
-	}
-	var d struct {
-		DateParts [][]json.RawMessage `json:"date-parts"`
-		Raw       json.RawMessage     `json:"raw"`
-		EDTF      json.RawMessage     `json:"edtf"`
-		Literal   json.RawMessage     `json:"literal"`
-	}
-	if json.Unmarshal(raw, &d) != nil {
-		s := jsonString(raw) // "issued": "2019-03-04"
-		return ParseDate(s)
-	}
-	var ends []string
-	year := 0
-	for _, parts := range d.DateParts[:min(len(d.DateParts), 2)] {
-		nums := make([]int, 0, 3)
-		for _, p := range parts[:min(len(parts), 3)] {
-			n, err := strconv.Atoi(strings.TrimSpace(jsonString(p)))
-			if err != nil {
-				break
-			}
-			nums = append(nums, n)
-		}
-		if len(nums) == 0 || nums[0] <= 0 || nums[0] > 9999 {
-			continue
-		}
-		s := yearString(nums[0])
-		if len(nums) > 1 && nums[1] >= 1 && nums[1] <= 12 {
-			s += "-" + twoDigits(nums[1])
-			if len(nums) > 2 && nums[2] >= 1 && nums[2] <= 31 {
-				s += "-" + twoDigits(nums[2])
-			}
-		}
-		if year == 0 {
-			year = nums[0]
-		}
-		ends = append(ends, s)
-	}
-	switch {
-	case len(ends) == 2 && ends[0] != ends[1]:
-		return year, ends[0] + "/" + ends[1]
-	case len(ends) > 0:
-		return year, ends[0]
-	}
-	for _, r := range []json.RawMessage{d.EDTF, d.Raw, d.Literal} {
-		if y, date := ParseDate(jsonString(r)); y > 0 {
-			return y, date
-		}
-	}
-	return 0, ""
 }
 
 // WriteCSLJSON writes items as indented CSL-JSON, the format citeproc,

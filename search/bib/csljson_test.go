@@ -164,3 +164,14 @@ func TestCleanDOI(t *testing.T) {
 		}
 	}
 }
+
+// One broken object alone is an error naming its line, whatever part of
+// it is broken.
+func TestCSLJSONObjectErrors(t *testing.T) {
+	for _, in := range []string{"{\"id\": \"a\",\n \"author\": [{\"family\": }]}", "{\"id\": \"a\",\n \"title\": x}", "{\"items\": [{\"id\": 1},\n{]}"} {
+		items, err := ReadCSLJSON([]byte(in))
+		if items != nil || err == nil || !strings.Contains(err.Error(), "CSL-JSON line 2: not valid JSON") {
+			t.Errorf("ReadCSLJSON(%q) = %v, %v", in, items, err)
+		}
+	}
+}

@@ -26,11 +26,7 @@ func Read(name string, data []byte) ([]Item, []error) {
 	case "bibtex":
 		return ReadBibTeX(data, dir)
 	case "csljson":
-		items, err := ReadCSLJSON(data)
-		if err != nil {
-			return items, []error{err}
-		}
-		return items, nil
+		return readCSLJSON(data)
 	case "ris":
 		items, errs := ReadRIS(data)
 		for i := range items {
