@@ -629,6 +629,20 @@ func (m *rootModel) start(opt pipeline.Options, form bool) tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
+// decidedNotice says what the run does next after a decision: a plan goes
+// on to the searches, a review to the revision or the final report.
+func decidedNotice(planReview bool, d pipeline.Decision) string {
+	switch {
+	case planReview && d.Plan != nil:
+		return "running the plan as you edited it…"
+	case planReview:
+		return "running the plan…"
+	case d.Approve:
+		return "revising with the accepted requests…"
+	}
+	return "finalising the draft…"
+}
+
 // do turns a dialog's action into Cmds.
 func (m *rootModel) do(a action) tea.Cmd {
 	switch a := a.(type) {
@@ -640,12 +654,9 @@ func (m *rootModel) do(a action) tea.Cmd {
 			m.setNotice("that run is no longer live; resume it from the sessions list", true)
 			return nil
 		}
+		planReview := rs.review != nil && rs.review.Plan != nil
 		rs.review = nil
-		if a.d.Approve {
-			m.setNotice("revising with the accepted requests…", false)
-		} else {
-			m.setNotice("finalising the draft…", false)
-		}
+		m.setNotice(decidedNotice(planReview, a.d), false)
 		return decideCmd(rs.h, a.d)
 	case actLater:
 		m.setNotice("review left for later — the session waits as awaiting review", false)

@@ -101,6 +101,11 @@ func TestPlanDialogGoAndLater(t *testing.T) {
 	if ds := decisionsOf(r2); len(ds) != 1 || !ds[0].Approve || ds[0].Plan != nil {
 		t.Fatalf("a: decisions %+v", ds)
 	}
+	// The status line says what comes next: the plan runs, nothing is
+	// being revised yet (issue 36 #5).
+	if out := m2.render(); !strings.Contains(out, "running the plan") || strings.Contains(out, "revising") {
+		t.Errorf("after approving the plan the screen says:\n%s", out)
+	}
 }
 
 func decisionsOf(r *fakeRun) []pipeline.Decision {
