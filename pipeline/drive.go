@@ -47,7 +47,7 @@ func Drive(ctx context.Context, r *Run, on func(Event), decide func(context.Cont
 				switch {
 				case errors.Is(context.Cause(rctx), ErrDecidedElsewhere):
 				case err != nil:
-					r.Cancel()
+					r.Suspend() // no answer (stdin closed, the asker gone): the review waits for a resume
 				default:
 					_ = r.Decide(d) // ErrNoPendingReview if it was settled meanwhile
 				}

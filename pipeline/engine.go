@@ -67,7 +67,7 @@ var ErrNoPendingReview = errors.New("no review is waiting for a decision")
 type Run struct {
 	id     string
 	em     *emitter
-	cancel context.CancelFunc
+	cancel context.CancelCauseFunc
 	done   chan struct{}
 
 	mu       sync.Mutex
@@ -87,8 +87,18 @@ func (r *Run) ID() string { return r.id }
 // Events is the run's event channel; it is closed when the run ends.
 func (r *Run) Events() <-chan Event { return r.em.out }
 
-// Cancel stops the run; what finished stays checkpointed.
-func (r *Run) Cancel() { r.cancel() }
+// Cancel stops the run because the person asked: what finished stays
+// checkpointed, and a review waiting for its decision is dropped (the
+// session ends cancelled, and a resume reviews again).
+func (r *Run) Cancel() { r.cancel(errCancelledByPerson) }
+
+// Suspend stops the run because the program is leaving (quit, a client
+// gone): like Cancel, except that a review waiting for its decision stays
+// waiting, so the session is awaiting review and a resume asks again.
+func (r *Run) Suspend() { r.cancel(nil) }
+
+// errCancelledByPerson is the cause of a run's end by Cancel.
+var errCancelledByPerson = errors.New("cancelled")
 
 // Done is closed when the run has ended and its session is saved.
 func (r *Run) Done() <-chan struct{} { return r.done }
@@ -222,7 +232,7 @@ func (e *Engine) launch(parent context.Context, sess store.Session, opt Options,
 
 // launchWith starts a run; fu, when set, makes it a follow-up (followup.go).
 func (e *Engine) launchWith(parent context.Context, sess store.Session, opt Options, decision *Decision, lastSeq int64, fu *followUp) (*Run, error) {
-	ctx, cancel := context.WithCancel(parent)
+	ctx, cancel := context.WithCancelCause(parent)
 	r := &Run{
 		id:       sess.ID,
 		cancel:   cancel,
@@ -259,7 +269,7 @@ func (e *Engine) launchWith(parent context.Context, sess store.Session, opt Opti
 	}
 	e.attach(r)
 	go func() {
-		defer cancel()
+		defer cancel(nil)
 		s, err := o.execute(ctx)
 		r.session, r.err = s, err
 		r.em.close()

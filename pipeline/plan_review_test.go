@@ -2,6 +2,7 @@ package pipeline_test
 
 import (
 	"context"
+	"errors"
 	"net/url"
 	"strings"
 	"testing"
@@ -158,5 +159,31 @@ func TestPlanReviewWaitsAcrossAResume(t *testing.T) {
 	rep, _ := pipeline.LoadReport(env.Store, sess.ID)
 	if rep.PlanReview == nil || !rep.PlanReview.AsWritten {
 		t.Errorf("plan review recorded as %+v, want approved as written", rep.PlanReview)
+	}
+}
+
+// The person cancels the run while its plan waits (c, y in the TUI;
+// cancel_session): the session ends cancelled, with no review left
+// pending, unlike a program that stops while waiting (issue 36 #8).
+func TestCancelWhilePlanWaitsEndsCancelled(t *testing.T) {
+	env := pipelinetest.NewEnv(t, &pipelinetest.Script{RevisionRounds: 0}, "")
+	opt := env.Options(question)
+	opt.ReviewPlan = pipeline.ReviewAsk
+	r, err := env.Engine.Start(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	drive(t, r, func(*pipeline.ReviewRequest) *pipeline.Decision { r.Cancel(); return nil })
+	sess, err := r.Wait()
+	if !errors.Is(err, context.Canceled) || sess.Status != store.StatusCancelled || len(sess.PendingReview) != 0 {
+		t.Fatalf("cancelled at the plan: status %q, pending %d, err %v; want cancelled, none pending", sess.Status, len(sess.PendingReview), err)
+	}
+	r2, err := env.Engine.Resume(context.Background(), sess.ID, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	drive(t, r2, func(*pipeline.ReviewRequest) *pipeline.Decision { return &pipeline.Decision{Approve: true} })
+	if sess, err := r2.Wait(); err != nil || sess.Status != store.StatusCompleted {
+		t.Fatalf("resumed after the cancel: %q %v", sess.Status, err)
 	}
 }

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -301,6 +302,9 @@ func (o *orchestrator) gate(ctx context.Context, rv ReviewRequest) (Decision, er
 		r.mu.Lock()
 		r.pending = nil
 		r.mu.Unlock()
+		if errors.Is(context.Cause(ctx), errCancelledByPerson) {
+			return Decision{}, ctx.Err() // the person cancelled the run, not the program its wait
+		}
 		return Decision{}, errSuspended
 	}
 }

@@ -295,7 +295,11 @@ func shutdownRuns(all []runHandle, timeout time.Duration) {
 		go drainEvents(r.Events())
 	}
 	for _, r := range runs {
-		r.Cancel()
+		if s, ok := r.(interface{ Suspend() }); ok {
+			s.Suspend() // leaving: a review waiting for its decision stays waiting
+		} else {
+			r.Cancel()
+		}
 	}
 	for _, r := range runs {
 		select {
