@@ -21,6 +21,9 @@ type SessionDetail struct {
 	Sources []pipeline.CitedSource    `json:"sources"`
 	Metrics *pipeline.CitationMetrics `json:"citations,omitempty"`
 	Reviews []pipeline.ReviewRequest  `json:"reviews,omitempty"`
+	// Decisions: the person's (or the policy's) answer to each review
+	// round, in the order of Reviews, with the note typed for the writer.
+	Decisions []pipeline.Decision `json:"decisions,omitempty"`
 	// Funnel: candidates found, read, analysed, cited.
 	Funnel *pipeline.Funnel `json:"funnel,omitempty"`
 	// Flow: the PRISMA 2020 flow's counts (runs that recorded them).
@@ -59,6 +62,10 @@ func LoadDetail(st store.Reader, id string) (SessionDetail, error) {
 	if rep, err := pipeline.LoadReport(st, s.ID); err == nil {
 		d.Sources, d.Metrics, d.Reviews, d.Funnel, d.Rounds = rep.Sources, &rep.Metrics, rep.Reviews, &rep.Funnel, rep.Rounds
 		d.Support, d.Repairs, d.Flow, d.PlanReview = rep.Support, rep.Repairs, rep.Flow, rep.PlanReview
+		d.Decisions = rep.Decisions
+	}
+	if d.Decisions == nil {
+		d.Decisions = decisionCheckpoints(st, s.ID) // an unfinished run: its report does not exist yet
 	}
 	if cs, err := pipeline.LoadCandidates(st, s.ID); err == nil && cs != nil {
 		d.Candidates = cs
@@ -196,4 +203,21 @@ func ReportVersion(st store.Reader, latest pipeline.Report, n int) (pipeline.Rep
 		return rep, nil
 	}
 	return pipeline.Report{}, fmt.Errorf("session %s has no version %d (it has %d)", latest.SessionID, n, len(vs))
+}
+
+// decisionCheckpoints are the review decisions a run recorded so far
+// (checkpoints decision/1, decision/2, …).
+func decisionCheckpoints(st store.Reader, id string) []pipeline.Decision {
+	var out []pipeline.Decision
+	for round := 1; ; round++ {
+		raw, ok, err := st.Checkpoint(id, fmt.Sprintf("decision/%d", round))
+		if err != nil || !ok {
+			return out
+		}
+		var d pipeline.Decision
+		if json.Unmarshal(raw, &d) != nil {
+			return out
+		}
+		out = append(out, d)
+	}
 }

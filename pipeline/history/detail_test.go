@@ -2,8 +2,10 @@ package history
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/researchtui/researchtui/pipeline"
@@ -33,5 +35,37 @@ func TestDetailOfAnUnfinishedRunHasItsPlanReview(t *testing.T) {
 	}
 	if d.PlanReview == nil || !slices.Equal(d.PlanReview.Deleted, []string{"q2"}) || !slices.Equal(d.PlanReview.Added, []string{"What else?"}) {
 		t.Errorf("plan review of an unfinished run: %+v", d.PlanReview)
+	}
+}
+
+// The note a person typed with a review decision is kept with it and
+// shown, for a finished run (its report) and an unfinished one (the
+// decision checkpoints) alike (issue 36 #4).
+func TestDetailKeepsTheReviewNote(t *testing.T) {
+	st, err := store.Open(filepath.Join(t.TempDir(), "d.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	sess := &store.Session{Question: "Why?", Status: store.StatusCancelled}
+	if err := st.CreateSession(sess); err != nil {
+		t.Fatal(err)
+	}
+	for i, d := range []pipeline.Decision{{Approve: true, Accepted: []string{"r1"}, Note: "shorten the background"}, {Approve: false}} {
+		raw, _ := json.Marshal(d)
+		if err := st.PutCheckpoint(sess.ID, fmt.Sprintf("decision/%d", i+1), raw); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d, err := LoadDetail(st, sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Decisions) != 2 || d.Decisions[0].Note != "shorten the background" || d.Decisions[1].Approve {
+		t.Fatalf("decisions of an unfinished run: %+v", d.Decisions)
+	}
+	out, _ := json.Marshal(d)
+	if !strings.Contains(string(out), `"note":"shorten the background"`) {
+		t.Errorf("sessions show --json lacks the note: %s", out)
 	}
 }

@@ -110,6 +110,9 @@ func sessionsShow() *cobra.Command {
 						fmt.Fprintf(out, "          ~ edited: %s\n", sanitize(q))
 					}
 				}
+				for i, dec := range d.Decisions {
+					fmt.Fprintf(out, "%-9s round %d: %s\n", map[bool]string{true: "reviews", false: ""}[i == 0], i+1, sanitize(decisionLine(d, i, dec)))
+				}
 				if f := d.Flow; f != nil {
 					fmt.Fprintf(out, "prisma    %d identified, %d duplicates, %d screened, %d excluded, %d sought, %d not retrieved, %d assessed, %d included\n",
 						f.Identified, f.Duplicates, f.Screened, f.Excluded, f.Sought, f.NotRetrieved, f.Assessed, f.Included)
@@ -232,4 +235,25 @@ func sessionsTrace() *cobra.Command {
 	cmd.Flags().BoolVar(&asJSON, "json", false, "the timeline as JSON")
 	cmd.Flags().IntVar(&width, "width", 100, "columns to draw in")
 	return cmd
+}
+
+// decisionLine is what the person decided on review round i, with the
+// note they typed for the writer.
+func decisionLine(d history.SessionDetail, i int, dec pipeline.Decision) string {
+	line := "revisions rejected"
+	if dec.Approve {
+		line = "approved"
+		if i < len(d.Reviews) {
+			asked := len(d.Reviews[i].Requests)
+			taken := asked
+			if len(dec.Accepted) > 0 {
+				taken = len(dec.Accepted)
+			}
+			line = fmt.Sprintf("%d of %s accepted", taken, search.Plural(asked, "request", "requests"))
+		}
+	}
+	if note := strings.TrimSpace(dec.Note); note != "" {
+		line += fmt.Sprintf("; note: %q", oneLineText(note))
+	}
+	return line
 }
