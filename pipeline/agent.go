@@ -136,7 +136,13 @@ func (a *agentCall) warn(format string, args ...any) {
 }
 
 // finish closes the agent with a one-line summary.
-func (a *agentCall) finish(summary string) {
+func (a *agentCall) finish(summary string) { a.end(summary, "") }
+
+// fail closes the agent that could not do its work: shown as failed (✗),
+// not as done beside the stage it failed.
+func (a *agentCall) fail() { a.end("failed", "failed") }
+
+func (a *agentCall) end(summary, status string) {
 	u := UsageTotals{
 		PromptTokens:     a.usage.PromptTokens,
 		CompletionTokens: a.usage.CompletionTokens,
@@ -144,7 +150,7 @@ func (a *agentCall) finish(summary string) {
 		CostUSD:          llm.Cost(a.o.opt.Model, a.usage),
 		TokensPerSecond:  a.usage.TokensPerSecond(),
 	}
-	a.o.emit(Event{Type: AgentFinished, Stage: a.stage, Agent: a.name, Message: summary, Usage: &u, Elapsed: time.Since(a.start)})
+	a.o.emit(Event{Type: AgentFinished, Stage: a.stage, Agent: a.name, Status: status, Message: summary, Usage: &u, Elapsed: time.Since(a.start)})
 }
 
 // chat runs a free-text call (writer). Errors other than fatal ones are

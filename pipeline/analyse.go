@@ -510,7 +510,7 @@ func (f *flow) analyse(ctx context.Context, rs readySource) error {
 		an, failed, err = o.analyseOne(ctx, a, rs.rec, evidence, rs.full)
 		release()
 		if err != nil {
-			a.finish("failed")
+			a.fail()
 			return err
 		}
 		if f.breaker.record(failed) {

@@ -156,7 +156,7 @@ func (f *flow) runShortBatch(ctx context.Context, batch []*shortJob) []shortOutc
 		analysed, failed, err = o.analyseSeveral(ctx, a, batch)
 	}
 	if err != nil {
-		a.finish("failed")
+		a.fail()
 		for i := range outs {
 			outs[i].err = err
 		}

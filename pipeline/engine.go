@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -22,6 +23,10 @@ type Engine struct {
 	LLM   llm.Backend
 	// Sources are the sources that can be searched, by name (arxiv, ...).
 	Sources map[string]search.Source
+	// SourcesOff are the known sources this process cannot search, each
+	// with what it needs ("needs MP_API_KEY …"), so that a person who asks
+	// for one is told why it is not searched instead of meeting silence.
+	SourcesOff map[string]string
 	// Fetcher reads full text; nil means runs use abstracts only.
 	Fetcher *search.Fetcher
 	// Workers bounds parallel searches inside a stage. 0 means 3.
@@ -388,4 +393,22 @@ func (e *Engine) PullModel(ctx context.Context, model string, progress func(Pull
 		return fmt.Errorf("this model backend cannot download models; install %s on the server", model)
 	}
 	return p.Pull(ctx, model, progress)
+}
+
+// SourcesNotSearched says, for each requested source this process cannot
+// search, why: "web (no engine: set …)"; empty when all can be searched.
+func (e *Engine) SourcesNotSearched(requested []string) []string {
+	var out []string
+	for _, name := range requested {
+		name = strings.ToLower(strings.TrimSpace(name))
+		if _, ok := e.Sources[name]; ok || name == "" {
+			continue
+		}
+		why := e.SourcesOff[name]
+		if why == "" {
+			why = "not set up in this researchtui"
+		}
+		out = append(out, name+" ("+why+")")
+	}
+	return out
 }

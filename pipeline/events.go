@@ -95,7 +95,7 @@ type Event struct {
 	Usage    *UsageTotals   `json:"usage,omitempty"` // run totals (UsageUpdated) or one agent's (AgentFinished)
 	Review   *ReviewRequest `json:"review,omitempty"`
 	Decision *Decision      `json:"decision,omitempty"`
-	Status   string         `json:"status,omitempty"` // session status after RunFinished/Failed/Cancelled/Suspended
+	Status   string         `json:"status,omitempty"` // session status after RunFinished/Failed/Cancelled/Suspended; "failed" on an AgentFinished that failed
 	Elapsed  time.Duration  `json:"elapsed_ns,omitempty"`
 	Call     *Call          `json:"call,omitempty"` // ModelCalled, SourceSearched
 }

@@ -343,7 +343,7 @@ func (o *orchestrator) coverage(ctx context.Context) (Reflection, error) {
 	}
 	r, _, err = structured(ctx, a, req, o.validReflection, fallback)
 	if fatal(ctx, err) {
-		a.finish("failed")
+		a.fail()
 		return r, err
 	}
 	a.usage = a.usage.Add(qa.usage)
@@ -438,7 +438,7 @@ func (o *orchestrator) writeSection(ctx context.Context) (string, error) {
 	}
 	resp, err := a.chat(ctx, req)
 	if fatal(ctx, err) {
-		a.finish("failed")
+		a.fail()
 		return "", err
 	}
 	text := strings.TrimSpace(o.withFindings(a, search.StripControls(stripThink(resp.Content))))

@@ -116,7 +116,7 @@ func (o *orchestrator) stagePlan(ctx context.Context) error {
 	fallback := func() Plan { return fallbackPlan(o.opt.Question) }
 	p, info, err := structured(ctx, a, req, validatePlan, fallback)
 	if fatal(ctx, err) {
-		a.finish("failed")
+		a.fail()
 		return err
 	}
 	o.budgetWarn(StagePlan, err)

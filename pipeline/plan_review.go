@@ -182,6 +182,9 @@ func (o *orchestrator) applyPlanEdit(ctx context.Context, p Plan, e *PlanEdit) (
 			sources = append(sources, s)
 		}
 	}
+	if off := o.engine.SourcesNotSearched(e.Sources); len(off) > 0 {
+		o.warn(StagePlan, "planner", "not searched: %s", strings.Join(off, "; "))
+	}
 	if len(sources) == 0 {
 		o.warn(StagePlan, "planner", "the edited plan searches no source this researchtui has; the planner's sources are kept")
 		sources = p.Sources
@@ -254,7 +257,7 @@ func (o *orchestrator) queriesFor(ctx context.Context, sqs []SubQuestion, idx []
 	}
 	ans, info, err := structured(ctx, a, req, valid, func() answer { return answer{} })
 	if fatal(ctx, err) {
-		a.finish("failed")
+		a.fail()
 		return err
 	}
 	for n, i := range idx {

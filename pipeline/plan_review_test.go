@@ -187,3 +187,28 @@ func TestCancelWhilePlanWaitsEndsCancelled(t *testing.T) {
 		t.Fatalf("resumed after the cancel: %q %v", sess.Status, err)
 	}
 }
+
+// The model backend is gone when the planner is asked: the planner is
+// reported failed beside its failed stage, not done (issue 36 #7: "✓
+// planner" under "✗ plan").
+func TestPlannerThatCannotReachTheModelIsFailed(t *testing.T) {
+	env := pipelinetest.NewEnv(t, &pipelinetest.Script{}, "")
+	env.Ollama.Close()
+	r, err := env.Engine.Start(context.Background(), env.Options(question))
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := drive(t, r, func(*pipeline.ReviewRequest) *pipeline.Decision { return &pipeline.Decision{Approve: true} })
+	found := false
+	for _, ev := range evs {
+		if ev.Type == pipeline.AgentFinished && ev.Agent == "planner" {
+			found = true
+			if ev.Status != "failed" {
+				t.Errorf("the planner that could not reach the model finished as %q", ev.Status)
+			}
+		}
+	}
+	if !found {
+		t.Fatal("no planner finished")
+	}
+}

@@ -117,7 +117,7 @@ func (o *orchestrator) reflect(ctx context.Context, round int, f *flow) (Reflect
 	fallback := func() Reflection { return f.reflectByCounts(sources) }
 	r, info, err := structured(ctx, a, req, o.validReflection, fallback)
 	if fatal(ctx, err) {
-		a.finish("failed")
+		a.fail()
 		return r, err
 	}
 	o.budgetWarn(StageResearch, err)

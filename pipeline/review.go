@@ -178,7 +178,7 @@ func (o *orchestrator) review(ctx context.Context, round int, draft string) (Rev
 	}
 	v, info, err := structured(ctx, a, req, validate, fallback)
 	if fatal(ctx, err) {
-		a.finish("failed")
+		a.fail()
 		return ReviewRequest{}, err
 	}
 	o.budgetWarn(StageReview, err)

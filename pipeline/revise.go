@@ -131,7 +131,7 @@ func (o *orchestrator) readAndAnalyse(ctx context.Context, a *agentCall, r searc
 	analyst := o.startAgent(StageAnalyse, "analyst (revision)", truncateRunes(r.Title, 70))
 	an, _, err := o.analyseOne(ctx, analyst, r, o.sourceEvidence(r, chunks, queryVecs), full)
 	if err != nil {
-		analyst.finish("failed")
+		analyst.fail()
 		return Analysis{}, err
 	}
 	analyst.finish(fmt.Sprintf("confidence %.2f", an.Confidence))

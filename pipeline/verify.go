@@ -211,7 +211,7 @@ func (o *orchestrator) verifyDraft(ctx context.Context, round int, draft string)
 	if len(ask) > 0 {
 		if mode == VerifyFull && !o.meter.exhausted() {
 			if err := o.judgeByModel(ctx, a, round, ix, spans, checks, ask); err != nil {
-				a.finish("failed")
+				a.fail()
 				return draft, err
 			}
 		}

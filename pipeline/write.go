@@ -161,7 +161,7 @@ func (o *orchestrator) writeDraft(ctx context.Context, round int, prior string, 
 	for attempt := 0; attempt < 2; attempt++ {
 		resp, err := a.chat(ctx, req)
 		if fatal(ctx, err) {
-			a.finish("failed")
+			a.fail()
 			return "", err
 		}
 		if err == nil {

@@ -53,14 +53,15 @@ type newRunDialog struct {
 	plan     int
 	verify   int
 	sources  map[string]bool
+	off      map[string]string // sources this researchtui cannot search, with what each needs
 	srcCur   int
 	library  libraryRow
 	focus    int
 	err      string
 }
 
-func newNewRunDialog(st *themes.Styles, defaults pipeline.Options, initial string) (*newRunDialog, tea.Cmd) {
-	d := &newRunDialog{base: defaults, sources: map[string]bool{}, library: libraryRow{ticked: map[string]bool{}}}
+func newNewRunDialog(st *themes.Styles, defaults pipeline.Options, initial string, off map[string]string) (*newRunDialog, tea.Cmd) {
+	d := &newRunDialog{base: defaults, sources: map[string]bool{}, off: off, library: libraryRow{ticked: map[string]bool{}}}
 	for _, c := range defaults.Collections {
 		d.library.ticked[c] = true
 	}
@@ -97,7 +98,7 @@ func newNewRunDialog(st *themes.Styles, defaults pipeline.Options, initial strin
 	// planner routes by intent); configured sources start ticked.
 	if !defaults.AutoSources {
 		for _, s := range defaults.Sources {
-			d.sources[s] = true
+			d.sources[s] = off[s] == "" // one that cannot be searched here starts unticked
 		}
 	}
 	return d, d.question.Focus()
@@ -192,8 +193,8 @@ func (d *newRunDialog) handle(msg tea.KeyPressMsg, _ time.Time) (action, bool, t
 	case fieldVerify:
 		d.verify = cycle(d.verify, len(verifyModes), msg.String())
 	case fieldSources:
-		if toggleSourceRow(d.sources, &d.srcCur, msg.String()) {
-			d.err = ""
+		if changed, refused := toggleSourceRow(d.sources, d.off, &d.srcCur, msg.String()); changed || refused != "" {
+			d.err = refused
 		}
 	case fieldLibrary:
 		d.library.handle(msg.String())
@@ -233,12 +234,11 @@ func (d *newRunDialog) view(st *themes.Styles, w, _ int) string {
 	rowW := 0
 	first := true
 	for i, s := range pipeline.KnownSources {
-		box := "[ ]"
-		if d.sources[s] {
-			box = "[x]"
-		}
-		item := box + " " + s
+		item := sourceBox(d.sources[s], d.off[s]) + " " + s
 		style := st.Text
+		if d.off[s] != "" {
+			style = st.Muted
+		}
 		if d.focus == fieldSources && i == d.srcCur {
 			style = st.Selected
 		}

@@ -23,7 +23,8 @@ type planDialog struct {
 	plan    pipeline.Plan
 	rows    []planRow
 	sources map[string]bool
-	cursor  int // a row, or len(rows): the sources line
+	off     map[string]string // sources this researchtui cannot search, with what each needs
+	cursor  int               // a row, or len(rows): the sources line
 	srcCur  int
 	opened  time.Time
 	armed   time.Time
@@ -51,8 +52,8 @@ const (
 	editAdd
 )
 
-func newPlanDialog(id string, p pipeline.Plan, now time.Time, st *themes.Styles) *planDialog {
-	d := &planDialog{id: id, plan: p, sources: map[string]bool{}, opened: now, armed: now.Add(reviewGrace)}
+func newPlanDialog(id string, p pipeline.Plan, now time.Time, st *themes.Styles, off map[string]string) *planDialog {
+	d := &planDialog{id: id, plan: p, sources: map[string]bool{}, off: off, opened: now, armed: now.Add(reviewGrace)}
 	for _, sq := range p.SubQuestions {
 		d.rows = append(d.rows, planRow{id: sq.ID, question: sq.Question, queries: sq.Queries.List()})
 	}
@@ -130,7 +131,7 @@ func (d *planDialog) handle(msg tea.KeyPressMsg, now time.Time) (action, bool, t
 	case key.Matches(msg, planK.Add):
 		return d.startInput(editAdd, "")
 	case !onRow:
-		toggleSourceRow(d.sources, &d.srcCur, msg.String())
+		_, d.err = toggleSourceRow(d.sources, d.off, &d.srcCur, msg.String())
 	case key.Matches(msg, planK.Edit):
 		return d.startInput(editQuestion, d.rows[d.cursor].question)
 	case key.Matches(msg, planK.Queries):
@@ -147,8 +148,10 @@ func (d *planDialog) handle(msg tea.KeyPressMsg, now time.Time) (action, bool, t
 }
 
 // toggleSourceRow moves along a row of sources (←/→) and ticks the one under
-// the cursor (space, x); it says whether a tick changed.
-func toggleSourceRow(sources map[string]bool, cur *int, k string) bool {
+// the cursor (space, x); it says whether a tick changed, or why a source
+// that this researchtui cannot search (off, with what it needs) cannot be
+// ticked.
+func toggleSourceRow(sources map[string]bool, off map[string]string, cur *int, k string) (changed bool, refused string) {
 	n := len(pipeline.KnownSources)
 	switch k {
 	case "left", "h":
@@ -157,10 +160,25 @@ func toggleSourceRow(sources map[string]bool, cur *int, k string) bool {
 		*cur = (*cur + 1) % n
 	case "space", "x":
 		s := pipeline.KnownSources[*cur]
+		if why := off[s]; why != "" && !sources[s] {
+			return false, s + " is off: " + why
+		}
 		sources[s] = !sources[s]
-		return true
+		return true, ""
 	}
-	return false
+	return false, ""
+}
+
+// sourceBox is a source's tick box: "[-]" for one that cannot be searched
+// here (doctor says why), shown unticked.
+func sourceBox(ticked bool, off string) string {
+	switch {
+	case off != "" && !ticked:
+		return "[-]"
+	case ticked:
+		return "[x]"
+	}
+	return "[ ]"
 }
 
 func (d *planDialog) startInput(e planEdit, value string) (action, bool, tea.Cmd) {
@@ -276,11 +294,11 @@ func (d *planDialog) sourcesLine(st *themes.Styles, inner int) string {
 	}
 	var items []string
 	for i, s := range pipeline.KnownSources {
-		box := "[ ]"
-		if d.sources[s] {
-			box = "[x]"
-		}
+		box := sourceBox(d.sources[s], d.off[s])
 		style := st.Text
+		if d.off[s] != "" {
+			style = st.Muted
+		}
 		if d.cursor == len(d.rows) && i == d.srcCur {
 			style = st.Selected
 		}

@@ -3,6 +3,7 @@ package ui
 import (
 	"bytes"
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -161,5 +162,31 @@ func TestQuitDuringReview(t *testing.T) {
 	sess, err = env.Store.Session(id)
 	if err != nil || sess.Status != store.StatusCompleted {
 		t.Fatalf("after deciding from the list: %q %v", sess.Status, err)
+	}
+}
+
+// The backend went away after the TUI started: typing a question does not
+// make a failed session; the screen says what is wrong and the question
+// stays on the line (issue 36 #7, as headless refuses with exit 3).
+func TestStartChecksTheBackendFirst(t *testing.T) {
+	env := pipelinetest.NewEnv(t, &pipelinetest.Script{}, t.TempDir())
+	cfg := Config{Store: env.Store, Engine: env.Engine, Defaults: env.Options(""), DataDir: t.TempDir(), Theme: "dark"}
+	svc := liveServices{st: env.Store, eng: env.Engine, check: func(context.Context, ...string) error {
+		return errors.New("cannot reach Ollama at http://127.0.0.1:11434: start it with `ollama serve`")
+	}}
+	dark := true
+	m := newModel(t.Context(), cfg, svc, options{noColor: true, darkBG: &dark})
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	typeText(t, m, flowQuestion)
+	press(t, m, "enter")
+	if sessions, _ := env.Store.ListSessions(); len(sessions) != 0 {
+		t.Errorf("a run was recorded against a backend that is down: %+v", sessions[0])
+	}
+	out := m.render()
+	if !strings.Contains(out, "ollama serve") || m.screen == screenRun {
+		t.Errorf("the screen does not say the backend is down (screen %v):\n%s", m.screen, out)
+	}
+	if strings.TrimSpace(m.sessions.line.Value()) != flowQuestion {
+		t.Errorf("the question was lost: %q", m.sessions.line.Value())
 	}
 }

@@ -810,3 +810,60 @@ func TestLongPasteIsCutWithANotice(t *testing.T) {
 		t.Errorf("a short paste: notice %q", m.notice)
 	}
 }
+
+// A source this researchtui cannot search (web without an engine,
+// materials without a key) shows as off in the form and the plan dialog,
+// cannot be ticked, and says what it needs instead of being dropped
+// without a word (issue 36 #6).
+func TestSourcesThatAreOffSayWhatTheyNeed(t *testing.T) {
+	off := map[string]string{"web": "no engine: set RESEARCHTUI_SEARXNG_URL", "materials": "needs MP_API_KEY"}
+	withOff := func(c *Config) {
+		c.Engine = &pipeline.Engine{SourcesOff: off}
+		c.Defaults.Sources = []string{"arxiv", "web"}
+	}
+	m, svc := newTestModel(t, 100, 30, "dark", false, withOff)
+	typeText(t, m, "Is it")
+	press(t, m, "ctrl+o")
+	d := m.dialog.(*newRunDialog)
+	if d.sources["web"] {
+		t.Error("a source that is off starts ticked from the config")
+	}
+	if out := m.render(); !strings.Contains(out, "[-] web") || !strings.Contains(out, "[-] materials") {
+		t.Errorf("the form does not mark the sources that are off:\n%s", out)
+	}
+	press(t, m, "tab", "tab", "tab") // to the sources row
+	for d.focus != fieldSources {
+		press(t, m, "tab")
+	}
+	for pipeline.KnownSources[d.srcCur] != "web" {
+		press(t, m, "l")
+	}
+	press(t, m, "space")
+	if d.sources["web"] || !strings.Contains(m.render(), "web is off: no engine: set RESEARCHTUI_SEARXNG_URL") {
+		t.Errorf("ticking web: ticked %v, screen:\n%s", d.sources["web"], m.render())
+	}
+	press(t, m, "enter")
+	if len(svc.started) != 1 || slices.Contains(svc.started[0].Sources, "web") {
+		t.Fatalf("started %+v", svc.started)
+	}
+
+	m2, svc2 := newTestModel(t, 100, 30, "dark", false, withOff)
+	c := &clock{t: testNow}
+	m2.now = c.now
+	r := startPlanReview(t, m2, svc2, c)
+	pd := m2.dialog.(*planDialog)
+	for pd.cursor < len(pd.rows) {
+		press(t, m2, "down")
+	}
+	for pipeline.KnownSources[pd.srcCur] != "materials" {
+		press(t, m2, "right")
+	}
+	press(t, m2, "space")
+	if pd.sources["materials"] || !strings.Contains(m2.render(), "materials is off: needs MP_API_KEY") {
+		t.Errorf("ticking materials in the plan dialog: ticked %v, screen:\n%s", pd.sources["materials"], m2.render())
+	}
+	press(t, m2, "a")
+	if ds := decisionsOf(r); len(ds) != 1 || (ds[0].Plan != nil && slices.Contains(ds[0].Plan.Sources, "materials")) {
+		t.Errorf("decision %+v", ds)
+	}
+}

@@ -605,7 +605,7 @@ func (m *rootModel) openReview(rs *runState) {
 		return
 	}
 	if rs.review.Plan != nil {
-		m.dialog = newPlanDialog(rs.id, *rs.review.Plan, m.now(), m.st)
+		m.dialog = newPlanDialog(rs.id, *rs.review.Plan, m.now(), m.st, m.sourcesOff())
 		return
 	}
 	m.dialog = newReviewDialog(rs.id, *rs.review, m.now(), m.st)
@@ -627,6 +627,15 @@ func (m *rootModel) start(opt pipeline.Options, form bool) tea.Cmd {
 		cmds = append(cmds, m.queueSave(Settings{Form: choice}))
 	}
 	return tea.Batch(cmds...)
+}
+
+// sourcesOff are the sources this researchtui cannot search, with what
+// each needs (none without an engine: tests, browsing only).
+func (m *rootModel) sourcesOff() map[string]string {
+	if m.cfg.Engine == nil {
+		return nil
+	}
+	return m.cfg.Engine.SourcesOff
 }
 
 // decidedNotice says what the run does next after a decision: a plan goes

@@ -266,7 +266,7 @@ func (m *rootModel) askFromLine(tea.KeyPressMsg) tea.Cmd {
 
 // newResearchForm opens the form with what the line holds.
 func (m *rootModel) newResearchForm(tea.KeyPressMsg) tea.Cmd {
-	d, cmd := newNewRunDialog(m.st, m.cfg.Defaults, m.sessions.line.Value())
+	d, cmd := newNewRunDialog(m.st, m.cfg.Defaults, m.sessions.line.Value(), m.sourcesOff())
 	m.sessions.line.SetValue("")
 	m.dialog = d
 	return tea.Batch(cmd, loadCollectionsCmd(m.svc))

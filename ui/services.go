@@ -82,6 +82,17 @@ type liveServices struct {
 	st          store.DB
 	save        func(Settings) error
 	collections func() ([]LibraryCollection, error)
+	check       func(ctx context.Context, models ...string) error
+}
+
+// checkBackend asks the model backend, before a run is made, whether it
+// answers and has the models: a run started against a backend that went
+// away would only be recorded as failed.
+func (l liveServices) checkBackend(ctx context.Context, models ...string) error {
+	if l.check == nil {
+		return nil
+	}
+	return l.check(ctx, models...)
 }
 
 func (l liveServices) Collections() ([]LibraryCollection, error) {
@@ -121,6 +132,9 @@ func (l liveServices) PullModel(ctx context.Context, model string, progress func
 func (l liveServices) Start(ctx context.Context, opt pipeline.Options) (runHandle, error) {
 	if l.eng == nil {
 		return nil, errNoBackend
+	}
+	if err := l.checkBackend(ctx, opt.Model, opt.EmbedModel); err != nil {
+		return nil, err
 	}
 	r, err := l.eng.Start(ctx, opt)
 	if err != nil {
@@ -190,6 +204,11 @@ func (l liveServices) Changes(ctx context.Context) <-chan struct{} {
 func (l liveServices) Ask(ctx context.Context, id, question string) (runHandle, error) {
 	if l.eng == nil {
 		return nil, errNoBackend
+	}
+	if sess, err := l.st.Session(id); err == nil {
+		if err := l.checkBackend(ctx, sess.Model, sess.EmbedModel); err != nil {
+			return nil, err
+		}
 	}
 	r, err := l.eng.Ask(ctx, id, question, nil)
 	if err != nil {

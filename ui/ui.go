@@ -39,13 +39,16 @@ type Config struct {
 	// Collections lists the collections of the person's library and
 	// corpus, for the form's Library row; nil: none.
 	Collections func() ([]LibraryCollection, error)
+	// CheckBackend, when set, is asked before a run is started whether the
+	// model backend answers and has the models (as headless runs check).
+	CheckBackend func(ctx context.Context, models ...string) error
 }
 
 // Run shows the TUI until the person quits or ctx is cancelled. Live runs
 // are cancelled on the way out and given a moment to save, so a run stopped
 // at the review gate stays awaiting review.
 func Run(ctx context.Context, cfg Config) error {
-	svc := liveServices{eng: cfg.Engine, st: cfg.Store, save: cfg.SaveSettings, collections: cfg.Collections}
+	svc := liveServices{eng: cfg.Engine, st: cfg.Store, save: cfg.SaveSettings, collections: cfg.Collections, check: cfg.CheckBackend}
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	m := newModel(runCtx, cfg, svc, options{noColor: os.Getenv("NO_COLOR") != "", tmux: os.Getenv("TMUX") != ""})

@@ -97,8 +97,8 @@ func openApp(cfg *Config) (*app, error) {
 		return nil, err
 	}
 	a.backend = b
-	srcs, fetcher := newSources(cfg, st) // with the store: the local corpus is a source
-	a.engine = &pipeline.Engine{Store: st, LLM: b, Sources: srcs, Fetcher: fetcher, ModelParallel: cfg.modelParallel()}
+	srcs, fetcher, off := newSources(cfg, st) // with the store: the local corpus is a source
+	a.engine = &pipeline.Engine{Store: st, LLM: b, Sources: srcs, SourcesOff: off, Fetcher: fetcher, ModelParallel: cfg.modelParallel()}
 	if err := a.startTracing(); err != nil {
 		a.Close()
 		return nil, fmt.Errorf("%w: %v", errUsage, err)

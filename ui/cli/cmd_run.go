@@ -154,7 +154,7 @@ func runCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			warnUnavailable(cmd, f, r.ID(), unavailableSources(opt.Sources, a.engine.Sources))
+			warnUnavailable(cmd, f, r.ID(), a.engine.SourcesNotSearched(opt.Sources))
 			return headless(cmd, a, r, f)
 		},
 	}
@@ -225,7 +225,7 @@ func warnUnavailable(cmd *cobra.Command, f *runFlags, id string, names []string)
 	if len(names) == 0 || f.json {
 		return
 	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "note: %s not available in this build; searching the others\n", strings.Join(names, ", "))
+	fmt.Fprintf(cmd.ErrOrStderr(), "note: not searched: %s; searching the others\n", strings.Join(names, "; "))
 }
 
 // headless consumes a run's events: NDJSON on stdout with --json, short

@@ -30,9 +30,15 @@ type sourceSet struct {
 // newSources builds the searchable sources, with base URLs from the
 // environment (for mirrors, proxies and tests) and keys where given. With a
 // store, the local corpus (`researchtui corpus add`) is one of them.
-func newSources(cfg *Config, st ...store.DB) (map[string]search.Source, *search.Fetcher) {
+func newSources(cfg *Config, st ...store.DB) (map[string]search.Source, *search.Fetcher, map[string]string) {
 	set := buildSources(cfg, st...)
-	return set.sources, set.fetcher
+	off := map[string]string{}
+	for _, info := range set.info {
+		if info.missing != "" {
+			off[info.name] = info.missing
+		}
+	}
+	return set.sources, set.fetcher, off
 }
 
 func buildSources(cfg *Config, st ...store.DB) *sourceSet {
@@ -116,15 +122,4 @@ func buildSources(cfg *Config, st ...store.DB) *sourceSet {
 	}
 	set.fetcher = search.NewFetcher(client, search.FetchOptions{AllowPrivate: os.Getenv("RESEARCHTUI_ALLOW_PRIVATE_FETCH") == "1"})
 	return set
-}
-
-// unavailableSources are requested sources this build cannot search.
-func unavailableSources(requested []string, have map[string]search.Source) []string {
-	var out []string
-	for _, s := range requested {
-		if _, ok := have[strings.ToLower(strings.TrimSpace(s))]; !ok && s != "" {
-			out = append(out, s)
-		}
-	}
-	return out
 }

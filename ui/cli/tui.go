@@ -50,6 +50,9 @@ func runTUI(ctx context.Context, question string) error {
 		DataDir:       cfg.dataDir,
 		SaveSettings:  func(s ui.Settings) error { return saveSettings(cfg.configPath, s) },
 		Collections:   func() ([]ui.LibraryCollection, error) { return tuiCollections(cfg) },
+		CheckBackend: func(ctx context.Context, models ...string) error {
+			return checkBackend(ctx, a.backend, models...)
+		},
 	}); err != nil {
 		return fmt.Errorf("terminal UI: %w", err)
 	}

@@ -157,8 +157,8 @@ func (s *Server) researchOptions(ctx context.Context, in ResearchInput) (pipelin
 		return opt, "", nil, err
 	}
 	var warnings []string
-	if names := s.unavailable(opt.Sources); len(names) > 0 && !opt.AutoSources {
-		warnings = append(warnings, strings.Join(names, ", ")+" not available in this build; the other sources were searched")
+	if names := s.cfg.Engine.SourcesNotSearched(opt.Sources); len(names) > 0 && !opt.AutoSources {
+		warnings = append(warnings, "not searched: "+strings.Join(names, "; ")+"; the other sources were searched")
 	}
 	return opt, review, warnings, nil
 }
@@ -299,17 +299,6 @@ func (s *Server) session(id string) (store.Session, error) {
 		return store.Session{}, fmt.Errorf("no session %q; list_sessions shows the sessions there are", clip(id, 80))
 	}
 	return sess, err
-}
-
-// unavailable are requested sources this build has no searcher for.
-func (s *Server) unavailable(requested []string) []string {
-	var out []string
-	for _, name := range requested {
-		if _, ok := s.cfg.Engine.Sources[name]; !ok {
-			out = append(out, name)
-		}
-	}
-	return out
 }
 
 func reviewPolicy(p string) (string, error) {
