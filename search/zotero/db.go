@@ -11,6 +11,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
+
+	"github.com/ncruces/go-sqlite3"
 
 	"github.com/researchtui/researchtui/search/bib"
 )
@@ -59,8 +62,19 @@ func ReadDatabase(ctx context.Context, dataDir string) (Library, error) {
 }
 
 // ReadDatabaseWith is ReadDatabase with options.
-func ReadDatabaseWith(ctx context.Context, dataDir string, opt DatabaseOptions) (Library, error) {
-	dataDir, err := filepath.Abs(dataDir)
+//
+// The database is not trusted to be what Zotero writes (a data folder is
+// copied, synced and shared): every table queried must be a table, not a
+// view; rows, values and text are capped (see the limits below); the read
+// is stopped after readTimeout; and a panic of the SQLite driver (which
+// panics when SQLite runs out of memory) is an error.
+func ReadDatabaseWith(ctx context.Context, dataDir string, opt DatabaseOptions) (lib Library, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			lib, err = Library{}, fmt.Errorf("zotero: the SQLite driver failed on %s (%v): is it a database Zotero wrote?", DatabaseName, p)
+		}
+	}()
+	dataDir, err = filepath.Abs(dataDir)
 	if err != nil {
 		return Library{}, fmt.Errorf("zotero: %w", err)
 	}
@@ -102,8 +116,8 @@ func ReadDatabaseWith(ctx context.Context, dataDir string, opt DatabaseOptions) 
 	if err != nil {
 		return Library{}, fmt.Errorf("zotero: opening %s: %w", path, lockedOr(err))
 	}
-	defer db.Close()
-	lib, err := readLibrary(ctx, db, dataDir, opt.BaseDir)
+	defer closeConn(db)
+	lib, err = readLibrary(ctx, db, dataDir, opt.BaseDir)
 	if err != nil {
 		return Library{}, fmt.Errorf("zotero: reading %s: %w", path, lockedOr(err))
 	}
@@ -138,23 +152,62 @@ func lockedOr(err error) error {
 // userLibraryID is the libraryID of "My Library" in every Zotero database.
 const userLibraryID = 1
 
-func readLibrary(ctx context.Context, db *sql.DB, dataDir, baseDir string) (Library, error) {
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		return Library{}, err
-	}
-	defer conn.Close()
+// Limits on reading a database, which may be crafted: a Zotero data folder
+// is copied, synced and shared. They sit far above what Zotero writes (the
+// largest libraries have some 50,000 items) and keep a hostile file to
+// bounded time and memory.
+const (
+	maxItems       = bib.MaxItems // items of the library
+	maxCollections = 20_000
+	maxTextBytes   = 512 << 20 // bytes of text of all rows together
+	maxFields      = 1_000     // fields of one item
+	maxCreators    = 10_000    // creators of one item
+	maxPerItem     = 1_000     // tags, collections or attachments of one item
+	maxDepth       = 64        // collections nested in one another
+	maxPathBytes   = 4 << 10   // of a collection's path ("A/B/C")
+	// A value is read whole up to its cap (capped), cut to the cap up to
+	// maxLoad bytes, and not read beyond: SQLite is never asked to load a
+	// larger one, and sqliteMaxLength makes it refuse to (SQLITE_TOOBIG)
+	// rather than run out of memory, which the driver answers with a panic.
+	maxLoad         = 16 << 20
+	sqliteMaxLength = 32 << 20
+	maxValue        = 1 << 20 // a field's value
+	maxName         = 1 << 10 // a name, tag, collection name, content type
+	maxKey          = 64      // a key, type or field name
+	maxPath         = 4 << 10 // an attachment's stored path
+)
+
+// maxRows caps the rows of any one query (a variable for tests).
+var maxRows = 5_000_000
+
+// limitConn sets the limits of a connection reading a database.
+var limitConn = func(c *sqlite3.Conn) { c.Limit(sqlite3.LIMIT_LENGTH, sqliteMaxLength) }
+
+// readTimeout bounds a whole read: no query of a crafted database may run
+// for ever (the driver interrupts SQLite when the context ends).
+var readTimeout = 3 * time.Minute
+
+func readLibrary(ctx context.Context, db *sqlite3.Conn, dataDir, baseDir string) (lib Library, err error) {
+	parent := ctx
+	ctx, cancel := context.WithTimeout(ctx, readTimeout)
+	defer cancel()
+	defer func() {
+		if err != nil && parent.Err() == nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			lib, err = Library{}, fmt.Errorf("reading it took longer than %s, and was stopped: is it a database Zotero wrote?", readTimeout)
+		}
+	}()
+	limitConn(db)
 	// One read transaction: every query sees the same database.
-	tx, err := conn.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
+	if err := db.Exec("BEGIN"); err != nil {
 		return Library{}, err
 	}
-	defer tx.Rollback() //nolint:errcheck // read only
-	s := schema{tx: tx}
+	defer db.Exec("ROLLBACK") //nolint:errcheck // read only
+	old := db.SetInterrupt(ctx) // SQLite stops a query when ctx ends
+	defer db.SetInterrupt(old)
+	s := schema{db: db}
 	if err := s.inspect(ctx); err != nil {
 		return Library{}, err
 	}
-	var lib Library
 	if lib.Version, err = s.version(ctx); err != nil {
 		return lib, err
 	}
@@ -172,41 +225,98 @@ func readLibrary(ctx context.Context, db *sql.DB, dataDir, baseDir string) (Libr
 	return lib, nil
 }
 
+// capped is col as a query reads it: whole up to keep bytes, cut to keep
+// characters up to maxLoad bytes, NULL beyond. octet_length reads a
+// value's size from its record, without loading the value.
+func capped(col string, keep int) string {
+	return fmt.Sprintf("CASE WHEN octet_length(%[1]s) <= %[2]d THEN %[1]s WHEN octet_length(%[1]s) <= %[3]d THEN substr(%[1]s, 1, %[2]d) END", col, keep, maxLoad)
+}
+
 // schema reads the tables of a Zotero database, whichever of the versions
 // since Zotero 5 wrote it.
 type schema struct {
-	tx     *sql.Tx
+	db     *sqlite3.Conn
 	tables map[string]bool
 	// clientVersion: Zotero 10 counts local changes (libraries.clientVersion).
 	clientVersion bool
+	text          int // bytes of text read so far
 }
+
+// requiredTables and optionalTables are every table the reader queries.
+// Each must be a table: a view or a virtual table in its place would run
+// what the database's author wrote (a recursive view never ends, or grows
+// without bound) in a query that expects rows of a table.
+var (
+	requiredTables = []string{"items", "itemData", "itemDataValues", "libraries", "collections", "itemAttachments",
+		"itemCreators", "creators", "creatorTypes", "itemTags", "tags", "collectionItems"}
+	optionalTables = []string{"itemTypesCombined", "itemTypes", "fieldsCombined", "fields",
+		"deletedItems", "deletedCollections", "syncDeleteLog"}
+)
 
 func (s *schema) inspect(ctx context.Context) error {
 	s.tables = map[string]bool{}
-	rows, err := s.tx.QueryContext(ctx, "SELECT name FROM sqlite_master WHERE type='table'")
+	names := append(append([]string{}, requiredTables...), optionalTables...)
+	args := make([]any, len(names))
+	for i, n := range names {
+		args[i] = strings.ToLower(n) // SQLite's names ignore case
+	}
+	//nolint:gosec // placeholders only
+	q := `SELECT name, CASE WHEN type='table' AND sql LIKE 'CREATE VIRTUAL%' THEN 'virtual table' ELSE type END
+		FROM sqlite_master WHERE lower(name) IN (?` + strings.Repeat(", ?", len(names)-1) + `)`
+	kinds := map[string]string{}
+	err := s.each(ctx, "sqlite_master", 100, q, func(sc scanner) error {
+		var name, kind string
+		if err := sc.Scan(&name, &kind); err != nil {
+			return err
+		}
+		kinds[strings.ToLower(name)] = kind
+		return nil
+	}, args...)
 	if err != nil {
 		return err
 	}
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			rows.Close()
-			return err
+	for _, t := range names {
+		switch kind, ok := kinds[strings.ToLower(t)]; {
+		case kind == "table":
+			s.tables[t] = true
+		case ok:
+			return fmt.Errorf("not a Zotero database: %s is %s, not a table", t, article(kind))
 		}
-		s.tables[name] = true
 	}
-	if err := rows.Close(); err != nil {
-		return err
-	}
-	for _, t := range []string{"items", "itemData", "itemDataValues", "libraries", "collections", "itemAttachments"} {
+	for _, t := range requiredTables {
 		if !s.tables[t] {
 			return fmt.Errorf("not a Zotero database: it has no %s table", t)
 		}
 	}
+	for _, pair := range [][2]string{{"itemTypesCombined", "itemTypes"}, {"fieldsCombined", "fields"}} {
+		if !s.tables[pair[0]] && !s.tables[pair[1]] {
+			return fmt.Errorf("not a Zotero database: it has no %s table", pair[1])
+		}
+	}
 	var n int
-	err = s.tx.QueryRowContext(ctx, "SELECT count(*) FROM pragma_table_info('libraries') WHERE name='clientVersion'").Scan(&n)
+	err = queryRow(ctx, s.db, "SELECT count(*) FROM pragma_table_info('libraries') WHERE name='clientVersion'", nil, &n)
 	s.clientVersion = n > 0
 	return err
+}
+
+// article is "a view", "an index".
+func article(kind string) string {
+	if kind != "" && strings.ContainsRune("aeiou", rune(kind[0])) {
+		return "an " + kind
+	}
+	return "a " + kind
+}
+
+// spend counts the bytes of text read, refusing a database whose items
+// hold more than maxTextBytes.
+func (s *schema) spend(strs ...string) error {
+	for _, v := range strs {
+		s.text += len(v)
+	}
+	if s.text > maxTextBytes {
+		return fmt.Errorf("not read: its items hold more than %d MB of text", maxTextBytes>>20)
+	}
+	return nil
 }
 
 // table is name, or the older fallback when the database lacks it.
@@ -228,7 +338,7 @@ func (s *schema) notDeleted(col string) string {
 func (s *schema) version(ctx context.Context) (int, error) {
 	if s.clientVersion {
 		var v int
-		err := s.tx.QueryRowContext(ctx, "SELECT clientVersion FROM libraries WHERE libraryID=?", userLibraryID).Scan(&v)
+		err := queryRow(ctx, s.db, "SELECT clientVersion FROM libraries WHERE libraryID=?", []any{userLibraryID}, &v)
 		if errors.Is(err, sql.ErrNoRows) {
 			return 0, nil
 		}
@@ -237,10 +347,10 @@ func (s *schema) version(ctx context.Context) (int, error) {
 	// Zotero 7 to 9: the version of the last sync, which says nothing of
 	// what changed since, so it is only given when nothing did.
 	var v, unsynced int
-	err := s.tx.QueryRowContext(ctx, `SELECT version,
+	err := queryRow(ctx, s.db, `SELECT version,
 		(SELECT count(*) FROM items WHERE libraryID=?1 AND synced=0) +
 		(SELECT count(*) FROM collections WHERE libraryID=?1 AND synced=0)
-		FROM libraries WHERE libraryID=?1`, userLibraryID).Scan(&v, &unsynced)
+		FROM libraries WHERE libraryID=?1`, []any{userLibraryID}, &v, &unsynced)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, nil
 	}
@@ -249,7 +359,7 @@ func (s *schema) version(ctx context.Context) (int, error) {
 	}
 	if s.tables["syncDeleteLog"] {
 		var deleted int
-		if err := s.tx.QueryRowContext(ctx, "SELECT count(*) FROM syncDeleteLog WHERE libraryID=?", userLibraryID).Scan(&deleted); err != nil {
+		if err := queryRow(ctx, s.db, "SELECT count(*) FROM syncDeleteLog WHERE libraryID=?", []any{userLibraryID}, &deleted); err != nil {
 			return 0, err
 		}
 		unsynced += deleted
@@ -261,35 +371,36 @@ func (s *schema) version(ctx context.Context) (int, error) {
 }
 
 func (s *schema) collections(ctx context.Context) ([]Collection, error) {
-	q := "SELECT c.collectionID, c.key, c.collectionName, c.parentCollectionID FROM collections c WHERE c.libraryID=?"
-	rows, err := s.tx.QueryContext(ctx, q, userLibraryID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
+	q := "SELECT c.collectionID, " + capped("c.key", maxKey) + ", " + capped("c.collectionName", maxName) + `, c.parentCollectionID
+		FROM collections c WHERE c.libraryID=?`
 	type row struct {
 		c      Collection
 		parent sql.NullInt64
 	}
 	var all []row
 	keys := map[int64]string{}
-	for rows.Next() {
+	err := s.each(ctx, "collections", maxCollections, q, func(sc scanner) error {
 		var r row
 		var id int64
-		var name sql.NullString
-		if err := rows.Scan(&id, &r.c.Key, &name, &r.parent); err != nil {
-			return nil, err
+		var key, name sql.NullString
+		if err := sc.Scan(&id, &key, &name, &r.parent); err != nil {
+			return err
 		}
+		if err := s.spend(key.String, name.String); err != nil {
+			return err
+		}
+		r.c.Key = key.String
 		r.c.Name = bib.CleanLine(name.String)
 		keys[id] = r.c.Key
 		all = append(all, r)
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	}, userLibraryID)
+	if err != nil {
 		return nil, err
 	}
 	trashed := map[string]bool{}
 	if s.tables["deletedCollections"] {
-		ids, err := s.ids(ctx, "SELECT collectionID FROM deletedCollections")
+		ids, err := s.ids(ctx, "deletedCollections", maxCollections, "SELECT collectionID FROM deletedCollections")
 		if err != nil {
 			return nil, err
 		}
@@ -310,7 +421,7 @@ func (s *schema) collections(ctx context.Context) ([]Collection, error) {
 		parent[c.Key] = c.Parent
 	}
 	inTrash := func(k string) bool {
-		for i := 0; k != "" && i < len(out)+1; i++ {
+		for i := 0; k != "" && i <= maxDepth; i++ { // a chain (or a cycle) of a crafted database ends here
 			if trashed[k] {
 				return true
 			}
@@ -327,21 +438,17 @@ func (s *schema) collections(ctx context.Context) ([]Collection, error) {
 	return kept, nil
 }
 
-func (s *schema) ids(ctx context.Context, q string, args ...any) ([]int64, error) {
-	rows, err := s.tx.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
+func (s *schema) ids(ctx context.Context, table string, limit int, q string, args ...any) ([]int64, error) {
 	var ids []int64
-	for rows.Next() {
+	err := s.each(ctx, table, limit, q, func(sc scanner) error {
 		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
+		if err := sc.Scan(&id); err != nil {
+			return err
 		}
 		ids = append(ids, id)
-	}
-	return ids, rows.Err()
+		return nil
+	}, args...)
+	return ids, err
 }
 
 func (s *schema) items(ctx context.Context, dataDir, baseDir string) ([]*record, error) {
@@ -351,53 +458,66 @@ func (s *schema) items(ctx context.Context, dataDir, baseDir string) ([]*record,
 	var recs []*record
 
 	//nolint:gosec // the table names are this code's (by the schema's version), values are bound
-	query := `SELECT i.itemID, i.key, t.typeName FROM items i
+	query := `SELECT i.itemID, ` + capped("i.key", maxKey) + `, ` + capped("t.typeName", maxKey) + ` FROM items i
 		JOIN ` + itemTypes + ` t ON t.itemTypeID=i.itemTypeID
 		WHERE i.libraryID=? AND t.typeName NOT IN ('note', 'attachment', 'annotation') AND ` + s.notDeleted("i.itemID") + `
 		ORDER BY i.dateAdded, i.itemID`
-	rows, err := s.tx.QueryContext(ctx, query, userLibraryID)
-	if err != nil {
-		return nil, err
-	}
-	for rows.Next() {
+	err := s.each(ctx, "items", maxItems, query, func(sc scanner) error {
 		var id int64
-		r := &record{fields: map[string]string{}}
-		if err := rows.Scan(&id, &r.key, &r.itemType); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		byID[id] = r
-		recs = append(recs, r)
-	}
-	if err := closeRows(rows); err != nil {
-		return nil, err
-	}
-
-	err = s.each(ctx, `SELECT d.itemID, f.fieldName, v.value FROM itemData d
-		JOIN `+fields+` f ON f.fieldID=d.fieldID
-		JOIN itemDataValues v ON v.valueID=d.valueID
-		JOIN items i ON i.itemID=d.itemID WHERE i.libraryID=?`, func(sc scanner) error {
-		var id int64
-		var name, value sql.NullString
-		if err := sc.Scan(&id, &name, &value); err != nil {
+		var key, typ sql.NullString
+		if err := sc.Scan(&id, &key, &typ); err != nil {
 			return err
 		}
-		if r := byID[id]; r != nil {
-			if name.String == "date" {
-				var typed string
-				r.parsedDate, typed = multipartSQL(value.String)
-				r.fields["date"] = typed
-				return nil
-			}
-			r.fields[name.String] = value.String
+		if err := s.spend(key.String, typ.String); err != nil {
+			return err
 		}
+		r := &record{key: key.String, itemType: typ.String, fields: map[string]string{}}
+		byID[id] = r
+		recs = append(recs, r)
 		return nil
 	}, userLibraryID)
 	if err != nil {
 		return nil, err
 	}
 
-	err = s.each(ctx, `SELECT ic.itemID, ct.creatorType, c.firstName, c.lastName, c.fieldMode FROM itemCreators ic
+	//nolint:gosec // as above
+	err = s.each(ctx, "itemData", maxRows, `SELECT d.itemID, `+capped("f.fieldName", maxKey)+`, `+capped("v.value", maxValue)+` FROM itemData d
+		JOIN `+fields+` f ON f.fieldID=d.fieldID
+		JOIN itemDataValues v ON v.valueID=d.valueID
+		JOIN items i ON i.itemID=d.itemID WHERE i.libraryID=?`, func(sc scanner) error {
+		var id int64
+		var name, value sql.NullString
+		if err := sc.Scan(&id); err != nil {
+			return err
+		}
+		r := byID[id]
+		if r == nil {
+			return nil
+		}
+		if err := sc.Scan(&id, &name, &value); err != nil {
+			return err
+		}
+		if _, ok := r.fields[name.String]; !ok && len(r.fields) >= maxFields {
+			return nil
+		}
+		if err := s.spend(name.String, value.String); err != nil {
+			return err
+		}
+		if name.String == "date" {
+			var typed string
+			r.parsedDate, typed = multipartSQL(value.String)
+			r.fields["date"] = typed
+			return nil
+		}
+		r.fields[name.String] = value.String
+		return nil
+	}, userLibraryID)
+	if err != nil {
+		return nil, err
+	}
+
+	err = s.each(ctx, "itemCreators", maxRows, `SELECT ic.itemID, `+capped("ct.creatorType", maxKey)+`, `+
+		capped("c.firstName", maxName)+`, `+capped("c.lastName", maxName)+`, c.fieldMode FROM itemCreators ic
 		JOIN creators c ON c.creatorID=ic.creatorID
 		JOIN creatorTypes ct ON ct.creatorTypeID=ic.creatorTypeID
 		JOIN items i ON i.itemID=ic.itemID WHERE i.libraryID=?
@@ -405,48 +525,72 @@ func (s *schema) items(ctx context.Context, dataDir, baseDir string) ([]*record,
 		var id int64
 		var typ, first, last sql.NullString
 		var mode sql.NullInt64
+		if err := sc.Scan(&id); err != nil { // the strings only when kept
+			return err
+		}
+		r := byID[id]
+		if r == nil || len(r.creators) >= maxCreators {
+			return nil
+		}
 		if err := sc.Scan(&id, &typ, &first, &last, &mode); err != nil {
 			return err
 		}
-		if r := byID[id]; r != nil {
-			c := creator{typ: typ.String, first: first.String, last: last.String}
-			if mode.Int64 == 1 { // a single field: the name is in lastName
-				c = creator{typ: typ.String, name: last.String}
-			}
-			r.creators = append(r.creators, c)
+		if err := s.spend(typ.String, first.String, last.String); err != nil {
+			return err
 		}
+		c := creator{typ: typ.String, first: first.String, last: last.String}
+		if mode.Int64 == 1 { // a single field: the name is in lastName
+			c = creator{typ: typ.String, name: last.String}
+		}
+		r.creators = append(r.creators, c)
 		return nil
 	}, userLibraryID)
 	if err != nil {
 		return nil, err
 	}
 
-	err = s.each(ctx, `SELECT it.itemID, t.name FROM itemTags it JOIN tags t ON t.tagID=it.tagID
+	err = s.each(ctx, "itemTags", maxRows, `SELECT it.itemID, `+capped("t.name", maxName)+` FROM itemTags it JOIN tags t ON t.tagID=it.tagID
 		JOIN items i ON i.itemID=it.itemID WHERE i.libraryID=?`, func(sc scanner) error {
 		var id int64
 		var name sql.NullString
+		if err := sc.Scan(&id); err != nil {
+			return err
+		}
+		r := byID[id]
+		if r == nil || len(r.tags) >= maxPerItem {
+			return nil
+		}
 		if err := sc.Scan(&id, &name); err != nil {
 			return err
 		}
-		if r := byID[id]; r != nil {
-			r.tags = append(r.tags, name.String)
+		if err := s.spend(name.String); err != nil {
+			return err
 		}
+		r.tags = append(r.tags, name.String)
 		return nil
 	}, userLibraryID)
 	if err != nil {
 		return nil, err
 	}
 
-	err = s.each(ctx, `SELECT ci.itemID, c.key FROM collectionItems ci
+	err = s.each(ctx, "collectionItems", maxRows, `SELECT ci.itemID, `+capped("c.key", maxKey)+` FROM collectionItems ci
 		JOIN collections c ON c.collectionID=ci.collectionID WHERE c.libraryID=?`, func(sc scanner) error {
 		var id int64
-		var key string
+		var key sql.NullString
+		if err := sc.Scan(&id); err != nil {
+			return err
+		}
+		r := byID[id]
+		if r == nil || len(r.collections) >= maxPerItem {
+			return nil
+		}
 		if err := sc.Scan(&id, &key); err != nil {
 			return err
 		}
-		if r := byID[id]; r != nil {
-			r.collections = append(r.collections, key)
+		if err := s.spend(key.String); err != nil {
+			return err
 		}
+		r.collections = append(r.collections, key.String)
 		return nil
 	}, userLibraryID)
 	if err != nil {
@@ -454,26 +598,31 @@ func (s *schema) items(ctx context.Context, dataDir, baseDir string) ([]*record,
 	}
 
 	order := 0
-	err = s.each(ctx, `SELECT a.parentItemID, i.key, a.linkMode, a.contentType, a.path FROM itemAttachments a
+	//nolint:gosec // as above
+	err = s.each(ctx, "itemAttachments", maxRows, `SELECT a.parentItemID, `+capped("i.key", maxKey)+`, a.linkMode, `+
+		capped("a.contentType", maxName)+`, `+capped("a.path", maxPath)+` FROM itemAttachments a
 		JOIN items i ON i.itemID=a.itemID
 		WHERE i.libraryID=? AND a.parentItemID IS NOT NULL AND `+s.notDeleted("a.itemID")+`
 		ORDER BY i.dateAdded, i.itemID`, func(sc scanner) error {
 		var parent sql.NullInt64
-		var key string
+		var key sql.NullString
 		var mode sql.NullInt64
 		var ct, stored sql.NullString
 		if err := sc.Scan(&parent, &key, &mode, &ct, &stored); err != nil {
 			return err
 		}
 		r := byID[parent.Int64]
-		if r == nil || !mode.Valid {
+		if r == nil || !mode.Valid || len(r.files) >= maxPerItem {
 			return nil
 		}
 		m := int(mode.Int64)
 		if m == linkLinkedURL || m == linkEmbedded || fileKind(ct.String, stored.String) == 0 {
 			return nil
 		}
-		if p := storedPath(m, stored.String, key, dataDir, baseDir); p != "" {
+		if err := s.spend(ct.String, stored.String); err != nil {
+			return err
+		}
+		if p := storedPath(m, stored.String, key.String, dataDir, baseDir); p != "" {
 			order++
 			r.files = append(r.files, file{path: p, contentType: ct.String, order: order})
 		}
@@ -485,27 +634,8 @@ func (s *schema) items(ctx context.Context, dataDir, baseDir string) ([]*record,
 	return recs, nil
 }
 
-type scanner interface{ Scan(dest ...any) error }
-
-// each runs q and calls fn on every row.
-func (s *schema) each(ctx context.Context, q string, fn func(scanner) error, args ...any) error {
-	rows, err := s.tx.QueryContext(ctx, q, args...)
-	if err != nil {
-		return err
-	}
-	for rows.Next() {
-		if err := fn(rows); err != nil {
-			rows.Close()
-			return err
-		}
-	}
-	return closeRows(rows)
-}
-
-func closeRows(rows *sql.Rows) error {
-	err := rows.Err()
-	if cerr := rows.Close(); err == nil {
-		err = cerr
-	}
-	return err
+// each runs q and calls fn on every row; more than limit rows are refused
+// (table names what they are rows of).
+func (s *schema) each(ctx context.Context, table string, limit int, q string, fn func(scanner) error, args ...any) error {
+	return query(ctx, s.db, table, limit, q, fn, args...)
 }

@@ -44,6 +44,21 @@
 // /file/view answer 302 with that URL as Location). Paths are given as
 // Zotero knows them: a file not yet downloaded by sync may be missing.
 //
+// # A crafted database
+//
+// A data folder is copied, synced and shared, so zotero.sqlite is read as
+// untrusted input (db.go): every table queried must be a table in
+// sqlite_master (a view or virtual table in its place, which could recurse
+// for ever, grow memory without bound or spin, is refused by name); rows
+// are capped per item and per query, values are read whole up to their cap
+// and cut or left out beyond it without SQLite loading them (octet_length,
+// SQLITE_LIMIT_LENGTH), and text in total is capped; the read is stopped
+// after three minutes (the driver interrupts SQLite when its context ends);
+// and since the driver panics when SQLite runs out of memory, it is used
+// through its own API, not database/sql (whose locks a panic leaves held,
+// and which may run the driver on a goroutine of its own), and the panic
+// becomes an error.
+//
 // # Versions
 //
 // Library.Version lets a later import skip an unchanged library. Zotero 10

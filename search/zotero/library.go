@@ -261,7 +261,9 @@ func cslType(itemType string) string {
 
 // collectionPaths names every collection by its path from the top
 // ("Parent/Child"). A parent that is missing (deleted, or a cycle in a
-// damaged database) ends the path.
+// damaged database) ends the path, and so do maxDepth levels or
+// maxPathBytes of names (a crafted chain of thousands of collections would
+// otherwise take time and memory quadratic in its length).
 func collectionPaths(cols []Collection) map[string]string {
 	byKey := make(map[string]Collection, len(cols))
 	for _, c := range cols {
@@ -270,14 +272,16 @@ func collectionPaths(cols []Collection) map[string]string {
 	paths := make(map[string]string, len(cols))
 	for _, c := range cols {
 		names := []string{c.Name}
+		size := len(c.Name)
 		seen := map[string]bool{c.Key: true}
-		for p := c.Parent; p != "" && !seen[p]; {
+		for p := c.Parent; p != "" && !seen[p] && len(names) < maxDepth && size < maxPathBytes; {
 			pc, ok := byKey[p]
 			if !ok {
 				break
 			}
 			seen[p] = true
 			names = append(names, pc.Name)
+			size += len(pc.Name) + 1
 			p = pc.Parent
 		}
 		slices.Reverse(names)
