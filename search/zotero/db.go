@@ -201,7 +201,7 @@ func readLibrary(ctx context.Context, db *sqlite3.Conn, dataDir, baseDir string)
 	if err := db.Exec("BEGIN"); err != nil {
 		return Library{}, err
 	}
-	defer db.Exec("ROLLBACK") //nolint:errcheck // read only
+	defer db.Exec("ROLLBACK")   //nolint:errcheck // read only
 	old := db.SetInterrupt(ctx) // SQLite stops a query when ctx ends
 	defer db.SetInterrupt(old)
 	s := schema{db: db}
