@@ -109,8 +109,27 @@ With no command it opens the terminal UI; with a question it starts that researc
 	root.AddCommand(runCommand(), resumeCommand(), askCommand(), sessionsCommand(), searchCommand(), corpusCommand(), libraryCommand(), storeCommand(), mcpCommand(), doctorCommand(), dirsCommand(), versionCommand())
 	for _, c := range root.Commands() {
 		refuseUnknownSubcommands(c)
+		argsAreUsage(c)
 	}
 	return root
+}
+
+// argsAreUsage makes every command's wrong arguments ("library import"
+// with no file) a usage error like a wrong flag: exit 2, with the command's
+// usage line, instead of cobra's bare message and exit 1.
+func argsAreUsage(c *cobra.Command) {
+	if check := c.Args; check != nil {
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			err := check(cmd, args)
+			if err == nil || errors.Is(err, errUsage) {
+				return err
+			}
+			return fmt.Errorf("%w: %v (usage: %s)", errUsage, err, cmd.UseLine())
+		}
+	}
+	for _, sub := range c.Commands() {
+		argsAreUsage(sub)
+	}
 }
 
 // refuseUnknownSubcommands makes a command that only groups others

@@ -4,6 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
 	"github.com/researchtui/researchtui/llm/ollamafake"
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/history"
@@ -37,5 +40,43 @@ func TestRunSaysWhatOffSourcesNeed(t *testing.T) {
 	}
 	if strings.Contains(stderr, "this build") {
 		t.Errorf("stderr blames the build:\n%s", stderr)
+	}
+}
+
+// Every flag's help reads as written: cobra takes a `quoted` word of a
+// flag's usage as its value's placeholder ("--collection corpus add"), and
+// --sources names every source (issue 36 #18, #22).
+func TestFlagHelpReadsAsWritten(t *testing.T) {
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.Flags().VisitAll(func(f *pflag.Flag) {
+			if strings.Contains(f.Usage, "`") {
+				t.Errorf("%s --%s: a backquote in its help becomes the placeholder: %q", c.CommandPath(), f.Name, f.Usage)
+			}
+			if f.Name == "sources" {
+				for _, s := range pipeline.KnownSources {
+					if !strings.Contains(f.Usage, s) {
+						t.Errorf("%s --sources does not name %s: %q", c.CommandPath(), s, f.Usage)
+					}
+				}
+			}
+		})
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(rootCommand())
+}
+
+// A command given the wrong arguments is a usage error like a wrong flag:
+// exit 2 with its usage line (issue 36 #19: library import with no file
+// exited 1 with cobra's bare message).
+func TestWrongArgumentsAreUsageErrors(t *testing.T) {
+	c := newCLI(t, "http://127.0.0.1:1", nil)
+	for _, args := range [][]string{{"library", "import"}, {"sessions", "show"}, {"dirs", "extra"}} {
+		_, stderr, code, _ := c.run(args...)
+		if code != 2 || !strings.Contains(stderr, "usage: researchtui "+args[0]) {
+			t.Errorf("researchtui %s: exit %d, %q; want 2 and the usage line", strings.Join(args, " "), code, stderr)
+		}
 	}
 }

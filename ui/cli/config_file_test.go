@@ -77,3 +77,31 @@ func TestDoctorPrintsConfiguredNamesInert(t *testing.T) {
 		t.Errorf("doctor printed %q", out)
 	}
 }
+
+// doctor reports a source that does not answer, but counts it a problem
+// only when the config's sources include it (issue 36 #12: exit 1 for
+// pubmed and crossref that the person never searches).
+func TestDoctorFailsOnlyOnSourcesInUse(t *testing.T) {
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "config.toml")
+	if err := os.WriteFile(cfgPath, []byte("sources = [\"arxiv\"]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("RESEARCHTUI_CONFIG", cfgPath)
+	t.Setenv("RESEARCHTUI_DATA_DIR", filepath.Join(dir, "data"))
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
+	for _, env := range []string{"RESEARCHTUI_ARXIV_URL", "RESEARCHTUI_OPENALEX_URL", "RESEARCHTUI_PUBMED_URL", "RESEARCHTUI_SEMANTICSCHOLAR_URL", "RESEARCHTUI_CROSSREF_URL"} {
+		t.Setenv(env, "http://127.0.0.1:1")
+	}
+	cfg, err := loadConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	d := &doctor{w: &b}
+	d.checkSources(t.Context(), cfg)
+	out := b.String()
+	if d.problems != 1 || !strings.Contains(out, "✗ arxiv") || !strings.Contains(out, "pubmed") || !strings.Contains(out, "not in your config's sources") {
+		t.Errorf("%d problems (want 1: arxiv, the one in use):\n%s", d.problems, out)
+	}
+}

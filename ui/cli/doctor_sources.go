@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -99,7 +100,13 @@ func (d *doctor) checkSources(ctx context.Context, cfg *Config) {
 			if info.urlEnv != "" {
 				fix += " or " + info.urlEnv
 			}
-			d.bad(info.name, "unreachable: "+sanitize(truncate(r.err.Error(), 100))+" ("+detail+")", fix+"; runs degrade to the sources that answer")
+			msg := "unreachable: " + sanitize(truncate(r.err.Error(), 100)) + " (" + detail + ")"
+			if !usesSource(cfg, info.name) {
+				// Reported, but not a problem: the config never searches it.
+				d.info(info.name, msg+"; not in your config's sources, so runs do not need it")
+				continue
+			}
+			d.bad(info.name, msg, fix+"; runs degrade to the sources that answer")
 			continue
 		}
 		if info.name == "local" {
@@ -126,4 +133,19 @@ func (d *doctor) checkSources(ctx context.Context, cfg *Config) {
 	if os.Getenv("RESEARCHTUI_ALLOW_PRIVATE_FETCH") == "1" {
 		d.info("downloads", "private and loopback addresses allowed (RESEARCHTUI_ALLOW_PRIVATE_FETCH=1)")
 	}
+}
+
+// usesSource says whether runs with this config may search the source: the
+// config's sources when it names them (the sources key), every source when
+// it leaves them to the question's topic.
+func usesSource(cfg *Config, name string) bool {
+	if len(cfg.Sources) == 0 {
+		return true
+	}
+	for _, s := range cfg.Sources {
+		if strings.EqualFold(strings.TrimSpace(s), name) {
+			return true
+		}
+	}
+	return false
 }
