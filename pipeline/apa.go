@@ -56,6 +56,11 @@ func APA(r search.Record) string {
 			b.WriteString(" " + sentenceEnd(p.Publisher, ""))
 		}
 	default:
+		if r.ArxivID != "" && (venue == "" || strings.EqualFold(venue, "arxiv")) {
+			// A preprint, as APA 7 cites one: "Title (arXiv:2302.04761). arXiv."
+			fmt.Fprintf(&b, "%s (arXiv:%s). arXiv.", strings.TrimSuffix(title, "."), mdText(r.ArxivID))
+			break
+		}
 		b.WriteString(sentenceEnd(title, ""))
 		if venue != "" {
 			b.WriteString(" *" + venue + "*")

@@ -57,8 +57,14 @@ func TestAPA(t *testing.T) {
 	if got := APA(r); got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
-	if got := APA(search.Record{Title: "Why?", ArxivID: "1111.2011"}); got != "(n.d.). Why? https://arxiv.org/abs/1111.2011" {
+	if got := APA(search.Record{Title: "Why?", ArxivID: "1111.2011"}); got != "(n.d.). Why? (arXiv:1111.2011). arXiv. https://arxiv.org/abs/1111.2011" {
 		t.Errorf("no authors, no year: %q", got)
+	}
+	// A preprint is cited as APA 7 cites one, whatever host name the API
+	// gave arXiv (issue 36 #17: "arXiv (Cornell University)").
+	pre := search.Record{Title: "Toolformer", Authors: []string{"Timo Schick"}, Year: 2023, Venue: "arXiv", ArxivID: "2302.04761", DOI: "10.48550/arxiv.2302.04761"}
+	if got := APA(pre); got != "Schick, T. (2023). Toolformer (arXiv:2302.04761). arXiv. https://doi.org/10.48550/arxiv.2302.04761" {
+		t.Errorf("preprint: %q", got)
 	}
 	many := make([]string, 25)
 	for i := range many {

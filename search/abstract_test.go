@@ -63,3 +63,68 @@ func FuzzCleanAbstract(f *testing.F) {
 		}
 	})
 }
+
+// HTML entities the APIs leave in metadata are decoded once where the
+// record is made: "Chaos, Solitons &amp; Fractals" (Semantic Scholar),
+// "Astronomy &amp; Astrophysics" (Crossref) reach the references as "&"
+// (issue 36 #13).
+func TestMetadataEntitiesDecodedOnRecordedAnswers(t *testing.T) {
+	venues := map[string]bool{}
+	for file, parse := range map[string]func([]byte) ([]Record, error){
+		"sourcefake/testdata/semanticscholar/paper-search-turing-allfields-limit100.json": ParseSemanticScholar,
+		"testdata/crossref/types-journal-article-works-rows30-cursor-page3.json":          ParseCrossref,
+	} {
+		body, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs, err := parse(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range recs {
+			for _, f := range append([]string{r.Title, r.Venue, r.Publication.Publisher}, r.Authors...) {
+				if strings.Contains(f, "&amp;") || strings.Contains(f, "&#") {
+					t.Errorf("%s: %q keeps an HTML entity", file, f)
+				}
+			}
+			venues[r.Venue] = true
+		}
+	}
+	for _, want := range []string{"Chaos, Solitons & Fractals", "Astronomy & Astrophysics"} {
+		if !venues[want] {
+			t.Errorf("no record has the venue %q", want)
+		}
+	}
+	if got := MetaText("Tom &amp;amp; Jerry"); got != "Tom &amp; Jerry" {
+		t.Errorf("decoded more than once: %q", got)
+	}
+}
+
+// OpenAlex names arXiv by its host, "arXiv (Cornell University)": the
+// record's venue is "arXiv", with the identifier found (issue 36 #17).
+func TestOpenAlexArxivVenueIsArxiv(t *testing.T) {
+	body, err := os.ReadFile("testdata/openalex/works-filter-title.search-paperqa.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := ParseOpenAlex(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, r := range recs {
+		if strings.Contains(r.Venue, "Cornell") {
+			t.Errorf("%q: venue %q", r.Title, r.Venue)
+		}
+		if r.Venue == "arXiv" {
+			n++
+			if r.ArxivID == "" {
+				t.Errorf("%q: an arXiv preprint without its identifier", r.Title)
+			}
+		}
+	}
+	if n == 0 {
+		t.Error("no arXiv record in the recording: the test proves nothing")
+	}
+}

@@ -223,15 +223,15 @@ func ParseCrossref(body []byte) ([]Record, error) {
 			r.Title = InlineText(w.Title[0])
 		}
 		if len(w.ContainerTitle) > 0 {
-			r.Venue = CleanLine(w.ContainerTitle[0])
+			r.Venue = MetaText(w.ContainerTitle[0])
 		}
 		if r.Year == 0 {
 			r.Year = w.Published.year()
 		}
 		for _, a := range w.Author {
-			n := CleanLine(strings.TrimSpace(a.Given + " " + a.Family))
+			n := MetaText(strings.TrimSpace(a.Given + " " + a.Family))
 			if n == "" {
-				n = CleanLine(a.Name)
+				n = MetaText(a.Name)
 			}
 			if n != "" {
 				r.Authors = append(r.Authors, n)

@@ -146,7 +146,7 @@ func openAlexRecord(w oaWork) Record {
 		DOI:        NormalizeDOI(w.DOI),
 		OpenAlexID: CleanLine(strings.TrimPrefix(w.ID, "https://openalex.org/")),
 		References: openAlexIDs(w.ReferencedWorks, maxReferences),
-		Title:      CleanLine(w.DisplayName),
+		Title:      MetaText(w.DisplayName),
 		Year:       w.PublicationYear,
 		Abstract:   CleanAbstract(CleanLine(RebuildAbstract(w.AbstractInvertedIndex))),
 		Citations:  w.CitedByCount,
@@ -160,14 +160,14 @@ func openAlexRecord(w oaWork) Record {
 		r.PMID = CleanLine(p[strings.LastIndex(p, "/")+1:])
 	}
 	for _, a := range w.Authorships {
-		if n := CleanLine(a.Author.DisplayName); n != "" {
+		if n := MetaText(a.Author.DisplayName); n != "" {
 			r.Authors = append(r.Authors, n)
 		}
 	}
 	publisher := ""
 	if pl := w.PrimaryLocation; pl != nil {
 		if pl.Source != nil {
-			r.Venue = CleanLine(pl.Source.DisplayName)
+			r.Venue = MetaText(pl.Source.DisplayName)
 			publisher = string(pl.Source.HostOrganizationName)
 		}
 		r.URL = CleanLine(pl.LandingPageURL)
@@ -198,6 +198,9 @@ func openAlexRecord(w oaWork) Record {
 	}
 	if r.ArxivID == "" && strings.HasPrefix(r.DOI, "10.48550/arxiv.") {
 		r.ArxivID = ArxivIDFromURL(r.DOI)
+	}
+	if strings.HasPrefix(strings.ToLower(r.Venue), "arxiv") {
+		r.Venue = "arXiv" // OpenAlex names the repository by its host: "arXiv (Cornell University)"
 	}
 	if r.PDFURL == "" {
 		for _, l := range locs {

@@ -74,7 +74,7 @@ func digits(s string) bool {
 // that are placeholders of an API ("null", "-") dropped.
 func publicationOf(itemType, volume, issue, pages, publisher string) Publication {
 	clean := func(s string) string {
-		s = CleanLine(s)
+		s = MetaText(s)
 		if s == "-" || strings.EqualFold(s, "null") || strings.EqualFold(s, "n/a") {
 			return ""
 		}

@@ -246,7 +246,7 @@ func ParsePubMedArticles(body []byte) ([]Record, error) {
 			FoundBy: []string{"pubmed"},
 			PMID:    strings.TrimSpace(a.PMID),
 			Title:   InlineText(a.Article.Title.Inner),
-			Venue:   CleanLine(a.Article.Journal.Title),
+			Venue:   MetaText(a.Article.Journal.Title),
 		}
 		j, pg := a.Article.Journal, a.Article.Pagination
 		pages := pageRange(pg.Start, pg.End)

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"html"
 	"strconv"
 	"strings"
 	"unicode"
@@ -47,6 +48,17 @@ func CleanText(s string) string {
 // every whitespace run, newlines included, becomes one space.
 func CleanLine(s string) string {
 	return strings.Join(strings.Fields(stripControls(s)), " ")
+}
+
+// MetaText is a metadata field as a record keeps it: HTML entities that
+// the scholarly APIs leave in titles, venues and names ("Chaos, Solitons
+// &amp; Fractals") decoded once, then cleaned to one line. Applied where
+// records are made, never twice.
+func MetaText(s string) string {
+	if strings.Contains(s, "&") {
+		s = html.UnescapeString(s)
+	}
+	return CleanLine(s)
 }
 
 // StripControls removes terminal escape sequences and control characters

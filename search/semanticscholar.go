@@ -153,8 +153,8 @@ func s2Records(papers []s2Paper) []Record {
 			Source:    "semanticscholar",
 			FoundBy:   []string{"semanticscholar"},
 			S2ID:      CleanLine(p.PaperID),
-			Title:     CleanLine(p.Title),
-			Venue:     CleanLine(p.Venue),
+			Title:     MetaText(p.Title),
+			Venue:     MetaText(p.Venue),
 			URL:       CleanLine(p.URL),
 			Citations: p.CitationCount,
 		}
@@ -166,15 +166,15 @@ func s2Records(papers []s2Paper) []Record {
 		}
 		if j := p.Journal; j != nil {
 			if r.Venue == "" {
-				r.Venue = CleanLine(j.Name)
+				r.Venue = MetaText(j.Name)
 			}
 			// arXiv's "journal" carries "abs/2503.23674" as its volume
-			if name := CleanLine(j.Name); name != "" && !strings.EqualFold(name, "arxiv") && !strings.HasPrefix(string(j.Volume), "abs/") {
+			if name := MetaText(j.Name); name != "" && !strings.EqualFold(name, "arxiv") && !strings.HasPrefix(string(j.Volume), "abs/") {
 				r.Publication = publicationOf("", string(j.Volume), "", string(j.Pages), "")
 			}
 		}
 		for _, a := range p.Authors {
-			if n := CleanLine(a.Name); n != "" {
+			if n := MetaText(a.Name); n != "" {
 				r.Authors = append(r.Authors, n)
 			}
 		}
