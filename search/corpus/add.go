@@ -79,7 +79,10 @@ type corpusJob struct {
 	size       int64
 	old        *Entry
 	item       *itemJob // a library item, not a file
-	res        chan corpusResult
+	// res brings the job's result: a pointer, so that the channel's
+	// buffer of every job waiting its turn is a word, not a whole result
+	// (some 1 KB: 100 MB for a library of 100,000 items).
+	res chan *corpusResult
 }
 
 const (
@@ -159,12 +162,13 @@ type corpusIngest struct {
 	stats *ingestStats
 	emb   *embedder
 
-	pending    []pendingFile // read, not committed yet
-	pendingN   int
-	lastCommit time.Time
-	unsaved    []pendingFile // committed, not in the saved manifest yet
-	lastSave   time.Time
-	queued     map[string][]string // file -> chunk hashes sent to the embedder
+	pending      []pendingFile // read, not committed yet
+	pendingN     int
+	lastCommit   time.Time
+	unsaved      []pendingFile // committed, not in the saved manifest yet
+	lastSave     time.Time
+	lastSaveTook time.Duration
+	queued       map[string]bool // the files (and items) whose chunks were sent to the embedder
 }
 
 type pendingFile struct {
@@ -284,17 +288,25 @@ func (c *corpusIngest) commit() error {
 			c.toEmbed(slot, p.item.Chunks)
 		}
 	}
+	for i := range c.pending {
+		// Committed: until the manifest is saved, only its report line
+		// is needed, not its record, pages and chunks (thousands of
+		// items of a library wait for one save).
+		c.pending[i].item = Batch{}
+	}
 	c.unsaved = append(c.unsaved, c.pending...)
 	c.pending, c.pendingN = nil, 0
-	if time.Since(c.lastSave) >= manifestEvery {
+	if time.Since(c.lastSave) >= max(manifestEvery, 10*c.lastSaveTook) {
 		return c.saveManifest()
 	}
 	return nil
 }
 
 // manifestEvery spaces manifest saves: the manifest is rewritten whole, so
-// saving it after every batch would cost time quadratic in the files. A
-// killed run re-reads at most this much work (its vectors are cached).
+// saving it after every batch would cost time quadratic in the files; and
+// a manifest that takes long to write (100,000 library items: some 50 MB)
+// is written at most a tenth of the time. A killed run re-reads at most
+// this much work (its vectors are cached).
 const manifestEvery = 2 * time.Second
 
 // saveManifest saves the manifest, then reports the files it now records:
@@ -302,7 +314,8 @@ const manifestEvery = 2 * time.Second
 func (c *corpusIngest) saveManifest() error {
 	t0 := time.Now()
 	err := c.m.Save(c.opt.Manifest)
-	c.stats.commitNS.Add(int64(time.Since(t0)))
+	c.lastSaveTook = time.Since(t0)
+	c.stats.commitNS.Add(int64(c.lastSaveTook))
 	c.lastSave = time.Now()
 	if err != nil {
 		return err
@@ -326,11 +339,7 @@ func (c *corpusIngest) file(verb, path, detail string) {
 }
 
 func (c *corpusIngest) toEmbed(abs string, chunks []Chunk) {
-	hashes := make([]string, len(chunks))
-	for i, ch := range chunks {
-		hashes[i] = ch.Hash
-	}
-	c.queued[abs] = hashes
+	c.queued[abs] = true
 	c.emb.add(chunks)
 }
 
@@ -361,7 +370,7 @@ func Add(ctx context.Context, opt Options, paths []string) (Result, error) {
 		return Result{}, err
 	}
 	now := time.Now()
-	c := &corpusIngest{opt: opt, st: opt.Store, m: m, stats: &ingestStats{start: now}, queued: map[string][]string{}, lastCommit: now, lastSave: now}
+	c := &corpusIngest{opt: opt, st: opt.Store, m: m, stats: &ingestStats{start: now}, queued: map[string]bool{}, lastCommit: now, lastSave: now}
 	var missing []string
 	seen := map[string]bool{}
 	var jobs []*corpusJob
@@ -370,7 +379,7 @@ func Add(ctx context.Context, opt Options, paths []string) (Result, error) {
 			return
 		}
 		seen[abs] = true
-		j := &corpusJob{abs: abs, shown: shown, dir: dir, rel: rel, res: make(chan corpusResult, 1)}
+		j := &corpusJob{abs: abs, shown: shown, dir: dir, rel: rel, res: make(chan *corpusResult, 1)}
 		if e := m.Files[abs]; e != nil {
 			old := *e
 			j.old = &old
@@ -498,7 +507,9 @@ func (c *corpusIngest) ingest(ctx context.Context, jobs []*corpusJob, read func(
 	for _, j := range jobs {
 		var r corpusResult
 		select {
-		case r = <-j.res:
+		case p := <-j.res:
+			r = *p
+			j.res = nil
 			release()
 		case <-ctx.Done():
 		}

@@ -217,7 +217,8 @@ func readAhead(ctx context.Context, jobs []*corpusJob, read func(*corpusJob) cor
 	for w := 0; w < workers; w++ {
 		go func() {
 			for j := range feed {
-				j.res <- read(j)
+				r := read(j)
+				j.res <- &r
 			}
 		}()
 	}

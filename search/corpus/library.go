@@ -125,7 +125,7 @@ func ImportLibrary(ctx context.Context, opt Options, lib Library) (Result, error
 		return Result{}, err
 	}
 	now := time.Now()
-	c := &corpusIngest{opt: opt, st: opt.Store, m: m, stats: &ingestStats{start: now}, queued: map[string][]string{}, lastCommit: now, lastSave: now}
+	c := &corpusIngest{opt: opt, st: opt.Store, m: m, stats: &ingestStats{start: now}, queued: map[string]bool{}, lastCommit: now, lastSave: now}
 	seen := map[string]bool{}
 	var jobs []*corpusJob
 	folder := lib.folder()
@@ -143,7 +143,7 @@ func ImportLibrary(ctx context.Context, opt Options, lib Library) (Result, error
 			continue
 		}
 		seen[slot] = true
-		j := &corpusJob{shown: itemShown(*it), res: make(chan corpusResult, 1), item: &itemJob{lib: &lib, it: it}}
+		j := &corpusJob{shown: itemShown(*it), res: make(chan *corpusResult, 1), item: &itemJob{lib: &lib, it: it}}
 		if e := m.Items[slot]; e != nil {
 			old := *e
 			j.item.old = &old

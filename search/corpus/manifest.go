@@ -1,13 +1,17 @@
 package corpus
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -61,11 +65,10 @@ func LoadManifest(path string) (*Manifest, error) {
 }
 
 // Save writes the manifest to path through a temporary file beside it.
+// It is written entry by entry, as json.MarshalIndent(m, "", "  ") would
+// write it whole: a library of 100,000 items makes a manifest of some 50
+// MB, which MarshalIndent held twice (compact and indented) at every save.
 func (m *Manifest) Save(path string) error {
-	raw, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return err
-	}
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
@@ -74,7 +77,12 @@ func (m *Manifest) Save(path string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := tmp.Write(raw); err != nil {
+	w := bufio.NewWriterSize(tmp, 256<<10)
+	err = m.write(w)
+	if err == nil {
+		err = w.Flush()
+	}
+	if err != nil {
 		tmp.Close()
 		os.Remove(tmp.Name())
 		return err
@@ -84,6 +92,69 @@ func (m *Manifest) Save(path string) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// write writes the manifest as json.MarshalIndent(m, "", "  ") does.
+func (m *Manifest) write(bw *bufio.Writer) error {
+	w := sticky{bw}
+	w.put("{\n  \"version\": ", strconv.Itoa(m.Version), ",\n  \"files\": ")
+	if err := writeMap(w, m.Files); err != nil {
+		return err
+	}
+	if len(m.Libraries) > 0 {
+		w.put(",\n  \"libraries\": ")
+		if err := writeMap(w, m.Libraries); err != nil {
+			return err
+		}
+	}
+	if len(m.Items) > 0 {
+		w.put(",\n  \"items\": ")
+		if err := writeMap(w, m.Items); err != nil {
+			return err
+		}
+	}
+	w.put("\n}")
+	return nil
+}
+
+// sticky writes to a bufio.Writer, whose first error stays: Flush reports
+// it.
+type sticky struct{ *bufio.Writer }
+
+func (w sticky) put(parts ...string) {
+	for _, p := range parts {
+		_, _ = w.WriteString(p)
+	}
+}
+
+// writeMap writes a map of the manifest one entry at a time, its keys
+// sorted as encoding/json sorts them.
+func writeMap[V any](w sticky, m map[string]V) error {
+	switch {
+	case m == nil:
+		w.put("null")
+		return nil
+	case len(m) == 0:
+		w.put("{}")
+		return nil
+	}
+	w.put("{")
+	for i, k := range slices.Sorted(maps.Keys(m)) {
+		key, err := json.Marshal(k)
+		if err != nil {
+			return err
+		}
+		val, err := json.MarshalIndent(m[k], "    ", "  ")
+		if err != nil {
+			return err
+		}
+		if i > 0 {
+			w.put(",")
+		}
+		w.put("\n    ", string(key), ": ", string(val))
+	}
+	w.put("\n  }")
+	return nil
 }
 
 // Entries are the manifest's documents by path.
