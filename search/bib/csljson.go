@@ -25,207 +25,180 @@ func ReadCSLJSON(data []byte) ([]Item, error) {
 	return items, errors.Join(errs...)
 }
 
-// readCSLJSON streams the file: arrays (names, keywords, date parts, the
-// items themselves) are read element by element and capped as they are
-// read, so a file of a million authors costs about its own size, not the
-// twenty times a decoded array of maps of raw values would.
+// readCSLJSON checks the file with json.Valid, which allocates nothing,
+// then walks it in place (csljson_walk.go), capping every array as it is
+// split: a file of a million authors costs about its own size, not the
+// twenty times a decoded array of maps of raw values would. A file that
+// is not valid JSON is walked element by element with a json.Decoder, so
+// that the items before the fault are still read and the fault is named
+// by its line.
 func readCSLJSON(data []byte) ([]Item, []error) {
 	if len(data) > MaxInput {
 		return nil, []error{tooLarge("CSL-JSON", len(data))}
 	}
-	text := decodeInput(data)
-	trimmed := strings.TrimSpace(text)
-	if trimmed == "" {
+	src := inputBytes(data)
+	trimmed := bytes.TrimSpace(src)
+	if len(trimmed) == 0 {
 		return nil, nil
 	}
 	if trimmed[0] != '[' && trimmed[0] != '{' {
 		return nil, []error{&ParseError{Format: "CSL-JSON", Line: 1, Msg: "expected an array of items ([...]) or one item ({...})"}}
 	}
-	r := &cslReader{cslStream: newCSLStream(strings.NewReader(text)), src: text, lines: 1}
-	tok, err := r.dec.Token()
-	if err != nil {
-		return nil, []error{r.jsonError(err)}
-	}
-	var items []Item
-	if tok == json.Delim('[') {
-		items, err = r.items()
-		if err == nil {
-			err = r.end("array")
-		}
-		if err != nil {
-			r.errs.add(err)
-		}
+	r := &cslReader{src: src, lines: 1}
+	start := skipSpace(src, 0)
+	switch {
+	case !json.Valid(src):
+		return r.invalid(src[start])
+	case src[start] == '[':
+		items := r.items(start)
 		return items, r.errs.result()
 	}
-	o, err := r.object(true)
-	if err == nil {
-		err = r.end("item")
+	// One item, or {"items": [...]} as some APIs wrap them.
+	wrapped, typed := -1, false
+	eachMember(src, start, func(key []byte, s, _ int) {
+		switch string(jsonKey(key)) {
+		case "type":
+			typed = true
+		case "items":
+			wrapped = -1
+			if src[s] == '[' {
+				wrapped = s
+			}
+		}
+	})
+	if wrapped >= 0 && !typed {
+		items := r.items(wrapped)
+		return items, r.errs.result()
 	}
-	if err != nil {
-		return nil, []error{r.jsonError(err)} // as json.Unmarshal would: one object, all or nothing
-	}
-	if o.items != nil && !o.hasType { // {"items": [...]}, as some APIs wrap them
-		return o.items, r.errs.result()
-	}
-	return []Item{r.toItem(o, 1)}, r.errs.result()
+	return []Item{r.item(start)}, r.errs.result()
 }
 
 // cslReader reads a CSL-JSON file: its items and the problems found.
 type cslReader struct {
-	cslStream
-	src            string // the file, for line numbers
+	src            []byte
 	errs           problems
-	lineOff, lines int // line counting, forward only
+	skipped        bool // an element that is not an item was named
+	lineOff, lines int  // line counting, forward only
 }
 
-// items reads the elements of an array of items, its [ read; an element
-// that is not an object is skipped, and the first one named. Past
-// MaxItems the elements are skipped unread, and that is named once.
-func (r *cslReader) items() ([]Item, error) {
+// items reads the elements of the array at src[start].
+func (r *cslReader) items(start int) []Item {
 	var items []Item
-	skipped, cut := false, false
-	for n := 1; r.dec.More(); n++ {
-		start := int(r.dec.InputOffset())
-		if len(items) == MaxItems {
-			if !cut {
-				cut = true
-				r.errs.add(tooMany("CSL-JSON", r.lineAt(start)))
-			}
-			if err := r.skip(); err != nil {
-				return items, r.jsonError(err)
-			}
-			continue
-		}
-		tok, err := r.dec.Token()
-		if err != nil {
-			return items, r.jsonError(err)
-		}
-		if tok == json.Delim('{') {
-			o, err := r.object(false)
-			if err != nil {
-				return items, r.jsonError(err)
-			}
-			items = append(items, r.toItem(o, start+1))
-			continue
-		}
-		if err := r.skipRest(tok); err != nil {
-			return items, r.jsonError(err)
-		}
-		if !skipped {
-			skipped = true
-			r.errs.add(&ParseError{Format: "CSL-JSON", Line: r.lineAt(start + 1), Msg: fmt.Sprintf("item %d is not an object, and was skipped", n)})
-		}
-	}
-	if _, err := r.dec.Token(); err != nil { // ]
-		return items, r.jsonError(err)
-	}
-	return items, nil
+	n := 0
+	eachElement(r.src, start, func(s, _ int) bool {
+		n++
+		return r.element(&items, n, s)
+	})
+	return items
 }
 
-// end checks that nothing follows the top-level value.
-func (r *cslReader) end(what string) error {
-	if _, err := r.dec.Token(); err != io.EOF {
-		return &ParseError{Format: "CSL-JSON", Line: r.lineAt(int(r.dec.InputOffset())), Msg: "not valid JSON: text after the end of the " + what}
+// element reads the n-th element of an array of items, which starts at
+// src[s], into items; an element that is not an object is skipped, the
+// first one named. It says whether to go on: past MaxItems the rest is
+// named once and not read.
+func (r *cslReader) element(items *[]Item, n, s int) bool {
+	switch {
+	case len(*items) == MaxItems:
+		r.errs.add(tooMany("CSL-JSON", r.lineAt(s)))
+		return false
+	case r.src[s] == '{':
+		*items = append(*items, r.item(s))
+	case !r.skipped:
+		r.skipped = true
+		r.errs.add(&ParseError{Format: "CSL-JSON", Line: r.lineAt(s), Msg: fmt.Sprintf("item %d is not an object, and was skipped", n)})
 	}
-	return nil
+	return true
 }
 
-// cslObject is what an item says, each array already capped.
-type cslObject struct {
-	text                     map[string]string
-	authors, editors         []Name
-	authorCount, editorCount int // elements of the arrays, before the cap
-	year                     int
-	date                     string
-	tags                     []string
-	hasType                  bool
-	items                    []Item // the items of {"items": [...]}, at the top
-}
-
-// cslTextKeys are the keys read as text.
-var cslTextKeys = setOf("id", "citation-key", "type", "title", "container-title", "event-title", "volume", "issue",
-	"number", "page", "publisher", "DOI", "doi", "ISBN", "isbn", "ISSN", "issn", "URL", "url", "abstract", "language")
-
-// object reads an item, its { read. At the top, an "items" array is read
-// as the items it wraps.
-func (r *cslReader) object(top bool) (cslObject, error) {
-	o := cslObject{text: map[string]string{}}
-	for r.dec.More() {
-		tok, err := r.dec.Token()
-		if err != nil {
-			return o, err
+// item reads the item at src[start], and names a list of names that was
+// cut at the cap.
+func (r *cslReader) item(start int) Item {
+	var o cslObject
+	b := r.src
+	eachMember(b, start, func(key []byte, s, e int) {
+		k := jsonKey(key)
+		if i, ok := cslTextKeys[string(k)]; ok {
+			o.text[i] = jsonText(b, s, e)
+			return
 		}
-		key, _ := tok.(string)
-		switch {
-		case cslTextKeys[key]:
-			o.text[key], err = r.text()
-			o.hasType = o.hasType || key == "type"
-		case key == "author":
-			o.authors, o.authorCount, err = r.names()
-		case key == "editor":
-			o.editors, o.editorCount, err = r.names()
-		case key == "issued":
-			o.year, o.date, err = r.date()
-		case key == "keyword":
-			o.tags, err = r.keywords()
-		case key == "items" && top:
-			if tok, err = r.dec.Token(); err == nil {
-				if tok == json.Delim('[') {
-					o.items, err = r.items()
-					if o.items == nil && err == nil {
-						o.items = []Item{}
-					}
-				} else {
-					err = r.skipRest(tok)
-				}
-			}
-		default:
-			err = r.skip()
+		switch string(k) {
+		case "author":
+			o.authors, o.authorCount = jsonNames(b, s, e)
+		case "editor":
+			o.editors, o.editorCount = jsonNames(b, s, e)
+		case "issued":
+			o.year, o.date = jsonDate(b, s, e)
+		case "keyword":
+			o.tags = jsonKeywords(b, s, e)
 		}
-		if err != nil {
-			return o, err
-		}
-	}
-	_, err := r.dec.Token() // }
-	return o, err
-}
-
-// toItem maps an item read at offset off, and names a list of names that
-// was cut.
-func (r *cslReader) toItem(o cslObject, off int) Item {
-	it := cslItem(o)
+	})
+	it := cslItem(&o)
 	it.Clean()
 	for _, c := range []struct {
 		what  string
 		count int
 	}{{"authors", o.authorCount}, {"editors", o.editorCount}} {
 		if c.count > maxNames && !r.errs.full() {
-			r.errs.add(&ParseError{Format: "CSL-JSON", Line: r.lineAt(off), Key: it.ID,
+			r.errs.add(&ParseError{Format: "CSL-JSON", Line: r.lineAt(start), Key: it.ID,
 				Msg: fmt.Sprintf("only the first %d of its %d %s were kept", maxNames, c.count, c.what)})
 		}
 	}
 	return it
 }
 
-// lineAt is the 1-based line of offset off; offsets asked for only grow,
-// so counting is linear in the file.
-func (r *cslReader) lineAt(off int) int {
-	off = max(0, min(off, len(r.src)))
-	if off < r.lineOff {
-		r.lineOff, r.lines = 0, 1
+// invalid reads a file that is not valid JSON: each element of its array
+// is checked by a json.Decoder before it is walked, so the items before
+// the fault are read; one object alone is all or nothing, as
+// json.Unmarshal would have it.
+func (r *cslReader) invalid(first byte) ([]Item, []error) {
+	dec := json.NewDecoder(bytes.NewReader(r.src))
+	if first == '{' {
+		err := dec.Decode(&skipValue{})
+		if err == nil {
+			err = r.end(dec, "item")
+		}
+		return nil, []error{r.jsonError(dec, err)}
 	}
-	r.lines += strings.Count(r.src[r.lineOff:off], "\n")
-	r.lineOff = off
-	return r.lines
+	var items []Item
+	if _, err := dec.Token(); err != nil { // [
+		return nil, []error{r.jsonError(dec, err)}
+	}
+	for n := 1; dec.More(); n++ {
+		s := skipSpace(r.src, int(dec.InputOffset()))
+		if s < len(r.src) && r.src[s] == ',' {
+			s = skipSpace(r.src, s+1)
+		}
+		if err := dec.Decode(&skipValue{}); err != nil {
+			r.errs.add(r.jsonError(dec, err))
+			return items, r.errs.result()
+		}
+		if !r.element(&items, n, s) {
+			return items, r.errs.result()
+		}
+	}
+	_, err := dec.Token() // ]
+	if err == nil {
+		err = r.end(dec, "array")
+	}
+	r.errs.add(r.jsonError(dec, err))
+	return items, r.errs.result()
+}
+
+// end checks that nothing follows the top-level value.
+func (r *cslReader) end(dec *json.Decoder, what string) error {
+	if _, err := dec.Token(); err != io.EOF {
+		return &ParseError{Format: "CSL-JSON", Line: r.lineAt(int(dec.InputOffset())), Msg: "not valid JSON: text after the end of the " + what}
+	}
+	return nil
 }
 
 // jsonError says where the JSON broke, as a line a person can go to.
-func (r *cslReader) jsonError(err error) error {
+func (r *cslReader) jsonError(dec *json.Decoder, err error) error {
 	var pe *ParseError
 	if errors.As(err, &pe) {
 		return err
 	}
-	offset := r.dec.InputOffset()
+	offset := dec.InputOffset()
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
 		offset = se.Offset
@@ -237,17 +210,56 @@ func (r *cslReader) jsonError(err error) error {
 	return &ParseError{Format: "CSL-JSON", Line: r.lineAt(int(offset)), Msg: "not valid JSON: " + msg}
 }
 
+// lineAt is the 1-based line of offset off; offsets asked for mostly
+// grow, so counting is linear in the file.
+func (r *cslReader) lineAt(off int) int {
+	off = max(0, min(off, len(r.src)))
+	if off < r.lineOff {
+		r.lineOff, r.lines = 0, 1
+	}
+	r.lines += bytes.Count(r.src[r.lineOff:off], []byte{'\n'})
+	r.lineOff = off
+	return r.lines
+}
+
+// skipValue is decoded into to check a value and keep nothing.
+type skipValue struct{}
+
+func (*skipValue) UnmarshalJSON([]byte) error { return nil }
+
+// cslObject is what an item says, each array already capped.
+type cslObject struct {
+	text                     [len(cslTextKeyList)]string
+	authors, editors         []Name
+	authorCount, editorCount int // elements of the arrays, before the cap
+	year                     int
+	date                     string
+	tags                     []string
+}
+
+// cslTextKeyList are the keys read as text, cslTextKeys their indexes.
+var cslTextKeyList = [...]string{"id", "citation-key", "type", "title", "container-title", "event-title", "volume",
+	"issue", "number", "page", "publisher", "DOI", "doi", "ISBN", "isbn", "ISSN", "issn", "URL", "url", "abstract", "language"}
+
+var cslTextKeys = func() map[string]int {
+	m := make(map[string]int, len(cslTextKeyList))
+	for i, k := range cslTextKeyList {
+		m[k] = i
+	}
+	return m
+}()
+
 // cslItem maps one CSL-JSON item.
-func cslItem(o cslObject) Item {
+func cslItem(o *cslObject) Item {
 	str := func(keys ...string) string {
 		for _, k := range keys {
-			if v := o.text[k]; v != "" {
+			if v := o.text[cslTextKeys[k]]; v != "" {
 				return v
 			}
 		}
 		return ""
 	}
-	it := Item{
+	return Item{
 		ID:        str("id", "citation-key"),
 		Type:      strings.ToLower(str("type")),
 		Title:     stripMarkup(str("title")),
@@ -268,7 +280,6 @@ func cslItem(o cslObject) Item {
 		Date:      o.date,
 		Tags:      o.tags,
 	}
-	return it
 }
 
 // cslMarkup is the rich text CSL allows in titles (<i>E. coli</i>,

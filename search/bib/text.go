@@ -1,6 +1,7 @@
 package bib
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"unicode"
@@ -46,6 +47,20 @@ func decodeInput(data []byte) string {
 		i += size
 	}
 	return b.String()
+}
+
+// inputBytes is decodeInput's text as bytes: data itself, not a copy,
+// when it is UTF-8 that decodeInput would leave as it is.
+func inputBytes(data []byte) []byte {
+	switch {
+	case len(data) >= 2 && (data[0] == 0xff && data[1] == 0xfe || data[0] == 0xfe && data[1] == 0xff),
+		len(data) >= 4 && (data[1] == 0 && data[3] == 0 || data[0] == 0 && data[2] == 0),
+		bytes.HasPrefix(data, []byte("\ufeff")),
+		bytes.IndexByte(data, '\n') < 0 && bytes.IndexByte(data, '\r') >= 0,
+		!utf8.Valid(data):
+		return []byte(decodeInput(data))
+	}
+	return data
 }
 
 func decodeUTF16(data []byte, bigEndian bool) string {
