@@ -140,6 +140,7 @@ func (a *API) read(ctx context.Context, sinceVersion int) (Library, bool, error)
 			parent.files = append(parent.files, file{path: p, contentType: d.ContentType, order: i})
 		}
 	}
+	boundChains(lib.Collections)
 	paths := collectionPaths(lib.Collections)
 	for _, r := range recs {
 		lib.Items = append(lib.Items, r.item(paths))

@@ -172,7 +172,8 @@ const (
 	maxLoad         = 16 << 20
 	sqliteMaxLength = 32 << 20
 	maxValue        = 1 << 20 // a field's value
-	maxName         = 1 << 10 // a name, tag, collection name, content type
+	maxName         = 1 << 10 // a name, tag, content type
+	maxCollName     = 256     // a collection's name
 	maxKey          = 64      // a key, type or field name
 	maxPath         = 4 << 10 // an attachment's stored path
 )
@@ -371,7 +372,7 @@ func (s *schema) version(ctx context.Context) (int, error) {
 }
 
 func (s *schema) collections(ctx context.Context) ([]Collection, error) {
-	q := "SELECT c.collectionID, " + capped("c.key", maxKey) + ", " + capped("c.collectionName", maxName) + `, c.parentCollectionID
+	q := "SELECT c.collectionID, " + capped("c.key", maxKey) + ", " + capped("c.collectionName", maxCollName) + `, c.parentCollectionID
 		FROM collections c WHERE c.libraryID=?`
 	type row struct {
 		c      Collection
@@ -435,6 +436,7 @@ func (s *schema) collections(ctx context.Context) ([]Collection, error) {
 			kept = append(kept, c)
 		}
 	}
+	boundChains(kept)
 	return kept, nil
 }
 

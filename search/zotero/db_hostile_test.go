@@ -28,6 +28,13 @@ func craftedLibrary(t *testing.T, stmts ...string) string {
 	if err := zoterotest.Build(dir, lib); err != nil {
 		t.Fatal(err)
 	}
+	craft(t, dir, stmts...)
+	return dir
+}
+
+// craft runs stmts on the database in dir.
+func craft(t *testing.T, dir string, stmts ...string) {
+	t.Helper()
 	p := filepath.ToSlash(filepath.Join(dir, zotero.DatabaseName))
 	if !strings.HasPrefix(p, "/") {
 		p = "/" + p
@@ -43,7 +50,6 @@ func craftedLibrary(t *testing.T, stmts ...string) string {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
-	return dir
 }
 
 // readBounded reads the database in dir, failing the test if the read has
@@ -179,5 +185,44 @@ func TestCraftedDatabaseReadIsTimed(t *testing.T) {
 	_, err := readBounded(t, dir)
 	if want := fmt.Sprintf("took longer than %s", time.Nanosecond); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("err = %v, want %q", err, want)
+	}
+}
+
+// A chain of 300 nested collections and a cycle of two: every collection
+// the reader returns reaches the top within 64 parents, so whoever walks
+// them (the command line builds their paths again) walks a bounded chain.
+func TestCraftedDatabaseCollectionChains(t *testing.T) {
+	var cols []zoterotest.Collection
+	for i := range 300 {
+		c := zoterotest.Collection{Key: zoterotest.Key(i), Name: fmt.Sprintf("level %d", i)}
+		if i > 0 {
+			c.Parent = zoterotest.Key(i - 1)
+		}
+		cols = append(cols, c)
+	}
+	cols = append(cols, zoterotest.Collection{Key: "CYCLEAAA", Name: "A"}, zoterotest.Collection{Key: "CYCLEBBB", Name: "B", Parent: "CYCLEAAA"})
+	dir := t.TempDir()
+	if err := zoterotest.Build(dir, zoterotest.Library{Collections: cols}); err != nil {
+		t.Fatal(err)
+	}
+	craft(t, dir, `UPDATE collections SET parentCollectionID = (SELECT collectionID FROM collections WHERE key = 'CYCLEBBB') WHERE key = 'CYCLEAAA'`)
+	lib, err := readBounded(t, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent := map[string]string{}
+	for _, c := range lib.Collections {
+		parent[c.Key] = c.Parent
+	}
+	if len(parent) != len(cols) {
+		t.Fatalf("%d collections, want %d", len(parent), len(cols))
+	}
+	for k := range parent {
+		n := 0
+		for p := parent[k]; p != ""; p = parent[p] {
+			if n++; n > 64 {
+				t.Fatalf("%s: more than 64 parents", k)
+			}
+		}
 	}
 }

@@ -259,6 +259,35 @@ func cslType(itemType string) string {
 	return "document"
 }
 
+// boundChains makes every collection's chain of parents end within
+// maxDepth levels and maxPathBytes of names: a collection whose chain does
+// not (a crafted database's chain of thousands, or a cycle) is put at the
+// top. A reader of Parent links (the command line builds the paths
+// again) then walks at most maxDepth of them for each.
+func boundChains(cols []Collection) {
+	parent := make(map[string]string, len(cols))
+	size := make(map[string]int, len(cols))
+	for _, c := range cols {
+		parent[c.Key] = c.Parent
+		size[c.Key] = len(c.Name) + 1
+	}
+	for i := range cols {
+		depth, bytes := 1, size[cols[i].Key]
+		for p := cols[i].Parent; p != ""; p = parent[p] {
+			n, ok := size[p]
+			if !ok {
+				break // a parent that is not listed ends the chain
+			}
+			depth, bytes = depth+1, bytes+n
+			if depth > maxDepth || bytes > maxPathBytes {
+				cols[i].Parent = ""
+				parent[cols[i].Key] = ""
+				break
+			}
+		}
+	}
+}
+
 // collectionPaths names every collection by its path from the top
 // ("Parent/Child"). A parent that is missing (deleted, or a cycle in a
 // damaged database) ends the path, and so do maxDepth levels or
