@@ -182,3 +182,22 @@ func validItem(t testing.TB, it Item) {
 		t.Errorf("item %q has no type", it.ID)
 	}
 }
+
+// CleanLine's shortcut for clean fields gives what the full rule gives.
+func FuzzCleanLine(f *testing.F) {
+	for _, s := range []string{"", "a", " a", "a ", "a  b", "a b", "a\tb", "é ü", "a\u00a0b", "a\u2028b", "x\x1b[31m", "\xff", "a\u202eb", "\u0085"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want := Truncate(strings.Join(strings.Fields(StripControls(s)), " "), maxLine)
+		if got := CleanLine(s); got != want {
+			t.Errorf("CleanLine(%q) = %q, want %q", s, got, want)
+		}
+		lines := strings.Split(StripControls(s), "\n")
+		if !strings.Contains(s, "\n") && len(lines) == 1 {
+			if got, want := cleanText(s), Truncate(strings.Join(strings.Fields(lines[0]), " "), maxText); got != want {
+				t.Errorf("cleanText(%q) = %q, want %q", s, got, want)
+			}
+		}
+	})
+}

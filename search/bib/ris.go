@@ -23,6 +23,9 @@ func ReadRIS(data []byte) ([]Item, []error) {
 		errs    problems
 		rec     *risRecord
 		outside bool // a problem was reported for this stretch outside records
+		// values is every record's map in turn, emptied for the next: a
+		// map a record would cost more than the record's strings
+		values = map[string][]string{}
 	)
 	finish := func() {
 		if rec != nil {
@@ -30,6 +33,7 @@ func ReadRIS(data []byte) ([]Item, []error) {
 			it.Clean()
 			items = append(items, it)
 			rec = nil
+			clear(values)
 		}
 	}
 	text := decodeInput(data)
@@ -49,7 +53,7 @@ func ReadRIS(data []byte) ([]Item, []error) {
 				errs.add(tooMany("RIS", n))
 				return items, errs.result()
 			}
-			rec = &risRecord{values: map[string][]string{}}
+			rec = &risRecord{values: values}
 			rec.add(tag, value)
 			outside = false
 		case tag == "ER":
