@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -151,8 +150,10 @@ func ImportLibrary(ctx context.Context, opt Options, lib Library) (Result, error
 		j.item.file, j.item.skippedFiles = attachment(it.Files)
 		if j.item.file != "" {
 			j.item.dir, j.item.rel, j.item.inLibrary, j.item.refused = attachmentPlace(folder, j.item.file)
-			if fi, err := os.Lstat(j.item.file); err == nil && fi.Mode().IsRegular() && j.item.refused == nil {
-				j.size = min(fi.Size(), search.MaxLocalFileBytes) // for the progress line only
+			if j.item.refused == nil { // a path refused by itself is not even looked at
+				if fi, err := os.Lstat(j.item.file); err == nil && fi.Mode().IsRegular() {
+					j.size = min(fi.Size(), search.MaxLocalFileBytes) // for the progress line only
+				}
 			}
 		}
 		c.stats.bytes.Add(j.size)
@@ -193,100 +194,11 @@ type itemJob struct {
 	refused   error
 }
 
-// folder is the library's own folder, "" when it has none (Folder).
-func (l *Library) folder() string {
-	if l.Folder != "" {
-		return filepath.Clean(l.Folder)
-	}
-	switch l.Kind {
-	case "bibtex", "csljson", "ris":
-		if filepath.IsAbs(l.Origin) {
-			return filepath.Dir(l.Origin)
-		}
-	}
-	return ""
-}
-
-// attachmentPlace is where an attachment is opened (search.OpenLocalFile):
-// rel inside the library's folder when it is in it, so that no link leads
-// it out of the folder; else the file in the folder the library names for
-// it, which a link may not lead it out of either. Symlinks that stay
-// inside are followed (a shared folder of links to its own files reads as
-// before); refusing every link would also refuse those, and following
-// them all read /proc/self/environ. A path that climbs with ".." (bib
-// keeps a relative path's that leaves its file's folder) or is relative
-// is refused by itself.
-func attachmentPlace(folder, file string) (dir, rel string, inLibrary bool, refused error) {
-	for _, el := range strings.Split(filepath.ToSlash(file), "/") {
-		if el == ".." {
-			return "", "", folder != "", search.ErrPathEscapes
-		}
-	}
-	if !filepath.IsAbs(file) {
-		return "", "", false, errRelativePath
-	}
-	file = filepath.Clean(file)
-	if folder != "" {
-		if r, err := filepath.Rel(folder, file); err == nil && r != "." && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) {
-			return folder, r, true, nil
-		}
-	}
-	return filepath.Dir(file), filepath.Base(file), false, nil
-}
-
-var errRelativePath = errors.New("named by a relative path, with no folder to find it in")
-
-// refusedReason says why an attachment was not read, for the import's
-// report: "attachment x.txt skipped: it is a symlink to outside the
-// library folder".
-func refusedReason(ij *itemJob, err error) string {
-	why := err.Error()
-	switch {
-	case errors.Is(err, search.ErrOutsideFolder) && ij.inLibrary:
-		why = "a symlink to outside the library folder"
-	case errors.Is(err, search.ErrPathEscapes) && ij.inLibrary:
-		why = `named by a path that climbs out of the library folder ("..")`
-	}
-	return "attachment " + filepath.Base(ij.file) + " skipped: it is " + why
-}
-
 func itemShown(it bib.Item) string {
 	if it.Title != "" {
 		return it.Title
 	}
 	return it.ID
-}
-
-// attachment picks the file to read among an item's attachments: a PDF
-// first, then a web snapshot, then text. The others are named, so the
-// person hears why an EPUB was not read.
-func attachment(files []string) (string, []string) {
-	best, rank := "", 0
-	var others []string
-	for _, f := range files {
-		r := 0
-		switch strings.ToLower(filepath.Ext(f)) {
-		case ".pdf":
-			r = 3
-		case ".html", ".htm", ".xhtml":
-			r = 2
-		case ".md", ".markdown", ".txt", ".text":
-			r = 1
-		}
-		if r == 0 {
-			others = append(others, f)
-			continue
-		}
-		if r > rank {
-			if best != "" {
-				others = append(others, best)
-			}
-			best, rank = f, r
-		} else {
-			others = append(others, f)
-		}
-	}
-	return best, others
 }
 
 // recordVersion changes when itemRecord makes records differently, so an
@@ -571,119 +483,4 @@ func (c *corpusIngest) applyItem(j *corpusJob, r corpusResult) error {
 	c.pending = append(c.pending, p)
 	c.pendingN += len(p.item.Chunks)
 	return c.maybeCommit()
-}
-
-// describeSkipped names attachments of a kind that is not read.
-func describeSkipped(files []string) string {
-	var parts []string
-	for _, f := range files {
-		ext := strings.ToLower(filepath.Ext(f))
-		why := "not a kind that is read"
-		if ext == ".epub" {
-			why = "EPUB is not read"
-		}
-		parts = append(parts, filepath.Base(f)+" ("+why+")")
-	}
-	return strings.Join(parts, ", ")
-}
-
-// CollectionCount is one collection of the corpus with how many documents
-// it holds.
-type CollectionCount struct {
-	Name string `json:"name"`
-	// Kind is library (all of an imported library), collection, tag, or
-	// corpus (the loose documents of `corpus add`).
-	Kind string `json:"kind"`
-	// Library is the library it belongs to ("" for corpus).
-	Library string `json:"library,omitempty"`
-	// Items are the documents in it (a collection's sub-collections'
-	// too); Files those read from a file, not from an abstract.
-	Items int `json:"items"`
-	Files int `json:"files"`
-}
-
-// Collections lists the corpus's collections: the loose documents, each
-// library, its collections (empty ones too) and its tags.
-func (m *Manifest) Collections() []CollectionCount {
-	var out []CollectionCount
-	if len(m.Files) > 0 {
-		out = append(out, CollectionCount{Name: LooseCollection, Kind: "corpus", Items: len(m.Files), Files: len(m.Files)})
-	}
-	for _, l := range m.LibraryEntries() {
-		counts := map[string]*CollectionCount{}
-		var order []string
-		put := func(name, kind string) *CollectionCount {
-			k := strings.ToLower(name)
-			if c := counts[k]; c != nil {
-				return c
-			}
-			counts[k] = &CollectionCount{Name: name, Kind: kind, Library: l.Name}
-			order = append(order, k)
-			return counts[k]
-		}
-		put(l.Name, "library")
-		for _, c := range l.Collections {
-			put(c, "collection")
-		}
-		for _, e := range m.ItemEntries() {
-			if e.Library != l.Name {
-				continue
-			}
-			for _, name := range e.Collections {
-				kind := "collection"
-				switch {
-				case strings.EqualFold(name, l.Name):
-					kind = "library"
-				case strings.HasPrefix(name, "#"):
-					kind = "tag"
-				}
-				// an item of "A/B" is in "A" too
-				for _, anc := range ancestors(name, kind) {
-					c := put(anc, kind)
-					c.Items++
-					if e.File != "" {
-						c.Files++
-					}
-				}
-			}
-		}
-		for _, k := range order {
-			out = append(out, *counts[k])
-		}
-	}
-	return out
-}
-
-// ancestors are a collection path and its parents ("A/B" → A/B, A).
-func ancestors(name, kind string) []string {
-	out := []string{name}
-	if kind != "collection" {
-		return out
-	}
-	for i := len(name) - 1; i > 0; i-- {
-		if name[i] == '/' {
-			out = append(out, name[:i])
-		}
-	}
-	return out
-}
-
-// UnknownCollections are the names among names that match no collection
-// of the corpus (a run limited to one would search nothing).
-func (m *Manifest) UnknownCollections(names []string) []string {
-	known := m.Collections()
-	var out []string
-	for _, n := range names {
-		found := false
-		for _, c := range known {
-			if search.InCollections(search.Record{Collections: []string{c.Name}}, []string{n}) {
-				found = true
-				break
-			}
-		}
-		if !found {
-			out = append(out, n)
-		}
-	}
-	return out
 }
