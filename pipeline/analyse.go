@@ -516,7 +516,7 @@ func (f *flow) analyse(ctx context.Context, rs readySource) error {
 		if f.breaker.record(failed) {
 			a.warn("%d analyses in a row failed; the remaining sources are summarised from their abstracts", breakerTrips)
 		}
-		a.finish(fmt.Sprintf("confidence %.2f, %d findings", an.Confidence, len(an.KeyFindings)))
+		a.finish(fmt.Sprintf("confidence %.2f, %s", an.Confidence, plural(len(an.KeyFindings), "finding", "findings")))
 	}
 	return f.keepAnalysis(rs.rec, an)
 }

@@ -171,9 +171,9 @@ func (f *flow) runShortBatch(ctx context.Context, batch []*shortJob) []shortOutc
 		}
 	}
 	if len(batch) == 1 {
-		a.finish(fmt.Sprintf("confidence %.2f, %d findings", analysed[0].Confidence, findings))
+		a.finish(fmt.Sprintf("confidence %.2f, %s", analysed[0].Confidence, plural(findings, "finding", "findings")))
 	} else {
-		a.finish(fmt.Sprintf("%d sources, %d findings", len(batch), findings))
+		a.finish(fmt.Sprintf("%s, %s", plural(len(batch), "source", "sources"), plural(findings, "finding", "findings")))
 	}
 	return outs
 }

@@ -95,7 +95,7 @@ func (o *orchestrator) stageFinalise(ctx context.Context) error {
 		return err
 	}
 	o.emit(Event{Type: ReportReady, Stage: StageFinalise, Text: md, Count: len(rep.Sources),
-		Message: fmt.Sprintf("%d citations of %d sources, %.0f%% of cited sentences supported", rep.Metrics.Citations, rep.Metrics.DistinctSources, 100*rep.Metrics.SupportedRatio)})
+		Message: fmt.Sprintf("%s of %s, %.0f%% of cited sentences supported", plural(rep.Metrics.Citations, "citation", "citations"), plural(rep.Metrics.DistinctSources, "source", "sources"), 100*rep.Metrics.SupportedRatio)})
 	return o.stageDone(StageFinalise, start, "report ready")
 }
 

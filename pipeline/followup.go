@@ -531,7 +531,7 @@ func (o *orchestrator) finaliseFollowUp(ctx context.Context, kind string, pinned
 		}
 	}
 	o.emit(Event{Type: ReportReady, Stage: StageFinalise, Text: md, Count: len(rep.Sources),
-		Message: fmt.Sprintf("version %d: %d citations of %d sources", o.follow.N, rep.Metrics.Citations, rep.Metrics.DistinctSources)})
+		Message: fmt.Sprintf("version %d: %s of %s", o.follow.N, plural(rep.Metrics.Citations, "citation", "citations"), plural(rep.Metrics.DistinctSources, "source", "sources"))})
 	return o.stageDone(StageFinalise, start, "report ready")
 }
 

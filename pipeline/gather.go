@@ -86,8 +86,8 @@ func (o *orchestrator) restoreGather() (bool, error) {
 			o.st.Analyses = append(o.st.Analyses, an)
 		}
 	}
-	o.stageSkipped(StageResearch, fmt.Sprintf("%d sources", len(found.Records)))
-	o.stageSkipped(StageRead, fmt.Sprintf("%d sources", len(found.Records)))
+	o.stageSkipped(StageResearch, plural(len(found.Records), "source", "sources"))
+	o.stageSkipped(StageRead, plural(len(found.Records), "source", "sources"))
 	o.stageSkipped(StageIndex, "embeddings restored")
 	o.stageSkipped(StageAnalyse, fmt.Sprintf("%d analyses", len(o.st.Analyses)))
 	return true, nil

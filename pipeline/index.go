@@ -260,7 +260,7 @@ func (f *flow) indexLoop(ctx context.Context) error {
 		select {
 		case rs, ok := <-f.indexCh:
 			if !ok {
-				a.finish(fmt.Sprintf("%d chunks, %d newly embedded", total, embedded))
+				a.finish(fmt.Sprintf("%s, %d newly embedded", plural(total, "chunk", "chunks"), embedded))
 				return nil
 			}
 			batch = append(batch, rs)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -210,5 +211,29 @@ func TestPlannerThatCannotReachTheModelIsFailed(t *testing.T) {
 	}
 	if !found {
 		t.Fatal("no planner finished")
+	}
+}
+
+// Counts in what a run says read as English: "1 review round", "1
+// source", never "1 review rounds" (issue 36 #21).
+func TestRunMessagesAgreeInNumber(t *testing.T) {
+	env := pipelinetest.NewEnv(t, &pipelinetest.Script{RevisionRounds: 0}, "")
+	r, err := env.Engine.Start(context.Background(), env.Options(question))
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := drive(t, r, func(*pipeline.ReviewRequest) *pipeline.Decision { return &pipeline.Decision{Approve: true} })
+	bad := regexp.MustCompile(`(^|[^\d.,])1 [a-z-]+ ?[a-z]*s\b`)
+	ones := 0
+	for _, ev := range evs {
+		if m := bad.FindString(ev.Message); m != "" && !strings.Contains(m, "1 of") {
+			t.Errorf("%s %s: %q", ev.Type, ev.Agent, ev.Message)
+		}
+		if strings.Contains(ev.Message, "1 review round") {
+			ones++
+		}
+	}
+	if ones == 0 {
+		t.Error("no message counted one review round: the test proves nothing")
 	}
 }

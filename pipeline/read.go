@@ -83,7 +83,7 @@ func (o *orchestrator) readSource(ctx context.Context, rec search.Record) ([]sto
 	if err != nil {
 		return nil, false, err
 	}
-	msg := fmt.Sprintf("%d chunks from the full text", len(chunks))
+	msg := plural(len(chunks), "chunk", "chunks") + " from the full text"
 	if !full {
 		msg = fmt.Sprintf("abstract only (%s)", why)
 		if noText {
@@ -131,7 +131,7 @@ func (o *orchestrator) readOwnCopy(rec search.Record) ([]store.Chunk, bool, bool
 	if rec.Library != "" {
 		where = "your library (" + rec.Library + ")"
 	}
-	msg := fmt.Sprintf("%d chunks from %s", len(chunks), where)
+	msg := plural(len(chunks), "chunk", "chunks") + " from " + where
 	if !full {
 		msg = "abstract from " + where
 	}

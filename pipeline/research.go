@@ -260,7 +260,7 @@ func (f *flow) researchAll(ctx context.Context) error {
 					read++
 				}
 			}
-			a.finish(fmt.Sprintf("read %d of %d candidates", read, len(unit.Candidates)))
+			a.finish(fmt.Sprintf("read %d of %s", read, plural(len(unit.Candidates), "candidate", "candidates")))
 			return nil
 		})
 	}
@@ -366,7 +366,7 @@ func (f *flow) apply(ctx context.Context, sq SubQuestion, unit researchUnit, res
 			read++
 		}
 	}
-	msg := fmt.Sprintf("%s: read %d of %d candidates", sq.ID, read, len(unit.Candidates))
+	msg := fmt.Sprintf("%s: read %d of %s", sq.ID, read, plural(len(unit.Candidates), "candidate", "candidates"))
 	if restored {
 		msg += " (restored)"
 	}

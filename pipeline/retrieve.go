@@ -97,12 +97,12 @@ func (o *orchestrator) stageRetrieve(ctx context.Context) error {
 		contexts[sq.ID] = got
 		total += len(got)
 	}
-	a.finish(fmt.Sprintf("%d chunks for %d sub-questions", total, len(contexts)))
+	a.finish(fmt.Sprintf("%s for %s", plural(total, "chunk", "chunks"), plural(len(contexts), "sub-question", "sub-questions")))
 	o.st.Contexts = contexts
 	if err := o.checkpoint("retrieve", contexts); err != nil {
 		return err
 	}
-	return o.stageDone(StageRetrieve, start, fmt.Sprintf("%d chunks", total))
+	return o.stageDone(StageRetrieve, start, plural(total, "chunk", "chunks"))
 }
 
 // retrieveFor is one sub-question's retrieval: top-k above a threshold,

@@ -114,7 +114,7 @@ func (o *orchestrator) stageWriteAndReview(ctx context.Context) error {
 		o.st.Drafts = append(o.st.Drafts, draft)
 		o.emit(Event{Type: DraftReady, Stage: StageWrite, Text: draft, Count: round})
 	}
-	return o.stageDone(StageReview, reviewStart, fmt.Sprintf("%d review rounds", len(o.st.Reviews)))
+	return o.stageDone(StageReview, reviewStart, plural(len(o.st.Reviews), "review round", "review rounds"))
 }
 
 func decisionText(rv ReviewRequest, d Decision) string {

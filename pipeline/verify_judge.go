@@ -126,7 +126,7 @@ func (o *orchestrator) judgeBatch(ctx context.Context, a *agentCall, ix *evidenc
 	o.budgetWarn(StageVerify, err)
 	jb := judgedBatch{Verdicts: map[int]modelVerdict{}}
 	if info.Fallback {
-		a.warn("the verifier's answer was unusable; %d sentences are judged by matching alone", len(part))
+		a.warn("the verifier's answer was unusable; %s judged by matching alone", plural(len(part), "sentence is", "sentences are"))
 		return jb, nil
 	}
 	for _, v := range ans.Verdicts {

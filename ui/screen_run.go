@@ -184,7 +184,7 @@ func (m *rootModel) runSources(rs *runState, w, room int) []string {
 			cs = append(cs, fmt.Sprintf("%s %d", state, counts[state]))
 		}
 	}
-	lines = append(lines, "  "+st.Muted.Render(trunc(strings.Join(cs, " · ")+fmt.Sprintf(" · %d full text · %d chunks", rs.fullText, rs.chunks), w-2)))
+	lines = append(lines, "  "+st.Muted.Render(trunc(strings.Join(cs, " · ")+fmt.Sprintf(" · %d full text · %s", rs.fullText, plural(rs.chunks, "chunk", "chunks")), w-2)))
 	for _, state := range stateOrder {
 		for _, r := range rs.flow {
 			if r.state != state || len(lines) >= room {
