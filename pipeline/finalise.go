@@ -29,6 +29,7 @@ func (o *orchestrator) stageFinalise(ctx context.Context) error {
 	}
 	rep := Report{
 		SessionID:  o.session.ID,
+		Language:   o.opt.Language,
 		Title:      o.st.Plan.Title,
 		Question:   o.opt.Question,
 		Model:      o.opt.Model,
@@ -57,7 +58,7 @@ func (o *orchestrator) stageFinalise(ctx context.Context) error {
 	rep.Rounds = o.st.Rounds
 	heads := headingsFor(o.opt.Language)
 	if o.plan.LitReview {
-		md += "\n\n" + strings.TrimSpace(flow.FlowSection(heads.Flow))
+		md += "\n\n" + strings.TrimSpace(flow.flowSection(heads.Flow, flowIntroFor(o.opt.Language)))
 		if table := o.studiesTable(rep.Sources); table != "" {
 			md += "\n\n## " + StudiesHeading + "\n\n" + table
 		}

@@ -472,7 +472,7 @@ func (o *orchestrator) finaliseFollowUp(ctx context.Context, kind string, pinned
 	}
 	// The flow stays the original run's: a follow-up's sources are not a
 	// new screening (the PRISMA section in the text says so by its counts).
-	rep := Report{SessionID: o.session.ID, Title: parent.Title, Question: o.session.Question, Reviews: parent.Reviews, Decisions: parent.Decisions, Rounds: parent.Rounds,
+	rep := Report{SessionID: o.session.ID, Language: parent.Language, Title: parent.Title, Question: o.session.Question, Reviews: parent.Reviews, Decisions: parent.Decisions, Rounds: parent.Rounds,
 		Model: o.opt.Model, Searched: parent.Searched, Flow: parent.Flow, PlanReview: parent.PlanReview}
 	var refs strings.Builder
 	for i, old := range check.order {

@@ -92,6 +92,41 @@ func writeInLanguage(tag string) string {
 // languages keep the English ones.
 type codeHeadings struct{ Method, References, Flow string }
 
+// flowIntros are the sentence that opens the PRISMA section, in the
+// languages it has been written in; others keep the English one.
+var flowIntros = map[string]string{
+	"":   "How the sources of this review were identified, screened and included; every count comes from the run's records.",
+	"de": "Wie die Quellen dieser Übersicht identifiziert, gesichtet und eingeschlossen wurden; jede Zahl stammt aus den Aufzeichnungen des Laufs.",
+	"fr": "Comment les sources de cette revue ont été identifiées, examinées et incluses ; chaque nombre provient des enregistrements de l'exécution.",
+	"es": "Cómo se identificaron, cribaron e incluyeron las fuentes de esta revisión; cada cifra procede de los registros de la ejecución.",
+	"it": "Come le fonti di questa revisione sono state identificate, vagliate e incluse; ogni numero proviene dai registri dell'esecuzione.",
+	"pt": "Como as fontes desta revisão foram identificadas, triadas e incluídas; cada número vem dos registos da execução.",
+	"nl": "Hoe de bronnen van deze review zijn geïdentificeerd, gescreend en geïncludeerd; elk getal komt uit de gegevens van de run.",
+}
+
+// languageBase is a language tag's base ("de" for "de-AT"), "" when the
+// tag is empty or not a language.
+func languageBase(tag string) string {
+	if tag == "" {
+		return ""
+	}
+	t, err := language.Parse(tag)
+	if err != nil {
+		return ""
+	}
+	base, _ := t.Base()
+	return base.String()
+}
+
+// flowIntroFor is the PRISMA section's opening sentence in the report's
+// language, or in English.
+func flowIntroFor(tag string) string {
+	if s, ok := flowIntros[languageBase(tag)]; ok {
+		return s
+	}
+	return flowIntros[""]
+}
+
 var headingsByLanguage = map[string]codeHeadings{
 	"":   {"Method", "References", "PRISMA 2020 flow"},
 	"de": {"Methode", "Literatur", "PRISMA-2020-Flussdiagramm"},
@@ -116,13 +151,8 @@ var headingsByLanguage = map[string]codeHeadings{
 
 // headingsFor are the code's headings in the report's language.
 func headingsFor(tag string) codeHeadings {
-	if tag != "" {
-		if t, err := language.Parse(tag); err == nil {
-			base, _ := t.Base()
-			if h, ok := headingsByLanguage[base.String()]; ok {
-				return h
-			}
-		}
+	if h, ok := headingsByLanguage[languageBase(tag)]; ok {
+		return h
 	}
 	return headingsByLanguage[""]
 }

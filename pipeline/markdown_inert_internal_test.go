@@ -67,3 +67,15 @@ func goldmarkish(md string) string {
 	}
 	return b.String()
 }
+
+// The PRISMA section opens in the report's language where it has been
+// written in it, and in English otherwise (issue 36 #20).
+func TestFlowIntroInTheReportsLanguage(t *testing.T) {
+	var f Flow
+	if got := f.flowSection("PRISMA-2020-Flussdiagramm", flowIntroFor("de-AT")); !strings.Contains(got, "Wie die Quellen dieser Übersicht") {
+		t.Errorf("German section:\n%s", got)
+	}
+	if got := flowIntroFor("xx-nope"); got != flowIntros[""] {
+		t.Errorf("unknown language: %q", got)
+	}
+}

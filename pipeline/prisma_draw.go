@@ -26,9 +26,13 @@ const (
 // FlowSection is the report's "PRISMA 2020 flow" section, under the
 // heading given (the report's language's).
 func (f Flow) FlowSection(heading string) string {
+	return f.flowSection(heading, flowIntros[""])
+}
+
+func (f Flow) flowSection(heading, intro string) string {
 	var b strings.Builder
 	b.WriteString("## " + heading + "\n\n")
-	b.WriteString("How the sources of this review were identified, screened and included; every count comes from the run's records.\n\n")
+	b.WriteString(intro + "\n\n")
 	b.WriteString("```" + FlowFence + "\n" + f.Diagram() + "```\n\n")
 	b.WriteString(f.Table())
 	return b.String()

@@ -106,6 +106,8 @@ type Report struct {
 	Reviews    []ReviewRequest `json:"reviews,omitempty"`
 	Decisions  []Decision      `json:"decisions,omitempty"`
 	Warnings   []string        `json:"warnings,omitempty"`
+	// Language is the report's language tag (--language); "" for English.
+	Language string `json:"language,omitempty"`
 }
 
 // checkpointReport is the checkpoint name the finalise stage writes.

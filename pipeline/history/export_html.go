@@ -13,6 +13,7 @@ import (
 	"github.com/yuin/goldmark/extension"
 	nethtml "golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
+	"golang.org/x/text/language"
 
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/search"
@@ -65,10 +66,10 @@ func exportHTML(rep pipeline.Report) ([]byte, error) {
 	}
 
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>%s</title>\n"+
+	fmt.Fprintf(&b, "<!DOCTYPE html>\n<html lang=\"%s\"><head><meta charset=\"utf-8\"><title>%s</title>\n"+
 		"<meta http-equiv=\"Content-Security-Policy\" content=\"%s\">\n"+
 		"<meta name=\"generator\" content=\"researchtui\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"+
-		"<style>%s</style>\n</head><body>\n", html.EscapeString(firstNonEmpty(rep.Title, rep.Question, "Report")), htmlCSP, htmlStyle)
+		"<style>%s</style>\n</head><body>\n", pageLanguage(rep.Language), html.EscapeString(firstNonEmpty(rep.Title, rep.Question, "Report")), htmlCSP, htmlStyle)
 	b.WriteString(htmlHeader(rep))
 	if err := nethtml.Render(&b, main); err != nil {
 		return nil, err
@@ -77,6 +78,16 @@ func exportHTML(rep pipeline.Report) ([]byte, error) {
 	b.WriteString(x.legend())
 	b.WriteString("</body></html>\n")
 	return b.Bytes(), nil
+}
+
+// pageLanguage is the html element's lang: the report's language tag when
+// it is one (readers, hyphenation and fonts follow it), else English.
+func pageLanguage(tag string) string {
+	t, err := language.Parse(tag)
+	if tag == "" || err != nil {
+		return "en"
+	}
+	return t.String()
 }
 
 // htmlStyle is the page's style sheet. Partly supported citations are
@@ -129,7 +140,7 @@ p.ref:target{background:#3a3320}
 // does not record are left out.
 func htmlHeader(rep pipeline.Report) string {
 	var b strings.Builder
-	b.WriteString("<header class=\"report-meta\">\n")
+	b.WriteString("<header class=\"report-meta\" lang=\"en\">\n") // its labels are English whatever the report's language
 	if rep.Question != "" {
 		fmt.Fprintf(&b, "<p class=\"question\"><strong>Question:</strong> %s</p>\n", html.EscapeString(rep.Question))
 	}
@@ -485,7 +496,7 @@ func (x *htmlExport) legend() string {
 	if !x.linked {
 		return ""
 	}
-	s := "<footer class=\"legend\">\n<p>Each citation links to its reference; hover over it to see the passage that supports its sentence.</p>\n"
+	s := "<footer class=\"legend\" lang=\"en\">\n<p>Each citation links to its reference; hover over it to see the passage that supports its sentence.</p>\n"
 	if x.partly {
 		s += "<p>A citation <a class=\"cite partly\">underlined with dots</a> is to a source that only partly supports its sentence.</p>\n"
 	}

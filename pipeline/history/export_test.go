@@ -282,3 +282,20 @@ func TestExportHTMLHeaderAndLegend(t *testing.T) {
 		}
 	}
 }
+
+// A German report's page says it is German; the header and legend the
+// code writes in English say so themselves (issue 36 #20).
+func TestExportHTMLHasTheReportsLanguage(t *testing.T) {
+	rep := exportFixture()
+	rep.Language = "de"
+	out, _ := exportHTMLDoc(t, rep)
+	for _, want := range []string{`<html lang="de">`, `<header class="report-meta" lang="en">`, `<footer class="legend" lang="en">`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the page lacks %s", want)
+		}
+	}
+	rep.Language = `"><script>`
+	if out, _ := exportHTMLDoc(t, rep); !strings.Contains(out, `<html lang="en">`) {
+		t.Error("a tag that is not a language reached the page")
+	}
+}
