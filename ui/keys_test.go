@@ -867,3 +867,26 @@ func TestSourcesThatAreOffSayWhatTheyNeed(t *testing.T) {
 		t.Errorf("decision %+v", ds)
 	}
 }
+
+// A notice belongs to the screen it was given on: "type a question first"
+// does not follow the person into a report, nor an open error back to the
+// list (issue 36 #24).
+func TestNoticesStayOnTheirScreen(t *testing.T) {
+	m, _ := newTestModel(t, 100, 30, "dark", false)
+	press(t, m, "enter") // an empty question line
+	if !strings.Contains(m.render(), "type a question first") {
+		t.Fatalf("no notice for an empty question:\n%s", m.render())
+	}
+	openFixtureReport(t, m)
+	if strings.Contains(m.render(), "type a question first") {
+		t.Errorf("the list's notice followed into the report:\n%s", m.render())
+	}
+	m.Update(openedMsg{url: "https://doi.org/10.1/x", err: errors.New("xdg-open: not found")})
+	if !strings.Contains(m.render(), "could not open") {
+		t.Fatalf("no notice for a failed open:\n%s", m.render())
+	}
+	press(t, m, "esc")
+	if m.screen != screenSessions || strings.Contains(m.render(), "could not open") {
+		t.Errorf("screen %v; the report's error followed back to the list:\n%s", m.screen, m.render())
+	}
+}

@@ -67,12 +67,14 @@ type rootModel struct {
 	notice    string // one-line feedback (exported to…, errors)
 	noticeErr bool
 	noticeAt  time.Time // when the notice was set: news fades (noticeLife)
-	tickGen   int
-	ticking   bool
-	changes   <-chan struct{} // sessions changed somewhere (nil: nobody tells)
-	startedQ  bool            // the Config.Question was started
-	pull      pullState
-	quitting  bool
+	// updates counts messages; noticeUpdate is the one that set the notice.
+	updates, noticeUpdate int
+	tickGen               int
+	ticking               bool
+	changes               <-chan struct{} // sessions changed somewhere (nil: nobody tells)
+	startedQ              bool            // the Config.Question was started
+	pull                  pullState
+	quitting              bool
 	// starting: a start Cmd is out and its runStartedMsg hasn't arrived, so
 	// a second enter doesn't start the same question twice.
 	starting    bool
@@ -161,7 +163,17 @@ func (m *rootModel) liveHandles() []runHandle {
 }
 
 func (m *rootModel) setNotice(s string, isErr bool) {
-	m.notice, m.noticeErr, m.noticeAt = sanitizeLine(s), isErr, m.now()
+	m.notice, m.noticeErr, m.noticeAt, m.noticeUpdate = sanitizeLine(s), isErr, m.now(), m.updates
+}
+
+// goTo switches screens. A notice belongs to the screen it was given on
+// (a failed xdg-open on the report, "type a question first" on the list):
+// it is cleared, unless the same keypress or message gave it on the way.
+func (m *rootModel) goTo(s screen) {
+	if s != m.screen && m.noticeUpdate != m.updates {
+		m.notice = ""
+	}
+	m.screen = s
 }
 
 // noticeLife is how long news ("exported to …", "started in another
@@ -182,6 +194,7 @@ func (m *rootModel) shownNotice() string {
 // arrive on any screen), then keys go to the open dialog, the help overlay
 // or the current screen.
 func (m *rootModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	m.updates++
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
@@ -492,7 +505,7 @@ func (m *rootModel) onRunStarted(msg runStartedMsg) tea.Cmd {
 		m.sessions.line.SetValue("") // asked: the line is free for the next question
 	}
 	m.active = id
-	m.screen = screenRun
+	m.goTo(screenRun)
 	m.dialog = nil
 	m.notice = ""
 	if msg.watched {

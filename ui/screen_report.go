@@ -97,7 +97,7 @@ func sanitizeReport(rep pipeline.Report) pipeline.Report {
 // openReport switches to the report screen and loads the report.
 func (m *rootModel) openReport(id, title string) tea.Cmd {
 	m.report = newReportModel(id, title)
-	m.screen = screenReport
+	m.goTo(screenReport)
 	return tea.Batch(loadReportCmd(m.svc, id), m.relayout())
 }
 
@@ -365,7 +365,7 @@ func (m *rootModel) reportBack(tea.KeyPressMsg) tea.Cmd {
 		r.citeSel, r.citeIdx = false, -1
 		m.fitReportPane()
 	default:
-		m.screen = screenSessions
+		m.goTo(screenSessions)
 		return m.loadSessions()
 	}
 	return nil

@@ -18,7 +18,7 @@ func (m *rootModel) runKeys() keyTable {
 	return keyTable{title: "Run", groups: [][]command{
 		{
 			do(rKeys.Back, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd {
-				m.screen = screenSessions
+				m.goTo(screenSessions)
 				return m.loadSessions()
 			}).footer(),
 			do(rKeys.Cancel, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd {

@@ -345,7 +345,7 @@ func (m *rootModel) resumeSelected() tea.Cmd {
 // showRun switches to a run's live view, reopening its pending review.
 func (m *rootModel) showRun(id string) tea.Cmd {
 	m.active = id
-	m.screen = screenRun
+	m.goTo(screenRun)
 	rs := m.runs[id]
 	if rs != nil && rs.review != nil {
 		m.openReview(rs)
