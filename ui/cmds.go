@@ -140,7 +140,11 @@ func resumeRunCmd(ctx context.Context, svc services, sess store.Session, d *pipe
 func askRunCmd(ctx context.Context, svc services, id, question string) tea.Cmd {
 	return func() tea.Msg {
 		h, err := svc.Ask(ctx, id, question)
-		return runStartedMsg{h: h, opt: pipeline.Options{Question: "Follow-up: " + question}, err: err}
+		opt := pipeline.Options{Question: "Follow-up: " + question}
+		if sess, serr := svc.Session(id); serr == nil {
+			opt.Model = sess.Model // a follow-up runs on its session's model
+		}
+		return runStartedMsg{h: h, opt: opt, err: err}
 	}
 }
 

@@ -34,6 +34,12 @@ func TestFollowUpFromTheReport(t *testing.T) {
 	if m.screen != screenRun {
 		t.Errorf("the follow-up's run is not shown (screen %v)", m.screen)
 	}
+	// Its status bar names the session's model (issue 36 #9: "model" and
+	// no name).
+	sess, _ := svc.Session(id)
+	if bar := ansi.Strip(m.render()); sess.Model == "" || !strings.Contains(bar, "model "+sess.Model) {
+		t.Errorf("the follow-up's status bar does not name the model %q:\n%s", sess.Model, bar)
+	}
 }
 
 // TestVersionsAndWhatChanged: V lists the versions; enter shows what the
@@ -66,5 +72,35 @@ func TestLineDiff(t *testing.T) {
 	got := strings.Join(lineDiff("a\nb\nc", "a\nx\nc\nd"), "|")
 	if got != "  a|+ x|- b|  c|+ d" && got != "  a|- b|+ x|  c|+ d" {
 		t.Errorf("lineDiff = %q", got)
+	}
+}
+
+// A follow-up reads, indexes and analyses inside its research step, so
+// those stages have only their agents' events: their rows follow the
+// agents (running, then done), instead of staying pending beside finished
+// agents (issue 36 #9).
+func TestStagesDescribedOnlyByTheirAgents(t *testing.T) {
+	rs := newRunState("s1", "Follow-up: and under humidity?", "qwen3:8b", nil, testNow)
+	at := testNow
+	apply := func(evs ...pipeline.Event) {
+		for _, ev := range evs {
+			ev.Time = at
+			rs.apply(ev)
+			at = at.Add(time.Second)
+		}
+	}
+	apply(pipeline.Event{Type: pipeline.StageStarted, Stage: pipeline.StageResearch},
+		pipeline.Event{Type: pipeline.AgentStarted, Stage: pipeline.StageAnalyse, Agent: "analyst 1"},
+		pipeline.Event{Type: pipeline.AgentStarted, Stage: pipeline.StageAnalyse, Agent: "analyst 2"})
+	if row := rs.stage(pipeline.StageAnalyse); row.phase != phaseRunning {
+		t.Fatalf("analyse while its agents run: phase %v", row.phase)
+	}
+	apply(pipeline.Event{Type: pipeline.AgentFinished, Stage: pipeline.StageAnalyse, Agent: "analyst 1"})
+	if row := rs.stage(pipeline.StageAnalyse); row.phase != phaseRunning {
+		t.Fatalf("analyse with one agent still running: phase %v", row.phase)
+	}
+	apply(pipeline.Event{Type: pipeline.AgentFinished, Stage: pipeline.StageAnalyse, Agent: "analyst 2"})
+	if row := rs.stage(pipeline.StageAnalyse); row.phase != phaseDone || row.elapsed != 3*time.Second {
+		t.Errorf("analyse after its agents: phase %v, %v", row.phase, row.elapsed)
 	}
 }

@@ -890,3 +890,46 @@ func TestNoticesStayOnTheirScreen(t *testing.T) {
 		t.Errorf("screen %v; the report's error followed back to the list:\n%s", m.screen, m.render())
 	}
 }
+
+// The token meter follows the streaming writer (an estimate, marked ~)
+// and takes the server's count when the call ends (issue 36 #25: the bar
+// said 103 while the writer showed ~848).
+func TestTokenMeterFollowsTheStream(t *testing.T) {
+	m, svc := newTestModel(t, 120, 40, "dark", true)
+	typeText(t, m, "Perovskite stability")
+	press(t, m, "enter")
+	r := svc.runs[len(svc.runs)-1]
+	at := testNow
+	seq := int64(0)
+	ev := func(e pipeline.Event) pipeline.Event {
+		seq++
+		e.SessionID, e.Seq, e.Time = r.id, seq, at
+		return e
+	}
+	feedRun(t, m, r,
+		ev(pipeline.Event{Type: pipeline.RunStarted}),
+		ev(pipeline.Event{Type: pipeline.StageStarted, Stage: pipeline.StageWrite}),
+		ev(pipeline.Event{Type: pipeline.UsageUpdated, Stage: pipeline.StagePlan, Agent: "planner", Usage: &pipeline.UsageTotals{PromptTokens: 900, CompletionTokens: 103}}),
+		ev(pipeline.Event{Type: pipeline.AgentStarted, Stage: pipeline.StageWrite, Agent: "writer"}),
+		ev(pipeline.Event{Type: pipeline.TokenDelta, Stage: pipeline.StageWrite, Agent: "writer", Text: strings.Repeat("word ", 800)}),
+	)
+	if out := ansi.Strip(m.render()); !strings.Contains(out, "completion ~1.1k") {
+		t.Errorf("while the writer streams 4,000 characters the meter says:\n%s", tailOf(out))
+	}
+	feedRun(t, m, r,
+		ev(pipeline.Event{Type: pipeline.UsageUpdated, Stage: pipeline.StageWrite, Agent: "writer", Usage: &pipeline.UsageTotals{PromptTokens: 2000, CompletionTokens: 1250}}),
+		ev(pipeline.Event{Type: pipeline.AgentFinished, Stage: pipeline.StageWrite, Agent: "writer", Usage: &pipeline.UsageTotals{CompletionTokens: 1147}}),
+	)
+	if out := ansi.Strip(m.render()); !strings.Contains(out, "completion 1.2k") || strings.Contains(out, "completion ~") {
+		t.Errorf("after the call the meter is not the server's count:\n%s", tailOf(out))
+	}
+}
+
+func tailOf(s string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, "completion") {
+			return l
+		}
+	}
+	return s
+}

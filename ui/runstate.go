@@ -34,16 +34,23 @@ type stageRow struct {
 	message  string
 	agents   []*agentRow
 	attended bool // the stage was reached in this run (or a resumed one)
+	// byAgents: the stage had no events of its own, only its agents' (a
+	// follow-up reads, indexes and analyses inside its research step), so
+	// its phase follows theirs.
+	byAgents bool
 	restored bool // a resumed run restores it: its next finish is not news
 }
 
 type agentRow struct {
-	name     string
-	stage    pipeline.Stage
-	phase    phase
-	started  time.Time
-	elapsed  time.Duration
-	chars    int // streamed characters, for a token estimate while running
+	name    string
+	stage   pipeline.Stage
+	phase   phase
+	started time.Time
+	elapsed time.Duration
+	chars   int // streamed characters, for a token estimate while running
+	// counted is how many of chars the server's totals already include
+	// (its usage arrives when a call ends).
+	counted  int
 	tokens   int // completion tokens, exact once finished
 	tps      float64
 	exactTok bool
@@ -192,7 +199,7 @@ func (rs *runState) apply(ev pipeline.Event) {
 				st.restored = true // shown from the earlier run's log: its time stays
 				break
 			}
-			st.phase, st.started, st.attended = phaseRunning, ev.Time, true
+			st.phase, st.started, st.attended, st.byAgents = phaseRunning, ev.Time, true, false
 		}
 	case pipeline.StageFinished:
 		if st := rs.stage(ev.Stage); st != nil {
@@ -211,7 +218,14 @@ func (rs *runState) apply(ev pipeline.Event) {
 		if a := rs.agent(ev); a != nil {
 			a.phase, a.started = phaseRunning, ev.Time
 		}
+		if row := rs.stage(ev.Stage); row != nil && (row.phase == phasePending || row.byAgents) {
+			if row.phase == phasePending {
+				row.started = ev.Time
+			}
+			row.phase, row.attended, row.byAgents = phaseRunning, true, true
+		}
 	case pipeline.AgentFinished:
+		defer rs.settleByAgents(ev)
 		if a := rs.agent(ev); a != nil {
 			a.phase = phaseDone
 			if ev.Status == "failed" {
@@ -288,6 +302,9 @@ func (rs *runState) apply(ev pipeline.Event) {
 		rs.status = "running"
 	case pipeline.UsageUpdated:
 		rs.takeTotals(ev.Usage)
+		if a := rs.agent(ev); a != nil {
+			a.counted = a.chars // the call's tokens are in the totals now
+		}
 	case pipeline.Warning:
 		rs.warnings = append(rs.warnings, sanitizeLine(ev.Message))
 		if len(rs.warnings) > maxWarnings {
@@ -314,6 +331,39 @@ func (rs *runState) apply(ev pipeline.Event) {
 // call's usage, an agent's end that agent's: they once set the meter and
 // made it jump down); the meter never goes down, so an event replayed out
 // of order by a watched run cannot lower it.
+// settleByAgents ends a stage that only its agents' events describe once
+// none of them runs: done, or failed if one failed.
+func (rs *runState) settleByAgents(ev pipeline.Event) {
+	row := rs.stage(ev.Stage)
+	if row == nil || !row.byAgents || row.phase != phaseRunning {
+		return
+	}
+	phase := phaseDone
+	for _, a := range row.agents {
+		switch a.phase {
+		case phaseRunning, phasePending:
+			return
+		case phaseFailed:
+			phase = phaseFailed
+		}
+	}
+	row.phase, row.elapsed = phase, ev.Time.Sub(row.started)
+}
+
+// streaming estimates the completion tokens streamed but not yet in the
+// server's totals (~4 characters a token): the meter follows the writer
+// as it writes, and the server's count replaces the estimate when the
+// call ends.
+func (rs *runState) streaming() int {
+	n := 0
+	for _, a := range rs.agents {
+		if a.phase == phaseRunning && a.chars > a.counted {
+			n += (a.chars - a.counted) / 4
+		}
+	}
+	return n
+}
+
 func (rs *runState) takeTotals(u *pipeline.UsageTotals) {
 	if u == nil {
 		return

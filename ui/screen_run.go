@@ -383,7 +383,11 @@ func (m *rootModel) runStatusBar(rs *runState, w int, now time.Time) string {
 	st := m.st
 	u := rs.usage
 	item := func(k, v string) string { return st.StatusKey.Render(k) + st.StatusItem.Render(" "+v+"  ") }
-	bar := item("prompt", fmtTokens(u.PromptTokens)) + item("completion", fmtTokens(u.CompletionTokens))
+	completion := fmtTokens(u.CompletionTokens)
+	if est := rs.streaming(); est > 0 {
+		completion = "~" + fmtTokens(u.CompletionTokens+est)
+	}
+	bar := item("prompt", fmtTokens(u.PromptTokens)) + item("completion", completion)
 	if w >= 100 {
 		bar += item("embed", fmtTokens(u.EmbeddingTokens))
 	}
@@ -395,7 +399,9 @@ func (m *rootModel) runStatusBar(rs *runState, w int, now time.Time) string {
 			bar += item("left", fmtDuration(left))
 		}
 	}
-	bar += item("model", rs.model)
+	if rs.model != "" {
+		bar += item("model", rs.model)
+	}
 	bar = " " + bar
 	return st.StatusBar.Render(padRight(bar, w))
 }
