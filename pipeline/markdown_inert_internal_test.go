@@ -79,3 +79,26 @@ func TestFlowIntroInTheReportsLanguage(t *testing.T) {
 		t.Errorf("unknown language: %q", got)
 	}
 }
+
+// The Method's verification sentence counts one draft, so its numbers add
+// up (issue 36 #10: "17 by matching alone, 8 judged by the model" beside
+// "the report's 8 cited sentences"), and a sentence that lost its citation
+// is not called the report's own synthesis.
+func TestVerificationNoteAddsUp(t *testing.T) {
+	o := &orchestrator{}
+	o.st.Verifications = []Verification{
+		{Counts: VerifyCounts{Cited: 10, Supported: 3, Recited: 1, Uncited: 2, Dropped: 1}},
+		{Counts: VerifyCounts{Cited: 25, ByModel: 8, Supported: 6, Partly: 1, Recited: 1, Uncited: 15, Dropped: 2}},
+	}
+	got := o.verificationNote()
+	for _, want := range []string{"In the final draft 25 sentences were checked (17 by matching their words, 8 by the model)",
+		"7 are supported", "1 was re-cited", "15 lost their citations because no passage of a cited source supports them", "2 were removed",
+		"The report's 8 cited sentences", "Earlier drafts had 4 more"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("note lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "synthesis") {
+		t.Errorf("uncited claims called synthesis:\n%s", got)
+	}
+}

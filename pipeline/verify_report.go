@@ -1,6 +1,9 @@
 package pipeline
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // What the verification leaves in the finished report.
 
@@ -92,16 +95,40 @@ func (o *orchestrator) verificationNote() string {
 	}
 	// The final report's cited sentences are those the last check kept or
 	// re-cited: every one is backed by a passage of a source it cites.
+	// Every count below is of the final draft, so they add up: checked =
+	// supported + partly + re-cited + uncited + dropped (rewritten ones are
+	// checked again and counted where they ended).
 	final := last.Supported + last.Partly + last.Recited
-	s := fmt.Sprintf("Every cited sentence was checked against the passages of the sources it cites (in the final draft %d by matching alone, %d judged by the model): each of the report's %s stands on a passage of a source it cites",
-		last.Cited-last.ByModel, last.ByModel, plural(final, "cited sentence", "cited sentences"))
+	s := fmt.Sprintf("Every cited sentence was checked against the passages of the sources it cites. In the final draft %s checked (%d by matching their words, %d by the model): ",
+		plural(last.Cited, "sentence was", "sentences were"), last.Cited-last.ByModel, last.ByModel)
+	parts := []string{plural(last.Supported+last.Partly, "is supported", "are supported") + " by a passage of a source they cite"}
 	if last.Partly > 0 {
-		s += fmt.Sprintf(" (%d only in part)", last.Partly)
+		parts[0] += fmt.Sprintf(" (%d only in part)", last.Partly)
 	}
-	s += "."
-	if c.Recited+c.Uncited+c.Dropped > 0 {
-		s += fmt.Sprintf(" Over all drafts, %s re-cited to the source that says it, %s no citation (the report's own synthesis) and %s removed.",
-			plural(c.Recited, "sentence was", "sentences were"), plural(c.Uncited, "kept", "kept"), plural(c.Dropped, "was", "were"))
+	if last.Recited > 0 {
+		parts = append(parts, plural(last.Recited, "was", "were")+" re-cited to the source that says it")
+	}
+	if last.Uncited > 0 {
+		parts = append(parts, plural(last.Uncited, "lost its citation", "lost their citations")+" because no passage of a cited source supports them")
+	}
+	if last.Dropped > 0 {
+		parts = append(parts, plural(last.Dropped, "was", "were")+" removed")
+	}
+	s += joinList(parts) + fmt.Sprintf(". The report's %s each stand on a passage of a source it cites.", plural(final, "cited sentence", "cited sentences"))
+	if earlier := c.Recited + c.Uncited + c.Dropped - last.Recited - last.Uncited - last.Dropped; earlier > 0 && len(o.st.Verifications) > 1 {
+		s += fmt.Sprintf(" Earlier drafts had %d more sentences re-cited, uncited or removed.", earlier)
 	}
 	return s
+}
+
+// joinList joins phrases as a sentence lists them: "a", "a and b",
+// "a, b and c".
+func joinList(parts []string) string {
+	switch len(parts) {
+	case 0:
+		return ""
+	case 1:
+		return parts[0]
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }
