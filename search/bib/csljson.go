@@ -140,7 +140,7 @@ func (r *cslReader) item(start int) Item {
 	}{{"authors", o.authorCount}, {"editors", o.editorCount}} {
 		if c.count > maxNames && !r.errs.full() {
 			r.errs.add(&ParseError{Format: "CSL-JSON", Line: r.lineAt(start), Key: it.ID,
-				Msg: fmt.Sprintf("only the first %d of its %d %s were kept", maxNames, c.count, c.what)})
+				Msg: fmt.Sprintf("only the first %d of its %d %s were kept", maxNames, c.count, c.what), Imported: true})
 		}
 	}
 	return it

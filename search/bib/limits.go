@@ -38,6 +38,9 @@ type ParseError struct {
 	Line   int    // where the entry starts, 1-based; 0 when unknown
 	Key    string // its citation key or ID, when it has one
 	Msg    string
+	// Imported: the entry was read, with part of it cut (names past the
+	// cap); the problem is a note, not a skipped entry.
+	Imported bool
 }
 
 func (e *ParseError) Error() string {

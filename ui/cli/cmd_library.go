@@ -103,9 +103,12 @@ func importFile(ctx context.Context, cfg *Config, d corpusDeps, path, name strin
 	if err != nil {
 		return err
 	}
-	data, err := readCapped(abs, bib.MaxInput)
+	data, err := bib.LoadFile(abs) // a regular file only, read through a cap
 	if err != nil {
-		return &exitError{exitUsage, fmt.Errorf("%s: %w", sanitize(path), err)}
+		if fi, serr := os.Stat(abs); serr == nil && fi.IsDir() {
+			err = fmt.Errorf("%s: a folder, not a reference file (for documents, use researchtui corpus add)", sanitize(path))
+		}
+		return &exitError{exitUsage, errors.New(sanitize(err.Error()))}
 	}
 	items, problems := bib.Read(abs, data)
 	if len(items) == 0 && len(problems) > 0 {
@@ -124,26 +127,17 @@ func importFile(ctx context.Context, cfg *Config, d corpusDeps, path, name strin
 	return runImport(ctx, cfg, d, lib, problems, out, errOut)
 }
 
-func readCapped(path string, limit int64) ([]byte, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, errors.Unwrap(err)
-	}
-	if fi.IsDir() {
-		return nil, errors.New("a folder, not a reference file (for documents, use `researchtui corpus add`)")
-	}
-	if fi.Size() > limit {
-		return nil, fmt.Errorf("too large (%d MB, limit %d MB)", fi.Size()>>20, limit>>20)
-	}
-	return os.ReadFile(path)
-}
-
 // runImport syncs lib into the corpus and prints each item's outcome and
 // the summary.
 // problems are the library's entries that could not be read: reported as
 // skipped, first.
 func runImport(ctx context.Context, cfg *Config, d corpusDeps, lib corpus.Library, problems []error, out, errOut io.Writer) error {
 	for _, p := range problems {
+		var pe *bib.ParseError
+		if errors.As(p, &pe) && pe.Imported {
+			printOutcome(out, "note", "an entry", p.Error()) // read, with part of it cut
+			continue
+		}
 		printOutcome(out, "skipped", "an entry", p.Error())
 	}
 	opt := corpus.Options{

@@ -1,8 +1,11 @@
 package cli
 
 import (
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -77,6 +80,23 @@ func TestWrongArgumentsAreUsageErrors(t *testing.T) {
 		_, stderr, code, _ := c.run(args...)
 		if code != 2 || !strings.Contains(stderr, "usage: researchtui "+args[0]) {
 			t.Errorf("researchtui %s: exit %d, %q; want 2 and the usage line", strings.Join(args, " "), code, stderr)
+		}
+	}
+}
+
+// library import reads only a regular file, through a cap: a FIFO or a
+// device is refused at once with exit 2 (issue 39 #4: a FIFO blocked,
+// /dev/zero grew without bound).
+func TestLibraryImportRefusesWhatIsNotAFile(t *testing.T) {
+	c := newCLI(t, "http://127.0.0.1:1", nil)
+	fifo := filepath.Join(t.TempDir(), "refs.bib")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{fifo: "named pipe", "/dev/zero": "not a regular file", t.TempDir(): "a folder, not a reference file"} {
+		_, stderr, code, took := c.run("library", "import", path)
+		if code != 2 || !strings.Contains(stderr, want) || took > 30*time.Second {
+			t.Errorf("library import %s: exit %d after %v, %q; want 2 and %q", path, code, took, stderr, want)
 		}
 	}
 }
