@@ -308,6 +308,9 @@ func (m *rootModel) reportKeys() keyTable {
 				m.dialog = newFollowUpDialog(m.st, m.report.id, m.report.title)
 				return nil
 			}).footerAs("follow-up").when(r.loaded),
+			// export next to follow-up: when a narrow footer drops hints from
+			// its end, what a person does with a report stays (issue 36 #22)
+			do(pKeys.Export, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd { m.dialog = &exportDialog{}; return nil }).footer().when(r.loaded),
 			do(pKeys.Versions, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd { return loadVersionsCmd(m.svc, m.report.id) }).when(r.loaded),
 			do(pKeys.Timeline, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd {
 				return loadTimelineCmd(m.svc, m.report.id, m.report.title)
@@ -333,7 +336,6 @@ func (m *rootModel) reportKeys() keyTable {
 			}).footer(),
 			do(pKeys.Next, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd { m.report.stepMatch(1); return nil }).when(len(r.matches) > 0),
 			do(pKeys.Prev, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd { m.report.stepMatch(-1); return nil }).when(len(r.matches) > 0),
-			do(pKeys.Export, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd { m.dialog = &exportDialog{}; return nil }).footer().when(r.loaded),
 			do(back, (*rootModel).reportBack).footerAs("back"),
 		},
 		m.globalGroup(m.width >= 100),
