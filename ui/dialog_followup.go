@@ -53,7 +53,8 @@ func (d *followUpDialog) paste(s string) tea.Cmd {
 func (d *followUpDialog) view(st *themes.Styles, w, _ int) string {
 	width := dialogWidth(w, 72)
 	d.input.SetWidth(width - 6)
-	body := d.input.View() + "\n\n" + st.Subtle.Render(trunc("answered from the session's sources when they cover it; researched when not", width-6))
+	// wrapped, not cut: at 80 columns the hint would lose its end
+	body := d.input.View() + "\n\n" + st.Subtle.Render(wrapText("answered from the session's sources when they cover it; researched when not", width-6))
 	return dialogBox(st, width, "Follow-up · "+trunc(d.title, width-20), body, helpLines(st, d.keyMap().ShortHelp(), width-6))
 }
 

@@ -104,3 +104,14 @@ func TestStagesDescribedOnlyByTheirAgents(t *testing.T) {
 		t.Errorf("analyse after its agents: phase %v, %v", row.phase, row.elapsed)
 	}
 }
+
+// At 80 columns the follow-up dialog's hint wraps instead of losing its
+// end (trial finding).
+func TestFollowUpHintFitsAt80(t *testing.T) {
+	m, _ := newTestModel(t, 80, 24, "dark", true)
+	openFixtureReport(t, m)
+	press(t, m, "f")
+	if out := ansi.Strip(m.render()); !strings.Contains(out, "when not") || strings.Contains(out, "researched whe…") {
+		t.Errorf("the hint is cut:\n%s", out)
+	}
+}
