@@ -246,6 +246,14 @@ func (o *orchestrator) stageStart(s Stage, msg string) time.Time {
 		o.phaseMu.Lock()
 		o.phase = s
 		o.phaseMu.Unlock()
+		// Recorded now, not only when the stage ends: a process killed
+		// while writing left the session "interrupted (at retrieve)".
+		if _, err := o.engine.Store.UpdateSession(o.session.ID, func(ss *store.Session) error {
+			ss.Stage = string(s)
+			return nil
+		}); err != nil {
+			o.warn(s, "", "recording the stage: %v", err)
+		}
 	}
 	return time.Now()
 }

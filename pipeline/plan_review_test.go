@@ -237,3 +237,24 @@ func TestRunMessagesAgreeInNumber(t *testing.T) {
 		t.Error("no message counted one review round: the test proves nothing")
 	}
 }
+
+// The session records the stage a run is in when the stage starts, so a
+// process killed while writing is "interrupted (at write)", not at the
+// last stage it finished (issue 36 #23).
+func TestSessionRecordsTheStageItIsIn(t *testing.T) {
+	env := pipelinetest.NewEnv(t, &pipelinetest.Script{RevisionRounds: 1}, "")
+	r, err := env.Engine.Start(context.Background(), env.Options(question))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var atReview string
+	drive(t, r, func(rv *pipeline.ReviewRequest) *pipeline.Decision {
+		if sess, err := env.Store.Session(r.ID()); err == nil && atReview == "" {
+			atReview = sess.Stage
+		}
+		return &pipeline.Decision{Approve: false}
+	})
+	if atReview != string(pipeline.StageReview) {
+		t.Errorf("while the reviewer's requests wait the session is at %q, want review", atReview)
+	}
+}

@@ -74,7 +74,7 @@ func BuildTimeline(id string, evs []pipeline.Event) Timeline {
 	if len(evs) == 0 {
 		return tl
 	}
-	b := timelineBuilder{tl: &tl, open: map[string]int{}, latest: map[string]int{}}
+	b := timelineBuilder{tl: &tl, open: map[string]int{}, latest: map[string]int{}, restored: map[pipeline.Stage]bool{}}
 	tl.Start = evs[0].Time
 	for _, ev := range evs {
 		b.add(ev)
@@ -106,8 +106,11 @@ type timelineBuilder struct {
 	// logged just after its agent or stage ended (their events come from
 	// different goroutines) still belongs to it.
 	latest map[string]int
-	last   time.Time
-	shift  time.Duration // pauses between attempts, left out
+	// restored are stages a resumed run restored from checkpoints: their
+	// start and finish add no row.
+	restored map[pipeline.Stage]bool
+	last     time.Time
+	shift    time.Duration // pauses between attempts, left out
 }
 
 func (b *timelineBuilder) off(t time.Time) time.Duration {
@@ -170,10 +173,21 @@ func (b *timelineBuilder) add(ev pipeline.Event) {
 			tl.Spans = append(tl.Spans, Span{Kind: "wait", Name: WaitName, Stage: ev.Stage, Parent: -1, Start: at, Open: true})
 		}
 	case pipeline.StageStarted:
+		if ev.Message == pipeline.RestoredFromCheckpoint {
+			// A resumed run restored the stage: it ran in an earlier
+			// attempt, whose row already shows it; it did not run again.
+			b.restored[ev.Stage] = true
+			return
+		}
+		delete(b.restored, ev.Stage)
 		b.open["stage"+string(ev.Stage)] = len(tl.Spans)
 		b.latest["stage"+string(ev.Stage)] = len(tl.Spans)
 		tl.Spans = append(tl.Spans, Span{Kind: "stage", Name: string(ev.Stage), Stage: ev.Stage, Parent: -1, Start: at, Open: true})
 	case pipeline.StageFinished:
+		if b.restored[ev.Stage] {
+			delete(b.restored, ev.Stage)
+			return
+		}
 		if i, ok := b.open["stage"+string(ev.Stage)]; ok {
 			tl.Spans[i].End, tl.Spans[i].Open = at, false
 			delete(b.open, "stage"+string(ev.Stage))

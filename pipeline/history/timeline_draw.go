@@ -70,6 +70,11 @@ func (tl Timeline) Lines(width int) []WaterfallLine {
 	// The model's own row: solid while a request was in flight, dotted
 	// while it waited.
 	busy := []rune(strings.Repeat("·", barW))
+	for _, s := range tl.Spans {
+		if s.Kind == "wait" { // waiting for a person is not the model idling
+			fill(busy, s.Start, s.End, ' ')
+		}
+	}
 	calls := map[int][]Span{} // agent index → its model calls
 	for _, s := range tl.Spans {
 		if haveCalls && s.Kind == "call" || !haveCalls && s.Kind == "agent" && s.Model {
@@ -112,11 +117,16 @@ func (tl Timeline) Lines(width int) []WaterfallLine {
 				name = "› " + s.Name
 			}
 		}
-		suffix := ""
+		dur, suffix := shortDur(s.End-s.Start), ""
 		if s.Open {
-			suffix = " …"
+			// It never finished (cancelled, killed): the log knows only
+			// that it ran at least until its last event.
+			dur, suffix = "?", " …"
+			if d := s.End - s.Start; d > 0 {
+				dur = "≥" + shortDur(d)
+			}
 		}
-		row(s.Kind, name, bar, fmt.Sprintf("%6s %8s%s", shortDur(s.End-s.Start), spanTokens(s), suffix), s.Critical)
+		row(s.Kind, name, bar, fmt.Sprintf("%6s %8s%s", dur, spanTokens(s), suffix), s.Critical)
 	}
 	sum := func(s string) { out = append(out, WaterfallLine{Kind: "summary", Text: truncateRunes(s, width)}) }
 	line := fmt.Sprintf("model busy %s of %s (%.0f%%)", shortDur(tl.ModelBusy), shortDur(tl.Wall), 100*tl.ModelUtil)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/history"
@@ -100,5 +101,63 @@ func TestTimelineFromTheEventLog(t *testing.T) {
 	}
 	if open == 0 {
 		t.Error("a cancelled run shows no unfinished span")
+	}
+}
+
+// What the timeline draws of a run that waited, was killed while writing
+// and was resumed (issue 36 #23): no idle dots across the time it waited
+// for a person, no "0.0s" for the writer that never finished, and the
+// stages the resume restored are not drawn again at 0.0 s.
+func TestTimelineOfAKilledAndResumedRun(t *testing.T) {
+	t0 := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	call := func(s, d int) pipeline.Event {
+		return pipeline.Event{Type: pipeline.ModelCalled, Stage: pipeline.StageWrite, Agent: "writer", Time: at(s), Elapsed: time.Duration(d) * time.Second,
+			Call: &pipeline.Call{Operation: "chat", Model: "m"}}
+	}
+	evs := []pipeline.Event{
+		{Type: pipeline.RunStarted, Time: at(0)},
+		{Type: pipeline.StageStarted, Stage: pipeline.StagePlan, Time: at(0)},
+		{Type: pipeline.StageFinished, Stage: pipeline.StagePlan, Time: at(10)},
+		{Type: pipeline.ReviewRequested, Stage: pipeline.StagePlan, Review: &pipeline.ReviewRequest{Plan: &pipeline.Plan{}}, Time: at(10)},
+		{Type: pipeline.ReviewDecided, Stage: pipeline.StagePlan, Time: at(110)},
+		{Type: pipeline.StageStarted, Stage: pipeline.StageWrite, Time: at(110)},
+		{Type: pipeline.AgentStarted, Stage: pipeline.StageWrite, Agent: "writer", Time: at(110)},
+		call(120, 10),
+		// killed; resumed at 300
+		{Type: pipeline.RunStarted, Time: at(300)},
+		{Type: pipeline.StageStarted, Stage: pipeline.StagePlan, Message: pipeline.RestoredFromCheckpoint, Time: at(300)},
+		{Type: pipeline.StageFinished, Stage: pipeline.StagePlan, Time: at(300)},
+		{Type: pipeline.StageStarted, Stage: pipeline.StageWrite, Time: at(300)},
+		{Type: pipeline.AgentStarted, Stage: pipeline.StageWrite, Agent: "writer", Time: at(300)},
+		call(330, 30),
+		{Type: pipeline.AgentFinished, Stage: pipeline.StageWrite, Agent: "writer", Time: at(330)},
+		{Type: pipeline.StageFinished, Stage: pipeline.StageWrite, Time: at(330)},
+	}
+	tl := history.BuildTimeline("s1", evs)
+	plans := 0
+	for _, s := range tl.Spans {
+		if s.Kind == "stage" && s.Name == string(pipeline.StagePlan) {
+			plans++
+		}
+	}
+	if plans != 1 {
+		t.Errorf("the plan stage is drawn %d times; the resume only restored it", plans)
+	}
+	lines := tl.Lines(100)
+	var model, writerRows []string
+	for _, l := range lines {
+		switch {
+		case l.Kind == "model":
+			model = append(model, l.Bar)
+		case l.Kind == "agent" && strings.Contains(l.Name, "writer"):
+			writerRows = append(writerRows, l.Stats)
+		}
+	}
+	if len(model) != 1 || strings.Count(model[0], " ") < 10 {
+		t.Errorf("the model row draws idle dots across the wait for a person: %q", model)
+	}
+	if len(writerRows) != 2 || !strings.Contains(writerRows[0], "≥10s") || strings.Contains(writerRows[0], "0.0s") {
+		t.Errorf("the killed writer's row: %q", writerRows)
 	}
 }
