@@ -1,0 +1,5 @@
+//go:build !linux
+
+package vector
+
+func dropFromPageCache(string) bool { return false }
