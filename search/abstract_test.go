@@ -128,3 +128,39 @@ func TestOpenAlexArxivVenueIsArxiv(t *testing.T) {
 		t.Error("no arXiv record in the recording: the test proves nothing")
 	}
 }
+
+// arXiv's free-text journal reference is a venue only when it reads as a
+// journal's; a conference's is kept as a note and the work stays an arXiv
+// preprint (issue 36 #15: "InProceedings of the 31st ACM SIGSOFT … 2022
+// Jul 18 (pp. 289-301)" was printed as a journal).
+func TestArxivJournalRefOnRecordedAnswers(t *testing.T) {
+	venues, notes := map[string]string{}, 0
+	for _, f := range []string{"testdata/arxiv/query-all-testing-max10.atom.xml", "testdata/arxiv/legacy-2016-search_query-au-del_maestro.atom.xml"} {
+		body, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs, err := ParseArxivFeed(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range recs {
+			venues[r.Venue] = r.Volume + "|" + r.Pages
+			if r.JournalRef != "" {
+				notes++
+				if r.Venue != "arXiv" {
+					t.Errorf("%q: venue %q beside the note %q", r.Title, r.Venue, r.JournalRef)
+				}
+			}
+			if strings.Contains(r.Venue, "Proceedings") || strings.Contains(r.Venue, "Conference") {
+				t.Errorf("%q: a conference as the journal: %q", r.Title, r.Venue)
+			}
+		}
+	}
+	if notes == 0 {
+		t.Error("no conference reference kept as a note: the test proves nothing")
+	}
+	if got := venues["Int. J. Mod. Phys. B"]; got != "26|1244002" {
+		t.Errorf("a journal reference lost its parts: %q (venues %v)", got, venues)
+	}
+}

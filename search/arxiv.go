@@ -158,12 +158,21 @@ func ParseArxivFeed(body []byte) ([]Record, error) {
 			DOI:      NormalizeDOI(e.DOI),
 			Title:    CleanLine(e.Title),
 			Abstract: CleanAbstract(CleanLine(e.Summary)),
-			Venue:    CleanLine(e.JournalRef),
+		}
+		if ref := MetaText(e.JournalRef); ref != "" {
+			if j, ok := parseJournalRef(ref); ok {
+				r.Venue, r.Publication = j.name, publicationOf("", j.volume, j.issue, j.pages, "")
+				if j.year > 0 {
+					r.Year = j.year // the published version's, which the reference cites
+				}
+			} else {
+				r.JournalRef = ref
+			}
 		}
 		if r.Venue == "" {
 			r.Venue = "arXiv"
 		}
-		if len(e.Published) >= 4 {
+		if len(e.Published) >= 4 && r.Year == 0 {
 			r.Year, _ = strconv.Atoi(e.Published[:4])
 		}
 		for _, au := range e.Authors {
@@ -239,4 +248,49 @@ func NormalizeDOI(s string) string {
 		return ""
 	}
 	return ls
+}
+
+// journalRef is arXiv's journal reference read as a journal's: its name,
+// volume, issue and pages.
+type journalRef struct {
+	name, volume, issue, pages string
+	year                       int // the published version's, when given
+}
+
+var (
+	// notAJournal are the words of a reference to a conference, a
+	// workshop or a book: a journal's name never holds them.
+	notAJournal = regexp.MustCompile(`(?i:\b(proc|proceedings|conference|symposium|workshop|chapter|book|lecture notes|in:)\b|\bpp\.)|^In ?[A-Z]`)
+	// journalRefRe is "Name 85, 115117 (2012)", "Name, 26, 1244002",
+	// "Name.56:1-50,2006" or "Name (ABBR), Vol.3, No.1, January 2012".
+	journalRefRe = regexp.MustCompile(`^([^\d]*[A-Za-z.)])[\s,]*(?:Vol\.?\s*)?(\d+)(?:\s*,?\s*No\.?\s*(\d+))?(?:\s*[,:]\s*([0-9][0-9A-Za-z()]*(?:[-–][0-9A-Za-z]+)?))?`)
+	// volLabel ends a name read up to its volume: "Journal (ABBR), Vol."
+	// refYear is a reference's year: "(2012)" or a last ",2006".
+	refYear  = regexp.MustCompile(`\((\d{4})\)|,\s*(\d{4})\.?$`)
+	volLabel = regexp.MustCompile(`(?i)[\s,]*vol\.?$`)
+)
+
+// parseJournalRef reads ref as a journal reference; ok is false for what
+// is not one (a conference's proceedings, a free-form note).
+func parseJournalRef(ref string) (journalRef, bool) {
+	if notAJournal.MatchString(ref) {
+		return journalRef{}, false
+	}
+	m := journalRefRe.FindStringSubmatch(ref)
+	if m == nil {
+		return journalRef{}, false
+	}
+	name := strings.TrimRight(strings.TrimSpace(volLabel.ReplaceAllString(m[1], "")), ",")
+	if len([]rune(name)) < 2 {
+		return journalRef{}, false
+	}
+	pages := m[4]
+	if len(pages) == 4 && pages >= "1800" && pages <= "2100" && !strings.ContainsAny(pages, "-–") && m[3] == "" && strings.Contains(ref, "("+pages+")") {
+		pages = "" // the year, not a page
+	}
+	j := journalRef{name: name, volume: m[2], issue: m[3], pages: pages}
+	if y := refYear.FindStringSubmatch(ref); y != nil {
+		j.year, _ = strconv.Atoi(y[1] + y[2])
+	}
+	return j, true
 }

@@ -33,6 +33,10 @@ type Record struct {
 	AuthorsFiled []string `json:"authors_filed,omitempty"`
 	Year         int      `json:"year,omitempty"`
 	Venue        string   `json:"venue,omitempty"`
+	// JournalRef is arXiv's free-text reference when it does not read as a
+	// journal's ("In Proc. ISSTA 2020, pages 14-26"): kept as a note, not
+	// printed as a journal name.
+	JournalRef string `json:"journal_ref,omitempty"`
 	Publication
 	Abstract  string `json:"abstract,omitempty"`
 	URL       string `json:"url,omitempty"`     // landing page

@@ -86,9 +86,9 @@ func TestArxivLegacyFeed(t *testing.T) {
 	r := recs[0]
 	want := Record{Key: "doi:10.1103/physrevb.85.115117", ArxivID: "1111.2011", DOI: "10.1103/physrevb.85.115117",
 		Title: "Quantum Criticality for Extended Nodes on a Bethe Lattice in the Large Connectivity Limit",
-		Year:  2011, Venue: "Phys. Rev. B 85, 115117 (2012)", PDFURL: "https://arxiv.org/pdf/1111.2011v2", URL: "https://arxiv.org/abs/1111.2011v2"}
+		Year:  2012, Venue: "Phys. Rev. B", PDFURL: "https://arxiv.org/pdf/1111.2011v2", URL: "https://arxiv.org/abs/1111.2011v2"}
 	if r.Key != want.Key || r.ArxivID != want.ArxivID || r.DOI != want.DOI || r.Title != want.Title || r.Year != want.Year ||
-		r.Venue != want.Venue || r.PDFURL != want.PDFURL || r.URL != want.URL {
+		r.Venue != want.Venue || r.PDFURL != want.PDFURL || r.URL != want.URL || r.Volume != "85" || r.Pages != "115117" {
 		t.Errorf("got %+v", r)
 	}
 	if strings.Join(r.Authors, ";") != "James M. Murray;Adrian Del Maestro;Zlatko Tesanovic" {
