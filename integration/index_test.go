@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/researchtui/researchtui/llm"
-	"github.com/researchtui/researchtui/store"
+	"github.com/researchtui/researchtui/store/vector"
 )
 
 // passages cuts the recorded scholarly API answers into sentence pairs:
@@ -68,8 +68,8 @@ func TestIndexRecallOnRealEmbeddings(t *testing.T) {
 	t.Logf("%d passages embedded with %s (%d-d), 100 held out as queries", len(vecs), embedModel, len(vecs[0]))
 
 	for _, n := range []int{300, len(vecs)} {
-		exact := store.NewExact(0)
-		graph := store.NewIndexWith(0, store.IndexOptions{SwitchAt: 1, Seed: 1})
+		exact := vector.NewExact(0)
+		graph := vector.New(0, vector.Options{SwitchAt: 1, Seed: 1})
 		defer graph.Close()
 		for i, v := range vecs[:n] {
 			id := fmt.Sprintf("p%05d", i)

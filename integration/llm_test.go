@@ -18,6 +18,7 @@ import (
 
 	"github.com/researchtui/researchtui/llm"
 	"github.com/researchtui/researchtui/store"
+	"github.com/researchtui/researchtui/store/vector"
 )
 
 func ollama(t *testing.T, opt llm.OllamaOptions) *llm.Ollama {
@@ -269,7 +270,7 @@ func TestEmbeddingsBatchedAndStored(t *testing.T) {
 	if err != nil || !ok || len(got) != 384 {
 		t.Fatalf("stored 384-d vector: %d dims %v %v", len(got), ok, err)
 	}
-	idx := store.NewIndex(384)
+	idx := vector.New(384, vector.Options{})
 	for h, v := range items {
 		if err := idx.Add(h, v); err != nil {
 			t.Fatal(err)

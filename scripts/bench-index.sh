@@ -12,10 +12,10 @@ count=${COUNT:-3}
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 if [ -z "${SKIP_SCALE:-}" ]; then
-	INDEX_BENCH_SIZES=${SIZES:-10000,100000} nice go test -run '^$' -bench 'IndexScale' -benchtime 1x -count "$count" -timeout 6h ./store/ | tee -a "$out" | grep -v '^ok' >&2
+	INDEX_BENCH_SIZES=${SIZES:-10000,100000} nice go test -run '^$' -bench 'IndexScale' -benchtime 1x -count "$count" -timeout 6h ./store/vector/ | tee -a "$out" | grep -v '^ok' >&2
 fi
 if [ -z "${SKIP_SWITCH:-}" ]; then
-	nice go test -run '^$' -bench 'SwitchPoint' -benchtime 1x -count "$count" -timeout 1h ./store/ >>"$out"
+	nice go test -run '^$' -bench 'SwitchPoint' -benchtime 1x -count "$count" -timeout 1h ./store/vector/ >>"$out"
 fi
 if [ -z "${SKIP_CORPUS:-}" ]; then
 	nice go test -run '^$' -bench 'CorpusAdd' -benchtime 1x -count "$count" -timeout 1h ./ui/cli/ >>"$out"

@@ -12,7 +12,7 @@ go test -run '^$' -bench 'FullRun' -benchtime 3x -count "$count" ./pipeline/ >>"
 # The realistic world (real latencies, arXiv's 3 s, one model request at a
 # time): ~1 min a run, so 3 runs unless COUNT says otherwise.
 go test -run '^$' -bench 'RealWorld' -benchtime 1x -count "${WORLD_COUNT:-3}" ./pipeline/ >>"$out"
-go test -run '^$' -bench . -count "$count" ./ui/ ./store/ >>"$out"
+go test -run '^$' -bench . -count "$count" ./ui/ ./store/ ./store/vector/ >>"$out"
 python3 - "$out" <<'PY'
 import re, statistics, sys
 rows = {}

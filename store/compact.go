@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"go.etcd.io/bbolt"
+
+	"github.com/researchtui/researchtui/store/vector"
 )
 
 // CompactResult is what a compaction did.
@@ -83,9 +85,9 @@ func (s *Store) Compact(ctx context.Context, progress func(step string, done, to
 	}
 	for _, f := range s.indexFiles() {
 		if !want[f] {
-			h, _, _ := readIndexHeader(f)
+			h, _, _ := vector.ReadHeader(f)
 			if err := os.Remove(f); err == nil {
-				res.RemovedIndexes = append(res.RemovedIndexes, h.model)
+				res.RemovedIndexes = append(res.RemovedIndexes, h.Model)
 			}
 		}
 	}
@@ -202,10 +204,11 @@ func (s *Store) compactIndex(ctx context.Context, model string, say func(string,
 	s.idxMu.Lock()
 	s.idxClosed = false
 	s.idxMu.Unlock()
-	ix, err := s.Index(model)
+	p, err := s.index(model)
 	if err != nil {
 		return err
 	}
+	ix := p.ix
 	done := make(chan error, 1)
 	go func() { done <- ix.Wait(ctx) }()
 	for waiting := true; waiting; {
@@ -220,12 +223,9 @@ func (s *Store) compactIndex(ctx context.Context, model string, say func(string,
 			say(fmt.Sprintf("vector index of %s: %s", model, orDefault(st.Phase, "finishing")), st.Done, st.Total)
 		}
 	}
-	ix.mu.RLock()
-	changed := ix.changes+int(ix.linked.Load()) > 0
-	ix.mu.RUnlock()
-	if changed {
+	if changed, _ := ix.Unsaved(); changed > 0 {
 		say("writing the vector index of "+model, 0, 0)
-		if err := s.saveIndex(ix); err != nil {
+		if err := s.saveIndex(p); err != nil {
 			return err
 		}
 	}
@@ -234,6 +234,15 @@ func (s *Store) compactIndex(ctx context.Context, model string, say func(string,
 	delete(s.indexes, model)
 	s.statusMu.Unlock()
 	return ix.Close()
+}
+
+// syncDir makes a rename in dir durable (vector/file_write.go has the same
+// for the index files).
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync() // not supported everywhere; the rename is what matters
+		d.Close()
+	}
 }
 
 func tick() <-chan time.Time { return time.After(200 * time.Millisecond) }

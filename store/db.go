@@ -1,6 +1,10 @@
 package store
 
-import "context"
+import (
+	"context"
+
+	"github.com/researchtui/researchtui/store/vector"
+)
 
 // DB is the whole store as a run, the TUI and the MCP server use it: the
 // reads, the writes, the vector indexes, the change feed and the claims.
@@ -42,6 +46,20 @@ type DB interface {
 	Owner() int
 	Close() error
 }
+
+// The vector index is package store/vector; these are its types as the
+// store's API has always named them, so that callers of Store.Index and of
+// DB need not import it.
+type (
+	// Index is the vector index of one embedding model (Store.Index).
+	Index = vector.Index
+	// IndexOptions tune the indexes a Store opens (Store.IndexOptions).
+	IndexOptions = vector.Options
+	// IndexStatus describes an index for stats and progress bars.
+	IndexStatus = vector.Status
+	// Hit is one search result: a chunk ID and its cosine similarity.
+	Hit = vector.Hit
+)
 
 // RunIndex is what a run asks of a vector index: the owner's *Index,
 // or that index reached through the owner's socket.

@@ -8,6 +8,8 @@ import (
 	"sort"
 
 	"go.etcd.io/bbolt"
+
+	"github.com/researchtui/researchtui/store/vector"
 )
 
 // Embeddings are cached per model (a nested bucket named after it) and keyed
@@ -125,7 +127,7 @@ func (s *Store) MissingEmbeddings(model string, hashes []string) ([]string, erro
 // The dimension is the first vector's; vectors of any other dimension are
 // skipped, never mixed, and so are chunks not embedded yet.
 func (s *Store) BuildIndex(model string) (*Index, error) {
-	ix := NewIndexWith(0, IndexOptions{SwitchAt: -1})
+	ix := vector.New(0, vector.Options{SwitchAt: -1})
 	if _, err := s.syncIndex(ix, model, nil); err != nil {
 		return nil, err
 	}

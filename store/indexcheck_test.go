@@ -2,6 +2,7 @@ package store
 
 import (
 	"bufio"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -10,6 +11,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/researchtui/researchtui/store/vector"
+	"github.com/researchtui/researchtui/store/vector/vectortest"
 )
 
 // savedStore makes a store of n chunks whose index file is saved and
@@ -18,7 +22,7 @@ func savedStore(t *testing.T, opt IndexOptions, n int) (string, string, [][]floa
 	t.Helper()
 	s, path := openTemp(t)
 	s.IndexOptions = opt
-	g := newTopics(11, 32, 10)
+	g := vectortest.NewTopics(11, 32, 10)
 	storeWithChunks(t, s, g, n)
 	ix, err := s.Index("m")
 	if err != nil {
@@ -30,32 +34,36 @@ func savedStore(t *testing.T, opt IndexOptions, n int) (string, string, [][]floa
 	if err := checkedFile(file); err != nil {
 		t.Fatalf("saved file: %v", err)
 	}
-	return path, file, g.queries(30)
+	return path, file, g.Queries(30)
 }
 
 // checkedFile opens an index file and verifies all of it.
 func checkedFile(file string) error {
-	ix, _, err := loadIndexFile(file, "m", IndexOptions{})
+	ix, _, err := vector.Open(file, "m", IndexOptions{})
 	if err != nil {
 		return err
 	}
 	defer ix.Close()
-	return ix.checkFile(nil)
+	return ix.CheckFile()
 }
 
-// damageVectors flips a byte in the middle of the file's vectors section.
+// damageVectors flips a byte in the middle of the file's vectors section:
+// section 0 of the table at byte 1024 of the header, {offset u64, length
+// u64, ...} (vector/file.go has the format).
 func damageVectors(t *testing.T, file string) {
 	t.Helper()
 	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := parseHeader(data)
-	if err != nil {
+	if _, _, err := vector.ReadHeader(file); err != nil {
 		t.Fatal(err)
 	}
-	v := h.sections[secVectors]
-	if err := os.WriteFile(file, flip(data, int(v.off+v.len/2)), 0o600); err != nil {
+	off, n := binary.LittleEndian.Uint64(data[1024:]), binary.LittleEndian.Uint64(data[1032:])
+	if n == 0 || off+n > uint64(len(data)) {
+		t.Fatalf("vectors section at %d, %d bytes, in a file of %d", off, n, len(data))
+	}
+	if err := os.WriteFile(file, flip(data, int(off+n/2)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -71,11 +79,6 @@ func reopenStore(t *testing.T, path string, opt IndexOptions) *Store {
 	return s
 }
 
-func setVerifyHook(t *testing.T, f func()) {
-	verifyHook = f
-	t.Cleanup(func() { verifyHook = nil })
-}
-
 // A file whose vectors are damaged opens (only its small sections are
 // checked at open) and serves; the check that follows finds the damage, and
 // from then on the index answers exactly like the store's embeddings, and
@@ -84,7 +87,7 @@ func TestDamagedVectorsFoundAfterOpen(t *testing.T) {
 	opt := IndexOptions{SwitchAt: -1}
 	path, file, qs := savedStore(t, opt, 1200)
 	damageVectors(t, file)
-	if _, _, err := loadIndexFile(file, "m", IndexOptions{}); err != nil {
+	if _, _, err := vector.Open(file, "m", IndexOptions{}); err != nil {
 		t.Fatalf("open does not read the vectors, but failed: %v", err)
 	}
 
@@ -168,7 +171,7 @@ func TestDamagedVectorsWithGraph(t *testing.T) {
 
 // Closing the store while the check reads the file, or while a damaged
 // file is being replaced, is safe: searches in flight end (with results or
-// ErrIndexClosed), nothing touches the released mapping, and the next open
+// vector.ErrClosed), nothing touches the released mapping, and the next open
 // is correct.
 func TestCloseDuringFileCheck(t *testing.T) {
 	for _, damaged := range []bool{false, true} {
@@ -178,15 +181,12 @@ func TestCloseDuringFileCheck(t *testing.T) {
 			if damaged {
 				damageVectors(t, file)
 			}
-			old := verifyChunk
-			verifyChunk = 4096
-			t.Cleanup(func() { verifyChunk = old })
 			started := make(chan struct{})
 			var once sync.Once
-			setVerifyHook(t, func() {
+			t.Cleanup(vector.SlowCheck(4096, func() {
 				once.Do(func() { close(started) })
 				time.Sleep(200 * time.Microsecond)
-			})
+			}))
 			s := reopenStore(t, path, opt)
 			ix, err := s.Index("m")
 			if err != nil {
@@ -206,7 +206,7 @@ func TestCloseDuringFileCheck(t *testing.T) {
 						default:
 						}
 						if _, err := ix.Search(qs[i%len(qs)], 10); err != nil {
-							if !errors.Is(err, ErrIndexClosed) {
+							if !errors.Is(err, vector.ErrClosed) {
 								t.Error(err)
 							}
 							return
@@ -220,10 +220,10 @@ func TestCloseDuringFileCheck(t *testing.T) {
 			}
 			close(stop)
 			wg.Wait()
-			if _, err := ix.Search(qs[0], 10); !errors.Is(err, ErrIndexClosed) {
+			if _, err := ix.Search(qs[0], 10); !errors.Is(err, vector.ErrClosed) {
 				t.Fatalf("search after Close: %v", err)
 			}
-			verifyHook = nil
+			vector.SlowCheck(4096, nil) // the next open checks unhindered (the cleanup restores both)
 			s = reopenStore(t, path, opt)
 			ix, err = s.Index("m")
 			if err != nil {
@@ -246,8 +246,7 @@ func TestIndexCheckKillChild(t *testing.T) {
 	if path == "" {
 		t.Skip("helper for TestKilledDuringFileCheck")
 	}
-	verifyChunk = 4096
-	verifyHook = func() { time.Sleep(10 * time.Millisecond) }
+	vector.SlowCheck(4096, func() { time.Sleep(10 * time.Millisecond) })
 	s, err := Open(path, Options{})
 	if err != nil {
 		fmt.Println("ERR", err)

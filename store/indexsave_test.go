@@ -3,6 +3,8 @@ package store
 import (
 	"fmt"
 	"testing"
+
+	"github.com/researchtui/researchtui/store/vector/vectortest"
 )
 
 // When a store-owned index saves its file: caught up with the store, and
@@ -18,8 +20,8 @@ import (
 func TestBuildSavesAFreshFile(t *testing.T) {
 	s, path := openTemp(t)
 	s.IndexOptions = IndexOptions{SwitchAt: 1, Seed: 3}
-	g := newTopics(8, 32, 6)
-	qs := g.queries(30)
+	g := vectortest.NewTopics(8, 32, 6)
+	qs := g.Queries(30)
 	ix, err := s.Index("m")
 	if err != nil {
 		t.Fatal(err)
@@ -40,19 +42,20 @@ func TestBuildSavesAFreshFile(t *testing.T) {
 	}
 	defer s2.Close()
 	gen, _ := s2.indexGen()
-	ix2, err := s2.Index("m")
+	p2, err := s2.index("m")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st := ix2.Status(); st.Note != "" || ix2.persist.gen() != gen {
-		t.Fatalf("reopened: note %q, index at generation %d, store at %d", st.Note, ix2.persist.gen(), gen)
+	ix2 := p2.ix
+	if st := ix2.Status(); st.Note != "" || p2.gen() != gen {
+		t.Fatalf("reopened: note %q, index at generation %d, store at %d", st.Note, p2.gen(), gen)
 	}
 	sameAsStore(t, s2, ix2, qs, 0.95)
 }
 
 // addLikeCorpusAdd commits n chunks (8 per source) and their embeddings,
 // then adds the vectors to ix in one batch, as corpus add does.
-func addLikeCorpusAdd(t *testing.T, s *Store, ix *Index, g *topicGen, prefix string, n int) {
+func addLikeCorpusAdd(t *testing.T, s *Store, ix *Index, g *vectortest.Topics, prefix string, n int) {
 	t.Helper()
 	var batch []SourceBatch
 	emb := map[string][]float32{}
@@ -63,7 +66,7 @@ func addLikeCorpusAdd(t *testing.T, s *Store, ix *Index, g *topicGen, prefix str
 		var chunks []Chunk
 		for j := 0; j < 8 && src*8+j < n; j++ {
 			text := fmt.Sprintf("%s chunk %d of %d", prefix, j, src)
-			v := g.next()
+			v := g.Next()
 			chunks = append(chunks, Chunk{Seq: j, Text: text})
 			emb[HashText(text)] = v
 			ids, vecs = append(ids, ChunkID(key, j)), append(vecs, v)
@@ -102,7 +105,7 @@ func indexFile(t *testing.T, s *Store) IndexFileStats {
 func TestBuildSavesOnlyWhenItPays(t *testing.T) {
 	s, path := openTemp(t)
 	s.IndexOptions = IndexOptions{SwitchAt: 1, Seed: 4}
-	g := newTopics(8, 32, 6)
+	g := vectortest.NewTopics(8, 32, 6)
 	ix, err := s.Index("m")
 	if err != nil {
 		t.Fatal(err)

@@ -9,24 +9,26 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 
 	"go.etcd.io/bbolt"
+
+	"github.com/researchtui/researchtui/store/vector"
 )
 
 // The store owns one vector Index per embedding model, persisted in a file
-// beside the database (indexfile.go) and kept in step with the chunks and
-// embeddings in bbolt:
+// beside the database (vector/file.go) and kept in step with the chunks and
+// embeddings in bbolt; the store is each index's vector.Keeper:
 //
 //   - The file records the store's index generation (a counter bumped by
 //     every PutChunks, PutSourceBatch and PutEmbeddings) it was synced at.
 //     Equal: the file is fresh and opening is a map and a checksum pass
 //     over its small sections; the vectors are verified in the background
-//     (indexcheck.go), and a mismatch there is handled like a corrupt file.
+//     (vector/file_check.go), and a mismatch there is handled like a
+//     corrupt file (indexcheck.go).
 //   - Stale (the store changed since): the file's index serves at once and
 //     a background catch-up compares every chunk's content hash with the
 //     fingerprint the file holds for that ID (chunk_hashes, no JSON) and
@@ -40,8 +42,11 @@ import (
 // background build, and at Close when enough changed (indexSaveWorth).
 // What a crash loses is only work, never data: the next open catches up.
 
-// indexPersist is a store-owned index's file bookkeeping.
+// indexPersist is a store-owned index and its file's bookkeeping: the
+// index's vector.Keeper.
 type indexPersist struct {
+	s           *Store
+	ix          *Index
 	path, model string
 
 	mu        sync.Mutex
@@ -58,6 +63,23 @@ func (p *indexPersist) gen() uint64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.syncedGen
+}
+
+// Built saves the index after a background build (saveAfterBuild).
+func (p *indexPersist) Built(stop <-chan struct{}) { p.s.saveAfterBuild(p, stop) }
+
+// Reload refills the index from bbolt after its file failed the check
+// (indexcheck.go).
+func (p *indexPersist) Reload(cause error, stop <-chan struct{}) { p.s.reloadIndex(p, cause, stop) }
+
+// Describe adds the file's path, size and note to the index's status.
+func (p *indexPersist) Describe(st *IndexStatus) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	st.File, st.Note = p.path, p.note
+	if p.haveFile {
+		st.FileSize = p.fileSize
+	}
 }
 
 func bumpIndexGen(tx *bbolt.Tx) error {
@@ -132,31 +154,40 @@ func modelSlug(model string) string {
 // sound (a stale file serves at once and catches up in the background),
 // else rebuilt from the embeddings in bbolt. The store closes it.
 func (s *Store) Index(model string) (*Index, error) {
+	p, err := s.index(model)
+	if err != nil {
+		return nil, err
+	}
+	return p.ix, nil
+}
+
+// index is Index with the store's bookkeeping of it.
+func (s *Store) index(model string) (*indexPersist, error) {
 	if model == "" {
 		return nil, errors.New("store: empty embedding model")
 	}
 	s.idxMu.Lock()
 	defer s.idxMu.Unlock()
-	if ix := s.openIndexes()[model]; ix != nil {
-		return ix, nil
+	if p := s.openIndexes()[model]; p != nil {
+		return p, nil
 	}
 	if s.idxClosed {
-		return nil, ErrIndexClosed
+		return nil, vector.ErrClosed
 	}
-	ix, err := s.openIndex(model)
+	p, err := s.openIndex(model)
 	if err != nil {
 		return nil, err
 	}
 	s.statusMu.Lock()
 	if s.indexes == nil {
-		s.indexes = map[string]*Index{}
+		s.indexes = map[string]*indexPersist{}
 	}
-	s.indexes[model] = ix
+	s.indexes[model] = p
 	s.statusMu.Unlock()
-	return ix, nil
+	return p, nil
 }
 
-func (s *Store) openIndexes() map[string]*Index {
+func (s *Store) openIndexes() map[string]*indexPersist {
 	s.statusMu.Lock()
 	defer s.statusMu.Unlock()
 	return s.indexes
@@ -165,79 +196,73 @@ func (s *Store) openIndexes() map[string]*Index {
 // IndexStatus reports on model's index if this store has opened it (or is
 // opening it now).
 func (s *Store) IndexStatus(model string) (IndexStatus, bool) {
-	s.statusMu.Lock()
-	ix := s.indexes[model]
-	if ix == nil {
-		ix = s.opening[model]
-	}
-	s.statusMu.Unlock()
+	ix := s.openedIndex(model)
 	if ix == nil {
 		return IndexStatus{}, false
 	}
 	return ix.Status(), true
 }
 
-func (s *Store) setOpening(model string, ix *Index) {
+func (s *Store) setOpening(model string, p *indexPersist) {
 	s.statusMu.Lock()
 	defer s.statusMu.Unlock()
-	if ix == nil {
+	if p == nil {
 		delete(s.opening, model)
 		return
 	}
 	if s.opening == nil {
-		s.opening = map[string]*Index{}
+		s.opening = map[string]*indexPersist{}
 	}
-	s.opening[model] = ix
+	s.opening[model] = p
 }
 
-func (s *Store) openIndex(model string) (*Index, error) {
-	p := &indexPersist{path: s.IndexPath(model), model: model}
+func (s *Store) openIndex(model string) (*indexPersist, error) {
+	p := &indexPersist{s: s, path: s.IndexPath(model), model: model}
 	if !s.readOnly {
-		removeTempFiles(p.path)
+		vector.RemoveTempFiles(p.path)
 	}
 	gen, err := s.indexGen()
 	if err != nil {
 		return nil, err
 	}
-	ix, h, err := loadIndexFile(p.path, model, s.IndexOptions)
+	ix, h, err := vector.Open(p.path, model, s.IndexOptions)
 	if err == nil {
-		p.haveFile, p.syncedGen = true, h.gen
+		p.haveFile, p.syncedGen = true, h.Gen
 		if st, err := os.Stat(p.path); err == nil {
 			p.fileSize = st.Size()
 		}
 		s.own(ix, p)
-		ix.startFileCheck()
-		ix.resume()
-		if h.gen != gen {
-			ix.goBackground(func() { _ = s.catchUp(ix, ix.stop) }) // retried at the next open or search
+		ix.Start()
+		if h.Gen != gen {
+			ix.Go(func(stop <-chan struct{}) { _ = s.catchUp(p, stop) }) // retried at the next open or search
 		}
-		return ix, nil
+		return p, nil
 	}
 	if errors.Is(err, fs.ErrNotExist) {
 		p.note = "built from the store (there was no index file)"
 	} else {
 		p.note = "rebuilt from the store: " + err.Error()
 	}
-	ix = NewIndexWith(0, s.IndexOptions)
+	ix = vector.New(0, s.IndexOptions)
 	s.own(ix, p)
-	s.setOpening(model, ix)
+	s.setOpening(model, p)
 	defer s.setOpening(model, nil)
-	if err := s.catchUp(ix, nil); err != nil {
+	if err := s.catchUp(p, nil); err != nil {
 		ix.Close()
 		return nil, err
 	}
 	if !ix.Status().Graph || ix.Status().Linked == ix.Status().Nodes {
 		// No build will save it: save now, so the next open maps a file.
-		ix.goBackground(func() { _ = s.saveIndex(ix) }) // retried at the next change
+		ix.Go(func(<-chan struct{}) { _ = s.saveIndex(p) }) // retried at the next change
 	}
-	return ix, nil
+	return p, nil
 }
 
-// own makes ix a store-owned index: saved after background builds.
+// own makes ix a store-owned index: p keeps it (saves it after background
+// builds, reloads it when its file fails the check).
 func (s *Store) own(ix *Index, p *indexPersist) {
-	ix.persist = p
-	ix.afterBuild = func() { s.saveAfterBuild(ix) }
-	ix.onBadFile = func(cause error) { s.reloadIndex(ix, cause) }
+	p.ix = ix
+	ix.SetKeeper(p)
 }
 
 // saveAfterBuild saves ix when a background build has linked everything, if
@@ -257,14 +282,11 @@ func (s *Store) own(ix *Index, p *indexPersist) {
 // later open would read them all back from bbolt to check them, and a
 // short-lived process (a search) never gets to save the result. Caught up,
 // the file is fresh and the next open maps it and is done.
-func (s *Store) saveAfterBuild(ix *Index) {
-	p := ix.persist
+func (s *Store) saveAfterBuild(p *indexPersist, stop <-chan struct{}) {
 	p.mu.Lock()
 	have := p.haveFile
 	p.mu.Unlock()
-	ix.mu.RLock()
-	changed, nodes := ix.changes+int(ix.linked.Load()), ix.n
-	ix.mu.RUnlock()
+	changed, nodes := p.ix.Unsaved()
 	if have && 2*changed < nodes {
 		return
 	}
@@ -272,23 +294,22 @@ func (s *Store) saveAfterBuild(ix *Index) {
 	if err != nil {
 		return
 	}
-	if gen != ix.persist.gen() {
-		if err := s.catchUp(ix, ix.stop); err != nil {
+	if gen != p.gen() {
+		if err := s.catchUp(p, stop); err != nil {
 			return // stopped: Close decides what to save
 		}
 	}
-	_ = s.saveIndex(ix) // retried at the next change
+	_ = s.saveIndex(p) // retried at the next change
 }
 
-// catchUp syncs ix with the store and records the generation it matched.
-// It gives up when stop closes. Catch-ups of one index run one at a time:
-// one started at open and one before a save would otherwise both add what
-// is missing.
-func (s *Store) catchUp(ix *Index, stop <-chan struct{}) error {
-	p := ix.persist
+// catchUp syncs p's index with the store and records the generation it
+// matched. It gives up when stop closes. Catch-ups of one index run one at
+// a time: one started at open and one before a save would otherwise both
+// add what is missing.
+func (s *Store) catchUp(p *indexPersist, stop <-chan struct{}) error {
 	p.syncMu.Lock()
 	defer p.syncMu.Unlock()
-	gen, err := s.syncIndex(ix, p.model, stop)
+	gen, err := s.syncIndex(p.ix, p.model, stop)
 	if err != nil {
 		return err
 	}
@@ -306,12 +327,14 @@ var errFileFailed = errors.New("store: the index file failed its check; reloadin
 const syncPage = 1024
 
 // syncIndex makes ix hold exactly the chunks that have an embedding for
-// model: every chunk ID with its current content's vector. Nodes whose
-// fingerprint matches the chunk's hash are kept untouched; unverified ones
-// (added by Add, which does not know the hash) are compared with the
-// stored vector; the rest are read from bbolt and added, and nodes whose
-// chunk is gone are removed. It returns the store generation read before it
-// started: anything written later makes the next open sync again.
+// model: every chunk ID with its current content's vector. The store walks
+// its chunk hashes a page at a time and the index's Catchup decides what
+// to do with each: nodes whose fingerprint matches the chunk's hash are
+// kept untouched; unverified ones (added by Add, which does not know the
+// hash) are compared with the stored vector; the rest are read from bbolt
+// and added, and nodes whose chunk is gone are removed. It returns the
+// store generation read before it started: anything written later makes
+// the next open sync again.
 func (s *Store) syncIndex(ix *Index, model string, stop <-chan struct{}) (uint64, error) {
 	var gen uint64
 	var total int
@@ -326,38 +349,39 @@ func (s *Store) syncIndex(ix *Index, model string, stop <-chan struct{}) (uint64
 	if ix.Len() > 0 {
 		phase = "catching up with the store"
 	}
-	ix.setPhase(phase, 0, total)
-	defer ix.setPhase("", 0, 0)
-	ix.ensurePos()
-	ix.mu.RLock()
-	n0 := ix.n
-	ix.mu.RUnlock()
-	seen := make([]uint64, (n0+63)/64)
-	type addition struct {
-		id  string
-		vec []float32
-		fp  uint64
-	}
-	type verified struct {
-		node uint32
-		fp   uint64
-	}
+	ix.SetPhase(phase, 0, total)
+	defer ix.SetPhase("", 0, 0)
+	cu := ix.Catchup()
 	var after []byte
 	done := 0
 	for {
 		select {
 		case <-stop:
-			return 0, ErrIndexClosed
+			return 0, vector.ErrClosed
 		default:
 		}
-		if ix.badFile.Load() {
+		if ix.BadFile() {
 			return 0, errFileFailed // the reload starts over from empty
 		}
-		var adds []addition
-		var ok []verified
 		count := 0
 		err := s.db.View(func(tx *bbolt.Tx) error {
 			emb := tx.Bucket(bucketEmbeddings).Bucket([]byte(model))
+			// stored reads the vector of content hash h; nil when it has
+			// none (not embedded yet) or it is not float32s.
+			stored := func(h []byte) []float32 {
+				if emb == nil {
+					return nil
+				}
+				raw := emb.Get(h)
+				if raw == nil {
+					return nil
+				}
+				vec, err := decodeVector(nil, raw)
+				if err != nil {
+					return nil
+				}
+				return vec
+			}
 			c := tx.Bucket(bucketChunkHashes).Cursor()
 			k, h := c.First()
 			if after != nil {
@@ -369,36 +393,7 @@ func (s *Store) syncIndex(ix *Index, model string, stop <-chan struct{}) (uint64
 			for ; k != nil && count < syncPage; k, h = c.Next() {
 				count++
 				after = k
-				fp := fingerprint(h)
-				node, nodeFP, found := ix.lookup(k)
-				if found && nodeFP == fp {
-					if int(node) < n0 {
-						seen[node>>6] |= 1 << (node & 63)
-					}
-					continue
-				}
-				var raw []byte
-				if emb != nil {
-					raw = emb.Get(h)
-				}
-				if raw == nil {
-					continue // not embedded (yet): not searchable; a stale node goes
-				}
-				vec, err := decodeVector(nil, raw)
-				if err != nil || len(vec) == 0 {
-					continue
-				}
-				if d := ix.Dim(); d != 0 && len(vec) != d {
-					continue // another dimension under the same name: never mixed
-				}
-				if found && nodeFP == 0 && ix.holds(node, vec) {
-					ok = append(ok, verified{node, fp})
-					if int(node) < n0 {
-						seen[node>>6] |= 1 << (node & 63)
-					}
-					continue
-				}
-				adds = append(adds, addition{string(k), vec, fp})
+				cu.Chunk(k, fingerprint(h), func() []float32 { return stored(h) })
 			}
 			after = bytes.Clone(after)
 			return nil
@@ -406,95 +401,20 @@ func (s *Store) syncIndex(ix *Index, model string, stop <-chan struct{}) (uint64
 		if err != nil {
 			return 0, err
 		}
-		ix.verify(func(set func(node uint32, fp uint64)) {
-			for _, v := range ok {
-				set(v.node, v.fp)
-			}
-		})
-		if len(adds) > 0 {
-			ids, vecs, fps := make([]string, len(adds)), make([][]float32, len(adds)), make([]uint64, len(adds))
-			for i, a := range adds {
-				ids[i], vecs[i], fps[i] = a.id, a.vec, a.fp
-			}
-			// A zero or non-finite stored vector cannot be ranked: that
-			// chunk stays out rather than failing the whole index.
-			if err := ix.addBatch(ids, vecs, fps); errors.Is(err, ErrIndexClosed) {
-				return 0, err
-			}
+		if err := cu.Flush(); err != nil {
+			return 0, err
 		}
 		done += count
-		ix.setPhase(phase, done, total)
+		ix.SetPhase(phase, done, total)
 		if count < syncPage {
 			break
 		}
 	}
-	if ix.badFile.Load() {
+	if ix.BadFile() {
 		return 0, errFileFailed
 	}
-	// Nodes the store no longer backs: their chunk is gone, changed without
-	// an embedding, or its ID was re-added above.
-	var gone []string
-	ix.mu.RLock()
-	for node := uint32(0); int(node) < n0 && int(node) < ix.n; node++ {
-		if seen[node>>6]&(1<<(node&63)) != 0 || ix.isDel(node) {
-			continue
-		}
-		if id := ix.id(node); ix.pos[id] == node {
-			gone = append(gone, id)
-		}
-	}
-	ix.mu.RUnlock()
-	for _, id := range gone {
-		ix.Remove(id)
-	}
+	cu.Finish()
 	return gen, nil
-}
-
-// lookup finds id's node and its fingerprint.
-func (ix *Index) lookup(id []byte) (uint32, uint64, bool) {
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	node, ok := ix.pos[string(id)]
-	if !ok || ix.closed {
-		return 0, 0, false
-	}
-	s, i := ix.seg(node)
-	return node, s.fps[i], true
-}
-
-// holds reports whether node's vector is vec, normalised.
-func (ix *Index) holds(node uint32, vec []float32) bool {
-	nv, err := normalized(vec)
-	if err != nil {
-		return false
-	}
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	if ix.closed || int(node) >= ix.n || len(nv) != ix.dim {
-		return false
-	}
-	for i, f := range ix.vec(node) {
-		if math.Float32bits(f) != math.Float32bits(nv[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-// verify records fingerprints of nodes found to hold their chunk's vector.
-func (ix *Index) verify(each func(set func(node uint32, fp uint64))) {
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	if ix.closed {
-		return
-	}
-	each(func(node uint32, fp uint64) {
-		if int(node) < ix.n {
-			s, i := ix.seg(node)
-			s.fps[i] = fp
-			ix.changes++
-		}
-	})
 }
 
 // indexSaveWorth says whether an index that changed should be rewritten at
@@ -514,40 +434,26 @@ func indexSaveWorth(p *indexPersist, st IndexStatus, changes int) bool {
 	return changes >= max(2000, st.Nodes/50)
 }
 
-// saveIndex writes ix's file (for store-owned, writable indexes).
-func (s *Store) saveIndex(ix *Index) error {
-	p := ix.persist
-	if p == nil || s.readOnly {
+// saveIndex writes p's index file (unless the store is read-only).
+func (s *Store) saveIndex(p *indexPersist) error {
+	if s.readOnly {
 		return nil
 	}
+	ix := p.ix
 	p.saveMu.Lock()
 	defer p.saveMu.Unlock()
-	if err := ix.checkFile(nil); err != nil {
+	if err := ix.CheckFile(); err != nil {
 		// Unverified or damaged vectors are never given a fresh checksum.
 		return fmt.Errorf("store: not saving the vector index of %s: %w", p.model, err)
 	}
-	ix.repairBeforeSave()
-	sn := ix.snapshot()
-	live := sn.n
-	for node := 0; node < sn.n; node++ {
-		if sn.isDel(node) {
-			live--
-		}
-	}
-	if live == 0 {
+	sn := ix.Snapshot()
+	if sn.Live() == 0 {
 		return nil
 	}
-	p.mu.Lock()
-	gen := p.syncedGen
-	p.mu.Unlock()
-	size, err := writeIndexFile(p.path, p.model, gen, sn)
+	size, err := ix.Save(sn, p.path, p.model, p.gen())
 	if err != nil {
 		return fmt.Errorf("store: saving the vector index of %s: %w", p.model, err)
 	}
-	ix.mu.Lock()
-	ix.changes -= sn.changes
-	ix.mu.Unlock()
-	ix.linked.Add(-sn.linkedCnt)
 	p.mu.Lock()
 	p.haveFile, p.fileSize = true, size
 	p.mu.Unlock()
@@ -564,18 +470,17 @@ func (s *Store) closeIndexes() {
 	open := s.indexes
 	s.indexes = nil
 	s.statusMu.Unlock()
-	for _, ix := range open {
-		ix.stopBackground()
-		ix.mu.RLock()
-		changes := ix.changes
-		ix.mu.RUnlock()
-		if indexSaveWorth(ix.persist, ix.Status(), changes+int(ix.linked.Load())) {
+	for _, p := range open {
+		ix := p.ix
+		ix.Stop()
+		changes, _ := ix.Unsaved()
+		if indexSaveWorth(p, ix.Status(), changes) {
 			// Verify what Add put in (and pick up what others wrote) first,
 			// so the file written is fresh: the next open maps it and is done.
-			if gen, err := s.indexGen(); err == nil && gen != ix.persist.gen() {
-				_ = s.catchUp(ix, nil) // retried at the next search
+			if gen, err := s.indexGen(); err == nil && gen != p.gen() {
+				_ = s.catchUp(p, nil) // retried at the next search
 			}
-			_ = s.saveIndex(ix) // closing: the next open catches up from the store
+			_ = s.saveIndex(p) // closing: the next open catches up from the store
 		}
 		ix.Close()
 	}
@@ -585,8 +490,12 @@ func (s *Store) closeIndexes() {
 func (s *Store) openedIndex(model string) *Index {
 	s.statusMu.Lock()
 	defer s.statusMu.Unlock()
-	if ix := s.indexes[model]; ix != nil {
-		return ix
+	p := s.indexes[model]
+	if p == nil {
+		p = s.opening[model]
 	}
-	return s.opening[model]
+	if p == nil {
+		return nil
+	}
+	return p.ix
 }

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"go.etcd.io/bbolt"
+
+	"github.com/researchtui/researchtui/store/vector"
 )
 
 // Stats is what `researchtui store stats` shows: what the store holds and
@@ -115,17 +117,17 @@ func (s *Store) indexFiles() []string {
 func (s *Store) indexFileStats(gen uint64) []IndexFileStats {
 	var out []IndexFileStats
 	for _, f := range s.indexFiles() {
-		h, size, err := readIndexHeader(f)
-		is := IndexFileStats{File: f, Bytes: size, Model: h.model}
+		h, size, err := vector.ReadHeader(f)
+		is := IndexFileStats{File: f, Bytes: size, Model: h.Model}
 		if err != nil {
-			is.Problem = strings.TrimPrefix(err.Error(), errCorrupt.Error()+": ")
+			is.Problem = strings.TrimPrefix(err.Error(), vector.ErrCorrupt.Error()+": ")
 			if is.Model == "" {
 				is.Model = "?"
 			}
 		} else {
-			is.Vectors, is.Dim, is.Graph = int(h.nodes), h.dim, h.flags&flagGraph != 0
-			is.Linked, is.Saved, is.Fresh = int(h.linked), h.saved, h.gen == gen
-			if s.IndexPath(h.model) != f {
+			is.Vectors, is.Dim, is.Graph = h.Vectors, h.Dim, h.Graph
+			is.Linked, is.Saved, is.Fresh = h.Linked, h.Saved, h.Gen == gen
+			if s.IndexPath(h.Model) != f {
 				is.Problem = "named for another model"
 			}
 		}

@@ -9,16 +9,18 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/researchtui/researchtui/store/vector/vectortest"
 )
 
 func TestStatsCounts(t *testing.T) {
 	s, _ := openTemp(t)
-	g := newTopics(1, 16, 4)
+	g := vectortest.NewTopics(1, 16, 4)
 	storeWithChunks(t, s, g, 80) // 10 sources × 8 chunks, model m
 	s.CreateSession(&Session{Question: "q1"})
 	s.CreateSession(&Session{Question: "q2"})
 	s.PutDocument("doi:10.1/0000", []byte("full text"))
-	s.PutEmbeddings("m", map[string][]float32{HashText("query\x00what"): g.next()})
+	s.PutEmbeddings("m", map[string][]float32{HashText("query\x00what"): g.Next()})
 	s.PutEmbeddings("other", map[string][]float32{"h": {1, 2, 3}})
 	ix, err := s.Index("m")
 	if err != nil {
@@ -56,7 +58,7 @@ func TestStatsCounts(t *testing.T) {
 // everything else, leaves the store usable and the vector index fresh.
 func TestCompactShrinksAndKeepsData(t *testing.T) {
 	s, path := openTemp(t)
-	g := newTopics(2, 64, 6)
+	g := vectortest.NewTopics(2, 64, 6)
 	storeWithChunks(t, s, g, 400)
 	sess := &Session{Question: "kept?", Report: "# yes"}
 	s.CreateSession(sess)
@@ -66,7 +68,7 @@ func TestCompactShrinksAndKeepsData(t *testing.T) {
 	}
 	orphans := map[string][]float32{}
 	for i := 0; i < 300; i++ {
-		orphans[fmt.Sprintf("orphan%d", i)] = g.next()
+		orphans[fmt.Sprintf("orphan%d", i)] = g.Next()
 	}
 	s.PutEmbeddings("m", orphans)
 	s.PutEmbeddings("gone-model", map[string][]float32{"x": {1, 2}})
@@ -103,7 +105,7 @@ func TestCompactShrinksAndKeepsData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sameAsStore(t, s, ix, g.queries(20), 0.97)
+	sameAsStore(t, s, ix, g.Queries(20), 0.97)
 	st, _ := s.Stats()
 	if len(st.Indexes) != 1 || !st.Indexes[0].Fresh || st.Indexes[0].Model != "m" {
 		t.Fatalf("index files after compaction: %+v", st.Indexes)
@@ -155,7 +157,7 @@ func TestOpenDuringCompactionGetsTheNewFile(t *testing.T) {
 		t.Skip("spawns a child process")
 	}
 	s, path := openTemp(t)
-	storeWithChunks(t, s, newTopics(3, 8, 2), 200)
+	storeWithChunks(t, s, vectortest.NewTopics(3, 8, 2), 200)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestCompactWaiterChildHelper$")
 	cmd.Env = append(os.Environ(), compactWaitEnv+"="+path)
 	stdout, _ := cmd.StdoutPipe()

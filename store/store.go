@@ -1,6 +1,8 @@
 // Package store is researchtui's local database: sessions, their event logs
 // and checkpoints, the shared source/document/chunk knowledge base, cached
-// embeddings, and an in-process exact vector index built from them.
+// embeddings, and the vector indexes built from them. The index itself is
+// package store/vector; the store keeps each one in step with bbolt and
+// owns its file (indexstore.go).
 //
 // It is a thin layer over a single bbolt file. bbolt was chosen because it is
 // pure Go, has one dependency and gives crash-safe commits without a WAL: a
@@ -8,7 +10,8 @@
 // Commits cost milliseconds (two fdatasyncs), so every write method here takes
 // a batch and commits it once; callers must not write per token.
 //
-// The store deliberately imports no other researchtui package: the pipeline
+// The store deliberately imports no other researchtui package (but its own
+// store/vector, which imports nothing of the project): the pipeline
 // and UI own their record shapes (sources and events are opaque bytes here),
 // and the store only owns durability, ordering and lookup.
 package store
@@ -64,8 +67,8 @@ type Store struct {
 	idxMu     sync.Mutex // serialises opening indexes
 	idxClosed bool
 	statusMu  sync.Mutex
-	indexes   map[string]*Index // open vector indexes by embedding model
-	opening   map[string]*Index // being loaded or rebuilt, for IndexStatus
+	indexes   map[string]*indexPersist // open vector indexes by embedding model
+	opening   map[string]*indexPersist // being loaded or rebuilt, for IndexStatus
 	// IndexOptions tune the vector indexes this store opens (tests and
 	// benchmarks lower SwitchAt); set before the first Index call.
 	IndexOptions IndexOptions

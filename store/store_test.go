@@ -314,3 +314,35 @@ func TestKilledWriterLosesNothingAcked(t *testing.T) {
 	}
 	t.Logf("acknowledged %d, found %d after SIGKILL", acked, last)
 }
+
+func BenchmarkListSessions500(b *testing.B) {
+	s, _ := openTemp(b)
+	base := time.Now().Add(-500 * time.Hour)
+	report := make([]byte, 40<<10) // a realistic 40 KB report, kept off the list path
+	for i := range report {
+		report[i] = 'a' + byte(i%26)
+	}
+	for i := 0; i < 500; i++ {
+		sess := &Session{
+			Question:  fmt.Sprintf("What is the effect of intervention %d on outcome?", i),
+			Title:     fmt.Sprintf("Session %d", i),
+			Status:    StatusCompleted,
+			CreatedAt: base.Add(time.Duration(i) * time.Hour),
+			Model:     "qwen3:8b", EmbedModel: "nomic-embed-text", Backend: "ollama",
+			Options: []byte(`{"depth":2,"max_sources":20}`),
+			Usage:   Usage{PromptTokens: 12000, CompletionTokens: 3000},
+			Report:  string(report),
+			Stage:   "write",
+		}
+		if err := s.CreateSession(sess); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		list, err := s.ListSessions()
+		if err != nil || len(list) != 500 {
+			b.Fatalf("%d %v", len(list), err)
+		}
+	}
+}

@@ -12,169 +12,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/researchtui/researchtui/store/vector/vectortest"
 )
-
-func sameHits(t *testing.T, what string, got, want []Hit) {
-	t.Helper()
-	if len(got) != len(want) {
-		t.Fatalf("%s: %d hits, want %d\n got %v\nwant %v", what, len(got), len(want), got, want)
-	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Fatalf("%s: hit %d = %+v, want %+v", what, i, got[i], want[i])
-		}
-	}
-}
-
-func saveTo(t *testing.T, ix *Index, path, model string) int64 {
-	t.Helper()
-	size, err := writeIndexFile(path, model, 7, ix.snapshot())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return size
-}
-
-// A saved index opens to the same answers, without tombstones, and keeps
-// working (adds, removals, another save) after it is opened.
-func TestIndexFileRoundTrip(t *testing.T) {
-	const dim = 40
-	g := newTopics(2, dim, 12)
-	d := g.data(3000)
-	qs := g.queries(50)
-	for _, opt := range []IndexOptions{{SwitchAt: -1}, {SwitchAt: 1, Seed: 5}} {
-		t.Run(fmt.Sprintf("graph=%v", opt.SwitchAt > 0), func(t *testing.T) {
-			ix := NewIndexWith(dim, opt)
-			defer ix.Close()
-			fill(t, ix, d)
-			for i := 0; i < 300; i++ {
-				ix.Remove(d.ids[i*3])
-			}
-			waitIdle(t, ix)
-			path := filepath.Join(t.TempDir(), "m.idx")
-			saveTo(t, ix, path, "model:v1")
-			back, h, err := loadIndexFile(path, "model:v1", opt)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer back.Close()
-			if h.gen != 7 || back.Len() != 2700 || back.Dim() != dim || back.Status().Tombstones != 0 {
-				t.Fatalf("reopened: gen %d, %+v", h.gen, back.Status())
-			}
-			if opt.SwitchAt > 0 && back.Status().Linked != 2700 {
-				t.Fatalf("graph not reopened whole: %+v", back.Status())
-			}
-			for i, q := range qs {
-				want, _ := ix.Search(q, 10)
-				got, err := back.Search(q, 10)
-				if err != nil {
-					t.Fatal(err)
-				}
-				sameHits(t, fmt.Sprintf("query %d", i), got, want)
-			}
-			// The mapped index takes changes and saves again.
-			more := g.data(3200)
-			for i := 3000; i < 3200; i++ {
-				if err := back.Add("more-"+more.ids[i], more.vecs[i]); err != nil {
-					t.Fatal(err)
-				}
-			}
-			back.Add(d.ids[1], d.vecs[2]) // replace
-			back.Remove(d.ids[4])
-			waitIdle(t, back)
-			hits, _ := back.Search(more.vecs[3100], 1)
-			if len(hits) == 0 || hits[0].ID != "more-"+more.ids[3100] {
-				t.Fatalf("vector added after opening not found: %v", hits)
-			}
-			path2 := filepath.Join(t.TempDir(), "m2.idx")
-			saveTo(t, back, path2, "model:v1")
-			again, _, err := loadIndexFile(path2, "model:v1", opt)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer again.Close()
-			if again.Len() != back.Len() {
-				t.Fatalf("Len %d after second save, want %d", again.Len(), back.Len())
-			}
-			for i, q := range qs {
-				want, _ := back.Search(q, 10)
-				got, _ := again.Search(q, 10)
-				sameHits(t, fmt.Sprintf("second save, query %d", i), got, want)
-			}
-		})
-	}
-}
-
-// Every kind of damage is detected: at open, before anything is used, or
-// (the vectors) by the check that follows it.
-func TestIndexFileDamageDetected(t *testing.T) {
-	const dim = 16
-	d := newClustered(3, dim, 4).data(500)
-	ix := graphIndex(dim)
-	defer ix.Close()
-	fill(t, ix, d)
-	dir := t.TempDir()
-	path := filepath.Join(dir, "good.idx")
-	saveTo(t, ix, path, "m")
-	good, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := parseHeader(good)
-	if err != nil {
-		t.Fatal(err)
-	}
-	damage := map[string][]byte{
-		"truncated":       good[:len(good)/2],
-		"header only":     good[:headerSize],
-		"short":           good[:100],
-		"empty":           {},
-		"not an index":    []byte(strings.Repeat("research notes\n", 400)),
-		"header bit":      flip(good, 30),
-		"model name byte": flip(good, 81),
-	}
-	for i, s := range h.sections {
-		if s.len > 0 {
-			damage[fmt.Sprintf("section %d", i)] = flip(good, int(s.off+s.len/2))
-		}
-	}
-	for name, data := range damage {
-		p := filepath.Join(dir, strings.ReplaceAll(name, " ", "_")+".idx")
-		if err := os.WriteFile(p, data, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		ix, _, err := loadIndexFile(p, "m", IndexOptions{})
-		if name == "section 0" {
-			// The vectors are verified after opening, by the check.
-			if err != nil {
-				t.Fatalf("%s: open: %v", name, err)
-			}
-			err = ix.checkFile(nil)
-		}
-		if ix != nil {
-			ix.Close()
-		}
-		if !errors.Is(err, errCorrupt) {
-			t.Errorf("%s: err = %v, want errCorrupt", name, err)
-		}
-	}
-	if _, _, err := loadIndexFile(path, "another-model", IndexOptions{}); !errors.Is(err, errCorrupt) {
-		t.Errorf("file of another model: err = %v", err)
-	}
-	if _, _, err := loadIndexFile(filepath.Join(dir, "none.idx"), "m", IndexOptions{}); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("missing file: err = %v", err)
-	}
-}
-
-func flip(b []byte, at int) []byte {
-	c := append([]byte(nil), b...)
-	c[at] ^= 0x5a
-	return c
-}
 
 // storeWithChunks fills a store with n chunks over n/8 sources, each with
 // an embedding for model "m".
-func storeWithChunks(t testing.TB, s *Store, g *topicGen, n int) map[string][]float32 {
+func storeWithChunks(t testing.TB, s *Store, g *vectortest.Topics, n int) map[string][]float32 {
 	t.Helper()
 	vecs := map[string][]float32{}
 	emb := map[string][]float32{}
@@ -184,7 +28,7 @@ func storeWithChunks(t testing.TB, s *Store, g *topicGen, n int) map[string][]fl
 		var chunks []Chunk
 		for j := 0; j < 8 && src*8+j < n; j++ {
 			text := fmt.Sprintf("chunk %d of source %d", j, src)
-			v := g.next()
+			v := g.Next()
 			chunks = append(chunks, Chunk{Seq: j, Text: text})
 			emb[HashText(text)] = v
 			vecs[ChunkID(key, j)] = v
@@ -223,9 +67,9 @@ func sameAsStore(t *testing.T, s *Store, ix *Index, qs [][]float32, minRecall fl
 func TestStoreIndexPersistsAndCatchesUp(t *testing.T) {
 	s, path := openTemp(t)
 	s.IndexOptions = IndexOptions{SwitchAt: 200, Seed: 9}
-	g := newTopics(6, 32, 10)
+	g := vectortest.NewTopics(6, 32, 10)
 	storeWithChunks(t, s, g, 1200)
-	qs := g.queries(40)
+	qs := g.Queries(40)
 	ix, err := s.Index("m")
 	if err != nil {
 		t.Fatal(err)
@@ -271,7 +115,7 @@ func TestStoreIndexPersistsAndCatchesUp(t *testing.T) {
 	if err := raw.PutChunks("doi:10.1/0003", []Chunk{{Seq: 0, Text: "rewritten"}, {Seq: 1, Text: "not embedded yet"}}); err != nil {
 		t.Fatal(err)
 	}
-	raw.PutEmbeddings("m", map[string][]float32{HashText("rewritten"): g.next()})
+	raw.PutEmbeddings("m", map[string][]float32{HashText("rewritten"): g.Next()})
 	if err := raw.PutChunks("doi:10.1/0004", nil); err != nil {
 		t.Fatal(err)
 	}
@@ -279,10 +123,7 @@ func TestStoreIndexPersistsAndCatchesUp(t *testing.T) {
 	s, ix = reopen()
 	sameAsStore(t, s, ix, qs, 0.97)
 	for _, id := range []string{ChunkID("doi:10.1/0004", 0), ChunkID("doi:10.1/0003", 1), ChunkID("doi:10.1/0003", 5)} {
-		ix.mu.RLock()
-		_, held := ix.pos[id]
-		ix.mu.RUnlock()
-		if held {
+		if ix.Has(id) {
 			t.Errorf("%s is still in the index", id)
 		}
 	}
@@ -302,7 +143,7 @@ func TestStoreIndexPersistsAndCatchesUp(t *testing.T) {
 	sameAsStore(t, s, ix, qs, 0.97)
 }
 
-func storeWithChunksAt(t testing.TB, s *Store, g *topicGen, prefix string, n int) int {
+func storeWithChunksAt(t testing.TB, s *Store, g *vectortest.Topics, prefix string, n int) int {
 	t.Helper()
 	emb := map[string][]float32{}
 	var batch []SourceBatch
@@ -312,7 +153,7 @@ func storeWithChunksAt(t testing.TB, s *Store, g *topicGen, prefix string, n int
 		for j := 0; j < 8; j++ {
 			text := fmt.Sprintf("%s chunk %d of %d", prefix, j, src)
 			chunks = append(chunks, Chunk{Seq: j, Text: text})
-			emb[HashText(text)] = g.next()
+			emb[HashText(text)] = g.Next()
 		}
 		batch = append(batch, SourceBatch{Key: key, Record: []byte(`{}`), Chunks: chunks})
 	}
@@ -328,7 +169,7 @@ func storeWithChunksAt(t testing.TB, s *Store, g *topicGen, prefix string, n int
 // A read-only store uses the index file but never writes it.
 func TestStoreIndexReadOnly(t *testing.T) {
 	s, path := openTemp(t)
-	storeWithChunks(t, s, newTopics(1, 8, 3), 100)
+	storeWithChunks(t, s, vectortest.NewTopics(1, 8, 3), 100)
 	s.Close()
 	ro, err := Open(path, Options{ReadOnly: true})
 	if err != nil {
@@ -361,17 +202,18 @@ func TestIndexKillChildHelper(t *testing.T) {
 		return
 	}
 	s.IndexOptions = IndexOptions{SwitchAt: 1, Seed: 1}
-	ix, err := s.Index("m")
+	p, err := s.index("m")
 	if err != nil {
 		fmt.Println("ERR", err)
 		return
 	}
+	ix := p.ix
 	ix.Wait(context.Background())
-	g := newTopics(77, 96, 8)
+	g := vectortest.NewTopics(77, 96, 8)
 	for i := 0; ; i++ {
 		key := fmt.Sprintf("child:%06d", i)
 		text := "child chunk " + key
-		v := g.next()
+		v := g.Next()
 		if err := s.PutChunks(key, []Chunk{{Seq: 0, Text: text}}); err != nil {
 			fmt.Println("ERR", err)
 			return
@@ -382,7 +224,7 @@ func TestIndexKillChildHelper(t *testing.T) {
 		}
 		ix.Add(ChunkID(key, 0), v)
 		fmt.Printf("SAVING %d\n", i)
-		if err := s.saveIndex(ix); err != nil {
+		if err := s.saveIndex(p); err != nil {
 			fmt.Println("ERR", err)
 			return
 		}
@@ -398,7 +240,7 @@ func TestKilledIndexWriterLeavesUsableStore(t *testing.T) {
 		t.Skip("spawns child processes")
 	}
 	s, path := openTemp(t)
-	g := newTopics(7, 96, 8)
+	g := vectortest.NewTopics(7, 96, 8)
 	n := 12000
 	if raceOn {
 		n = 3000
@@ -406,7 +248,7 @@ func TestKilledIndexWriterLeavesUsableStore(t *testing.T) {
 	storeWithChunks(t, s, g, n)
 	s.Close()
 	file := s.IndexPath("m")
-	qs := g.queries(30)
+	qs := g.Queries(30)
 	// Even attempts start without an index file, so the kill hits the
 	// first save and the next open must rebuild; odd ones kill a later
 	// save, and the previous file must catch up.

@@ -1,5 +1,0 @@
-//go:build !linux
-
-package store
-
-func dropFromPageCache(string) bool { return false }
