@@ -164,3 +164,37 @@ func TestArxivJournalRefOnRecordedAnswers(t *testing.T) {
 		t.Errorf("a journal reference lost its parts: %q (venues %v)", got, venues)
 	}
 }
+
+// A preprint and its published version are one work: the recorded
+// OpenAlex answer holds ChemCrow on arXiv (2023) and in Nature Machine
+// Intelligence (2024); merged, the published version is cited (its DOI,
+// venue, title and year) and the preprint's full text is kept (issue 36
+// #16: they were cited as [5] and [6]).
+func TestPreprintAndPublishedVersionAreOneWork(t *testing.T) {
+	body, err := os.ReadFile("testdata/openalex/works-filter-title.search-augmenting-llms-chemistry-tools.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := ParseOpenAlex(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, order := range [][]Record{recs, {recs[1], recs[0]}} {
+		merged := Merge(order)
+		if len(merged) != 1 {
+			t.Fatalf("%d works from the preprint and its published version", len(merged))
+		}
+		m := merged[0]
+		if m.DOI != "10.1038/s42256-024-00832-8" || m.Venue != "Nature Machine Intelligence" || m.Year != 2024 ||
+			m.Title != "Augmenting large language models with chemistry tools" || m.ArxivID != "2304.05376" || !strings.Contains(m.PDFURL, "arxiv.org/pdf/2304.05376") {
+			t.Errorf("merged: %q %d %s doi=%s arxiv=%s pdf=%s", m.Title, m.Year, m.Venue, m.DOI, m.ArxivID, m.PDFURL)
+		}
+	}
+	// Same words, another first author: two works.
+	other := recs[0]
+	other.Authors = []string{"Someone Else"}
+	other.DOI = "10.1/other"
+	if n := len(Merge([]Record{recs[1], other})); n != 2 {
+		t.Errorf("works by different first authors merged: %d", n)
+	}
+}

@@ -91,7 +91,36 @@ func identifiers(r *Record) []string {
 		}
 		ids = append(ids, "title:"+t+"|"+y)
 	}
-	return ids
+	return append(ids, workKeys(r)...)
+}
+
+// workKeys match a preprint to its published version, which carries
+// another DOI and often another year and a trimmed title ("ChemCrow:
+// Augmenting large-language models with chemistry tools", arXiv 2023, is
+// "Augmenting large language models with chemistry tools", Nature Machine
+// Intelligence 2024): the normalised title, and the title without a short
+// name before its colon, each with the first author's family name and no
+// year. Titles under four words are left out: too many works share them.
+func workKeys(r *Record) []string {
+	if len(r.Authors) == 0 {
+		return nil
+	}
+	first := strings.Fields(NormalizeTitle(r.Authors[0]))
+	if len(first) == 0 {
+		return nil
+	}
+	family := first[len(first)-1]
+	var keys []string
+	add := func(title string) {
+		if t := NormalizeTitle(title); len(strings.Fields(t)) >= 4 {
+			keys = append(keys, "work:"+t+"|"+family)
+		}
+	}
+	add(r.Title)
+	if name, rest, ok := strings.Cut(r.Title, ":"); ok && len(strings.Fields(name)) <= 3 {
+		add(rest)
+	}
+	return keys
 }
 
 // Merge folds records of the same work (matched on DOI, arXiv ID, PMID, S2
@@ -230,8 +259,19 @@ func mergeInto(dst, src *Record) {
 	if dst.Year == 0 {
 		dst.Year = src.Year
 	}
-	if dst.Venue == "" || dst.Venue == LocalVenue && src.Venue != "" || strings.EqualFold(dst.Venue, "arxiv") && src.Venue != "" && !strings.HasPrefix(strings.ToLower(src.Venue), "arxiv") {
+	published := strings.EqualFold(dst.Venue, "arxiv") && src.Venue != "" && !strings.HasPrefix(strings.ToLower(src.Venue), "arxiv")
+	if dst.Venue == "" || dst.Venue == LocalVenue && src.Venue != "" || published {
 		dst.Venue = src.Venue
+	}
+	if published {
+		// The published version is the one cited: its title and year
+		// (the preprint's full text stays, as its PDF link ranks first).
+		if src.Title != "" {
+			dst.Title = src.Title
+		}
+		if src.Year > 0 {
+			dst.Year = src.Year
+		}
 	}
 	if len(src.Abstract) > len(dst.Abstract) {
 		dst.Abstract = src.Abstract

@@ -34,12 +34,13 @@ func TestMergeArxivAndOpenAlex(t *testing.T) {
 		t.Errorf("order: %+v", got[1])
 	}
 
-	// the OpenAlex arXiv version of ChemCrow merges with an arXiv record by arXiv ID
+	// the OpenAlex arXiv version of ChemCrow merges with an arXiv record by
+	// arXiv ID, and with its published version by title and first author
 	oaRecs, _ := ParseOpenAlex(fixture(t, "openalex/works-filter-title.search-augmenting-llms-chemistry-tools.json"))
 	arx := Record{Source: "arxiv", ArxivID: "2304.05376", Title: "ChemCrow: Augmenting large-language models with chemistry tools",
 		Year: 2023, PDFURL: "https://arxiv.org/pdf/2304.05376v5", Abstract: "short"}
 	got = Merge(append([]Record{arx}, oaRecs...))
-	if len(got) != 2 || got[0].ArxivID != "2304.05376" || got[0].OpenAlexID != "W4365597205" || len(got[0].Abstract) < 100 {
+	if len(got) != 1 || got[0].ArxivID != "2304.05376" || got[0].OpenAlexID != "W4365597205" || len(got[0].Abstract) < 100 || got[0].DOI != "10.1038/s42256-024-00832-8" {
 		t.Errorf("chemcrow merge: %+v", got)
 	}
 	// title + year fallback, and transitive merging
