@@ -67,6 +67,9 @@ func (o *orchestrator) stageFinalise(ctx context.Context) error {
 	if len(o.st.Rounds) > 0 {
 		method = append(method, o.methodNote(rep.Funnel))
 	}
+	if note := o.libraryNote(citedKeys); note != "" {
+		method = append(method, note)
+	}
 	if line := o.verificationNote(); line != "" {
 		method = append(method, line)
 	}

@@ -84,7 +84,7 @@ func (o *orchestrator) methodNote(f Funnel) string {
 	if n := len(o.st.Rounds); n > 1 {
 		fmt.Fprintf(&b, " in %d rounds", n) // n > 1
 	}
-	fmt.Fprintf(&b, ": %d candidates found, %d read, %d analysed, %d cited.", f.Found, f.Read, f.Analysed, f.Cited)
+	fmt.Fprintf(&b, ": %s found, %d read, %d analysed, %d cited.", plural(f.Found, "candidate", "candidates"), f.Read, f.Analysed, f.Cited)
 	for _, r := range o.st.Rounds {
 		if r.Round == 1 {
 			continue

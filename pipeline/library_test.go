@@ -95,6 +95,10 @@ func TestLibraryItemFoundOnlineIsReadFromTheOwnCopy(t *testing.T) {
 	if !cited {
 		t.Errorf("the library's work is not cited: %+v", rep.Sources)
 	}
+	// The Method says what the chosen collection gave (issue 36 #11).
+	if !strings.Contains(rep.Markdown, "Your library (thesis) gave 1 candidate: 1 read, 1 cited.") {
+		t.Errorf("the Method does not say what the collection gave:\n%s", rep.Markdown)
+	}
 	sorted := slices.Clone(dois)
 	slices.Sort(sorted)
 	if len(slices.Compact(sorted)) != len(dois) {
@@ -104,5 +108,28 @@ func TestLibraryItemFoundOnlineIsReadFromTheOwnCopy(t *testing.T) {
 	chunks, err := env.Store.Chunks("doi:" + search.NormalizeDOI(work.DOI))
 	if err != nil || len(chunks) == 0 || !strings.HasPrefix(chunks[0].Text, "OWNCOPY") {
 		t.Errorf("the work's chunks are not the person's copy: %d chunks, %v", len(chunks), err)
+	}
+}
+
+// A --collection run whose collection holds only a title-only book says so
+// in its Method instead of saying nothing of the library (issue 36 #11).
+func TestCollectionRunSaysWhatItsLibraryGave(t *testing.T) {
+	env := pipelinetest.NewEnv(t, nil, "")
+	opt := env.Options("How do transformers scale with context length?")
+	book := search.Record{Source: "local", FoundBy: []string{"local"}, Library: "zotero", LibraryID: "BOOK0001",
+		Collections: []string{"zotero", "Thesis"}, Title: "Large language models augmented with tools for chemistry: a handbook", Authors: []string{"Ada Lovelace"}, Year: 2024}
+	env.Engine.Sources["local"] = search.NewLocal(func() ([]search.LocalDoc, error) { return []search.LocalDoc{{Record: book}}, nil })
+	opt.Sources = []string{"openalex", "local"}
+	opt.Collections = []string{"thesis"}
+	_, sess := runToEnd(t, env, opt)
+	rep, err := pipeline.LoadReport(env.Store, sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(rep.Markdown, "Your library (thesis) gave") {
+		t.Fatalf("the Method says nothing of the chosen collection:\n%s", rep.Markdown)
+	}
+	if !strings.Contains(rep.Markdown, "0 read, 0 cited. Not read: 1 with no text to read (an item known by its title only") {
+		t.Errorf("the Method does not say why the library's item was left out:\n%s", rep.Markdown)
 	}
 }

@@ -45,6 +45,9 @@ type Candidate struct {
 	// round's query), "reference of <key>" or "cites <key>".
 	Round  int    `json:"round"`
 	Origin string `json:"origin"`
+	// Library names the person's library the work is in ("zotero", a
+	// file's name); "" for a work only found online.
+	Library string `json:"library,omitempty"`
 }
 
 // Ranking weights and cut-offs.
@@ -108,7 +111,7 @@ func scoreCandidates(recs []search.Record, vecs [][]float32, queryVecs [][]float
 	for i, r := range recs {
 		terms[i] = newDocTerms(candidateText(r))
 		docs[i] = terms[i].words
-		out[i] = Candidate{Key: r.Key, Title: r.Title, Source: r.Source, Year: r.Year, Retracted: r.Retracted}
+		out[i] = Candidate{Key: r.Key, Title: r.Title, Source: r.Source, Year: r.Year, Retracted: r.Retracted, Library: r.Library}
 	}
 	lex := bm25(docs, q.words)
 	best := 0.0

@@ -116,7 +116,7 @@ func (o *orchestrator) verificationNote() string {
 	}
 	s += joinList(parts) + fmt.Sprintf(". The report's %s each stand on a passage of a source it cites.", plural(final, "cited sentence", "cited sentences"))
 	if earlier := c.Recited + c.Uncited + c.Dropped - last.Recited - last.Uncited - last.Dropped; earlier > 0 && len(o.st.Verifications) > 1 {
-		s += fmt.Sprintf(" Earlier drafts had %d more sentences re-cited, uncited or removed.", earlier)
+		s += fmt.Sprintf(" Earlier drafts had %s re-cited, uncited or removed.", plural(earlier, "more sentence", "more sentences"))
 	}
 	return s
 }
