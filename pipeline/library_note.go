@@ -66,7 +66,9 @@ func (o *orchestrator) libraryNote(cited []string) string {
 		for r := range why {
 			reasons = append(reasons, r)
 		}
-		sort.Slice(reasons, func(i, j int) bool { return why[reasons[i]] > why[reasons[j]] || why[reasons[i]] == why[reasons[j]] && reasons[i] < reasons[j] })
+		sort.Slice(reasons, func(i, j int) bool {
+			return why[reasons[i]] > why[reasons[j]] || why[reasons[i]] == why[reasons[j]] && reasons[i] < reasons[j]
+		})
 		parts := make([]string, len(reasons))
 		for i, r := range reasons {
 			parts[i] = fmt.Sprintf("%d %s", why[r], r)
