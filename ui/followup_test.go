@@ -1,10 +1,12 @@
 package ui
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/researchtui/researchtui/pipeline"
@@ -113,5 +115,36 @@ func TestFollowUpHintFitsAt80(t *testing.T) {
 	press(t, m, "f")
 	if out := ansi.Strip(m.render()); !strings.Contains(out, "when not") || strings.Contains(out, "researched whe…") {
 		t.Errorf("the hint is cut:\n%s", out)
+	}
+}
+
+// Resizing the window keeps the reader at the same place in the report:
+// re-wrapped to another width the text has another number of lines, so
+// the same line number would be elsewhere in it (trial finding).
+func TestResizeKeepsThePlaceInTheReport(t *testing.T) {
+	m, svc := newTestModel(t, 200, 40, "dark", true)
+	for id, rep := range svc.reports {
+		for i := range 30 {
+			rep.Markdown += fmt.Sprintf("\n\nParagraph %d: perovskite films degrade under humidity, heat and light, and encapsulation slows the loss of efficiency in every study the review read.", i)
+		}
+		svc.reports[id] = rep
+	}
+	openFixtureReport(t, m)
+	r := &m.report
+	total := len(r.vp.lines)
+	if total < 20 {
+		t.Skipf("the fixture report has %d lines: too short to scroll", total)
+	}
+	r.vp.SetYOffset(total / 2)
+	frac := float64(r.vp.YOffset()) / float64(total)
+	_, cmd := m.Update(tea.WindowSizeMsg{Width: 70, Height: 24})
+	run(t, m, cmd)
+	settle(m)
+	after := float64(r.vp.YOffset()) / float64(len(r.vp.lines))
+	if len(r.vp.lines) == total {
+		t.Fatal("the report was not re-wrapped at 80 columns: the test proves nothing")
+	}
+	if after < frac-0.1 || after > frac+0.1 {
+		t.Errorf("at %.0f%% of the report before the resize, at %.0f%% after", 100*frac, 100*after)
 	}
 }

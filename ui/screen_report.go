@@ -129,9 +129,15 @@ func (r *reportModel) onRendered(msg reportRenderedMsg) {
 }
 
 func (r *reportModel) setRendered(k renderKey, out string) {
+	off, before := r.vp.YOffset(), len(r.vp.lines)
+	rewrapped := r.have.width != 0 && r.have.width != k.width
 	r.have = k
-	off := r.vp.YOffset()
 	r.vp.SetContent(out)
+	if rewrapped && before > 0 {
+		// Wrapped to another width, the text has another number of lines:
+		// keep the reader at the same place in it, not at the same line.
+		off = off * len(r.vp.lines) / before
+	}
 	r.vp.SetYOffset(off)
 	r.plain = nil // stripped lazily: only find and citations need it
 	r.marks, r.citeIdx = nil, -1
