@@ -111,6 +111,11 @@ func TestReportTablesNeverCutNumbers(t *testing.T) {
 		if !strings.Contains(md, "| x | 1 |") {
 			t.Errorf("width %d: a table that fits was rewritten", w)
 		}
+		// As a list, every row names its stage, not only a group's first
+		// (trial finding: "- Duplicates removed (n = 42)" under no stage).
+		if strings.Contains(md, "(n = 42)") && !strings.Contains(md, "- Identification — Duplicates removed (n = 42)") {
+			t.Errorf("width %d: a listed row lost its stage:\n%s", w, md)
+		}
 	}
 }
 

@@ -137,7 +137,15 @@ func tableAsList(table []string) []string {
 		}
 	}
 	var out []string
+	above := ""
 	for _, cells := range rows {
+		// A blank first cell means "as above" (the PRISMA table names its
+		// stage on a group's first row only): a list item stands alone, so
+		// it says the stage again.
+		if cells[0] == "" && len(cells) > 1 {
+			cells[0] = above
+		}
+		above = cells[0]
 		if counts && len(cells) >= 2 {
 			var names []string
 			for _, c := range cells[:len(cells)-1] {
