@@ -41,7 +41,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.IntVar(&f.budgetTokens, "budget-tokens", 0, "stop optional work after this many tokens (0: no limit)")
 	fl.StringVar(&f.deadline, "deadline", "", "stop new work after this long (e.g. 90s, 5m) and write from what is analysed")
 	fl.StringVar(&f.verify, "verify", "", "check cited sentences against their sources: full (matching, then the model for the rest; default), quick (matching only), off")
-	fl.StringVar(&f.unsupported, "unsupported", "", "a sentence no source supports: uncite (kept as the report's own synthesis; default) or drop")
+	fl.StringVar(&f.unsupported, "unsupported", "", "a sentence no source supports: uncite (kept, without its citation, as an unsupported statement; default) or drop")
 	fl.StringVar(&f.screen, "screen", "", "on|off: let the model screen out off-topic candidates before they are read (default on)")
 	fl.StringVar(&f.kind, "kind", "", "the report: standard (default), brief (a one-screen answer) or review (a literature review with its PRISMA 2020 flow)")
 	fl.IntVar(&f.rounds, "rounds", 0, "follow-up research rounds for what is still missing (default by depth: quick 0, standard 1, deep 2)")
