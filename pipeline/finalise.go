@@ -65,7 +65,7 @@ func (o *orchestrator) stageFinalise(ctx context.Context) error {
 	}
 	var method []string
 	if len(o.st.Rounds) > 0 {
-		method = append(method, o.methodNote(rep.Funnel))
+		method = append(method, o.methodNote(rep.Funnel, rep.Flow))
 	}
 	if note := o.libraryNote(citedKeys); note != "" {
 		method = append(method, note)

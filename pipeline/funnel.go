@@ -78,9 +78,9 @@ func (o *orchestrator) funnel(cited []string) Funnel {
 // methodNote (the Method section's text, without its heading) says how
 // the report's sources were found: the rounds, what
 // each searched and followed, and how the run narrowed what it found.
-func (o *orchestrator) methodNote(f Funnel) string {
+func (o *orchestrator) methodNote(f Funnel, flow *Flow) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Searched %s for %d sub-questions", strings.Join(o.st.Plan.Sources, ", "), len(o.st.Plan.SubQuestions))
+	fmt.Fprintf(&b, "Searched %s for %d sub-questions", strings.Join(o.searchedSources(flow), ", "), len(o.st.Plan.SubQuestions))
 	if n := len(o.st.Rounds); n > 1 {
 		fmt.Fprintf(&b, " in %d rounds", n) // n > 1
 	}
@@ -121,6 +121,27 @@ func (o *orchestrator) methodNote(f Funnel) string {
 		b.WriteString(" " + note)
 	}
 	return b.String()
+}
+
+// searchedSources are the plan's sources as the Method names them: one
+// that found nothing in any round says so ("local (nothing found)"), so
+// an empty library is not claimed as searched material.
+func (o *orchestrator) searchedSources(flow *Flow) []string {
+	if flow == nil {
+		return o.st.Plan.Sources
+	}
+	found := map[string]int{}
+	for _, r := range flow.Databases {
+		found[r.Route] += r.Records
+	}
+	out := make([]string, 0, len(o.st.Plan.Sources))
+	for _, s := range o.st.Plan.Sources {
+		if found[s] == 0 {
+			s += " (nothing found)"
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 // plural is search.Plural: "1 round", "3 rounds".

@@ -133,3 +133,21 @@ func TestCollectionRunSaysWhatItsLibraryGave(t *testing.T) {
 		t.Errorf("the Method does not say why the library's item was left out:\n%s", rep.Markdown)
 	}
 }
+
+// A source that found nothing in any round is not claimed as searched
+// material: an empty library reads "local (nothing found)" in the Method
+// (issue 36 #10: "Searched … local" when nothing was imported).
+func TestMethodSaysWhichSourcesFoundNothing(t *testing.T) {
+	env := pipelinetest.NewEnv(t, nil, "")
+	env.Engine.Sources["local"] = search.NewLocal(func() ([]search.LocalDoc, error) { return nil, nil })
+	opt := env.Options("How do transformers scale with context length?")
+	opt.Sources = []string{"openalex", "local"}
+	_, sess := runToEnd(t, env, opt)
+	rep, err := pipeline.LoadReport(env.Store, sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(rep.Markdown, "Searched openalex, local (nothing found) for") {
+		t.Errorf("the Method claims an empty library was searched material:\n%s", rep.Markdown)
+	}
+}

@@ -43,7 +43,7 @@ func TestCandidatesDialogShowsWhyEachWasRead(t *testing.T) {
 	}
 	out := ansi.Strip(m.render())
 	checkFrame(t, out, 80, 24)
-	for _, want := range []string{"read 1 of 15", "✓ q1 r1  Large Language Models", "among the most relevant · rel 0.49 / floor 0.30", "judged it off topic", "no text to read"} {
+	for _, want := range []string{"read 1 of 15 found", "✓ q1 r1  Large Language Models", "among the most relevant · rel 0.49 / floor 0.30", "judged it off topic", "no text to read"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the candidates lack %q:\n%s", want, out)
 		}
@@ -55,5 +55,18 @@ func TestCandidatesDialogShowsWhyEachWasRead(t *testing.T) {
 	press(t, m, "esc")
 	if m.dialog != nil {
 		t.Errorf("esc left %T open", m.dialog)
+	}
+}
+
+// The candidates view counts works as the sources pane does: a work found
+// by two sub-questions is one work in two rows (issue 36 #10: "read 8 of
+// 84" beside "read 8 of 42 found").
+func TestCandidatesCountWorks(t *testing.T) {
+	d := newCandidatesDialog("t", []pipeline.Candidate{
+		{Key: "a", SubQ: "q1", Read: true}, {Key: "a", SubQ: "q2", Read: true}, {Key: "b", SubQ: "q1"}, {Key: "b", SubQ: "q2"},
+	})
+	m, _ := newTestModel(t, 120, 30, "dark", true)
+	if out := ansi.Strip(d.view(m.st, 120, 30)); !strings.Contains(out, "read 1 of 2 found · 4 rows") {
+		t.Errorf("candidates view:\n%s", out)
 	}
 }

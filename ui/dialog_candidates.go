@@ -45,19 +45,23 @@ func (m *rootModel) onCandidatesLoaded(msg candidatesLoadedMsg) tea.Cmd {
 type candidatesDialog struct {
 	title string
 	cands []pipeline.Candidate
-	read  int
+	// read and works count distinct works: a work is a candidate of each
+	// sub-question that found it, but one of the works the sources pane
+	// counts ("read 8 of 42 found").
+	read, works int
 	pager
 }
 
 func newCandidatesDialog(title string, cs []pipeline.Candidate) *candidatesDialog {
 	d := &candidatesDialog{title: sanitizeLine(title), cands: cs, pager: pager{close: "C"}}
-	seen := map[string]bool{}
+	seen, read := map[string]bool{}, map[string]bool{}
 	for _, c := range cs {
-		if c.Read && !seen[c.Key] {
-			seen[c.Key] = true
-			d.read++
+		seen[c.Key] = true
+		if c.Read {
+			read[c.Key] = true
 		}
 	}
+	d.read, d.works = len(read), len(seen)
 	return d
 }
 
@@ -78,7 +82,10 @@ func (d *candidatesDialog) view(st *themes.Styles, w, h int) string {
 	d.offset = min(d.offset, max(len(d.cands)-room, 0))
 	shown := d.cands[d.offset:min(d.offset+room, len(d.cands))]
 	title := fmt.Sprintf("Candidates · %s", d.title)
-	pos := fmt.Sprintf("  read %d of %d", d.read, len(d.cands))
+	pos := fmt.Sprintf("  read %d of %d found", d.read, d.works)
+	if d.works != len(d.cands) {
+		pos += fmt.Sprintf(" · %d rows", len(d.cands)) // a row per sub-question that found a work
+	}
 	if len(d.cands) > room {
 		pos += fmt.Sprintf(" · %d–%d", d.offset+1, d.offset+len(shown))
 	}
