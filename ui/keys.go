@@ -183,7 +183,7 @@ var rKeys = runKeys{
 
 type reportKeys struct {
 	Tab, Detail, Open, Export, Find, Next, Prev, Back, Cite, NextCite, PrevCite, CopyRef, CopyDOI,
-	FindDone, FindCancel, FollowUp, Versions, Timeline, Candidates key.Binding
+	FindDone, FindCancel, FollowUp, Versions, Timeline, Candidates, Wide key.Binding
 }
 
 var pKeys = reportKeys{
@@ -207,6 +207,9 @@ var pKeys = reportKeys{
 	Timeline:   kb([]string{"T"}, "T", "timeline"),
 	// C: every candidate the run ranked, its scores and why it was read.
 	Candidates: kb([]string{"C"}, "C", "candidates"),
+	// w: the report over the whole width, the sources pane hidden, so wide
+	// tables (a review's studies) fit as tables.
+	Wide: kb([]string{"w"}, "w", "report full width"),
 }
 
 type reviewKeys struct {

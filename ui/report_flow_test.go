@@ -143,3 +143,33 @@ func TestReportRenderFollowsItsText(t *testing.T) {
 		t.Errorf("rendering after the follow-up: %q", out)
 	}
 }
+
+// At 120 columns the report shares the screen with its sources, and a
+// review's studies table is wider than its pane: w gives the report the
+// whole width, and the table shows as a table (trial finding).
+func TestWideReportShowsWideTables(t *testing.T) {
+	m, svc := newTestModel(t, 120, 40, "dark", true)
+	for id, rep := range svc.reports {
+		rep.Markdown += "\n\n## Included studies\n\n| Study | Design | Main finding | Support |\n|---|---|---|---|\n" +
+			"| Jones et al. (2024) [1] | randomised trial, full text | Encapsulated cells kept 90% after 1,000 h | q1 |\n"
+		svc.reports[id] = rep
+	}
+	openFixtureReport(t, m)
+	before := ansi.Strip(m.render())
+	press(t, m, "w")
+	after := ansi.Strip(m.render())
+	asTable := regexp.MustCompile(`Jones et al\. \(2024\) \[1\]\s*[│|]\s*randomised`)
+	if asTable.MatchString(before) {
+		t.Skip("the table fits beside the sources pane already: the test proves nothing")
+	}
+	if !asTable.MatchString(after) {
+		t.Errorf("w did not give the table room:\n%s", after)
+	}
+	if strings.Contains(after, "Sources (") {
+		t.Errorf("the sources pane is still shown:\n%s", after)
+	}
+	press(t, m, "w")
+	if !strings.Contains(ansi.Strip(m.render()), "Sources (") {
+		t.Error("w again does not bring the sources pane back")
+	}
+}

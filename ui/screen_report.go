@@ -39,6 +39,7 @@ type reportModel struct {
 	matches     []int
 	matchIdx    int
 	paneW       int
+	wide        bool // w: the report over the whole width, the sources pane hidden
 	paneH       int
 	sourcesW    int
 	sourcesOnly bool // narrow screen showing the sources pane
@@ -159,7 +160,7 @@ func (r *reportModel) ensurePlain() {
 func (m *rootModel) layoutReport(w, h int) tea.Cmd {
 	r := &m.report
 	paneH := h - 2 // header, find/match line
-	if w >= 110 {
+	if w >= 110 && !r.wide {
 		r.sourcesW = w * 36 / 100
 		r.paneW = w - r.sourcesW - 1
 	} else {
@@ -326,6 +327,13 @@ func (m *rootModel) reportKeys() keyTable {
 			}).when(r.id != ""),
 		},
 		{
+			do(pKeys.Wide, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd {
+				m.report.wide = !m.report.wide
+				if m.report.wide {
+					m.report.focus = paneReport // the sources pane is hidden
+				}
+				return m.relayout()
+			}).when(r.loaded && m.width >= 110),
 			do(pKeys.Tab, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd {
 				r := &m.report
 				r.focus = 1 - r.focus
@@ -431,7 +439,7 @@ func (m *rootModel) viewReport(w, h int) string {
 	default:
 		report := m.reportPane(r.paneW, r.paneH)
 		switch {
-		case w >= 110:
+		case w >= 110 && !r.wide:
 			sep := strings.TrimRight(strings.Repeat(st.Subtle.Render("│")+"\n", r.paneH), "\n")
 			body = joinColumns(report, sep, m.sourcesPane(r.sourcesW, r.paneH))
 		case r.sourcesOnly:
