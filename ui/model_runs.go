@@ -1,0 +1,190 @@
+package ui
+
+import (
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/researchtui/researchtui/pipeline"
+)
+
+// The runs the model follows: a run started or resumed, its events as they
+// arrive, its review dialog, and starting one from the line or the form.
+
+// onRunStarted registers a new or resumed run and arms its bridge.
+func (m *rootModel) onRunStarted(msg runStartedMsg) tea.Cmd {
+	if msg.resumed {
+		delete(m.resuming, msg.sess.ID)
+	} else {
+		m.starting = false
+	}
+	if msg.err != nil {
+		// Also how the engine refuses a second resume of a session that is
+		// already running (in another window, say): a notice, nothing more.
+		verb := "could not start: "
+		switch {
+		case msg.watched:
+			verb = "could not watch: "
+		case msg.resumed:
+			verb = "could not resume: "
+		}
+		m.setNotice(verb+msg.err.Error(), true)
+		return nil
+	}
+	id := msg.h.ID()
+	title, model := msg.opt.Question, msg.opt.Model
+	if msg.resumed {
+		title, model = msg.sess.Title, msg.sess.Model
+		if title == "" {
+			title = msg.sess.Question
+		}
+	}
+	rs := newRunState(id, title, model, msg.h, m.now())
+	rs.restore(msg.past)
+	if msg.resumed {
+		rs.usage.PromptTokens = msg.sess.Usage.PromptTokens
+		rs.usage.CompletionTokens = msg.sess.Usage.CompletionTokens
+		rs.usage.EmbeddingTokens = msg.sess.Usage.EmbeddingTokens
+		rs.usage.CostUSD = msg.sess.CostUSD
+	}
+	m.runs[id] = rs
+	if !msg.resumed && strings.TrimSpace(m.sessions.line.Value()) == msg.opt.Question {
+		m.sessions.line.SetValue("") // asked: the line is free for the next question
+	}
+	m.active = id
+	m.goTo(screenRun)
+	m.dialog = nil
+	m.notice = ""
+	if msg.watched {
+		rs.watched = true
+		m.setNotice("this run belongs to another researchtui: watching it here; leaving keeps it running", false)
+	}
+	return tea.Batch(waitEvents(id, msg.h.Events()), m.loadSessions(), m.startTicking())
+}
+
+// onRunEvents folds a batch of events into its run and re-arms the bridge.
+// Consecutive token deltas of one agent are merged first, so a flood of
+// tiny deltas costs one string append, not thousands.
+func (m *rootModel) onRunEvents(msg runEventsMsg) tea.Cmd {
+	rs := m.runs[msg.id]
+	if rs == nil {
+		return nil
+	}
+	var cmds []tea.Cmd
+	evs := mergeDeltas(msg.events)
+	statusChanged := false
+	for _, ev := range evs {
+		before := rs.status
+		rs.apply(ev)
+		if rs.status != before {
+			statusChanged = true
+		}
+		if ev.Type == pipeline.ReviewRequested && rs.review != nil && m.screen == screenRun && m.active == rs.id {
+			m.openReview(rs)
+		}
+		if m.reviewOpen() && ev.Type == pipeline.ReviewDecided && m.active == rs.id {
+			// Decided elsewhere (another researchtui, or a replayed history).
+			m.dialog = nil
+		}
+		if ev.Type == pipeline.ReviewRequested && rs.review != nil && !(m.screen == screenRun && m.active == rs.id) {
+			m.setNotice("“"+trunc(rs.title, 40)+"” waits for your review — open it to decide", false)
+		}
+	}
+	if msg.closed {
+		rs.closed = true
+		if rs.ended.IsZero() {
+			rs.ended = m.now()
+		}
+		if m.reviewOpen() && m.active == rs.id {
+			m.dialog = nil
+		}
+		statusChanged = true
+		if rs.status == "completed" && m.screen == screenRun && m.active == rs.id {
+			m.setNotice("", false) // "revising…" and the like are over
+			cmds = append(cmds, m.openReport(rs.id, rs.title))
+		}
+	} else {
+		cmds = append(cmds, waitEvents(msg.id, rs.h.Events()))
+	}
+	if statusChanged {
+		cmds = append(cmds, m.loadSessions())
+	}
+	return tea.Batch(cmds...)
+}
+
+// mergeDeltas joins adjacent token deltas of the same agent.
+func mergeDeltas(evs []pipeline.Event) []pipeline.Event {
+	if len(evs) < 2 {
+		return evs
+	}
+	out := evs[:0:0]
+	var text, think strings.Builder
+	flush := func() {
+		last := &out[len(out)-1]
+		last.Text, last.Thinking = text.String(), think.String()
+	}
+	open := false
+	for _, ev := range evs {
+		if ev.Type == pipeline.TokenDelta && open && out[len(out)-1].Agent == ev.Agent {
+			text.WriteString(ev.Text)
+			think.WriteString(ev.Thinking)
+			out[len(out)-1].Seq, out[len(out)-1].Time = ev.Seq, ev.Time
+			continue
+		}
+		if open {
+			flush()
+			open = false
+		}
+		out = append(out, ev)
+		if ev.Type == pipeline.TokenDelta {
+			text.Reset()
+			think.Reset()
+			text.WriteString(ev.Text)
+			think.WriteString(ev.Thinking)
+			open = true
+		}
+	}
+	if open {
+		flush()
+	}
+	return out
+}
+
+// reviewOpen: a review or plan dialog is open (a decision elsewhere or the
+// run's end closes it).
+func (m *rootModel) reviewOpen() bool {
+	switch m.dialog.(type) {
+	case *reviewDialog, *planDialog:
+		return true
+	}
+	return false
+}
+
+func (m *rootModel) openReview(rs *runState) {
+	if rs.review == nil || rs.h == nil {
+		return
+	}
+	if rs.review.Plan != nil {
+		m.dialog = newPlanDialog(rs.id, *rs.review.Plan, m.now(), m.st, m.sourcesOff())
+		return
+	}
+	m.dialog = newReviewDialog(rs.id, *rs.review, m.now(), m.st)
+}
+
+// start starts a new run once (a second enter before it has started does
+// nothing). A run started from the form remembers the form's model, depth
+// and sources, for the next form and the next start, and in the config file.
+func (m *rootModel) start(opt pipeline.Options, form bool) tea.Cmd {
+	if m.starting {
+		return nil
+	}
+	m.starting = true
+	cmds := []tea.Cmd{startRunCmd(m.ctx, m.svc, opt)}
+	if form {
+		d := &m.cfg.Defaults
+		d.Model, d.Depth, d.Kind, d.ReviewPlan, d.Language, d.Sources, d.AutoSources = opt.Model, opt.Depth, opt.Kind, opt.ReviewPlan, opt.Language, opt.Sources, opt.AutoSources
+		choice := &FormChoice{Model: opt.Model, Depth: opt.Depth, Kind: opt.Kind, ReviewPlan: opt.ReviewPlan, Language: opt.Language, Sources: append([]string{}, opt.Sources...)}
+		cmds = append(cmds, m.queueSave(Settings{Form: choice}))
+	}
+	return tea.Batch(cmds...)
+}
