@@ -258,3 +258,29 @@ func TestSessionRecordsTheStageItIsIn(t *testing.T) {
 		t.Errorf("while the reviewer's requests wait the session is at %q, want review", atReview)
 	}
 }
+
+// The research a revision does for missing evidence is screened like the
+// run's own reading: what the screen judges off topic is not read there
+// either (issue 35's precision leak: revisions read their top two unscreened).
+func TestRevisionResearchIsScreened(t *testing.T) {
+	newSources := func(screen *pipelinetest.ScreenScript) string {
+		env := pipelinetest.NewEnv(t, &pipelinetest.Script{RevisionRounds: 1, EvidenceRequest: "Add evidence on tools for chemistry agents", Screen: screen}, "")
+		r, err := env.Engine.Start(context.Background(), env.Options(question))
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs := drive(t, r, func(*pipeline.ReviewRequest) *pipeline.Decision { return &pipeline.Decision{Approve: true} })
+		for _, ev := range evs {
+			if ev.Type == pipeline.AgentFinished && strings.HasPrefix(ev.Agent, "researcher (revision") {
+				return ev.Message
+			}
+		}
+		return "no revision research"
+	}
+	if got := newSources(&pipelinetest.ScreenScript{}); got == "0 new sources" || got == "no revision research" {
+		t.Fatalf("with a screen that keeps everything the revision found %q: the test proves nothing", got)
+	}
+	if got := newSources(&pipelinetest.ScreenScript{RejectAll: true}); got != "0 new sources" {
+		t.Errorf("with a screen that rejects everything the revision still read: %q", got)
+	}
+}

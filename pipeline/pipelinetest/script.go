@@ -82,6 +82,9 @@ type Script struct {
 	// RevisionRounds is how many review rounds ask for revisions before the
 	// reviewer approves (1: the first round asks, the second approves).
 	RevisionRounds int
+	// EvidenceRequest, when set, is a missing_evidence request the
+	// reviewer adds to its first round: the revision searches for it.
+	EvidenceRequest string
 	// SubQuestions the planner writes (default 2).
 	SubQuestions int
 	// Intent the planner reports (default cs_physics).
@@ -464,12 +467,15 @@ func subQuestions(user string) []string {
 
 func (s *Script) review(n int) string {
 	if n <= s.RevisionRounds {
+		requests := []map[string]string{
+			{"kind": "clarity", "section": "Executive summary", "text": "State how well the sources answer each sub-question."},
+			{"kind": "structure", "section": "Research gaps", "text": "Tie the gaps to the sub-questions."},
+		}
+		if s.EvidenceRequest != "" && n == 1 {
+			requests = append(requests, map[string]string{"kind": "missing_evidence", "section": "Findings", "text": s.EvidenceRequest})
+		}
 		b, _ := json.Marshal(map[string]any{
-			"approved": false, "summary": "The executive summary should say how complete the evidence is.",
-			"requests": []map[string]string{
-				{"kind": "clarity", "section": "Executive summary", "text": "State how well the sources answer each sub-question."},
-				{"kind": "structure", "section": "Research gaps", "text": "Tie the gaps to the sub-questions."},
-			},
+			"approved": false, "summary": "The executive summary should say how complete the evidence is.", "requests": requests,
 		})
 		return string(b)
 	}
