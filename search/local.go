@@ -21,6 +21,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/text/encoding/charmap"
+
+	"github.com/researchtui/researchtui/safefile"
 )
 
 // MaxLocalFileBytes caps the size of a file `corpus add` reads.
@@ -143,22 +145,7 @@ func climbs(p string) bool {
 func usableFile(fi fs.FileInfo) error {
 	m := fi.Mode()
 	if !m.IsRegular() {
-		what := "a special file"
-		switch {
-		case m.IsDir():
-			what = "a folder"
-		case m&fs.ModeNamedPipe != 0:
-			what = "a named pipe (FIFO)"
-		case m&fs.ModeCharDevice != 0:
-			what = "a character device"
-		case m&fs.ModeDevice != 0:
-			what = "a device"
-		case m&fs.ModeSocket != 0:
-			what = "a socket"
-		case m&fs.ModeSymlink != 0:
-			what = "a symlink"
-		}
-		return fmt.Errorf("%w: %s", ErrNotRegularFile, what)
+		return fmt.Errorf("%w: %s", ErrNotRegularFile, safefile.Kind(m))
 	}
 	if fi.Size() > MaxLocalFileBytes {
 		return &TooLargeError{Size: fi.Size()}

@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/researchtui/researchtui/safefile"
 )
 
 // LoadFile reads a library file from disk for Read, refusing what is not
@@ -63,19 +65,7 @@ func regularFile(name string, fi fs.FileInfo) error {
 	if fi.Mode().IsRegular() {
 		return nil
 	}
-	what := "a special file"
-	switch m := fi.Mode(); {
-	case m.IsDir():
-		what = "a folder"
-	case m&fs.ModeNamedPipe != 0:
-		what = "a named pipe (FIFO)"
-	case m&fs.ModeCharDevice != 0:
-		what = "a character device"
-	case m&fs.ModeDevice != 0:
-		what = "a device"
-	case m&fs.ModeSocket != 0:
-		what = "a socket"
-	}
+	what := safefile.Kind(fi.Mode())
 	return fmt.Errorf("%s is %s, %w: a library file must be a regular file (a .bib, .json or .ris export)", filepath.Base(name), what, ErrNotRegular)
 }
 

@@ -3,10 +3,11 @@ package cli
 import (
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"strings"
 	"syscall"
+
+	"github.com/researchtui/researchtui/safefile"
 )
 
 // The config file is the person's, but it may be a shared dotfile, a
@@ -38,7 +39,7 @@ func readConfigFile(path string) ([]byte, error) {
 		return nil, err
 	}
 	if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("%w: config file %s is not a regular file (%s)", errUsage, path, fileKind(info.Mode()))
+		return nil, fmt.Errorf("%w: config file %s is not a regular file: %s", errUsage, path, safefile.Kind(info.Mode()))
 	}
 	if info.Size() > maxConfigBytes {
 		return nil, fmt.Errorf("%w: config file %s is %d bytes; a config file is at most %d", errUsage, path, info.Size(), maxConfigBytes)
@@ -67,19 +68,4 @@ func settingLines(raw []byte) int {
 		}
 	}
 	return n
-}
-
-// fileKind names a file that is not a regular file, for a message.
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeDevice != 0, m&fs.ModeCharDevice != 0:
-		return "a device"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	}
-	return m.Type().String()
 }

@@ -38,9 +38,9 @@ func TestConfigFileIsReadWithBounds(t *testing.T) {
 		t.Fatal(err)
 	}
 	for path, want := range map[string]string{
-		fifo:        "not a regular file (a named pipe)",
-		"/dev/zero": "not a regular file (a device)",
-		dir:         "not a regular file (a directory)",
+		fifo:        "not a regular file: a named pipe (FIFO)",
+		"/dev/zero": "not a regular file: a character device",
+		dir:         "not a regular file: a folder",
 		big:         "at most 65536",
 		flood:       "reads at most 1000",
 	} {
