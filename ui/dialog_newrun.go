@@ -197,7 +197,7 @@ func (d *newRunDialog) handle(msg tea.KeyPressMsg, _ time.Time) (action, bool, t
 			d.err = refused
 		}
 	case fieldLibrary:
-		d.library.handle(msg.String())
+		d.err = d.library.handle(msg.String())
 	}
 	return nil, true, cmd
 }

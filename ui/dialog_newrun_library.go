@@ -34,10 +34,11 @@ type libraryRow struct {
 	err    string // the collections could not be read
 }
 
-// handle moves the cursor (←/→) or ticks the collection under it (space).
-func (r *libraryRow) handle(k string) {
+// handle moves the cursor (←/→) or ticks the collection under it (space);
+// ticking one none of whose items has its file says what that means.
+func (r *libraryRow) handle(k string) (note string) {
 	if len(r.cols) == 0 {
-		return
+		return ""
 	}
 	switch k {
 	case "left", "h":
@@ -45,9 +46,13 @@ func (r *libraryRow) handle(k string) {
 	case "right", "l":
 		r.cur = (r.cur + 1) % len(r.cols)
 	case "space", "x":
-		name := r.cols[r.cur].Name
-		r.ticked[name] = !r.ticked[name]
+		c := r.cols[r.cur]
+		r.ticked[c.Name] = !r.ticked[c.Name]
+		if r.ticked[c.Name] && c.Files == 0 {
+			return sanitizeLine(c.Name) + ": no item has its file — each is read by its abstract, and one known by its title only cannot be read"
+		}
 	}
+	return ""
 }
 
 // names are the ticked collections, in the list's order.
@@ -77,7 +82,10 @@ func (r *libraryRow) view(st *themes.Styles, focused bool, w int) string {
 		if r.ticked[c.Name] {
 			box = "[x]"
 		}
-		items[i] = fmt.Sprintf("%s %s (%d)", box, sanitizeLine(trunc(c.Name, 28)), c.Items)
+		items[i] = fmt.Sprintf("%s %s (%d, %d with files)", box, sanitizeLine(trunc(c.Name, 28)), c.Items, c.Files)
+		if c.Files == c.Items {
+			items[i] = fmt.Sprintf("%s %s (%d)", box, sanitizeLine(trunc(c.Name, 28)), c.Items)
+		}
 		widths[i] = len([]rune(items[i])) + 2
 	}
 	// a window of whole items around the cursor

@@ -743,7 +743,7 @@ func TestNewResearchFormKindPlanLanguage(t *testing.T) {
 // counts; the ticked ones limit the run's local source.
 func TestNewResearchFormLibrary(t *testing.T) {
 	m, svc := newTestModel(t, 80, 24, "dark", false)
-	svc.collections = []LibraryCollection{{Name: "zotero", Items: 200}, {Name: "Thesis", Items: 12}, {Name: "#to read", Items: 3}}
+	svc.collections = []LibraryCollection{{Name: "zotero", Items: 200, Files: 200}, {Name: "Thesis", Items: 12, Files: 12}, {Name: "#to read", Items: 3}}
 	typeText(t, m, "Is it")
 	press(t, m, "ctrl+o")
 	press(t, m, "shift+tab") // the last row: Library
@@ -932,4 +932,25 @@ func tailOf(s string) string {
 		}
 	}
 	return s
+}
+
+// A collection whose items have no files says, where the person ticks it,
+// that they are read by their abstracts and that a title-only item cannot
+// be read at all (issue 36 #11).
+func TestFormSaysACollectionHasNoFiles(t *testing.T) {
+	m, svc := newTestModel(t, 120, 40, "dark", true)
+	svc.collections = []LibraryCollection{{Name: "Books", Items: 5}}
+	typeText(t, m, "Is it")
+	press(t, m, "ctrl+o")
+	d := m.dialog.(*newRunDialog)
+	for d.focus != fieldLibrary {
+		press(t, m, "tab")
+	}
+	if out := ansi.Strip(m.render()); !strings.Contains(out, "Books (5, 0 with files)") {
+		t.Errorf("the row does not say how many items have files:\n%s", out)
+	}
+	press(t, m, "space")
+	if out := ansi.Strip(m.render()); !strings.Contains(out, "Books: no item has its file") || !strings.Contains(out, "cannot be read") {
+		t.Errorf("ticking a collection without files says nothing:\n%s", out)
+	}
 }

@@ -71,6 +71,9 @@ type services interface {
 type LibraryCollection struct {
 	Name  string
 	Items int
+	// Files are the items read from their file; the others only by their
+	// abstract, or not at all when known by title only.
+	Files int
 }
 
 // errNoBackend is what starting or resuming says when there is no engine.

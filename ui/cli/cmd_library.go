@@ -260,7 +260,7 @@ func tuiCollections(cfg *Config) ([]ui.LibraryCollection, error) {
 	}
 	var out []ui.LibraryCollection
 	for _, c := range m.Collections() {
-		out = append(out, ui.LibraryCollection{Name: c.Name, Items: c.Items})
+		out = append(out, ui.LibraryCollection{Name: c.Name, Items: c.Items, Files: c.Files})
 	}
 	return out, nil
 }
