@@ -55,10 +55,16 @@ func newHostileServer(t *testing.T) *hostileServer {
 			w.Header().Set("Content-Encoding", "gzip")
 			zw := gzip.NewWriter(w)
 			zeros := make([]byte, 1<<20)
+			// Flushed after every megabyte: the bomb is the body's size, not
+			// a slow first byte (compressing the megabytes that fill a
+			// buffer took over the 2 s first-byte rule under -race on a
+			// loaded 2-core machine, and the test then saw a timeout).
 			for r.Context().Err() == nil {
 				if _, err := zw.Write(zeros); err != nil {
 					return
 				}
+				zw.Flush()
+				fl.Flush()
 			}
 		case "/steady.html":
 			// 1 MiB in 64 KiB pieces every 100 ms: slow, never stalled.
