@@ -396,7 +396,7 @@ func (e *Engine) PullModel(ctx context.Context, model string, progress func(Pull
 }
 
 // SourcesNotSearched says, for each requested source this process cannot
-// search, why: "web (no engine: set …)"; empty when all can be searched.
+// search, why: "web: no engine: set …"; empty when all can be searched.
 func (e *Engine) SourcesNotSearched(requested []string) []string {
 	var out []string
 	for _, name := range requested {
@@ -408,7 +408,7 @@ func (e *Engine) SourcesNotSearched(requested []string) []string {
 		if why == "" {
 			why = "not set up in this researchtui"
 		}
-		out = append(out, name+" ("+why+")")
+		out = append(out, name+": "+why)
 	}
 	return out
 }

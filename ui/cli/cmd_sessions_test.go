@@ -36,7 +36,7 @@ func TestRunSaysWhatOffSourcesNeed(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("run: exit %d\n%s", code, stderr)
 	}
-	for _, want := range []string{"not searched: materials (needs MP_API_KEY", "web (no engine: set RESEARCHTUI_SEARXNG_URL"} {
+	for _, want := range []string{"not searched: materials: needs MP_API_KEY", "web: no engine: set RESEARCHTUI_SEARXNG_URL"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
 		}
