@@ -99,7 +99,11 @@ func (o *orchestrator) warningList() []string {
 // execute runs the session to its end and returns the stored session.
 func (o *orchestrator) execute(ctx context.Context) (store.Session, error) {
 	o.meter = &meter{model: o.opt.Model, usage: o.usage, steps: o.session.Steps, maxSteps: o.plan.MaxSteps, budget: o.opt.BudgetTokens}
-	o.emit(Event{Type: RunStarted, Message: o.opt.Question})
+	started := Event{Type: RunStarted, Message: o.opt.Question}
+	if o.follow != nil {
+		started.Count = o.follow.N // a follow-up's version: a new run on the session, not a resume
+	}
+	o.emit(started)
 	if o.engine.Fetcher != nil {
 		// Start the PDF reader while the planner thinks: the first start
 		// compiles pdfium (seconds of CPU), later ones load it from the

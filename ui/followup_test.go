@@ -148,3 +148,31 @@ func TestResizeKeepsThePlaceInTheReport(t *testing.T) {
 		t.Errorf("at %.0f%% of the report before the resize, at %.0f%% after", 100*frac, 100*after)
 	}
 }
+
+// A follow-up the session's sources answered ends without reading,
+// indexing or analysing: those stages say "skipped" once it completed,
+// not pending (user trial).
+func TestStagesARunDidNotNeedAreSkipped(t *testing.T) {
+	m, svc := newTestModel(t, 120, 40, "dark", true)
+	typeText(t, m, "and under humidity?")
+	press(t, m, "enter")
+	r := svc.runs[len(svc.runs)-1]
+	seq := int64(0)
+	ev := func(e pipeline.Event) pipeline.Event {
+		seq++
+		e.SessionID, e.Seq, e.Time = r.id, seq, testNow
+		return e
+	}
+	feedRun(t, m, r,
+		ev(pipeline.Event{Type: pipeline.RunStarted, Count: 2}),
+		ev(pipeline.Event{Type: pipeline.StageStarted, Stage: pipeline.StageResearch}),
+		ev(pipeline.Event{Type: pipeline.StageFinished, Stage: pipeline.StageResearch}),
+		ev(pipeline.Event{Type: pipeline.StageStarted, Stage: pipeline.StageWrite}),
+		ev(pipeline.Event{Type: pipeline.StageFinished, Stage: pipeline.StageWrite}),
+		ev(pipeline.Event{Type: pipeline.RunFinished, Status: "completed"}),
+	)
+	out := ansi.Strip(m.render())
+	if !strings.Contains(out, "– read") || !strings.Contains(out, "skipped") || strings.Contains(out, "○ read") {
+		t.Errorf("stages the follow-up did not need:\n%s", out)
+	}
+}

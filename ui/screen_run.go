@@ -127,7 +127,13 @@ func (m *rootModel) runTree(rs *runState, w, h int, now time.Time) string {
 		} else if sr.phase == phaseRunning {
 			nameStyle = st.Heading
 		}
-		line := m.icon(sr.phase) + " " + nameStyle.Render(padRight(name, w-10)) + st.Muted.Render(fmt.Sprintf("%7s", el))
+		icon := m.icon(sr.phase)
+		if sr.phase == phasePending && rs.status == "completed" {
+			// The run ended without it (a follow-up the session's sources
+			// answered): not pending, skipped.
+			icon, el = st.Subtle.Render("–"), "skipped"
+		}
+		line := icon + " " + nameStyle.Render(padRight(name, w-10)) + st.Muted.Render(fmt.Sprintf("%7s", el))
 		lines = append(lines, line)
 		for _, a := range sr.agents {
 			lines = append(lines, m.agentLine(a, w, now))

@@ -144,7 +144,14 @@ func (b *timelineBuilder) parent(ev pipeline.Event) int {
 
 func (b *timelineBuilder) add(ev pipeline.Event) {
 	tl := b.tl
-	if ev.Type == pipeline.RunStarted {
+	if ev.Type == pipeline.RunStarted && ev.Count > 0 && ev.Time.After(b.last) {
+		// A follow-up (its version in Count) is a new run on the session,
+		// not another attempt at the last one: the pause before it is left
+		// out, and no resume is marked.
+		b.closeOpen(b.off(b.last))
+		b.shift += ev.Time.Sub(b.last)
+	}
+	if ev.Type == pipeline.RunStarted && ev.Count == 0 {
 		tl.Attempts++
 		if tl.Attempts > 1 && ev.Time.After(b.last) {
 			// A resume: what the last attempt left open ends with it, and

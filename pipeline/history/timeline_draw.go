@@ -122,7 +122,7 @@ func (tl Timeline) Lines(width int) []WaterfallLine {
 			// It never finished (cancelled, killed): the log knows only
 			// that it ran at least until its last event.
 			dur, suffix = "?", " …"
-			if d := s.End - s.Start; d > 0 {
+			if d := s.End - s.Start; d >= 100*time.Millisecond {
 				dur = "≥" + shortDur(d)
 			}
 		}

@@ -161,3 +161,24 @@ func TestTimelineOfAKilledAndResumedRun(t *testing.T) {
 		t.Errorf("the killed writer's row: %q", writerRows)
 	}
 }
+
+// A follow-up is a new run on the session, not a resumed attempt: the
+// hour before it is left out of the wall time and no resume is marked
+// (user trial: "2 attempts", "┊ resumed after 51m25s").
+func TestTimelineOfAFollowUpIsNotAResume(t *testing.T) {
+	t0 := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	evs := []pipeline.Event{
+		{Type: pipeline.RunStarted, Time: at(0)},
+		{Type: pipeline.StageStarted, Stage: pipeline.StageWrite, Time: at(0)},
+		{Type: pipeline.StageFinished, Stage: pipeline.StageWrite, Time: at(20)},
+		{Type: pipeline.RunFinished, Time: at(20)},
+		{Type: pipeline.RunStarted, Count: 2, Time: at(3600)},
+		{Type: pipeline.StageStarted, Stage: pipeline.StageResearch, Time: at(3600)},
+		{Type: pipeline.StageFinished, Stage: pipeline.StageResearch, Time: at(3610)},
+	}
+	tl := history.BuildTimeline("s1", evs)
+	if tl.Attempts != 1 || len(tl.Resumes) != 0 || tl.Wall != 30*time.Second {
+		t.Errorf("attempts %d, resumes %v, wall %v; want 1, none, 30s", tl.Attempts, tl.Resumes, tl.Wall)
+	}
+}

@@ -44,7 +44,7 @@ func sessionsList() *cobra.Command {
 						}
 						continue
 					}
-					fmt.Fprintf(out, "%s  %-15s  %s  %7d tok  %s\n", s.ID, s.Status, s.CreatedAt.Local().Format("2006-01-02 15:04"),
+					fmt.Fprintf(out, "%s  %-26s  %s  %7d tok  %s\n", s.ID, statusAt(s), s.CreatedAt.Local().Format("2006-01-02 15:04"),
 						s.Usage.PromptTokens+s.Usage.CompletionTokens, sanitize(truncate(s.Title, 70)))
 				}
 				if len(all) == 0 && !asJSON {
@@ -78,7 +78,7 @@ func sessionsShow() *cobra.Command {
 					return enc.Encode(d)
 				}
 				fmt.Fprintf(out, "%s\n%s\n\nquestion  %s\nstatus    %s\ncreated   %s\nmodel     %s\ntokens    %d prompt, %d completion, %d embedding\n",
-					sanitize(s.Title), strings.Repeat("=", len([]rune(sanitize(s.Title)))), sanitize(s.Question), s.Status,
+					sanitize(s.Title), strings.Repeat("=", len([]rune(sanitize(s.Title)))), sanitize(s.Question), statusAt(s),
 					s.CreatedAt.Local().Format(time.RFC1123), s.Model, s.Usage.PromptTokens, s.Usage.CompletionTokens, s.Usage.EmbeddingTokens)
 				if s.Error != "" {
 					fmt.Fprintf(out, "error     %s\n", sanitize(s.Error))
@@ -256,4 +256,14 @@ func decisionLine(d history.SessionDetail, i int, dec pipeline.Decision) string 
 		line += fmt.Sprintf("; note: %q", oneLineText(note))
 	}
 	return line
+}
+
+// statusAt is a session's status with, for one that did not complete,
+// the stage it stopped in ("interrupted (at write)"), as the TUI's list
+// says it.
+func statusAt(s store.Session) string {
+	if s.Stage == "" || s.Status == store.StatusCompleted || s.Status == store.StatusRunning {
+		return s.Status
+	}
+	return s.Status + " (at " + oneLine(s.Stage) + ")"
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/researchtui/researchtui/llm/ollamafake"
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/history"
+	"github.com/researchtui/researchtui/store"
 )
 
 // sessions show says what was decided on each review round and the note
@@ -97,6 +98,23 @@ func TestLibraryImportRefusesWhatIsNotAFile(t *testing.T) {
 		_, stderr, code, took := c.run("library", "import", path)
 		if code != 2 || !strings.Contains(stderr, want) || took > 30*time.Second {
 			t.Errorf("library import %s: exit %d after %v, %q; want 2 and %q", path, code, took, stderr, want)
+		}
+	}
+}
+
+// sessions list and show name the stage a session stopped in, as the
+// TUI's list does (user trial: both said only "interrupted").
+func TestStatusNamesTheStage(t *testing.T) {
+	for _, c := range []struct {
+		s    store.Session
+		want string
+	}{
+		{store.Session{Status: store.StatusInterrupted, Stage: "write"}, "interrupted (at write)"},
+		{store.Session{Status: store.StatusCompleted, Stage: "finalise"}, "completed"},
+		{store.Session{Status: store.StatusCancelled}, "cancelled"},
+	} {
+		if got := statusAt(c.s); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.s, got, c.want)
 		}
 	}
 }
