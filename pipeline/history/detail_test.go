@@ -16,15 +16,7 @@ import (
 // (cancelled, failed, or waiting for its review), not only after it: the
 // report carries it once written, the checkpoint until then.
 func TestDetailOfAnUnfinishedRunHasItsPlanReview(t *testing.T) {
-	st, err := store.Open(filepath.Join(t.TempDir(), "d.db"), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	sess := &store.Session{Question: "Why?", Status: store.StatusCancelled}
-	if err := st.CreateSession(sess); err != nil {
-		t.Fatal(err)
-	}
+	st, sess := cancelledSession(t)
 	raw, _ := json.Marshal(pipeline.PlanReview{Deleted: []string{"q2"}, Added: []string{"What else?"}, Sources: []string{"arxiv"}})
 	if err := st.PutCheckpoint(sess.ID, pipeline.CheckpointPlanReview, raw); err != nil {
 		t.Fatal(err)
@@ -39,18 +31,11 @@ func TestDetailOfAnUnfinishedRunHasItsPlanReview(t *testing.T) {
 }
 
 // The note a person typed with a review decision is kept with it and
-// shown, for a finished run (its report) and an unfinished one (the
-// decision checkpoints) alike (issue 36 #4).
+// shown even before the run has a report: read from the decision
+// checkpoints (a finished run's report carries its decisions) (issue 36
+// #4).
 func TestDetailKeepsTheReviewNote(t *testing.T) {
-	st, err := store.Open(filepath.Join(t.TempDir(), "d.db"), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	sess := &store.Session{Question: "Why?", Status: store.StatusCancelled}
-	if err := st.CreateSession(sess); err != nil {
-		t.Fatal(err)
-	}
+	st, sess := cancelledSession(t)
 	for i, d := range []pipeline.Decision{{Approve: true, Accepted: []string{"r1"}, Note: "shorten the background"}, {Approve: false}} {
 		raw, _ := json.Marshal(d)
 		if err := st.PutCheckpoint(sess.ID, fmt.Sprintf("decision/%d", i+1), raw); err != nil {
@@ -68,4 +53,20 @@ func TestDetailKeepsTheReviewNote(t *testing.T) {
 	if !strings.Contains(string(out), `"note":"shorten the background"`) {
 		t.Errorf("sessions show --json lacks the note: %s", out)
 	}
+}
+
+// cancelledSession is a store holding one cancelled session, as a run
+// stopped before its report leaves it.
+func cancelledSession(t *testing.T) (*store.Store, *store.Session) {
+	t.Helper()
+	st, err := store.Open(filepath.Join(t.TempDir(), "d.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	sess := &store.Session{Question: "Why?", Status: store.StatusCancelled}
+	if err := st.CreateSession(sess); err != nil {
+		t.Fatal(err)
+	}
+	return st, sess
 }
