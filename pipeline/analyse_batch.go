@@ -210,6 +210,19 @@ type severalAnswer struct {
 	} `json:"sources"`
 }
 
+// refInAnswer is the sentence reference in a finding or slot: "E1.3"
+// itself, or the part after a slot's number or name ("2:E1.3",
+// "methods:E1.3").
+func refInAnswer(r string) string {
+	if m := slotRef.FindStringSubmatch(strings.TrimSpace(r)); m != nil {
+		return m[2]
+	}
+	if m := namedSlotRef.FindStringSubmatch(r); m != nil {
+		return m[2]
+	}
+	return r
+}
+
 // split is each source's own answer (nil where the answer has none that
 // is usable): its references kept only where they point into its own
 // excerpts (owner[e] is the source excerpt e belongs to), slots named by
@@ -218,13 +231,7 @@ func (ans severalAnswer) split(whole excerptSet, owner []int, sources int) []*an
 	own := func(i int, refs []string) []string {
 		var out []string
 		for _, r := range refs {
-			ref := r
-			if m := slotRef.FindStringSubmatch(strings.TrimSpace(r)); m != nil {
-				ref = m[2]
-			} else if m := namedSlotRef.FindStringSubmatch(r); m != nil {
-				ref = m[2]
-			}
-			if e, ok := whole.excerptOf(ref); ok && e < len(owner) && owner[e] == i {
+			if e, ok := whole.excerptOf(refInAnswer(r)); ok && e < len(owner) && owner[e] == i {
 				out = append(out, r)
 			}
 		}

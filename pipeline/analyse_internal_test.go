@@ -128,6 +128,7 @@ func FuzzSeveralAnswer(f *testing.F) {
 	f.Add(`{"sources":[{"n":1,"findings":["E1.1"],"slots":[1,2],"confidence":0.8},{"n":2,"findings":["E2.1","E1.1"],"slots":["1:E1.1"],"confidence":0.5}]}`)
 	f.Add(`{"sources":[{"n":2,"findings":["E3.2"],"confidence":0.8},{"n":2,"findings":["E2.1"]}]}`)
 	f.Add(`{"sources":[{"n":-1},{"n":99,"findings":["E9.9"]}], "extra": true}`)
+	f.Add(`{"sources":[{"n":2,"findings":["E2.1"],"slots":["0A:E2.1"]}]}`) // a slot by a name the plan lacks
 	whole := excerptSet{
 		chunks: []ContextChunk{{ID: "a#0"}, {ID: "b#0"}, {ID: "b#1"}},
 		sents:  [][]string{{"A one."}, {"B one.", "B two."}, {"B three."}},
@@ -146,10 +147,7 @@ func FuzzSeveralAnswer(f *testing.F) {
 				t.Fatalf("source %d kept with no findings", i)
 			}
 			for _, r := range append(slices.Clone(a.Findings), a.Slots...) {
-				if m := slotRef.FindStringSubmatch(strings.TrimSpace(r)); m != nil {
-					r = m[2]
-				}
-				if e, ok := whole.excerptOf(r); !ok || owner[e] != i {
+				if e, ok := whole.excerptOf(refInAnswer(r)); !ok || owner[e] != i {
 					t.Fatalf("source %d kept %q, not one of its own sentences", i, r)
 				}
 			}
