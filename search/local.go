@@ -405,8 +405,8 @@ type LocalDoc struct {
 	Text   string // its text (the chunks joined), for keyword matching
 }
 
-// LocalDocsFunc lists the indexed local documents (search/corpus reads them from
-// the store).
+// LocalDocsFunc lists the indexed local documents (pipeline/corpus reads them
+// from the store).
 type LocalDocsFunc func() ([]LocalDoc, error)
 
 type localSource struct {

@@ -13,12 +13,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/researchtui/researchtui/llm"
+	"github.com/researchtui/researchtui/pipeline/corpus"
 	"github.com/researchtui/researchtui/search"
-	"github.com/researchtui/researchtui/search/corpus"
 	"github.com/researchtui/researchtui/store"
 )
 
-// The local corpus (search/corpus): `corpus add` indexes documents, `corpus
+// The local corpus (pipeline/corpus): `corpus add` indexes documents, `corpus
 // list` lists them. This file parses the flags, wires the store and the
 // embedding model in, and prints what the corpus package reports.
 
@@ -77,7 +77,7 @@ func corpusAdd(ctx context.Context, cfg *Config, d corpusDeps, args []string, ou
 func corpusAddReport(ctx context.Context, cfg *Config, d corpusDeps, args []string, out, errOut io.Writer, report func(corpus.Progress)) error {
 	opt := corpus.Options{
 		Manifest: cfg.corpusPath(),
-		Store:    corpusStore{d.st},
+		Store:    d.st,
 		// A file name can hold an escape sequence as easily as a web page can.
 		File:  func(verb, path, detail string) { printOutcome(out, verb, path, detail) },
 		Watch: func(progress func() corpus.Progress) func() { return showIngestProgress(errOut, progress) },

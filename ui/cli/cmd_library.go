@@ -14,13 +14,13 @@ import (
 
 	"github.com/researchtui/researchtui/llm"
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/corpus"
 	"github.com/researchtui/researchtui/search/bib"
-	"github.com/researchtui/researchtui/search/corpus"
 	"github.com/researchtui/researchtui/store"
 	"github.com/researchtui/researchtui/ui"
 )
 
-// The person's reference library (search/corpus's library import):
+// The person's reference library (pipeline/corpus's library import):
 // `library import zotero|FILE` syncs it into the corpus, `library list`
 // shows its collections. This file parses the flags, reads the library
 // (search/zotero, search/bib) and prints what the corpus package reports.
@@ -142,7 +142,7 @@ func runImport(ctx context.Context, cfg *Config, d corpusDeps, lib corpus.Librar
 	}
 	opt := corpus.Options{
 		Manifest: cfg.corpusPath(),
-		Store:    corpusStore{d.st},
+		Store:    d.st,
 		File:     func(verb, title, detail string) { printOutcome(out, verb, truncate(title, 90), detail) },
 		Watch:    func(progress func() corpus.Progress) func() { return showIngestProgress(errOut, progress) },
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/researchtui/researchtui/search/corpus"
+	"github.com/researchtui/researchtui/pipeline/corpus"
 	"github.com/researchtui/researchtui/search/zotero"
 )
 

@@ -14,7 +14,7 @@ import (
 
 	"github.com/researchtui/researchtui/llm/ollamafake"
 	"github.com/researchtui/researchtui/pipeline"
-	"github.com/researchtui/researchtui/search/corpus"
+	"github.com/researchtui/researchtui/pipeline/corpus"
 	"github.com/researchtui/researchtui/store"
 )
 

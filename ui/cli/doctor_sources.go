@@ -9,8 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/researchtui/researchtui/pipeline/corpus"
 	"github.com/researchtui/researchtui/search"
-	"github.com/researchtui/researchtui/search/corpus"
 )
 
 // doctorProbe is the query each source is tried with.

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/researchtui/researchtui/pipeline/corpus"
 	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/store"
 )
@@ -111,7 +112,7 @@ func buildSources(cfg *Config, st ...store.DB) *sourceSet {
 
 	localInfo := sourceInfo{name: "local"}
 	if len(st) > 0 && st[0] != nil {
-		add(localInfo, search.NewLocal(corpusDocs(cfg, st[0])))
+		add(localInfo, search.NewLocal(corpus.Docs(cfg.corpusPath(), st[0])))
 	} else {
 		localInfo.missing = "the store is not open"
 		add(localInfo, nil)

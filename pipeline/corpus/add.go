@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/researchtui/researchtui/search"
+	"github.com/researchtui/researchtui/store"
 )
 
 // Add: which files to read, what each one needs (read, skipped,
@@ -58,7 +59,7 @@ type EmbedOutcome struct {
 	// last request that failed otherwise.
 	Fatal, Failed error
 	// Index is the vector index the vectors went to; nil when none opened.
-	Index *IndexStatus
+	Index *store.IndexStatus
 }
 
 // ErrInterrupted is Add's error when ctx ended: what was read is kept.
@@ -101,7 +102,7 @@ type corpusResult struct {
 	sum     string
 	doc     search.Document
 	rec     search.Record
-	chunks  []Chunk
+	chunks  []store.Chunk
 	meta    string // a library item's metadata hash
 	file    string // the library item's attachment read ("" its abstract)
 }
@@ -141,9 +142,9 @@ func readCorpusFile(ctx context.Context, st Store, j *corpusJob, stats *ingestSt
 	info, sum, doc, rec := out.info, out.sum, out.doc, out.rec
 	isPDF := doc.ContentType == "application/pdf"
 	parts := search.ChunkPages(doc.Pages, search.ChunkOptions{TargetTokens: 500, OverlapTokens: 50})
-	chunks := make([]Chunk, 0, len(parts))
+	chunks := make([]store.Chunk, 0, len(parts))
 	for i, p := range parts {
-		c := Chunk{ID: st.ChunkID(rec.Key, i), SourceKey: rec.Key, Seq: i, Text: p.Text, Start: p.Start, End: p.End, Hash: st.HashText(p.Text), References: p.References}
+		c := store.Chunk{ID: store.ChunkID(rec.Key, i), SourceKey: rec.Key, Seq: i, Text: p.Text, Start: p.Start, End: p.End, Hash: store.HashText(p.Text), References: p.References}
 		if isPDF {
 			c.Page = p.Page
 		}
@@ -175,7 +176,7 @@ type pendingFile struct {
 	job       *corpusJob
 	entry     *Entry     // a file's manifest entry
 	itemEntry *ItemEntry // or a library item's
-	item      Batch
+	item      store.SourceBatch
 	verb      string // added or updated
 	detail    string
 	// keepVectors: the chunks are the ones stored (new metadata only), so
@@ -228,7 +229,7 @@ func (c *corpusIngest) apply(j *corpusJob, r corpusResult) error {
 			e.Pages = len(r.doc.Pages)
 			detail = fmt.Sprintf("%d pages, %d chunks", len(r.doc.Pages), len(r.chunks))
 		}
-		item := Batch{Key: r.rec.Key, Record: raw, Chunks: r.chunks}
+		item := store.SourceBatch{Key: r.rec.Key, Record: raw, Chunks: r.chunks}
 		if pages, err := json.Marshal(r.doc.Pages); err == nil {
 			item.Document = pages
 		}
@@ -259,7 +260,7 @@ func (c *corpusIngest) commit() error {
 	if len(c.pending) == 0 {
 		return nil
 	}
-	items := make([]Batch, len(c.pending))
+	items := make([]store.SourceBatch, len(c.pending))
 	for i, p := range c.pending {
 		items[i] = p.item
 	}
@@ -292,7 +293,7 @@ func (c *corpusIngest) commit() error {
 		// Committed: until the manifest is saved, only its report line
 		// is needed, not its record, pages and chunks (thousands of
 		// items of a library wait for one save).
-		c.pending[i].item = Batch{}
+		c.pending[i].item = store.SourceBatch{}
 	}
 	c.unsaved = append(c.unsaved, c.pending...)
 	c.pending, c.pendingN = nil, 0
@@ -338,7 +339,7 @@ func (c *corpusIngest) file(verb, path, detail string) {
 	}
 }
 
-func (c *corpusIngest) toEmbed(abs string, chunks []Chunk) {
+func (c *corpusIngest) toEmbed(abs string, chunks []store.Chunk) {
 	c.queued[abs] = true
 	c.emb.add(chunks)
 }

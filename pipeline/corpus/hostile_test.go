@@ -13,8 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/researchtui/researchtui/pipeline/corpus"
 	"github.com/researchtui/researchtui/search/bib"
-	"github.com/researchtui/researchtui/search/corpus"
+	"github.com/researchtui/researchtui/store"
 )
 
 // keepingStore is a memStore that also keeps every document's pages, so
@@ -25,7 +26,7 @@ type keepingStore struct {
 	docs [][]byte
 }
 
-func (k *keepingStore) PutSourceBatch(items []corpus.Batch) error {
+func (k *keepingStore) PutSourceBatch(items []store.SourceBatch) error {
 	k.mu.Lock()
 	for _, it := range items {
 		k.docs = append(k.docs, it.Document)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/researchtui/researchtui/search"
+	"github.com/researchtui/researchtui/store"
 )
 
 // Bulk ingestion for Add. Files are read and chunked on every
@@ -50,18 +51,11 @@ type ingestStats struct {
 
 	// ix is the vector index the vectors go to, once opened: the progress
 	// line shows its graph build.
-	ix atomic.Pointer[indexRef]
+	ix atomic.Pointer[store.Index]
 }
-
-type indexRef struct{ Index }
 
 // index is the vector index the vectors go to; nil until one is opened.
-func (s *ingestStats) index() Index {
-	if r := s.ix.Load(); r != nil {
-		return r.Index
-	}
-	return nil
-}
+func (s *ingestStats) index() *store.Index { return s.ix.Load() }
 
 // Progress is a snapshot of an ingestion: files and bytes read of those
 // found, chunks stored, to embed, embedded and not embedded, and where the
@@ -75,7 +69,7 @@ type Progress struct {
 	ChunksStored, ChunksToEmbed, ChunksEmbedded, ChunksNotEmbedded int64
 	Read, Commit, Backlog, Embed, VecStore, IndexTime              time.Duration
 	// Index is the vector index's status once one is opened.
-	Index *IndexStatus
+	Index *store.IndexStatus
 }
 
 func (s *ingestStats) snapshot() Progress {
@@ -235,7 +229,7 @@ type embedder struct {
 	parallel int
 	stats    *ingestStats
 
-	in   chan []Chunk
+	in   chan []store.Chunk
 	done chan struct{}
 
 	mu    sync.Mutex
@@ -245,14 +239,14 @@ type embedder struct {
 
 func newEmbedder(ctx context.Context, st Store, em Embedder, stats *ingestStats) *embedder {
 	e := &embedder{ctx: ctx, st: st, model: em.Model, embed: em.Embed, fatalErr: em.Fatal, parallel: max(em.Parallel, 1), stats: stats,
-		in: make(chan []Chunk, 64), done: make(chan struct{})}
+		in: make(chan []store.Chunk, 64), done: make(chan struct{})}
 	go e.run()
 	return e
 }
 
 // add queues chunks (already committed) for embedding; it waits while
 // the embedder is a full queue behind.
-func (e *embedder) add(chunks []Chunk) {
+func (e *embedder) add(chunks []store.Chunk) {
 	if len(chunks) == 0 {
 		return
 	}
@@ -293,13 +287,13 @@ func (e *embedder) failed(err error, n int) {
 }
 
 type embedded struct {
-	chunks []Chunk
+	chunks []store.Chunk
 	vecs   [][]float32
 }
 
 func (e *embedder) run() {
 	defer close(e.done)
-	batches := make(chan []Chunk)
+	batches := make(chan []store.Chunk)
 	results := make(chan embedded, e.parallel)
 	var workers sync.WaitGroup
 	for w := 0; w < e.parallel; w++ {
@@ -338,7 +332,7 @@ func (e *embedder) run() {
 	}()
 
 	seen := map[string]bool{} // hashes queued in this run
-	var batch []Chunk
+	var batch []store.Chunk
 	for chunks := range e.in {
 		if e.stopped() {
 			continue
@@ -346,7 +340,7 @@ func (e *embedder) run() {
 		hashes := make([]string, len(chunks))
 		for i, c := range chunks {
 			if c.Hash == "" {
-				c.Hash = e.st.HashText(c.Text)
+				c.Hash = store.HashText(c.Text)
 				chunks[i] = c
 			}
 			hashes[i] = c.Hash
@@ -383,7 +377,7 @@ func (e *embedder) run() {
 
 // save commits vectors in batches and adds them to the vector index.
 func (e *embedder) save(results <-chan embedded) {
-	var ix Index
+	var ix *store.Index
 	pending := map[string][]float32{}
 	var ids []string
 	var vecs [][]float32
@@ -401,7 +395,7 @@ func (e *embedder) save(results <-chan embedded) {
 			t0 = time.Now()
 			if ix == nil {
 				if ix, _ = e.st.Index(e.model); ix != nil {
-					e.stats.ix.Store(&indexRef{ix})
+					e.stats.ix.Store(ix)
 				}
 			}
 			if ix != nil {

@@ -13,8 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/researchtui/researchtui/pipeline/corpus"
 	"github.com/researchtui/researchtui/search/bib"
-	"github.com/researchtui/researchtui/search/corpus"
+	"github.com/researchtui/researchtui/store"
 )
 
 // countingStore keeps nothing: what an import itself holds is what is
@@ -24,19 +25,19 @@ type countingStore struct {
 	batches, chunks atomic.Int64
 }
 
-func (c *countingStore) PutSourceBatch(items []corpus.Batch) error {
+func (c *countingStore) PutSourceBatch(items []store.SourceBatch) error {
 	c.batches.Add(int64(len(items)))
 	for _, it := range items {
 		c.chunks.Add(int64(len(it.Chunks)))
 	}
 	return nil
 }
-func (c *countingStore) PutChunks(string, []corpus.Chunk) error                   { return nil }
-func (c *countingStore) Chunks(string) ([]corpus.Chunk, error)                    { return nil, nil }
+func (c *countingStore) PutChunks(string, []store.Chunk) error                    { return nil }
+func (c *countingStore) Chunks(string) ([]store.Chunk, error)                     { return nil, nil }
 func (c *countingStore) Source(string) ([]byte, bool, error)                      { return nil, false, nil }
 func (c *countingStore) MissingEmbeddings(_ string, h []string) ([]string, error) { return h, nil }
 func (c *countingStore) PutEmbeddings(string, map[string][]float32) error         { return nil }
-func (c *countingStore) Index(string) (corpus.Index, error)                       { return nil, nil }
+func (c *countingStore) Index(string) (*store.Index, error)                       { return nil, nil }
 
 // generatedLibrary is n items as a Zotero export has them: title, three
 // authors, an abstract of some 1,200 bytes, tags and collections; one in
@@ -72,7 +73,7 @@ func generatedLibrary(n int, dir string) []bib.Item {
 // live heap (sampled every 20 ms) and the wall time. The items themselves
 // (what the library reader hands over) are in the heap before it starts.
 //
-//	go test -run '^$' -bench ImportLibrary100k -benchtime 1x ./search/corpus/
+//	go test -run '^$' -bench ImportLibrary100k -benchtime 1x ./pipeline/corpus/
 func BenchmarkImportLibrary100k(b *testing.B) {
 	for range b.N {
 		dir := b.TempDir()

@@ -15,6 +15,7 @@ import (
 
 	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/search/bib"
+	"github.com/researchtui/researchtui/store"
 )
 
 // The person's reference library (Zotero, a .bib, CSL-JSON or RIS file) as
@@ -384,10 +385,10 @@ func itemState(sameMeta bool) int {
 	return itemMetaChanged
 }
 
-func toChunks(st Store, key string, parts []search.Chunk, paged bool) []Chunk {
-	chunks := make([]Chunk, 0, len(parts))
+func toChunks(st Store, key string, parts []search.Chunk, paged bool) []store.Chunk {
+	chunks := make([]store.Chunk, 0, len(parts))
 	for i, p := range parts {
-		c := Chunk{ID: st.ChunkID(key, i), SourceKey: key, Seq: i, Text: p.Text, Start: p.Start, End: p.End, Hash: st.HashText(p.Text), References: p.References}
+		c := store.Chunk{ID: store.ChunkID(key, i), SourceKey: key, Seq: i, Text: p.Text, Start: p.Start, End: p.End, Hash: store.HashText(p.Text), References: p.References}
 		if paged {
 			c.Page = p.Page
 		}
@@ -436,7 +437,7 @@ func (c *corpusIngest) applyItem(j *corpusJob, r corpusResult) error {
 	if r.info != nil {
 		e.Size, e.ModTime = r.info.Size(), r.info.ModTime()
 	}
-	item := Batch{Key: r.rec.Key, Record: raw}
+	item := store.SourceBatch{Key: r.rec.Key, Record: raw}
 	p := pendingFile{job: j, item: item, itemEntry: e, verb: "added"}
 	if ij.old != nil {
 		p.verb = "updated"

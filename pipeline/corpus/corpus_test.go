@@ -2,10 +2,7 @@ package corpus_test
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,20 +10,22 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/researchtui/researchtui/search/corpus"
+	"github.com/researchtui/researchtui/pipeline/corpus"
+	"github.com/researchtui/researchtui/store"
+	"github.com/researchtui/researchtui/store/vector"
 )
 
 // memStore is the store as the corpus package sees it, in memory.
 type memStore struct {
 	mu      sync.Mutex
 	sources map[string][]byte
-	chunks  map[string][]corpus.Chunk
+	chunks  map[string][]store.Chunk
 	vecs    map[string][]float32
-	ix      *memIndex
+	ix      *store.Index
 }
 
 func newMemStore() *memStore {
-	return &memStore{sources: map[string][]byte{}, chunks: map[string][]corpus.Chunk{}, vecs: map[string][]float32{}, ix: &memIndex{}}
+	return &memStore{sources: map[string][]byte{}, chunks: map[string][]store.Chunk{}, vecs: map[string][]float32{}, ix: vector.New(0, vector.Options{})}
 }
 
 func (m *memStore) Source(key string) ([]byte, bool, error) {
@@ -36,13 +35,13 @@ func (m *memStore) Source(key string) ([]byte, bool, error) {
 	return raw, ok, nil
 }
 
-func (m *memStore) Chunks(key string) ([]corpus.Chunk, error) {
+func (m *memStore) Chunks(key string) ([]store.Chunk, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.chunks[key], nil
 }
 
-func (m *memStore) PutSourceBatch(items []corpus.Batch) error {
+func (m *memStore) PutSourceBatch(items []store.SourceBatch) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, it := range items {
@@ -51,7 +50,7 @@ func (m *memStore) PutSourceBatch(items []corpus.Batch) error {
 	return nil
 }
 
-func (m *memStore) PutChunks(key string, chunks []corpus.Chunk) error {
+func (m *memStore) PutChunks(key string, chunks []store.Chunk) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.chunks[key] = chunks
@@ -79,32 +78,7 @@ func (m *memStore) PutEmbeddings(model string, items map[string][]float32) error
 	return nil
 }
 
-func (m *memStore) Index(string) (corpus.Index, error) { return m.ix, nil }
-func (m *memStore) ChunkID(key string, seq int) string { return fmt.Sprintf("%s#%06d", key, seq) }
-func (m *memStore) HashText(text string) string {
-	sum := sha256.Sum256([]byte(text))
-	return hex.EncodeToString(sum[:])
-}
-
-type memIndex struct {
-	mu  sync.Mutex
-	ids []string
-}
-
-func (x *memIndex) AddBatch(ids []string, _ [][]float32) error {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	x.ids = append(x.ids, ids...)
-	return nil
-}
-
-func (x *memIndex) Status() corpus.IndexStatus {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	return corpus.IndexStatus{Vectors: len(x.ids), Nodes: len(x.ids)}
-}
-
-func (x *memIndex) Wait(context.Context) error { return nil }
+func (m *memStore) Index(string) (*store.Index, error) { return m.ix, nil }
 
 // Add over the corpus's own interfaces: files are reported, stored,
 // embedded and indexed; a re-add finds them unchanged; a missing path is a
