@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // DefaultArxivURL is the arXiv API query endpoint.
@@ -64,7 +66,7 @@ var arxivFieldRe = regexp.MustCompile(`\b(all|ti|au|abs|co|jr|cat|rn|id):`)
 // phrases, the other words are ANDed, each as all:<term>. Text that already
 // uses arXiv field syntax (ti:, au:, all:, ...) is passed through.
 func ArxivQuery(q string) string {
-	q = strings.TrimSpace(CleanLine(q))
+	q = strings.TrimSpace(textkit.CleanLine(q))
 	if q == "" || arxivFieldRe.MatchString(q) {
 		return q
 	}
@@ -144,8 +146,8 @@ func ParseArxivFeed(body []byte) ([]Record, error) {
 	}
 	recs := make([]Record, 0, len(f.Entries))
 	for _, e := range f.Entries {
-		if CleanLine(e.Title) == "Error" && strings.Contains(e.ID, "/api/errors") {
-			msg := CleanLine(e.Summary)
+		if textkit.CleanLine(e.Title) == "Error" && strings.Contains(e.ID, "/api/errors") {
+			msg := textkit.CleanLine(e.Summary)
 			if msg == "" {
 				msg = e.ID
 			}
@@ -156,8 +158,8 @@ func ParseArxivFeed(body []byte) ([]Record, error) {
 			FoundBy:  []string{"arxiv"},
 			ArxivID:  ArxivIDFromURL(e.ID),
 			DOI:      NormalizeDOI(e.DOI),
-			Title:    CleanLine(e.Title),
-			Abstract: CleanAbstract(CleanLine(e.Summary)),
+			Title:    textkit.CleanLine(e.Title),
+			Abstract: CleanAbstract(textkit.CleanLine(e.Summary)),
 		}
 		if ref := MetaText(e.JournalRef); ref != "" {
 			if j, ok := parseJournalRef(ref); ok {
@@ -176,12 +178,12 @@ func ParseArxivFeed(body []byte) ([]Record, error) {
 			r.Year, _ = strconv.Atoi(e.Published[:4])
 		}
 		for _, au := range e.Authors {
-			if n := CleanLine(au.Name); n != "" {
+			if n := textkit.CleanLine(au.Name); n != "" {
 				r.Authors = append(r.Authors, n)
 			}
 		}
 		for _, l := range e.Links {
-			href := httpsArxiv(CleanLine(l.Href))
+			href := httpsArxiv(textkit.CleanLine(l.Href))
 			switch {
 			case l.Title == "pdf" || l.Type == "application/pdf":
 				if r.PDFURL == "" {
@@ -194,7 +196,7 @@ func ParseArxivFeed(body []byte) ([]Record, error) {
 			}
 		}
 		if r.URL == "" {
-			r.URL = httpsArxiv(CleanLine(e.ID))
+			r.URL = httpsArxiv(textkit.CleanLine(e.ID))
 		}
 		if r.ArxivID == "" && r.Title == "" {
 			continue
@@ -236,7 +238,7 @@ func httpsArxiv(u string) string {
 
 // NormalizeDOI lower-cases a DOI and strips URL and "doi:" prefixes.
 func NormalizeDOI(s string) string {
-	s = strings.TrimSpace(CleanLine(s))
+	s = strings.TrimSpace(textkit.CleanLine(s))
 	ls := strings.ToLower(s)
 	for _, p := range []string{"https://doi.org/", "http://doi.org/", "https://dx.doi.org/", "http://dx.doi.org/", "doi.org/", "doi:"} {
 		if strings.HasPrefix(ls, p) {

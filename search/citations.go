@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // CitationGraph is implemented by sources that can follow a work's
@@ -35,7 +37,7 @@ var openAlexIDRe = regexp.MustCompile(`^W\d{1,12}$`)
 func openAlexIDs(urls []string, n int) []string {
 	var out []string
 	for _, u := range urls {
-		id := strings.TrimPrefix(CleanLine(u), "https://openalex.org/")
+		id := strings.TrimPrefix(textkit.CleanLine(u), "https://openalex.org/")
 		if openAlexIDRe.MatchString(id) && len(out) < n {
 			out = append(out, id)
 		}
@@ -156,7 +158,7 @@ func ParseS2Edges(body []byte) ([]Record, error) {
 		return nil, fmt.Errorf("semanticscholar: malformed JSON: %w", err)
 	}
 	if env.Data == nil {
-		if msg := CleanLine(firstNonEmptyString(env.Error, env.Message)); msg != "" {
+		if msg := textkit.CleanLine(textkit.FirstNonEmpty(env.Error, env.Message)); msg != "" {
 			return nil, fmt.Errorf("semanticscholar: %s", msg)
 		}
 		return nil, nil

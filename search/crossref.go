@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // DefaultCrossrefURL is the Crossref REST API base.
@@ -38,7 +40,7 @@ func NewCrossref(c *Client, baseURL, mailto string) Source {
 func (s *crossrefSource) Name() string { return "crossref" }
 
 func (s *crossrefSource) Search(ctx context.Context, query string, limit int) ([]Record, error) {
-	query = CleanLine(query)
+	query = textkit.CleanLine(query)
 	if query == "" {
 		return nil, nil
 	}
@@ -85,9 +87,9 @@ func crossrefErrorMessage(body []byte) string {
 		if json.Unmarshal(trimmed, &e) == nil && len(e.Message) > 0 {
 			var parts []string
 			for _, m := range e.Message {
-				parts = append(parts, CleanLine(firstNonEmptyString(m.Message, m.Type)))
+				parts = append(parts, textkit.CleanLine(textkit.FirstNonEmpty(m.Message, m.Type)))
 			}
-			return CleanLine(e.Type + ": " + strings.Join(parts, "; "))
+			return textkit.CleanLine(e.Type + ": " + strings.Join(parts, "; "))
 		}
 		return ""
 	}
@@ -213,7 +215,7 @@ func ParseCrossref(body []byte) ([]Record, error) {
 			Source:      "crossref",
 			FoundBy:     []string{"crossref"},
 			DOI:         NormalizeDOI(w.DOI),
-			URL:         CleanLine(w.URL),
+			URL:         textkit.CleanLine(w.URL),
 			Abstract:    CleanAbstract(InlineText(w.Abstract)),
 			Citations:   w.Cited,
 			Year:        w.Issued.year(),
@@ -240,7 +242,7 @@ func ParseCrossref(body []byte) ([]Record, error) {
 		}
 		for _, l := range w.Link {
 			if strings.Contains(strings.ToLower(l.ContentType), "pdf") {
-				r.PDFURL = CleanLine(l.URL)
+				r.PDFURL = textkit.CleanLine(l.URL)
 				break
 			}
 		}
@@ -279,8 +281,8 @@ func crossrefUpdates(r *Record, w crWork) {
 		if t == "" {
 			return
 		}
-		up := Update{Type: t, DOI: NormalizeDOI(CleanLine(u.DOI)), Date: u.Updated.date(),
-			Source: CleanLine(u.Source), Notice: notice}
+		up := Update{Type: t, DOI: NormalizeDOI(textkit.CleanLine(u.DOI)), Date: u.Updated.date(),
+			Source: textkit.CleanLine(u.Source), Notice: notice}
 		if up.IsRetraction() {
 			r.Retracted = true
 		}

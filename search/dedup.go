@@ -6,12 +6,14 @@ import (
 	"unicode"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // NormalizeTitle folds a title for matching: accents removed, lower case,
 // punctuation dropped, whitespace collapsed.
 func NormalizeTitle(s string) string {
-	s = norm.NFKD.String(CleanLine(s))
+	s = norm.NFKD.String(textkit.CleanLine(s))
 	var b strings.Builder
 	space := false
 	for _, r := range s {

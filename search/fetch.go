@@ -16,6 +16,8 @@ import (
 
 	readability "codeberg.org/readeck/go-readability"
 	"golang.org/x/net/html"
+
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // ErrBlockedAddress is returned (wrapped) when a download would connect to a
@@ -192,16 +194,16 @@ func ExtractDocument(pageURL string, body []byte) (Document, error) {
 		if err != nil {
 			return doc, fmt.Errorf("html: %w", err)
 		}
-		doc.Title = CleanLine(art.Title)
+		doc.Title = textkit.CleanLine(art.Title)
 		text := art.TextContent
 		if art.Node != nil {
 			var b strings.Builder
 			renderText(&b, art.Node)
 			text = b.String()
 		}
-		doc.Text = strings.TrimSpace(CleanText(text))
+		doc.Text = strings.TrimSpace(textkit.CleanText(text))
 	case "text/plain":
-		doc.Text = strings.TrimSpace(CleanText(string(body)))
+		doc.Text = strings.TrimSpace(textkit.CleanText(string(body)))
 	default:
 		return doc, fmt.Errorf("%w: %s", ErrUnsupportedType, ct)
 	}

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"golang.org/x/time/rate"
+
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // Version goes into the default User-Agent; main may overwrite it at start-up.
@@ -539,7 +541,7 @@ func errorSnippet(b []byte) string {
 	if len(b) > 300 {
 		b = b[:300]
 	}
-	return CleanLine(strings.ToValidUTF8(string(b), ""))
+	return textkit.CleanLine(strings.ToValidUTF8(string(b), ""))
 }
 
 // redactURL drops query values that look like keys from URLs in messages.

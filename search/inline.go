@@ -6,6 +6,8 @@ import (
 	"io"
 	"regexp"
 	"strings"
+
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // xnode is a minimal XML tree for mixed content (HTML inline markup,
@@ -61,17 +63,17 @@ func parseFragment(s string) (*xnode, bool) {
 // Unicode superscripts where every character has one (km·h⁻¹), else ^(...).
 func InlineText(s string) string {
 	if !strings.Contains(s, "<") && !strings.Contains(s, "&") {
-		return CleanLine(s)
+		return textkit.CleanLine(s)
 	}
-	s = stripControls(s)
+	s = textkit.StripControls(s)
 	root, ok := parseFragment(s)
 	if !ok {
 		// not well-formed even for the lenient parser: drop tags crudely
-		return CleanLine(html.UnescapeString(tagRe.ReplaceAllString(s, " ")))
+		return textkit.CleanLine(html.UnescapeString(tagRe.ReplaceAllString(s, " ")))
 	}
 	var b strings.Builder
 	renderInline(&b, root, true)
-	return CleanLine(b.String())
+	return textkit.CleanLine(b.String())
 }
 
 var tagRe = regexp.MustCompile(`<[^>]*>`)

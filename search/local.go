@@ -23,6 +23,7 @@ import (
 	"golang.org/x/text/encoding/charmap"
 
 	"github.com/researchtui/researchtui/safefile"
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // MaxLocalFileBytes caps the size of a file `corpus add` reads.
@@ -293,7 +294,7 @@ func ParseLocalFile(abs string, data []byte, modTime time.Time) (Document, Recor
 				data = dec
 			}
 		}
-		doc = Document{URL: "file://" + abs, ContentType: "text/plain", Text: strings.TrimSpace(CleanText(string(data)))}
+		doc = Document{URL: "file://" + abs, ContentType: "text/plain", Text: strings.TrimSpace(textkit.CleanText(string(data)))}
 		if kind == "markdown" {
 			doc.Title = markdownTitle(doc.Text)
 		}
@@ -315,7 +316,7 @@ func ParseLocalFile(abs string, data []byte, modTime time.Time) (Document, Recor
 		Source:  "local",
 		FoundBy: []string{"local"},
 		Path:    abs,
-		Title:   CleanLine(doc.Title),
+		Title:   textkit.CleanLine(doc.Title),
 		Venue:   LocalVenue,
 		URL:     "file://" + abs,
 		Year:    modTime.Year(),
@@ -326,7 +327,7 @@ func ParseLocalFile(abs string, data []byte, modTime time.Time) (Document, Recor
 	if r.Title == "" {
 		r.Title = strings.TrimSuffix(filepath.Base(abs), filepath.Ext(abs))
 	}
-	r.Abstract = truncateText(CleanLine(doc.Text), 1200)
+	r.Abstract = truncateText(textkit.CleanLine(doc.Text), 1200)
 	return doc, r, nil
 }
 
@@ -366,7 +367,7 @@ func markdownTitle(text string) string {
 	for _, line := range strings.SplitN(text, "\n", 40) {
 		line = strings.TrimSpace(line)
 		if strings.HasPrefix(line, "# ") {
-			return CleanLine(strings.TrimPrefix(line, "# "))
+			return textkit.CleanLine(strings.TrimPrefix(line, "# "))
 		}
 	}
 	return ""
@@ -376,7 +377,7 @@ func markdownTitle(text string) string {
 // title (a few words, not a page header full of digits).
 func pdfTitleGuess(page string) string {
 	for _, line := range strings.SplitN(page, "\n", 8) {
-		line = CleanLine(line)
+		line = textkit.CleanLine(line)
 		n := len(strings.Fields(line))
 		if n >= 3 && n <= 25 && strings.IndexFunc(line, unicode.IsLetter) >= 0 && !strings.HasPrefix(strings.ToLower(line), "arxiv:") {
 			return line
@@ -509,7 +510,7 @@ func (l *localSource) SearchCollections(ctx context.Context, query string, limit
 		limit = 10
 	}
 	q := map[string]bool{}
-	for _, w := range termsOf(CleanLine(query)) {
+	for _, w := range termsOf(textkit.CleanLine(query)) {
 		q[w] = true
 	}
 	if len(q) == 0 {

@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // DefaultMaterialsProjectURL is the Materials Project API (v2) base.
@@ -176,13 +178,13 @@ func ParseMaterialsSummary(body []byte) ([]Record, error) {
 		return nil, fmt.Errorf("materials: malformed JSON: %w", err)
 	}
 	if env.Data == nil && env.Detail != nil {
-		return nil, fmt.Errorf("materials: %s", CleanLine(fmt.Sprint(env.Detail)))
+		return nil, fmt.Errorf("materials: %s", textkit.CleanLine(fmt.Sprint(env.Detail)))
 	}
 	var out []Record
 	for _, d := range env.Data {
 		id, _ := d["material_id"].(string)
 		formula, _ := d["formula_pretty"].(string)
-		id, formula = CleanLine(id), CleanLine(formula)
+		id, formula = textkit.CleanLine(id), textkit.CleanLine(formula)
 		if id == "" {
 			continue
 		}
@@ -212,11 +214,11 @@ func ParseMaterialsSummary(body []byte) ([]Record, error) {
 func cleanValue(v any) any {
 	switch x := v.(type) {
 	case string:
-		return CleanLine(x)
+		return textkit.CleanLine(x)
 	case map[string]any:
 		m := make(map[string]any, len(x))
 		for k, vv := range x {
-			m[CleanLine(k)] = cleanValue(vv)
+			m[textkit.CleanLine(k)] = cleanValue(vv)
 		}
 		return m
 	case []any:

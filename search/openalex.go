@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // DefaultOpenAlexURL is the OpenAlex API base.
@@ -33,7 +35,7 @@ func NewOpenAlex(c *Client, baseURL, mailto string) Source {
 func (o *openAlexSource) Name() string { return "openalex" }
 
 func (o *openAlexSource) Search(ctx context.Context, query string, limit int) ([]Record, error) {
-	query = CleanLine(query)
+	query = textkit.CleanLine(query)
 	if query == "" {
 		return nil, nil
 	}
@@ -117,7 +119,7 @@ func ParseOpenAlex(body []byte) ([]Record, error) {
 	case env.Results != nil:
 		works = *env.Results
 	case env.Error != "":
-		return nil, fmt.Errorf("openalex: %s %s", CleanLine(env.Error), CleanLine(env.Message))
+		return nil, fmt.Errorf("openalex: %s %s", textkit.CleanLine(env.Error), textkit.CleanLine(env.Message))
 	default:
 		var w oaWork
 		if err := json.Unmarshal(trimmed, &w); err != nil {
@@ -144,20 +146,20 @@ func openAlexRecord(w oaWork) Record {
 		Source:     "openalex",
 		FoundBy:    []string{"openalex"},
 		DOI:        NormalizeDOI(w.DOI),
-		OpenAlexID: CleanLine(strings.TrimPrefix(w.ID, "https://openalex.org/")),
+		OpenAlexID: textkit.CleanLine(strings.TrimPrefix(w.ID, "https://openalex.org/")),
 		References: openAlexIDs(w.ReferencedWorks, maxReferences),
 		Title:      MetaText(w.DisplayName),
 		Year:       w.PublicationYear,
-		Abstract:   CleanAbstract(CleanLine(RebuildAbstract(w.AbstractInvertedIndex))),
+		Abstract:   CleanAbstract(textkit.CleanLine(RebuildAbstract(w.AbstractInvertedIndex))),
 		Citations:  w.CitedByCount,
 		Retracted:  w.IsRetracted,
 	}
 	if r.Title == "" {
-		r.Title = CleanLine(w.Title)
+		r.Title = textkit.CleanLine(w.Title)
 	}
 	if p := w.IDs.PMID; p != "" {
 		p = strings.TrimRight(p, "/")
-		r.PMID = CleanLine(p[strings.LastIndex(p, "/")+1:])
+		r.PMID = textkit.CleanLine(p[strings.LastIndex(p, "/")+1:])
 	}
 	for _, a := range w.Authorships {
 		if n := MetaText(a.Author.DisplayName); n != "" {
@@ -170,7 +172,7 @@ func openAlexRecord(w oaWork) Record {
 			r.Venue = MetaText(pl.Source.DisplayName)
 			publisher = string(pl.Source.HostOrganizationName)
 		}
-		r.URL = CleanLine(pl.LandingPageURL)
+		r.URL = textkit.CleanLine(pl.LandingPageURL)
 	}
 	b, typ := w.Biblio, openAlexTypes[string(w.Type)]
 	if typ == "" {
@@ -181,10 +183,10 @@ func openAlexRecord(w oaWork) Record {
 		r.URL = "https://doi.org/" + r.DOI
 	}
 	if w.BestOALocation != nil {
-		r.PDFURL = CleanLine(w.BestOALocation.PDFURL)
+		r.PDFURL = textkit.CleanLine(w.BestOALocation.PDFURL)
 	}
 	if r.PDFURL == "" && w.PrimaryLocation != nil {
-		r.PDFURL = CleanLine(w.PrimaryLocation.PDFURL)
+		r.PDFURL = textkit.CleanLine(w.PrimaryLocation.PDFURL)
 	}
 	locs := w.Locations
 	if w.PrimaryLocation != nil {
@@ -205,7 +207,7 @@ func openAlexRecord(w oaWork) Record {
 	if r.PDFURL == "" {
 		for _, l := range locs {
 			if l.PDFURL != "" {
-				r.PDFURL = CleanLine(l.PDFURL)
+				r.PDFURL = textkit.CleanLine(l.PDFURL)
 				break
 			}
 		}

@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // CleanPDFPages turns pdfium's page texts into readable text, page by page
@@ -41,7 +43,7 @@ func cleanPDFPage(s string) string {
 	s = ligatures.Replace(s)
 	s = composeSpacingAccents(s)
 	s = norm.NFC.String(s)
-	return strings.TrimSpace(CleanText(s))
+	return strings.TrimSpace(textkit.CleanText(s))
 }
 
 var ligatures = strings.NewReplacer(

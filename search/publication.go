@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/researchtui/researchtui/search/bib"
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // Publication details from the scholarly APIs (OpenAlex's biblio and
@@ -36,7 +37,7 @@ var inBook = map[string]bool{"chapter": true, "paper-conference": true, "entry-e
 
 // pageRange is "first–last", or the one page given.
 func pageRange(first, last string) string {
-	first, last = CleanLine(first), CleanLine(last)
+	first, last = textkit.CleanLine(first), textkit.CleanLine(last)
 	switch {
 	case first == "":
 		return ""
@@ -50,7 +51,7 @@ func pageRange(first, last string) string {
 // "244–255", "1021-9" is "1021–1029"; anything else ("e1002", "S1-4,
 // S10") as NormalizePages leaves it.
 func medlinePages(s string) string {
-	s = CleanLine(s)
+	s = textkit.CleanLine(s)
 	first, last, ok := strings.Cut(s, "-")
 	if !ok || !digits(first) || !digits(last) || len(last) >= len(first) {
 		return bib.NormalizePages(s)
@@ -87,10 +88,10 @@ func publicationOf(itemType, volume, issue, pages, publisher string) Publication
 // FiledName is a person filed as "Family, Given" (or "Family," without a
 // given name), or an organisation's name whole.
 func FiledName(family, given, name string) string {
-	family, given = CleanLine(family), CleanLine(given)
+	family, given = textkit.CleanLine(family), textkit.CleanLine(given)
 	switch {
 	case family == "":
-		return CleanLine(name)
+		return textkit.CleanLine(name)
 	case given == "":
 		return family + ","
 	}

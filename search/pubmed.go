@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // DefaultPubMedURL is the NCBI E-utilities base.
@@ -61,7 +63,7 @@ func (p *pubMedSource) params(v url.Values) url.Values {
 }
 
 func (p *pubMedSource) Search(ctx context.Context, query string, limit int) ([]Record, error) {
-	query = CleanLine(query)
+	query = textkit.CleanLine(query)
 	if query == "" {
 		return nil, nil
 	}
@@ -145,13 +147,13 @@ func ParsePubMedSearch(body []byte) ([]string, error) {
 			return nil, fmt.Errorf("pubmed: malformed esearch JSON: %w", err)
 		}
 		if env.Error != "" {
-			return nil, fmt.Errorf("pubmed: %s", CleanLine(env.Error))
+			return nil, fmt.Errorf("pubmed: %s", textkit.CleanLine(env.Error))
 		}
 		if env.Result == nil {
 			return nil, fmt.Errorf("pubmed: esearch answer without a result: %q", errorSnippet(body))
 		}
 		if env.Result.Error != "" && len(env.Result.IDs) == 0 {
-			return nil, fmt.Errorf("pubmed: %s", CleanLine(env.Result.Error))
+			return nil, fmt.Errorf("pubmed: %s", textkit.CleanLine(env.Result.Error))
 		}
 		ids = env.Result.IDs
 	case len(trimmed) > 0 && trimmed[0] == '<':
@@ -164,7 +166,7 @@ func ParsePubMedSearch(body []byte) ([]string, error) {
 			return nil, fmt.Errorf("pubmed: malformed esearch XML: %w", err)
 		}
 		if res.Error != "" && len(res.IDs) == 0 {
-			return nil, fmt.Errorf("pubmed: %s", CleanLine(res.Error))
+			return nil, fmt.Errorf("pubmed: %s", textkit.CleanLine(res.Error))
 		}
 		ids = res.IDs
 	default:
@@ -260,16 +262,16 @@ func ParsePubMedArticles(body []byte) ([]Record, error) {
 			if t == "" {
 				continue
 			}
-			if l := CleanLine(ab.Label); l != "" && !strings.EqualFold(l, "unlabelled") {
+			if l := textkit.CleanLine(ab.Label); l != "" && !strings.EqualFold(l, "unlabelled") {
 				t = l + ": " + t
 			}
 			parts = append(parts, t)
 		}
 		r.Abstract = CleanAbstract(strings.Join(parts, " "))
 		for _, au := range a.Article.Authors {
-			n := CleanLine(strings.TrimSpace(au.Fore + " " + au.Last))
+			n := textkit.CleanLine(strings.TrimSpace(au.Fore + " " + au.Last))
 			if n == "" {
-				n = CleanLine(au.Collective)
+				n = textkit.CleanLine(au.Collective)
 			}
 			if n != "" {
 				r.Authors = append(r.Authors, n)
@@ -284,7 +286,7 @@ func ParsePubMedArticles(body []byte) ([]Record, error) {
 			r.Year = leadingYear(a.Article.ArticleDate[0].Year)
 		}
 		for _, id := range a.IDs {
-			v := CleanLine(id.Value)
+			v := textkit.CleanLine(id.Value)
 			switch strings.ToLower(id.Type) {
 			case "doi":
 				if r.DOI == "" {

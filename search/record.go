@@ -7,6 +7,8 @@ package search
 import (
 	"context"
 	"strings"
+
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // Record is one work as every source reports it, normalised so that the
@@ -161,7 +163,7 @@ func (u Update) IsCorrection() bool {
 // normalizeUpdateType folds "Expression of Concern", "expression-of-concern"
 // and "expression_of_concern" to one spelling.
 func normalizeUpdateType(t string) string {
-	t = strings.ToLower(CleanLine(t))
+	t = strings.ToLower(textkit.CleanLine(t))
 	t = strings.NewReplacer(" ", "_", "-", "_").Replace(t)
 	return t
 }

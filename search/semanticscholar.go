@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // DefaultSemanticScholarURL is the Semantic Scholar Graph API base.
@@ -44,7 +46,7 @@ func NewSemanticScholar(c *Client, baseURL, apiKey string) Source {
 func (s *semanticScholarSource) Name() string { return "semanticscholar" }
 
 func (s *semanticScholarSource) Search(ctx context.Context, query string, limit int) ([]Record, error) {
-	query = CleanLine(query)
+	query = textkit.CleanLine(query)
 	if query == "" {
 		return nil, nil
 	}
@@ -85,16 +87,7 @@ func s2ErrorMessage(body []byte) string {
 	if json.Unmarshal(body, &e) != nil {
 		return ""
 	}
-	return CleanLine(firstNonEmptyString(e.Error, e.Message))
-}
-
-func firstNonEmptyString(ss ...string) string {
-	for _, s := range ss {
-		if s != "" {
-			return s
-		}
-	}
-	return ""
+	return textkit.CleanLine(textkit.FirstNonEmpty(e.Error, e.Message))
 }
 
 type s2Paper struct {
@@ -136,7 +129,7 @@ func ParseSemanticScholar(body []byte) ([]Record, error) {
 		return nil, fmt.Errorf("semanticscholar: malformed JSON: %w", err)
 	}
 	if env.Data == nil && env.Total == nil {
-		if msg := CleanLine(firstNonEmptyString(env.Error, env.Message)); msg != "" {
+		if msg := textkit.CleanLine(textkit.FirstNonEmpty(env.Error, env.Message)); msg != "" {
 			return nil, fmt.Errorf("semanticscholar: %s", msg)
 		}
 		return nil, fmt.Errorf("semanticscholar: neither results nor an error: %q", errorSnippet(body))
@@ -152,14 +145,14 @@ func s2Records(papers []s2Paper) []Record {
 		r := Record{
 			Source:    "semanticscholar",
 			FoundBy:   []string{"semanticscholar"},
-			S2ID:      CleanLine(p.PaperID),
+			S2ID:      textkit.CleanLine(p.PaperID),
 			Title:     MetaText(p.Title),
 			Venue:     MetaText(p.Venue),
-			URL:       CleanLine(p.URL),
+			URL:       textkit.CleanLine(p.URL),
 			Citations: p.CitationCount,
 		}
 		if p.Abstract != nil {
-			r.Abstract = CleanAbstract(CleanLine(*p.Abstract))
+			r.Abstract = CleanAbstract(textkit.CleanLine(*p.Abstract))
 		}
 		if p.Year != nil {
 			r.Year = *p.Year
@@ -181,7 +174,7 @@ func s2Records(papers []s2Paper) []Record {
 		ext := func(k string) string {
 			switch v := p.ExternalIDs[k].(type) {
 			case string:
-				return CleanLine(v)
+				return textkit.CleanLine(v)
 			case float64:
 				return strconv.FormatFloat(v, 'f', -1, 64)
 			}
@@ -196,7 +189,7 @@ func s2Records(papers []s2Paper) []Record {
 			r.PMCID = "PMC" + strings.TrimPrefix(strings.ToUpper(pmc), "PMC")
 		}
 		if p.OpenAccessPDF != nil {
-			r.PDFURL = CleanLine(p.OpenAccessPDF.URL)
+			r.PDFURL = textkit.CleanLine(p.OpenAccessPDF.URL)
 		}
 		if r.PDFURL == "" && r.ArxivID != "" {
 			r.PDFURL = "https://arxiv.org/pdf/" + r.ArxivID

@@ -234,28 +234,6 @@ func TestHostileFieldsCleaned(t *testing.T) {
 	}
 }
 
-func TestCleanText(t *testing.T) {
-	cases := map[string]string{
-		"a\x1b]0;pwned\x07b":          "ab",
-		"red \x1b[1;31mtext\x1b[0m":   "red text",
-		"x\x1b]8;;http://e\x1b\\link": "xlink",
-		"tab\there  spaces":           "tab here spaces",
-		"c1 \u009b2Jcsi":              "c1 csi",
-		"bell\x07 nul\x00 del\x7f":    "bell nul del",
-		"para\r\n\r\n\r\n\nnext":      "para\n\nnext",
-		"rtl \u202egnp.exe":           "rtl gnp.exe",
-		"bad utf8 \xff\xfe end":       "bad utf8 end",
-	}
-	for in, want := range cases {
-		if got := CleanText(in); got != want {
-			t.Errorf("CleanText(%q) = %q, want %q", in, got, want)
-		}
-	}
-	if got := CleanLine("a\n\nb\t c"); got != "a b c" {
-		t.Errorf("CleanLine: %q", got)
-	}
-}
-
 func fixtureBytes(path string) []byte {
 	b, _ := os.ReadFile(path)
 	return b

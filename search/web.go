@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // Default web search endpoints.
@@ -68,7 +70,7 @@ func NewWeb(c *Client, opt WebOptions) Source {
 func (w *webSource) Name() string { return "web" }
 
 func (w *webSource) Search(ctx context.Context, query string, limit int) ([]Record, error) {
-	query = CleanLine(query)
+	query = textkit.CleanLine(query)
 	if query == "" {
 		return nil, nil
 	}
@@ -166,7 +168,7 @@ func (w *webSource) tavily(ctx context.Context, query string, limit int) ([]Reco
 }
 
 func webRecord(engine, title, link, snippet, date string) (Record, bool) {
-	link = CleanLine(link)
+	link = textkit.CleanLine(link)
 	u, err := url.Parse(link)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return Record{}, false
@@ -297,7 +299,7 @@ func ParseBrave(body []byte) ([]Record, error) {
 		return nil, fmt.Errorf("brave: malformed JSON: %w", err)
 	}
 	if env.Error != nil {
-		return nil, fmt.Errorf("brave: %s %s", CleanLine(env.Error.Code), CleanLine(env.Error.Detail))
+		return nil, fmt.Errorf("brave: %s %s", textkit.CleanLine(env.Error.Code), textkit.CleanLine(env.Error.Detail))
 	}
 	var out []Record
 	for _, x := range env.Web.Results {
@@ -330,7 +332,7 @@ func ParseTavily(body []byte) ([]Record, error) {
 		return nil, fmt.Errorf("tavily: malformed JSON: %w", err)
 	}
 	if env.Results == nil && env.Detail != nil {
-		return nil, fmt.Errorf("tavily: %s", CleanLine(fmt.Sprint(env.Detail)))
+		return nil, fmt.Errorf("tavily: %s", textkit.CleanLine(fmt.Sprint(env.Detail)))
 	}
 	var out []Record
 	for _, x := range env.Results {

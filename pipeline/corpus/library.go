@@ -16,6 +16,7 @@ import (
 	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/search/bib"
 	"github.com/researchtui/researchtui/store"
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // The person's reference library (Zotero, a .bib, CSL-JSON or RIS file) as
@@ -248,19 +249,19 @@ func itemRecord(lib string, it bib.Item, file string) search.Record {
 		Library:     lib,
 		LibraryID:   it.ID,
 		Collections: ItemCollections(lib, it),
-		Title:       search.CleanLine(it.Title),
+		Title:       textkit.CleanLine(it.Title),
 		Year:        it.Year,
-		Venue:       search.CleanLine(it.Venue),
+		Venue:       textkit.CleanLine(it.Venue),
 		Publication: search.Publication{
 			ItemType:  it.Type,
-			Volume:    search.CleanLine(it.Volume),
-			Issue:     search.CleanLine(it.Issue),
-			Pages:     search.CleanLine(it.Pages),
-			Publisher: search.CleanLine(it.Publisher),
+			Volume:    textkit.CleanLine(it.Volume),
+			Issue:     textkit.CleanLine(it.Issue),
+			Pages:     textkit.CleanLine(it.Pages),
+			Publisher: textkit.CleanLine(it.Publisher),
 		},
 		DOI:      search.NormalizeDOI(it.DOI),
 		URL:      it.URL,
-		Abstract: search.CleanLine(it.Abstract),
+		Abstract: textkit.CleanLine(it.Abstract),
 		Path:     file,
 	}
 	names := it.Authors
@@ -274,7 +275,7 @@ func itemRecord(lib string, it bib.Item, file string) search.Record {
 		}
 	}
 	for _, a := range names {
-		if s := search.CleanLine(a.String()); s != "" {
+		if s := textkit.CleanLine(a.String()); s != "" {
 			r.Authors = append(r.Authors, s)
 			r.AuthorsFiled = append(r.AuthorsFiled, filed(a))
 		}
@@ -289,7 +290,7 @@ func itemRecord(lib string, it bib.Item, file string) search.Record {
 // organisation's name whole.
 func filed(n bib.Name) string {
 	if n.Literal != "" {
-		return search.CleanLine(n.String())
+		return textkit.CleanLine(n.String())
 	}
 	return search.FiledName(n.Family, n.Given, n.String())
 }
@@ -455,7 +456,7 @@ func (c *corpusIngest) applyItem(j *corpusJob, r corpusResult) error {
 	} else {
 		e.Type, e.Chunks = r.doc.ContentType, len(r.chunks)
 		p.item.Chunks = r.chunks
-		p.detail = search.Plural(len(r.chunks), "chunk", "chunks")
+		p.detail = textkit.Plural(len(r.chunks), "chunk", "chunks")
 		if r.file == "" {
 			what := "its abstract, "
 			if strings.TrimSpace(ij.it.Abstract) == "" {

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // Macros that double at each step would expand to 2^40 bytes: the
@@ -189,11 +191,11 @@ func FuzzCleanLine(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		want := Truncate(strings.Join(strings.Fields(StripControls(s)), " "), maxLine)
+		want := Truncate(strings.Join(strings.Fields(textkit.StripControls(s)), " "), maxLine)
 		if got := CleanLine(s); got != want {
 			t.Errorf("CleanLine(%q) = %q, want %q", s, got, want)
 		}
-		lines := strings.Split(StripControls(s), "\n")
+		lines := strings.Split(textkit.StripControls(s), "\n")
 		if !strings.Contains(s, "\n") && len(lines) == 1 {
 			if got, want := cleanText(s), Truncate(strings.Join(strings.Fields(lines[0]), " "), maxText); got != want {
 				t.Errorf("cleanText(%q) = %q, want %q", s, got, want)

@@ -7,6 +7,8 @@ import (
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // decodeInput turns a file's bytes into text. Reference managers write
@@ -83,94 +85,13 @@ func cp1252(c byte) rune {
 	return []rune("€\x00‚ƒ„…†‡ˆ‰Š‹Œ\x00Ž\x00\x00‘’“”•–—˜™š›œ\x00žŸ")[c-0x80]
 }
 
-// stripControls removes what a terminal would execute rather than show:
-// escape sequences (CSI, OSC, DCS and the rest, 7- and 8-bit), every other
-// control but \n and \t, bidirectional overrides and byte-order marks. The
-// rule is the one search.CleanText applies, repeated here because this
-// package imports nothing of the project.
-func StripControls(s string) string {
-	if utf8.ValidString(s) && !strings.ContainsFunc(s, isControl) {
-		return s
-	}
-	s = strings.ToValidUTF8(s, "")
-	var b strings.Builder
-	b.Grow(len(s))
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		switch {
-		case r == 0x1b: // ESC
-			i = skipEscape(s, i)
-		case r == 0x9b: // 8-bit CSI
-			i = skipCSI(s, i)
-		case r == 0x90 || r == 0x98 || r == 0x9d || r == 0x9e || r == 0x9f: // DCS, SOS, OSC, PM, APC
-			i = skipString(s, i)
-		case r == '\r':
-			if !strings.HasPrefix(s[i:], "\n") {
-				b.WriteByte('\n')
-			}
-		case r == '\n' || r == '\t':
-			b.WriteRune(r)
-		case isControl(r):
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
+// isControl reports a rune textkit.StripControls removes (a control but
+// \n and \t, a bidi control, a BOM): CleanLine's fast path asks it of each
+// rune to tell a field that is clean already, without a copy.
 func isControl(r rune) bool {
 	return r < 0x20 && r != '\n' && r != '\t' || r >= 0x7f && r <= 0x9f ||
 		r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 ||
 		r == 0x200e || r == 0x200f || r == 0x061c || r == 0xfeff
-}
-
-// skipEscape returns the index after the escape sequence whose ESC ends
-// just before s[i].
-func skipEscape(s string, i int) int {
-	if i >= len(s) {
-		return i
-	}
-	switch s[i] {
-	case '[':
-		return skipCSI(s, i+1)
-	case ']', 'P', 'X', '^', '_':
-		return skipString(s, i+1)
-	case '(', ')', '*', '+', '-', '.', '/', '#', '%', ' ':
-		return min(i+2, len(s))
-	}
-	_, size := utf8.DecodeRuneInString(s[i:])
-	return i + size
-}
-
-// skipCSI skips parameter and intermediate bytes and the final byte.
-func skipCSI(s string, i int) int {
-	for i < len(s) {
-		c := s[i]
-		i++
-		if c >= 0x40 && c <= 0x7e || c < 0x20 || c >= 0x80 {
-			return i
-		}
-	}
-	return i
-}
-
-// skipString skips an OSC/DCS-like string up to BEL, ST (ESC \ or 0x9c).
-func skipString(s string, i int) int {
-	for i < len(s) {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		switch {
-		case r == 0x07 || r == 0x9c:
-			return i
-		case r == 0x1b:
-			if i < len(s) && s[i] == '\\' {
-				return i + 1
-			}
-			return i
-		}
-	}
-	return i
 }
 
 // CleanLine is a one-line field (a title, a name, a venue) safe to draw:
@@ -181,7 +102,7 @@ func CleanLine(s string) string {
 	if isCleanLine(s) {
 		return Truncate(s, maxLine)
 	}
-	return Truncate(strings.Join(strings.Fields(StripControls(s)), " "), maxLine)
+	return Truncate(strings.Join(strings.Fields(textkit.StripControls(s)), " "), maxLine)
 }
 
 // isCleanLine reports whether s is what CleanLine would make of it, cut
@@ -218,7 +139,7 @@ func cleanText(s string) string {
 	if isCleanLine(s) {
 		return Truncate(s, maxText) // one clean line: nothing to collapse
 	}
-	lines := strings.Split(StripControls(s), "\n")
+	lines := strings.Split(textkit.StripControls(s), "\n")
 	out := lines[:0]
 	blank := false
 	for _, l := range lines {
@@ -247,7 +168,7 @@ func cleanPath(s string) string {
 			return -1
 		}
 		return r
-	}, StripControls(s))
+	}, textkit.StripControls(s))
 	return Truncate(strings.TrimSpace(s), maxLine)
 }
 

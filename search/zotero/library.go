@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/researchtui/researchtui/search/bib"
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // Library is a person's Zotero library (the user library, "My Library";
@@ -176,7 +177,7 @@ var skippedTypes = map[string]bool{"note": true, "attachment": true, "annotation
 func (r *record) item(paths map[string]string) bib.Item {
 	f := make(map[string]string, len(r.fields))
 	for name, v := range r.fields {
-		v = strings.TrimSpace(bib.StripControls(v))
+		v = strings.TrimSpace(textkit.StripControls(v))
 		if v == "" {
 			continue
 		}

@@ -1,0 +1,31 @@
+package textkit
+
+import "strconv"
+
+// Clip cuts s to at most n runes, the last of them "…" when it cut
+// (n must be at least 1).
+func Clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// Plural counts in words: "1 chunk", "3 chunks", "0 chunks".
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+// FirstNonEmpty is the first of ss that is not "", or "".
+func FirstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
