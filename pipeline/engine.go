@@ -153,11 +153,13 @@ func (e *Engine) workers() int {
 	return 3
 }
 
-// Start checks the options, stores a new session and starts the run in the
+// Start checks the options (unless Normalize already did), stores a new session and starts the run in the
 // background. Errors wrapping ErrBadInput are the caller's to fix.
 func (e *Engine) Start(ctx context.Context, opt Options) (*Run, error) {
-	if err := opt.Normalize(); err != nil {
-		return nil, err
+	if !opt.isNormalized() { // the CLI and MCP normalise first, to refuse bad input before opening anything
+		if err := opt.Normalize(); err != nil {
+			return nil, err
+		}
 	}
 	if e.LLM != nil && opt.Backend == "" {
 		opt.Backend = e.LLM.Name()

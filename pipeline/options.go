@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -92,6 +93,12 @@ type Options struct {
 	// "corpus" for the loose documents); none: all of it. Naming one
 	// brings the local source in.
 	Collections []string `json:"collections,omitempty"`
+
+	// normalized is the options' JSON as Normalize left them, so
+	// Engine.Start does not normalise again options a face has already
+	// checked (to answer bad input before it opens anything); options
+	// changed since are normalised again. Not stored.
+	normalized string
 }
 
 // depthPlan is what a depth means in numbers.
@@ -146,22 +153,16 @@ func (o Options) StepBudget() int {
 }
 
 // Normalize fills defaults and checks the options, returning an error
-// wrapping ErrBadInput that says what to change.
+// wrapping ErrBadInput that says what to change. It runs once per run:
+// Engine.Start skips options Normalize left unchanged.
 func (o *Options) Normalize() error {
+	o.normalized = ""
 	o.Question = normalizeQuestion(o.Question)
 	if o.Question == "" {
 		return fmt.Errorf("%w: the question is empty; ask something, e.g. researchtui run \"how do transformers handle long context?\"", ErrBadInput)
 	}
 	if len(o.Question) > MaxQuestionBytes {
 		return fmt.Errorf("%w: the question is %d bytes; keep it under %d (put background material in a document and add it with `researchtui corpus add`)", ErrBadInput, len(o.Question), MaxQuestionBytes)
-	}
-	if o.Depth == "" {
-		o.Depth = DepthStandard
-	}
-	switch o.Depth {
-	case DepthQuick, DepthStandard, DepthDeep:
-	default:
-		return fmt.Errorf("%w: unknown depth %q (use quick, standard or deep)", ErrBadInput, o.Depth)
 	}
 	if o.MaxRevisions < 0 {
 		return fmt.Errorf("%w: --max-revisions must be 0 or more", ErrBadInput)
@@ -172,46 +173,11 @@ func (o *Options) Normalize() error {
 	if o.Deadline < 0 || o.Grace < 0 {
 		return fmt.Errorf("%w: --deadline and the grace period must be positive durations", ErrBadInput)
 	}
-	switch o.Kind = strings.ToLower(strings.TrimSpace(o.Kind)); o.Kind {
-	case "":
-		o.Kind = KindStandard
-	case KindStandard, KindBrief, KindReview:
-	default:
-		return fmt.Errorf("%w: unknown --kind %q (use standard, brief or review)", ErrBadInput, o.Kind)
-	}
-	lang, err := normalizeLanguage(o.Language)
-	if err != nil {
+	if err := o.normalizeChoices(); err != nil { // the table's allowed values (optionspec.go)
 		return err
-	}
-	o.Language = lang
-	switch o.ReviewPlan = strings.ToLower(strings.TrimSpace(o.ReviewPlan)); o.ReviewPlan {
-	case "":
-		o.ReviewPlan = ReviewApprove
-	case ReviewApprove, ReviewAsk:
-	default:
-		return fmt.Errorf("%w: unknown --review-plan %q (use approve or ask)", ErrBadInput, o.ReviewPlan)
-	}
-	switch o.Verify {
-	case "":
-		o.Verify = VerifyFull
-	case VerifyFull, VerifyQuick, VerifyOff:
-	default:
-		return fmt.Errorf("%w: unknown --verify %q (use full, quick or off)", ErrBadInput, o.Verify)
-	}
-	switch o.Unsupported {
-	case "":
-		o.Unsupported = UnsupportedUncite
-	case UnsupportedUncite, UnsupportedDrop:
-	default:
-		return fmt.Errorf("%w: unknown --unsupported %q (use uncite or drop)", ErrBadInput, o.Unsupported)
 	}
 	if o.BudgetTokens < 0 {
 		return fmt.Errorf("%w: --budget-tokens must be 0 or more", ErrBadInput)
-	}
-	switch o.Screen {
-	case "", ScreenOn, ScreenOff:
-	default:
-		return fmt.Errorf("%w: --screen must be on or off, not %q", ErrBadInput, o.Screen)
 	}
 	if len(o.Sources) == 0 || o.AutoSources {
 		o.AutoSources = true
@@ -240,6 +206,9 @@ func (o *Options) Normalize() error {
 	}
 	if o.EmbedModel == "" {
 		return fmt.Errorf("%w: no embedding model set", ErrBadInput)
+	}
+	if raw, err := json.Marshal(o); err == nil {
+		o.normalized = string(raw)
 	}
 	return nil
 }
@@ -274,4 +243,13 @@ func cleanCollections(names []string) []string {
 		out = append(out, n)
 	}
 	return out
+}
+
+// isNormalized reports whether Normalize left the options as they are.
+func (o Options) isNormalized() bool {
+	if o.normalized == "" {
+		return false
+	}
+	raw, err := json.Marshal(o)
+	return err == nil && string(raw) == o.normalized
 }

@@ -1,0 +1,85 @@
+package pipeline
+
+import (
+	"strings"
+	"testing"
+)
+
+// A run option added to the table, here by a test, is checked by
+// Normalize: its default filled in, a value off its choices refused.
+func TestNormalizeChecksATableAddedOption(t *testing.T) {
+	var tone string
+	old := RunOptions
+	t.Cleanup(func() { RunOptions = old })
+	RunOptions = append(RunOptions[:len(RunOptions):len(RunOptions)], OptionSpec{
+		Name: "tone", Key: "tone", Type: OptionString, Default: "plain", Choices: []string{"plain", "formal"},
+		Access: Access{Get: func(*Options) any { return tone }, Set: func(_ *Options, v any) { tone = v.(string) }},
+	})
+	o := Options{Question: "why?", Model: "m", EmbedModel: "e"}
+	if err := o.Normalize(); err != nil || tone != "plain" {
+		t.Fatalf("Normalize: %v, tone %q; want the default plain", err, tone)
+	}
+	tone = " Formal"
+	if err := o.Normalize(); err != nil || tone != "formal" {
+		t.Fatalf("Normalize: %v, tone %q; want formal", err, tone)
+	}
+	tone = "shouty"
+	if err := o.Normalize(); err == nil || !strings.Contains(err.Error(), `unknown --tone "shouty" (use plain or formal)`) {
+		t.Fatalf("Normalize of a tone off the table: %v", err)
+	}
+}
+
+// The table's allowed values are what Normalize accepts, and the errors
+// name the option as before.
+func TestNormalizeChoicesFromTheTable(t *testing.T) {
+	for _, c := range []struct {
+		set  func(*Options)
+		want string
+	}{
+		{func(o *Options) { o.Depth = "bottomless" }, `unknown depth "bottomless" (use quick, standard or deep)`},
+		{func(o *Options) { o.Kind = "epic" }, `unknown --kind "epic" (use standard, brief or review)`},
+		{func(o *Options) { o.ReviewPlan = "later" }, `unknown --review-plan "later" (use approve or ask)`},
+		{func(o *Options) { o.Verify = "twice" }, `unknown --verify "twice" (use full, quick or off)`},
+		{func(o *Options) { o.Unsupported = "keep" }, `unknown --unsupported "keep" (use uncite or drop)`},
+		{func(o *Options) { o.Screen = "maybe" }, `unknown --screen "maybe" (use on or off)`},
+	} {
+		o := Options{Question: "why?", Model: "m", EmbedModel: "e"}
+		c.set(&o)
+		if err := o.Normalize(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("got %v, want %q", err, c.want)
+		}
+	}
+	o := Options{Question: "why?", Model: "m", EmbedModel: "e"}
+	if err := o.Normalize(); err != nil {
+		t.Fatal(err)
+	}
+	if o.Depth != DepthStandard || o.Kind != KindStandard || o.ReviewPlan != ReviewApprove || o.Verify != VerifyFull || o.Unsupported != UnsupportedUncite || o.Screen != "" {
+		t.Errorf("defaults %+v", o)
+	}
+	if d := DefaultOptions(); d.MaxRevisions != 2 || d.Rounds != nil {
+		t.Errorf("DefaultOptions %+v", d)
+	}
+}
+
+// Normalize runs once: options it left as they are count as normalised
+// (Engine.Start skips them); changed ones do not.
+func TestNormalizedOnce(t *testing.T) {
+	o := Options{Question: "  why?  ", Model: "m", EmbedModel: "e"}
+	if o.isNormalized() {
+		t.Fatal("fresh options count as normalised")
+	}
+	if err := o.Normalize(); err != nil {
+		t.Fatal(err)
+	}
+	if !o.isNormalized() {
+		t.Fatal("normalised options do not count as such")
+	}
+	c := o
+	if !c.isNormalized() {
+		t.Error("a copy of normalised options does not count as such")
+	}
+	c.Question = "  another?\x1b[2J"
+	if c.isNormalized() {
+		t.Error("options changed after Normalize count as normalised")
+	}
+}
