@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/researchtui/researchtui/search"
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // Works known by title only (a reference or citing work a source listed
@@ -48,7 +49,7 @@ func (f *flow) lookUpAbstracts(ctx context.Context, a *agentCall, pool []search.
 	}
 	found, err := finder.FindAbstracts(ctx, ask)
 	if err != nil && ctx.Err() == nil {
-		a.warn("looking up the abstracts of %s known by title only at %s failed: %s", plural(len(ask), "work", "works"), name, shortErr(err))
+		a.warn("looking up the abstracts of %s known by title only at %s failed: %s", textkit.Plural(len(ask), "work", "works"), name, shortErr(err))
 	}
 	out := append([]search.Record(nil), pool...)
 	got := 0

@@ -10,9 +10,11 @@ import (
 	"strings"
 	"sync"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/researchtui/researchtui/llm"
 	"github.com/researchtui/researchtui/search"
-	"golang.org/x/sync/errgroup"
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // Analysis is the analyst's structured reading of one source.
@@ -332,12 +334,12 @@ func (o *orchestrator) analysisFrom(ans analystAnswer, x excerptSet, full bool, 
 			continue
 		}
 		seen[text] = true
-		an.KeyFindings = append(an.KeyFindings, truncateRunes(text, 400))
-		an.Quotes = append(an.Quotes, Quote{ChunkID: id, Text: truncateRunes(text, 400)})
+		an.KeyFindings = append(an.KeyFindings, textkit.Clip(text, 400))
+		an.Quotes = append(an.Quotes, Quote{ChunkID: id, Text: textkit.Clip(text, 400)})
 	}
 	if full {
-		an.Methodology = oneLine(truncateRunes(ans.Method, 160))
-		an.Limitations = oneLine(truncateRunes(ans.Limits, 160))
+		an.Methodology = oneLine(textkit.Clip(ans.Method, 160))
+		an.Limitations = oneLine(textkit.Clip(ans.Limits, 160))
 	}
 	var slots []SlotEvidence
 	first := ""
@@ -392,7 +394,7 @@ func firstSentence(s string) string {
 			return s[:i+1]
 		}
 	}
-	return truncateRunes(s, 300)
+	return textkit.Clip(s, 300)
 }
 
 // degradedAnalysis summarises a source from its abstract and evidence
@@ -504,7 +506,7 @@ func (f *flow) analyse(ctx context.Context, rs readySource) error {
 		f.analysts++
 		name := fmt.Sprintf("analyst %d", f.analysts)
 		f.mu.Unlock()
-		a := o.startAgent(StageAnalyse, name, truncateRunes(rs.rec.Title, 70))
+		a := o.startAgent(StageAnalyse, name, textkit.Clip(rs.rec.Title, 70))
 		a.slotHeld = true
 		var failed bool
 		an, failed, err = o.analyseOne(ctx, a, rs.rec, evidence, rs.full)
@@ -516,7 +518,7 @@ func (f *flow) analyse(ctx context.Context, rs readySource) error {
 		if f.breaker.record(failed) {
 			a.warn("%d analyses in a row failed; the remaining sources are summarised from their abstracts", breakerTrips)
 		}
-		a.finish(fmt.Sprintf("confidence %.2f, %s", an.Confidence, plural(len(an.KeyFindings), "finding", "findings")))
+		a.finish(fmt.Sprintf("confidence %.2f, %s", an.Confidence, textkit.Plural(len(an.KeyFindings), "finding", "findings")))
 	}
 	return f.keepAnalysis(rs.rec, an)
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/researchtui/researchtui/llm"
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // Short sources (a web snippet, a short abstract) are analysed several to
@@ -140,9 +141,9 @@ func (f *flow) runShortBatch(ctx context.Context, batch []*shortJob) []shortOutc
 	f.analysts++
 	name := fmt.Sprintf("analyst %d", f.analysts)
 	f.mu.Unlock()
-	title := truncateRunes(titles[0], 70)
+	title := textkit.Clip(titles[0], 70)
 	if len(batch) > 1 {
-		title = truncateRunes(fmt.Sprintf("%d short sources: %s", len(batch), strings.Join(titles, "; ")), 70)
+		title = textkit.Clip(fmt.Sprintf("%d short sources: %s", len(batch), strings.Join(titles, "; ")), 70)
 	}
 	a := o.startAgent(StageAnalyse, name, title)
 	a.slotHeld = true
@@ -171,9 +172,9 @@ func (f *flow) runShortBatch(ctx context.Context, batch []*shortJob) []shortOutc
 		}
 	}
 	if len(batch) == 1 {
-		a.finish(fmt.Sprintf("confidence %.2f, %s", analysed[0].Confidence, plural(findings, "finding", "findings")))
+		a.finish(fmt.Sprintf("confidence %.2f, %s", analysed[0].Confidence, textkit.Plural(findings, "finding", "findings")))
 	} else {
-		a.finish(fmt.Sprintf("%s, %s", plural(len(batch), "source", "sources"), plural(findings, "finding", "findings")))
+		a.finish(fmt.Sprintf("%s, %s", textkit.Plural(len(batch), "source", "sources"), textkit.Plural(findings, "finding", "findings")))
 	}
 	return outs
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // A run must finish on time: a download that holds up an otherwise
@@ -188,5 +190,5 @@ func skippedOnPurpose(ctx context.Context) (string, bool) {
 func (o *orchestrator) noteUnread(title, why string) {
 	o.warnMu.Lock()
 	defer o.warnMu.Unlock()
-	o.st.Unread = append(o.st.Unread, fmt.Sprintf("%s (%s)", truncateRunes(title, 80), why))
+	o.st.Unread = append(o.st.Unread, fmt.Sprintf("%s (%s)", textkit.Clip(title, 80), why))
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/researchtui/researchtui/store"
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // Drive consumes a run's events to the end on behalf of a front-end with no
@@ -96,7 +97,7 @@ func (ev Event) Summary() string {
 		return fmt.Sprintf("✓ %-9s %s %s", ev.Stage, ev.Message, durText(ev.Elapsed))
 	case SourceFound:
 		if ev.Source != nil {
-			return fmt.Sprintf("  + [%s] %s", ev.Source.Source, truncateRunes(ev.Source.Title, 90))
+			return fmt.Sprintf("  + [%s] %s", ev.Source.Source, textkit.Clip(ev.Source.Title, 90))
 		}
 	case Warning:
 		return "  ! " + ev.Message

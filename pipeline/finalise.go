@@ -7,6 +7,7 @@ import (
 
 	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/store"
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // stageFinalise turns the last draft into the report: the model's own
@@ -99,7 +100,7 @@ func (o *orchestrator) stageFinalise(ctx context.Context) error {
 		return err
 	}
 	o.emit(Event{Type: ReportReady, Stage: StageFinalise, Text: md, Count: len(rep.Sources),
-		Message: fmt.Sprintf("%s of %s, %.0f%% of cited sentences supported", plural(rep.Metrics.Citations, "citation", "citations"), plural(rep.Metrics.DistinctSources, "source", "sources"), 100*rep.Metrics.SupportedRatio)})
+		Message: fmt.Sprintf("%s of %s, %.0f%% of cited sentences supported", textkit.Plural(rep.Metrics.Citations, "citation", "citations"), textkit.Plural(rep.Metrics.DistinctSources, "source", "sources"), 100*rep.Metrics.SupportedRatio)})
 	return o.stageDone(StageFinalise, start, "report ready")
 }
 

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/researchtui/researchtui/llm"
-	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/store"
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // A follow-up is a small run inside a finished session: it plans the new
@@ -317,7 +317,7 @@ func (o *orchestrator) coverage(ctx context.Context) (Reflection, error) {
 				}
 				if c, ok, err := o.engine.Store.Chunk(h.ID); err == nil && ok {
 					rec, _ := o.loadSource(c.SourceKey)
-					fmt.Fprintf(&b, "    [%s] (%s) %s\n", c.ID, truncateRunes(rec.Title, 100), truncateRunes(oneLine(c.Text), 400))
+					fmt.Fprintf(&b, "    [%s] (%s) %s\n", c.ID, textkit.Clip(rec.Title, 100), textkit.Clip(oneLine(c.Text), 400))
 					n++
 				}
 			}
@@ -441,7 +441,7 @@ func (o *orchestrator) writeSection(ctx context.Context) (string, error) {
 		a.fail()
 		return "", err
 	}
-	text := strings.TrimSpace(o.withFindings(a, search.StripControls(stripThink(resp.Content))))
+	text := strings.TrimSpace(o.withFindings(a, textkit.StripControls(stripThink(resp.Content))))
 	if err != nil || !plausible(text, 5) {
 		a.warn("the writer's answer was unusable; the follow-up lists what the sources found")
 		a.finish("assembled from analyses")
@@ -481,7 +481,7 @@ func (o *orchestrator) finaliseFollowUp(ctx context.Context, kind string, pinned
 		cs := citedSource(i+1, rec, an)
 		cs.Read = o.readAs(an.SourceKey)
 		if i < len(parent.Sources) {
-			cs.Quote = firstNonEmpty(cs.Quote, parent.Sources[i].Quote)
+			cs.Quote = textkit.FirstNonEmpty(cs.Quote, parent.Sources[i].Quote)
 		}
 		rep.Sources = append(rep.Sources, cs)
 		fmt.Fprintf(&refs, "[%d] %s\n\n", cs.N, cs.Reference)
@@ -531,7 +531,7 @@ func (o *orchestrator) finaliseFollowUp(ctx context.Context, kind string, pinned
 		}
 	}
 	o.emit(Event{Type: ReportReady, Stage: StageFinalise, Text: md, Count: len(rep.Sources),
-		Message: fmt.Sprintf("version %d: %s of %s", o.follow.N, plural(rep.Metrics.Citations, "citation", "citations"), plural(rep.Metrics.DistinctSources, "source", "sources"))})
+		Message: fmt.Sprintf("version %d: %s of %s", o.follow.N, textkit.Plural(rep.Metrics.Citations, "citation", "citations"), textkit.Plural(rep.Metrics.DistinctSources, "source", "sources"))})
 	return o.stageDone(StageFinalise, start, "report ready")
 }
 
@@ -543,7 +543,7 @@ func (o *orchestrator) followUpNote(kind string, added int) string {
 	}
 	how := "answered from the session's own sources; nothing new was searched"
 	if added > 0 {
-		how = fmt.Sprintf("the session's sources did not cover it, so it was searched for and %s", plural(added, "new source was read", "new sources were read"))
+		how = fmt.Sprintf("the session's sources did not cover it, so it was searched for and %s", textkit.Plural(added, "new source was read", "new sources were read"))
 	}
 	return fmt.Sprintf("*%s (version %d): %q — %s.*", what, o.follow.N, o.follow.Question, how)
 }

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/store"
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // CheckpointCandidates holds every candidate of a run with its score and
@@ -84,7 +84,7 @@ func (o *orchestrator) methodNote(f Funnel, flow *Flow) string {
 	if n := len(o.st.Rounds); n > 1 {
 		fmt.Fprintf(&b, " in %d rounds", n) // n > 1
 	}
-	fmt.Fprintf(&b, ": %s found, %d read, %d analysed, %d cited.", plural(f.Found, "candidate", "candidates"), f.Read, f.Analysed, f.Cited)
+	fmt.Fprintf(&b, ": %s found, %d read, %d analysed, %d cited.", textkit.Plural(f.Found, "candidate", "candidates"), f.Read, f.Analysed, f.Cited)
 	for _, r := range o.st.Rounds {
 		if r.Round == 1 {
 			continue
@@ -92,19 +92,19 @@ func (o *orchestrator) methodNote(f Funnel, flow *Flow) string {
 		fmt.Fprintf(&b, " Round %d looked for what was missing (%s)", r.Round, orNone(r.Missing0))
 		var how []string
 		if len(r.Queries) > 0 {
-			how = append(how, fmt.Sprintf("with %s", plural(len(r.Queries), "new query", "new queries")))
+			how = append(how, fmt.Sprintf("with %s", textkit.Plural(len(r.Queries), "new query", "new queries")))
 		}
 		if len(r.Chased) > 0 {
-			how = append(how, "by following the references and citing works of "+plural(len(r.Chased), "source", "sources"))
+			how = append(how, "by following the references and citing works of "+textkit.Plural(len(r.Chased), "source", "sources"))
 		}
 		if len(how) > 0 {
 			b.WriteString(" " + strings.Join(how, " and "))
 		}
 		if r.Found > 0 && r.Read == 0 {
-			fmt.Fprintf(&b, ": %s, none relevant enough to read.", plural(r.Found, "new candidate", "new candidates"))
+			fmt.Fprintf(&b, ": %s, none relevant enough to read.", textkit.Plural(r.Found, "new candidate", "new candidates"))
 			continue
 		}
-		fmt.Fprintf(&b, ": %s, %d read, %d analysed.", plural(r.Found, "new candidate", "new candidates"), r.Read, r.Analysed)
+		fmt.Fprintf(&b, ": %s, %d read, %d analysed.", textkit.Plural(r.Found, "new candidate", "new candidates"), r.Read, r.Analysed)
 	}
 	if len(o.st.Rounds) > 0 {
 		if last := o.st.Rounds[len(o.st.Rounds)-1]; len(last.Missing) > 0 {
@@ -115,7 +115,7 @@ func (o *orchestrator) methodNote(f Funnel, flow *Flow) string {
 		fmt.Fprintf(&b, " Not read in full: %s.", strings.Join(o.st.Unread, "; "))
 	}
 	if f.TitleOnlyLookedUp > 0 {
-		fmt.Fprintf(&b, " Of %s known by title only, %d had an abstract to be found and judged by.", plural(f.TitleOnlyLookedUp, "work", "works"), f.AbstractsFound)
+		fmt.Fprintf(&b, " Of %s known by title only, %d had an abstract to be found and judged by.", textkit.Plural(f.TitleOnlyLookedUp, "work", "works"), f.AbstractsFound)
 	}
 	if note := subQuestionNote(f.BySubQ); note != "" {
 		b.WriteString(" " + note)
@@ -143,6 +143,3 @@ func (o *orchestrator) searchedSources(flow *Flow) []string {
 	}
 	return out
 }
-
-// plural is search.Plural: "1 round", "3 rounds".
-func plural(n int, one, many string) string { return search.Plural(n, one, many) }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // stageGather runs research, read, index and analyse as one flow (flow.go), in
@@ -50,9 +52,9 @@ func (o *orchestrator) stageGather(ctx context.Context) error {
 	read, full, chunks := f.counts.read, f.counts.full, f.counts.chunks
 	f.mu.Unlock()
 	n := f.distinctCount()
-	o.emit(Event{Type: StageFinished, Stage: StageResearch, Count: n, Message: fmt.Sprintf("%s found in %s, %d chosen", plural(n, "candidate", "candidates"), plural(len(f.summaries), "round", "rounds"), len(f.readKeys())), Elapsed: time.Since(start)})
+	o.emit(Event{Type: StageFinished, Stage: StageResearch, Count: n, Message: fmt.Sprintf("%s found in %s, %d chosen", textkit.Plural(n, "candidate", "candidates"), textkit.Plural(len(f.summaries), "round", "rounds"), len(f.readKeys())), Elapsed: time.Since(start)})
 	o.emit(Event{Type: StageFinished, Stage: StageRead, Count: read, Message: fmt.Sprintf("%d read, %d with full text", read, full), Elapsed: time.Since(start)})
-	o.emit(Event{Type: StageFinished, Stage: StageIndex, Count: chunks, Message: plural(chunks, "chunk", "chunks") + " embedded", Elapsed: time.Since(start)})
+	o.emit(Event{Type: StageFinished, Stage: StageIndex, Count: chunks, Message: textkit.Plural(chunks, "chunk", "chunks") + " embedded", Elapsed: time.Since(start)})
 	return f.finish(startAnalyse)
 }
 
@@ -86,8 +88,8 @@ func (o *orchestrator) restoreGather() (bool, error) {
 			o.st.Analyses = append(o.st.Analyses, an)
 		}
 	}
-	o.stageSkipped(StageResearch, plural(len(found.Records), "source", "sources"))
-	o.stageSkipped(StageRead, plural(len(found.Records), "source", "sources"))
+	o.stageSkipped(StageResearch, textkit.Plural(len(found.Records), "source", "sources"))
+	o.stageSkipped(StageRead, textkit.Plural(len(found.Records), "source", "sources"))
 	o.stageSkipped(StageIndex, "embeddings restored")
 	o.stageSkipped(StageAnalyse, fmt.Sprintf("%d analyses", len(o.st.Analyses)))
 	return true, nil

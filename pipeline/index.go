@@ -10,6 +10,7 @@ import (
 	"github.com/researchtui/researchtui/llm"
 	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/store"
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // embedBatch is how many chunks go to the embedding model per call.
@@ -260,7 +261,7 @@ func (f *flow) indexLoop(ctx context.Context) error {
 		select {
 		case rs, ok := <-f.indexCh:
 			if !ok {
-				a.finish(fmt.Sprintf("%s, %d newly embedded", plural(total, "chunk", "chunks"), embedded))
+				a.finish(fmt.Sprintf("%s, %d newly embedded", textkit.Plural(total, "chunk", "chunks"), embedded))
 				return nil
 			}
 			batch = append(batch, rs)

@@ -11,6 +11,7 @@ import (
 	"github.com/researchtui/researchtui/llm"
 	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/store"
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // Passage is one stored chunk that answers a knowledge-base search.
@@ -166,7 +167,7 @@ func (e *Engine) passage(c store.Chunk, score float32) Passage {
 		var r search.Record
 		if json.Unmarshal(raw, &r) == nil {
 			p.Title, p.Year, p.Source, p.DOI = r.Title, r.Year, r.Source, r.DOI
-			p.URL = firstNonEmpty(r.URL, r.PDFURL)
+			p.URL = textkit.FirstNonEmpty(r.URL, r.PDFURL)
 		}
 	}
 	return p

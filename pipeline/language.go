@@ -12,7 +12,7 @@ import (
 	"golang.org/x/text/language/display"
 
 	"github.com/researchtui/researchtui/llm"
-	"github.com/researchtui/researchtui/search"
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // The report's language (--language). Searching stays in the languages
@@ -202,7 +202,7 @@ func (o *orchestrator) inLanguage(ctx context.Context, text string) string {
 		a.finish("kept in English")
 		return text
 	}
-	out := strings.TrimSpace(search.StripControls(stripThink(resp.Content)))
+	out := strings.TrimSpace(textkit.StripControls(stripThink(resp.Content)))
 	if !slices.Equal(numbersIn(out), numbersIn(text)) || len(out) < len(text)/3 {
 		a.warn("the Method section stays in English: its translation changed the counts")
 		a.finish("kept in English")

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // libraryNote (part of the Method) says what a run limited to the
@@ -60,7 +62,7 @@ func (o *orchestrator) libraryNote(cited []string) string {
 			nCited++
 		}
 	}
-	s := fmt.Sprintf("Your library (%s) gave %s: %d read, %d cited.", names, plural(len(items), "candidate", "candidates"), read, nCited)
+	s := fmt.Sprintf("Your library (%s) gave %s: %d read, %d cited.", names, textkit.Plural(len(items), "candidate", "candidates"), read, nCited)
 	if len(why) > 0 {
 		reasons := make([]string, 0, len(why))
 		for r := range why {

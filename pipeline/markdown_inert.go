@@ -5,7 +5,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/researchtui/researchtui/search"
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // Text from outside (titles, venues and authors from the open web, and the
@@ -18,7 +18,7 @@ import (
 // cell included: one line, and every character Markdown could read as
 // syntax (links, images, emphasis, raw HTML, a cell's bars) escaped.
 func mdText(s string) string {
-	s = search.CleanLine(s)
+	s = textkit.CleanLine(s)
 	var b strings.Builder
 	for _, r := range s {
 		if strings.ContainsRune("\\`*_{}[]<>!|~", r) { // "(" is safe once "]" is escaped

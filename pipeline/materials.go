@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/researchtui/researchtui/search"
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // Structured data (ARCHITECTURE.md §3, retrieve): records that carry properties in
@@ -118,7 +118,7 @@ func dataLines(d map[string]any) []string {
 			}
 			v = string(raw)
 		}
-		out = append(out, k+" = "+truncateRunes(search.CleanLine(v), 200))
+		out = append(out, k+" = "+textkit.Clip(textkit.CleanLine(v), 200))
 	}
 	return out
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/researchtui/researchtui/search"
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // Depth presets.
@@ -226,7 +226,7 @@ func isKnownSource(s string) bool {
 // and collapses whitespace, so a pasted escape sequence can neither reach
 // a terminal nor count as a question.
 func normalizeQuestion(q string) string {
-	return search.CleanLine(q)
+	return textkit.CleanLine(q)
 }
 
 // cleanCollections trims collection names and drops empty and repeated

@@ -8,6 +8,7 @@ import (
 
 	"github.com/researchtui/researchtui/llm"
 	"github.com/researchtui/researchtui/store"
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // Plan is the planner's output: what to look for, where, and how.
@@ -159,14 +160,14 @@ func validatePlan(p *Plan) error {
 	}
 	for i, sq := range p.SubQuestions {
 		if !plausible(sq.Question, 3) {
-			return fmt.Errorf("sub_questions[%d].question %q is not a question in words", i, truncateRunes(sq.Question, 60))
+			return fmt.Errorf("sub_questions[%d].question %q is not a question in words", i, textkit.Clip(sq.Question, 60))
 		}
 		if len(sq.Queries.tiers()) == 0 {
 			return fmt.Errorf("sub_questions[%d].queries are all empty", i)
 		}
 		for _, q := range sq.Queries.tiers() {
 			if !plausible(q, 1) {
-				return fmt.Errorf("sub_questions[%d] has a query %q that is not search words", i, truncateRunes(q, 40))
+				return fmt.Errorf("sub_questions[%d] has a query %q that is not search words", i, textkit.Clip(q, 40))
 			}
 		}
 	}
@@ -212,7 +213,7 @@ func cleanSlots(in []string) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, s := range in {
-		s = strings.ToLower(truncateRunes(oneLine(s), 40))
+		s = strings.ToLower(textkit.Clip(oneLine(s), 40))
 		if !plausible(s, 1) || seen[s] || len(out) == 4 {
 			continue
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/researchtui/researchtui/llm"
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // The plan review (--review-plan ask): after planning, before anything is
@@ -88,7 +89,7 @@ func (o *orchestrator) reviewPlan(ctx context.Context) error {
 		return err
 	}
 	p := o.st.Plan
-	rv := ReviewRequest{Plan: p, Summary: plural(len(p.SubQuestions), "sub-question", "sub-questions") + ", searching " + strings.Join(p.Sources, ", ")}
+	rv := ReviewRequest{Plan: p, Summary: textkit.Plural(len(p.SubQuestions), "sub-question", "sub-questions") + ", searching " + strings.Join(p.Sources, ", ")}
 	d, err := o.gate(ctx, rv)
 	if err != nil {
 		return err
@@ -124,7 +125,7 @@ func (o *orchestrator) applyPlanEdit(ctx context.Context, p Plan, e *PlanEdit) (
 	var out []SubQuestion
 	var needQueries []int
 	for _, it := range e.SubQuestions {
-		q := oneLine(truncateRunes(it.Question, 300))
+		q := oneLine(textkit.Clip(it.Question, 300))
 		if !plausible(q, 2) || len(out) == MaxPlanSubQuestions {
 			continue
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/store"
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // foundSet is the research stage's output: every distinct source found, in
@@ -83,11 +84,11 @@ func (o *orchestrator) readSource(ctx context.Context, rec search.Record) ([]sto
 	if err != nil {
 		return nil, false, err
 	}
-	msg := plural(len(chunks), "chunk", "chunks") + " from the full text"
+	msg := textkit.Plural(len(chunks), "chunk", "chunks") + " from the full text"
 	if !full {
 		msg = fmt.Sprintf("abstract only (%s)", why)
 		if noText {
-			a.warn("%q has no extractable text (a scanned or empty document?); using its abstract", truncateRunes(rec.Title, 60))
+			a.warn("%q has no extractable text (a scanned or empty document?); using its abstract", textkit.Clip(rec.Title, 60))
 		}
 	}
 	ref := sourceRef(rec)
@@ -131,7 +132,7 @@ func (o *orchestrator) readOwnCopy(rec search.Record) ([]store.Chunk, bool, bool
 	if rec.Library != "" {
 		where = "your library (" + rec.Library + ")"
 	}
-	msg := plural(len(chunks), "chunk", "chunks") + " from " + where
+	msg := textkit.Plural(len(chunks), "chunk", "chunks") + " from " + where
 	if !full {
 		msg = "abstract from " + where
 	}
@@ -189,20 +190,11 @@ func shortErr(err error) string {
 	if err == nil {
 		return "no text"
 	}
-	return truncateRunes(oneLine(err.Error()), 120)
+	return textkit.Clip(oneLine(err.Error()), 120)
 }
 
 func sourceRef(r search.Record) SourceRef {
-	return SourceRef{Key: r.Key, Title: r.Title, Source: r.Source, Library: r.Library, Year: r.Year, URL: firstNonEmpty(r.URL, r.PDFURL)}
-}
-
-func firstNonEmpty(ss ...string) string {
-	for _, s := range ss {
-		if s != "" {
-			return s
-		}
-	}
-	return ""
+	return SourceRef{Key: r.Key, Title: r.Title, Source: r.Source, Library: r.Library, Year: r.Year, URL: textkit.FirstNonEmpty(r.URL, r.PDFURL)}
 }
 
 // failureTally counts full-text downloads that failed, for one summary

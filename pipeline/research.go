@@ -7,8 +7,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/researchtui/researchtui/search"
 	"golang.org/x/sync/errgroup"
+
+	"github.com/researchtui/researchtui/search"
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // enoughResults is how many results a query tier must return before the
@@ -260,7 +262,7 @@ func (f *flow) researchAll(ctx context.Context) error {
 					read++
 				}
 			}
-			a.finish(fmt.Sprintf("read %d of %s", read, plural(len(unit.Candidates), "candidate", "candidates")))
+			a.finish(fmt.Sprintf("read %d of %s", read, textkit.Plural(len(unit.Candidates), "candidate", "candidates")))
 			return nil
 		})
 	}
@@ -315,7 +317,7 @@ func (f *flow) rank(ctx context.Context, a *agentCall, sq SubQuestion, recs []se
 	cands = selectCandidates(cands, byKey, quota, f.calibrate, floor, f.isClaimed)
 	screened := f.screen(ctx, a, sq, cands, byKey)
 	if read := countRead(cands); read == 0 && len(cands) > 0 {
-		a.warn("round %d: %s, none relevant enough to read", f.round, plural(len(cands), "candidate", "candidates"))
+		a.warn("round %d: %s, none relevant enough to read", f.round, textkit.Plural(len(cands), "candidate", "candidates"))
 	}
 	unit := researchUnit{Candidates: cands, Screen: screened}
 	for _, c := range cands {
@@ -366,7 +368,7 @@ func (f *flow) apply(ctx context.Context, sq SubQuestion, unit researchUnit, res
 			read++
 		}
 	}
-	msg := fmt.Sprintf("%s: read %d of %s", sq.ID, read, plural(len(unit.Candidates), "candidate", "candidates"))
+	msg := fmt.Sprintf("%s: read %d of %s", sq.ID, read, textkit.Plural(len(unit.Candidates), "candidate", "candidates"))
 	if restored {
 		msg += " (restored)"
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/store"
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // ContextChunk is one piece of evidence retrieved for a sub-question.
@@ -97,12 +98,12 @@ func (o *orchestrator) stageRetrieve(ctx context.Context) error {
 		contexts[sq.ID] = got
 		total += len(got)
 	}
-	a.finish(fmt.Sprintf("%s for %s", plural(total, "chunk", "chunks"), plural(len(contexts), "sub-question", "sub-questions")))
+	a.finish(fmt.Sprintf("%s for %s", textkit.Plural(total, "chunk", "chunks"), textkit.Plural(len(contexts), "sub-question", "sub-questions")))
 	o.st.Contexts = contexts
 	if err := o.checkpoint("retrieve", contexts); err != nil {
 		return err
 	}
-	return o.stageDone(StageRetrieve, start, plural(total, "chunk", "chunks"))
+	return o.stageDone(StageRetrieve, start, textkit.Plural(total, "chunk", "chunks"))
 }
 
 // retrieveFor is one sub-question's retrieval: top-k above a threshold,

@@ -9,6 +9,7 @@ import (
 
 	"github.com/researchtui/researchtui/llm"
 	"github.com/researchtui/researchtui/store"
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // stageWriteAndReview drafts the report, then loops: review, human gate,
@@ -114,7 +115,7 @@ func (o *orchestrator) stageWriteAndReview(ctx context.Context) error {
 		o.st.Drafts = append(o.st.Drafts, draft)
 		o.emit(Event{Type: DraftReady, Stage: StageWrite, Text: draft, Count: round})
 	}
-	return o.stageDone(StageReview, reviewStart, plural(len(o.st.Reviews), "review round", "review rounds"))
+	return o.stageDone(StageReview, reviewStart, textkit.Plural(len(o.st.Reviews), "review round", "review rounds"))
 }
 
 func decisionText(rv ReviewRequest, d Decision) string {
@@ -253,7 +254,7 @@ func (o *orchestrator) draftIssues(draft string) []string {
 		if i == 5 {
 			break
 		}
-		out = append(out, fmt.Sprintf("weakly supported by its citation: %q", truncateRunes(s, 200)))
+		out = append(out, fmt.Sprintf("weakly supported by its citation: %q", textkit.Clip(s, 200)))
 	}
 	return out
 }

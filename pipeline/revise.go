@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/researchtui/researchtui/search"
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // evidenceRound is the checkpoint of the targeted research done for a
@@ -133,7 +134,7 @@ func (o *orchestrator) readAndAnalyse(ctx context.Context, a *agentCall, r searc
 		}
 		a.warn("embedding the new source failed: %s", shortErr(err))
 	}
-	analyst := o.startAgent(StageAnalyse, "analyst (revision)", truncateRunes(r.Title, 70))
+	analyst := o.startAgent(StageAnalyse, "analyst (revision)", textkit.Clip(r.Title, 70))
 	an, _, err := o.analyseOne(ctx, analyst, r, o.sourceEvidence(r, chunks, queryVecs), full)
 	if err != nil {
 		analyst.fail()

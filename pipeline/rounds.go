@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/researchtui/researchtui/search"
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // RoundSummary is what one round of research did (`sessions show --json`
@@ -228,7 +229,7 @@ func (o *orchestrator) chase(ctx context.Context, a *agentCall, rec search.Recor
 		refs, err := cg.References(ctx, rec, chaseLinks)
 		asked = asked || !errors.Is(err, search.ErrNoGraphID)
 		if err != nil && !errors.Is(err, search.ErrNoGraphID) && ctx.Err() == nil {
-			a.warn("%s: the references of %q could not be followed: %s", name, truncateRunes(rec.Title, 50), shortErr(err))
+			a.warn("%s: the references of %q could not be followed: %s", name, textkit.Clip(rec.Title, 50), shortErr(err))
 		}
 		for _, r := range refs {
 			out = append(out, chasedRecord{r, "reference of " + rec.Key})
@@ -236,7 +237,7 @@ func (o *orchestrator) chase(ctx context.Context, a *agentCall, rec search.Recor
 		cites, err := cg.CitedBy(ctx, rec, chaseLinks)
 		asked = asked || !errors.Is(err, search.ErrNoGraphID)
 		if err != nil && !errors.Is(err, search.ErrNoGraphID) && ctx.Err() == nil {
-			a.warn("%s: the works citing %q could not be followed: %s", name, truncateRunes(rec.Title, 50), shortErr(err))
+			a.warn("%s: the works citing %q could not be followed: %s", name, textkit.Clip(rec.Title, 50), shortErr(err))
 		}
 		for _, r := range cites {
 			out = append(out, chasedRecord{r, "cites " + rec.Key})

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/researchtui/researchtui/llm"
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // Sub-questions searched at the same time reach their screens together,
@@ -210,7 +211,7 @@ func (f *flow) screenCall(ctx context.Context, a *agentCall, batch []*screenJob)
 	for _, r := range ans.OffTopic {
 		if r.N >= 1 && r.N <= len(places) {
 			for _, p := range places[r.N-1] {
-				vs[p.job].why[p.n] = truncateRunes(oneLine(r.Why), 40)
+				vs[p.job].why[p.n] = textkit.Clip(oneLine(r.Why), 40)
 			}
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // StudiesHeading is the heading of a review's table of included studies
@@ -63,7 +65,7 @@ func authorYear(s CitedSource) string {
 	fam := func(n string) string { f, _ := apaNameParts(n); return f }
 	switch {
 	case len(names) == 0:
-		return truncateRunes(s.Title, 40) + " (" + year + ")"
+		return textkit.Clip(s.Title, 40) + " (" + year + ")"
 	case len(names) == 1:
 		return fam(names[0]) + " (" + year + ")"
 	case len(names) == 2:

@@ -71,15 +71,6 @@ func cleanQuery(s string) string {
 	return strings.Join(f, " ")
 }
 
-// truncateRunes cuts s to at most n runes, marking the cut.
-func truncateRunes(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
-}
-
 // overlap is the fraction of a's content words that appear in b's.
 func overlap(a string, bWords map[string]bool) float64 {
 	aw := contentWords(a)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/researchtui/researchtui/llm"
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // The model's part of verification: the sentences matching could not
@@ -97,7 +98,7 @@ func (o *orchestrator) judgeBatch(ctx context.Context, a *agentCall, ix *evidenc
 			list = append(list, shown{m.Evidence, false})
 		}
 		for pi, s := range list {
-			fmt.Fprintf(&b, "  P%d: %s\n", pi+1, truncateRunes(s.ev.Text, 500))
+			fmt.Fprintf(&b, "  P%d: %s\n", pi+1, textkit.Clip(s.ev.Text, 500))
 		}
 		passages[ci+1] = list
 	}
@@ -126,7 +127,7 @@ func (o *orchestrator) judgeBatch(ctx context.Context, a *agentCall, ix *evidenc
 	o.budgetWarn(StageVerify, err)
 	jb := judgedBatch{Verdicts: map[int]modelVerdict{}}
 	if info.Fallback {
-		a.warn("the verifier's answer was unusable; %s judged by matching alone", plural(len(part), "sentence is", "sentences are"))
+		a.warn("the verifier's answer was unusable; %s judged by matching alone", textkit.Plural(len(part), "sentence is", "sentences are"))
 		return jb, nil
 	}
 	for _, v := range ans.Verdicts {

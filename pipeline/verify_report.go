@@ -3,6 +3,8 @@ package pipeline
 import (
 	"fmt"
 	"strings"
+
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // What the verification leaves in the finished report.
@@ -100,23 +102,23 @@ func (o *orchestrator) verificationNote() string {
 	// checked again and counted where they ended).
 	final := last.Supported + last.Partly + last.Recited
 	s := fmt.Sprintf("Every cited sentence was checked against the passages of the sources it cites. In the final draft %s checked (%d by matching their words, %d by the model): ",
-		plural(last.Cited, "sentence was", "sentences were"), last.Cited-last.ByModel, last.ByModel)
-	parts := []string{plural(last.Supported+last.Partly, "is supported", "are supported") + " by a passage of a source they cite"}
+		textkit.Plural(last.Cited, "sentence was", "sentences were"), last.Cited-last.ByModel, last.ByModel)
+	parts := []string{textkit.Plural(last.Supported+last.Partly, "is supported", "are supported") + " by a passage of a source they cite"}
 	if last.Partly > 0 {
 		parts[0] += fmt.Sprintf(" (%d only in part)", last.Partly)
 	}
 	if last.Recited > 0 {
-		parts = append(parts, plural(last.Recited, "was", "were")+" re-cited to the source that says it")
+		parts = append(parts, textkit.Plural(last.Recited, "was", "were")+" re-cited to the source that says it")
 	}
 	if last.Uncited > 0 {
-		parts = append(parts, plural(last.Uncited, "lost its citation", "lost their citations")+" because no passage of a cited source supports them")
+		parts = append(parts, textkit.Plural(last.Uncited, "lost its citation", "lost their citations")+" because no passage of a cited source supports them")
 	}
 	if last.Dropped > 0 {
-		parts = append(parts, plural(last.Dropped, "was", "were")+" removed")
+		parts = append(parts, textkit.Plural(last.Dropped, "was", "were")+" removed")
 	}
-	s += joinList(parts) + fmt.Sprintf(". The report's %s each stand on a passage of a source it cites.", plural(final, "cited sentence", "cited sentences"))
+	s += joinList(parts) + fmt.Sprintf(". The report's %s each stand on a passage of a source it cites.", textkit.Plural(final, "cited sentence", "cited sentences"))
 	if earlier := c.Recited + c.Uncited + c.Dropped - last.Recited - last.Uncited - last.Dropped; earlier > 0 && len(o.st.Verifications) > 1 {
-		s += fmt.Sprintf(" Earlier drafts had %s re-cited, uncited or removed.", plural(earlier, "more sentence", "more sentences"))
+		s += fmt.Sprintf(" Earlier drafts had %s re-cited, uncited or removed.", textkit.Plural(earlier, "more sentence", "more sentences"))
 	}
 	return s
 }

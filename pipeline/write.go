@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/researchtui/researchtui/llm"
-	"github.com/researchtui/researchtui/search"
+	"github.com/researchtui/researchtui/textkit"
 )
 
 const writerSystem = `You are the writing agent of a research assistant. Write a research report in Markdown from the numbered sources you are given, and nothing else.
@@ -68,7 +68,7 @@ func (o *orchestrator) sourcesBrief() string {
 		}
 		for _, q := range an.Quotes {
 			if !said[q.Text] { // findings are quotes now; older analyses had both
-				fmt.Fprintf(&b, "  - quote: \"%s\"\n", truncateRunes(q.Text, 400))
+				fmt.Fprintf(&b, "  - quote: \"%s\"\n", textkit.Clip(q.Text, 400))
 			}
 		}
 		if an.Methodology != "" && !an.Degraded {
@@ -165,7 +165,7 @@ func (o *orchestrator) writeDraft(ctx context.Context, round int, prior string, 
 			return "", err
 		}
 		if err == nil {
-			text := o.withFindings(a, search.StripControls(stripThink(resp.Content)))
+			text := o.withFindings(a, textkit.StripControls(stripThink(resp.Content)))
 			if targets != nil {
 				if spliced, ok := spliceSections(prior, text); ok {
 					text = spliced

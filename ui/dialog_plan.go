@@ -11,6 +11,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/textkit"
 	"github.com/researchtui/researchtui/themes"
 )
 
@@ -238,7 +239,7 @@ func (d *planDialog) view(st *themes.Styles, w, h int) string {
 	dw := dialogWidth(w, 96)
 	inner := dw - st.Dialog.GetHorizontalFrameSize()
 	d.input.SetWidth(max(inner-14, 10))
-	lines := []string{st.Muted.Render(trunc(plural(d.live(), "sub-question", "sub-questions")+" · nothing is searched until you go on", inner)), ""}
+	lines := []string{st.Muted.Render(trunc(textkit.Plural(d.live(), "sub-question", "sub-questions")+" · nothing is searched until you go on", inner)), ""}
 	budget := max(h-14, 4)
 	used := 0
 	for i, r := range d.rows {

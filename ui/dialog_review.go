@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/textkit"
 	"github.com/researchtui/researchtui/themes"
 )
 
@@ -130,7 +131,7 @@ func (d *reviewDialog) view(st *themes.Styles, w, h int) string {
 	dw := dialogWidth(w, 96)
 	inner := dw - st.Dialog.GetHorizontalFrameSize()
 	var lines []string
-	verdict := fmt.Sprintf("Round %d · %s", d.req.Round, plural(len(d.req.Requests), "revision request", "revision requests"))
+	verdict := fmt.Sprintf("Round %d · %s", d.req.Round, textkit.Plural(len(d.req.Requests), "revision request", "revision requests"))
 	lines = append(lines, st.Warning.Render(verdict))
 	if s := sanitize(d.req.Summary); s != "" {
 		for _, l := range strings.Split(wrapText(s, inner), "\n") {

@@ -3,15 +3,18 @@ package ui
 import (
 	"strings"
 
-	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // sanitize makes untrusted text (web pages, PDFs, model output, API fields)
-// safe to draw by the project's one rule (pipeline.SafeText: escape
+// safe to draw by the project's one rule (textkit.StripControls: escape
 // sequences removed whole, C0/C1 controls, DEL, bidi controls and invalid
-// UTF-8 dropped); tabs then become spaces so width math stays right.
+// UTF-8 dropped), and does one thing more for the TUI: tabs become spaces,
+// so width math stays right. sanitizeLine is not textkit.CleanLine either:
+// it folds whitespace only where a line break has to go, and keeps a
+// one-line field's spaces (and its tabs, as spaces) as they are.
 func sanitize(s string) string {
-	s = pipeline.SafeText(s) // returns s itself when there is nothing to remove
+	s = textkit.StripControls(s) // returns s itself when there is nothing to remove
 	if strings.Contains(s, "\t") {
 		s = strings.ReplaceAll(s, "\t", "    ")
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // runKeys is the run screen's key table.
@@ -101,7 +102,7 @@ func (m *rootModel) viewRun(w, h int) string {
 	case rs.review != nil:
 		warn = st.Warning.Render(trunc("◆ the reviewer asks for revisions — v to decide", w))
 	case n > 0:
-		warn = st.Subtle.Render(trunc(fmt.Sprintf("⚠ %s · %s", plural(n, "warning", "warnings"), rs.warnings[n-1]), w))
+		warn = st.Subtle.Render(trunc(fmt.Sprintf("⚠ %s · %s", textkit.Plural(n, "warning", "warnings"), rs.warnings[n-1]), w))
 	case rs.status == "completed":
 		warn = st.Success.Render("✓ report ready — enter to read it")
 	}
@@ -190,7 +191,7 @@ func (m *rootModel) runSources(rs *runState, w, room int) []string {
 			cs = append(cs, fmt.Sprintf("%s %d", state, counts[state]))
 		}
 	}
-	lines = append(lines, "  "+st.Muted.Render(trunc(strings.Join(cs, " · ")+fmt.Sprintf(" · %d full text · %s", rs.fullText, plural(rs.chunks, "chunk", "chunks")), w-2)))
+	lines = append(lines, "  "+st.Muted.Render(trunc(strings.Join(cs, " · ")+fmt.Sprintf(" · %d full text · %s", rs.fullText, textkit.Plural(rs.chunks, "chunk", "chunks")), w-2)))
 	for _, state := range stateOrder {
 		for _, r := range rs.flow {
 			if r.state != state || len(lines) >= room {

@@ -18,6 +18,7 @@ import (
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/store"
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // The HTML export is a page a reader can check: every citation links to
@@ -69,7 +70,7 @@ func exportHTML(rep pipeline.Report) ([]byte, error) {
 	fmt.Fprintf(&b, "<!DOCTYPE html>\n<html lang=\"%s\"><head><meta charset=\"utf-8\"><title>%s</title>\n"+
 		"<meta http-equiv=\"Content-Security-Policy\" content=\"%s\">\n"+
 		"<meta name=\"generator\" content=\"researchtui\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"+
-		"<style>%s</style>\n</head><body>\n", pageLanguage(rep.Language), html.EscapeString(firstNonEmpty(rep.Title, rep.Question, "Report")), htmlCSP, htmlStyle)
+		"<style>%s</style>\n</head><body>\n", pageLanguage(rep.Language), html.EscapeString(textkit.FirstNonEmpty(rep.Title, rep.Question, "Report")), htmlCSP, htmlStyle)
 	b.WriteString(htmlHeader(rep))
 	if err := nethtml.Render(&b, main); err != nil {
 		return nil, err
@@ -443,7 +444,7 @@ func (x *htmlExport) citeLink(n int, label string, sup *pipeline.CitationSupport
 	}
 	a := element(atom.A, "href", fmt.Sprintf("#ref-%d", n), "class", class)
 	if t := x.passageFor(n, sup); t != "" {
-		a.Attr = append(a.Attr, nethtml.Attribute{Key: "title", Val: truncateRunes(strings.Join(strings.Fields(t), " "), htmlPassageRunes)})
+		a.Attr = append(a.Attr, nethtml.Attribute{Key: "title", Val: textkit.Clip(strings.Join(strings.Fields(t), " "), htmlPassageRunes)})
 	}
 	a.AppendChild(textNode(label))
 	return a

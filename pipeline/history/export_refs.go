@@ -5,6 +5,7 @@ import (
 
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/search/bib"
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // A report's references for a reference manager: RIS and CSL-JSON written
@@ -23,7 +24,7 @@ func CitedItems(sources []pipeline.CitedSource) []bib.Item {
 			Year:  s.Year,
 			Venue: s.Venue,
 			DOI:   s.DOI,
-			URL:   firstNonEmpty(s.URL, s.PDFURL),
+			URL:   textkit.FirstNonEmpty(s.URL, s.PDFURL),
 			// what the person's library recorded goes back to it
 			Volume: s.Volume, Issue: s.Issue, Pages: s.Pages, Publisher: s.Publisher,
 		}

@@ -1,6 +1,8 @@
 package history
 
-import "github.com/researchtui/researchtui/pipeline"
+import (
+	"github.com/researchtui/researchtui/pipeline"
+)
 
 // wordSet is the set of s's content words.
 func wordSet(s string) map[string]bool {
@@ -9,22 +11,4 @@ func wordSet(s string) map[string]bool {
 		m[w] = true
 	}
 	return m
-}
-
-// truncateRunes cuts s to at most n runes, marking the cut.
-func truncateRunes(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
-}
-
-func firstNonEmpty(ss ...string) string {
-	for _, s := range ss {
-		if s != "" {
-			return s
-		}
-	}
-	return ""
 }

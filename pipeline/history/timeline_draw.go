@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // Marks of the waterfall's bars.
@@ -62,7 +64,7 @@ func (tl Timeline) Lines(width int) []WaterfallLine {
 		}
 	}
 	row := func(kind, name string, bar []rune, stats string, critical bool) {
-		name = fmt.Sprintf("%-*s", nameW, truncateRunes(name, nameW))
+		name = fmt.Sprintf("%-*s", nameW, textkit.Clip(name, nameW))
 		stats = strings.TrimRight(stats, " ")
 		out = append(out, WaterfallLine{Kind: kind, Text: strings.TrimRight(name+" "+string(bar)+" "+stats, " "), Critical: critical,
 			Name: name, Bar: string(bar), Stats: stats})
@@ -128,7 +130,7 @@ func (tl Timeline) Lines(width int) []WaterfallLine {
 		}
 		row(s.Kind, name, bar, fmt.Sprintf("%6s %8s%s", dur, spanTokens(s), suffix), s.Critical)
 	}
-	sum := func(s string) { out = append(out, WaterfallLine{Kind: "summary", Text: truncateRunes(s, width)}) }
+	sum := func(s string) { out = append(out, WaterfallLine{Kind: "summary", Text: textkit.Clip(s, width)}) }
 	line := fmt.Sprintf("model busy %s of %s (%.0f%%)", shortDur(tl.ModelBusy), shortDur(tl.Wall), 100*tl.ModelUtil)
 	if tl.Waiting > 0 {
 		line = fmt.Sprintf("model busy %s of %s less %s waiting for you (%.0f%%)",
@@ -161,7 +163,7 @@ func (tl Timeline) Lines(width int) []WaterfallLine {
 	}
 	if len(tl.Critical) > 0 {
 		line := "critical path:"
-		crit := func(s string) { out = append(out, WaterfallLine{Kind: "critical", Text: truncateRunes(s, width)}) }
+		crit := func(s string) { out = append(out, WaterfallLine{Kind: "critical", Text: textkit.Clip(s, width)}) }
 		for i, name := range tl.Critical {
 			part := " " + name
 			if i > 0 {
@@ -189,7 +191,7 @@ func (tl Timeline) Lines(width int) []WaterfallLine {
 			legend += " after " + shortDur(tl.Paused)
 		}
 	}
-	out = append(out, WaterfallLine{Kind: "legend", Text: truncateRunes(legend, width)})
+	out = append(out, WaterfallLine{Kind: "legend", Text: textkit.Clip(legend, width)})
 	return out
 }
 
