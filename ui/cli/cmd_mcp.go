@@ -60,9 +60,6 @@ Sessions idle for --session-idle end (clients initialize again), and at most --m
 			if err != nil {
 				return err
 			}
-			if err := cfg.parseDurations(); err != nil {
-				return err
-			}
 			logger := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn}))
 			srv, closeAll, err := newMCPServer(cfg, logger, maxRuns)
 			if err != nil {

@@ -16,95 +16,79 @@ import (
 	"github.com/researchtui/researchtui/pipeline"
 )
 
-// runFlags are the flags of run and resume (README: Commands).
+// runFlags are the flags of run, resume and ask (README: Commands): the
+// run options' (one per entry of pipeline.RunOptions that has a flag name)
+// and the invocation's own.
 type runFlags struct {
-	model, embedModel, backend, sources, depth, review, out string
-	deadline, verify, unsupported, screen, kind, reviewPlan string
-	language                                                string
-	collections                                             []string
-	maxRevisions, budgetTokens, rounds                      int
-	json, think                                             bool
+	review, out string
+	json        bool
+	// opts are the run options' flags by name, as cobra fills them: a
+	// *string (strings, durations, comma-separated lists), *[]string
+	// (repeatable lists), *int or *bool.
+	opts map[string]any
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.StringVar(&f.model, "model", "", "chat model (default qwen3:8b, or RESEARCHTUI_MODEL)")
-	fl.StringVar(&f.embedModel, "embed-model", "", "embedding model (default nomic-embed-text, or RESEARCHTUI_EMBED_MODEL)")
-	fl.StringVar(&f.backend, "backend", "", "model backend: ollama|openai")
-	fl.StringVar(&f.sources, "sources", "", "comma-separated sources: "+strings.Join(pipeline.KnownSources, ",")+" (doctor says which need a key or an address)")
-	fl.StringVar(&f.depth, "depth", "", "quick|standard|deep")
+	f.opts = map[string]any{}
+	for _, s := range pipeline.RunOptions {
+		if s.Name == "" {
+			continue
+		}
+		switch s.Type {
+		case pipeline.OptionBool:
+			def, _ := s.Default.(bool)
+			f.opts[s.Name] = fl.Bool(s.Name, def, s.Help)
+		case pipeline.OptionInt:
+			def, _ := s.Default.(int)
+			f.opts[s.Name] = fl.Int(s.Name, def, s.Help)
+		case pipeline.OptionList:
+			if s.Repeat {
+				f.opts[s.Name] = fl.StringArray(s.Name, nil, s.Help)
+			} else {
+				f.opts[s.Name] = fl.String(s.Name, "", s.Help)
+			}
+		default:
+			// A string's flag starts empty: only one given counts, and
+			// Normalize fills in the default.
+			f.opts[s.Name] = fl.String(s.Name, "", s.Help)
+		}
+	}
 	fl.StringVar(&f.review, "review", pipeline.ReviewApprove, "what to do with reviewer requests: approve|reject|ask")
-	fl.StringVar(&f.language, "language", "", "the report's language: a BCP 47 tag (de, pt-BR) or a name (German); default English; searching and references keep the sources' languages")
-	fl.StringArrayVar(&f.collections, "collection", nil, "limit your library to this collection (repeatable): a library (zotero, a file's name), a collection, a #tag, or corpus for the documents added with corpus add; brings the local source in")
-	fl.StringVar(&f.reviewPlan, "review-plan", "", "approve (default: go straight on) or ask: show the plan before anything is searched, to edit it")
-	fl.IntVar(&f.maxRevisions, "max-revisions", 2, "revision rounds at most")
-	fl.IntVar(&f.budgetTokens, "budget-tokens", 0, "stop optional work after this many tokens (0: no limit)")
-	fl.StringVar(&f.deadline, "deadline", "", "stop new work after this long (e.g. 90s, 5m) and write from what is analysed")
-	fl.StringVar(&f.verify, "verify", "", "check cited sentences against their sources: full (matching, then the model for the rest; default), quick (matching only), off")
-	fl.StringVar(&f.unsupported, "unsupported", "", "a sentence no source supports: uncite (kept, without its citation, as an unsupported statement; default) or drop")
-	fl.StringVar(&f.screen, "screen", "", "on|off: let the model screen out off-topic candidates before they are read (default on)")
-	fl.StringVar(&f.kind, "kind", "", "the report: standard (default), brief (a one-screen answer) or review (a literature review with its PRISMA 2020 flow)")
-	fl.IntVar(&f.rounds, "rounds", 0, "follow-up research rounds for what is still missing (default by depth: quick 0, standard 1, deep 2)")
 	fl.StringVar(&f.out, "out", "", "write the report to FILE (default: stdout)")
 	fl.BoolVar(&f.json, "json", false, "print progress as NDJSON events on stdout")
-	fl.BoolVar(&f.think, "think", false, "let models that can think do so (slower; the thinking is shown, never used as output)")
 }
 
 // apply puts flags over config values (flags > env > config > defaults).
 // Only flags given on the command line count, so a bad value (say
 // --max-revisions -3) reaches validation instead of being taken as unset.
-func (f *runFlags) apply(cfg *Config, changed func(string) bool) {
-	if f.model != "" {
-		cfg.Model = f.model
+func (f *runFlags) apply(cfg *Config, changed func(string) bool) error {
+	for _, s := range pipeline.RunOptions {
+		p, ok := f.opts[s.Name]
+		if !ok || !changed(s.Name) {
+			continue
+		}
+		var raw any
+		switch p := p.(type) {
+		case *string:
+			raw = *p
+		case *[]string:
+			raw = *p
+		case *int:
+			raw = *p
+		case *bool:
+			raw = *p
+		}
+		v, err := s.Parse(raw)
+		if err != nil {
+			return fmt.Errorf("%w: %v", errUsage, err)
+		}
+		if s.KeepIfEmpty && s.IsEmpty(v) {
+			continue
+		}
+		s.Set(&cfg.Options, v)
 	}
-	if f.embedModel != "" {
-		cfg.EmbedModel = f.embedModel
-	}
-	if f.backend != "" {
-		cfg.Backend = f.backend
-	}
-	if f.sources != "" {
-		cfg.Sources = strings.Split(f.sources, ",")
-	}
-	if f.depth != "" {
-		cfg.Depth = f.depth
-	}
-	if changed("think") {
-		cfg.Think = f.think
-	}
-	if changed("max-revisions") {
-		cfg.MaxRevisions = &f.maxRevisions
-	}
-	if changed("budget-tokens") {
-		cfg.BudgetTokens = f.budgetTokens
-	}
-	if changed("rounds") {
-		cfg.Rounds = &f.rounds
-	}
-	if changed("deadline") {
-		cfg.Deadline = f.deadline
-	}
-	if changed("verify") {
-		cfg.Verify = f.verify
-	}
-	if changed("unsupported") {
-		cfg.Unsupported = f.unsupported
-	}
-	if changed("screen") {
-		cfg.Screen = f.screen
-	}
-	if changed("kind") {
-		cfg.Kind = f.kind
-	}
-	if changed("review-plan") {
-		cfg.ReviewPlan = f.reviewPlan
-	}
-	if changed("language") {
-		cfg.Language = f.language
-	}
-	if changed("collection") {
-		cfg.Collections = f.collections
-	}
+	return nil
 }
 
 // config checks the flags and returns the config with them applied.
@@ -118,8 +102,7 @@ func (f *runFlags) config(cmd *cobra.Command) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	f.apply(cfg, cmd.Flags().Changed)
-	if err := cfg.parseDurations(); err != nil {
+	if err := f.apply(cfg, cmd.Flags().Changed); err != nil {
 		return nil, err
 	}
 	return cfg, nil

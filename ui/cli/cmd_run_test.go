@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pelletier/go-toml/v2"
+	"github.com/spf13/cobra"
 
 	"github.com/researchtui/researchtui/pipeline"
 )
@@ -33,21 +33,31 @@ func TestReviewPromptStripsControlSequences(t *testing.T) {
 // TestScreenConfigAndFlag: the config key `screen` reaches the run's
 // options, and --screen given on the command line wins over it.
 func TestScreenConfigAndFlag(t *testing.T) {
-	var cfg Config
-	if err := toml.Unmarshal([]byte(`screen = "off"`), &cfg); err != nil {
+	cfg := Config{Options: pipeline.DefaultOptions()}
+	if err := decodeConfig([]byte(`screen = "off"`), &cfg); err != nil {
 		t.Fatal(err)
 	}
 	if o := cfg.defaultOptions(); o.Screen != pipeline.ScreenOff {
 		t.Errorf("config screen = off gave options screen %q", o.Screen)
 	}
-	f := &runFlags{screen: pipeline.ScreenOn}
-	f.apply(&cfg, func(name string) bool { return name == "screen" })
+	f := &runFlags{}
+	cmd := &cobra.Command{}
+	f.register(cmd)
+	if err := cmd.Flags().Parse([]string{"--screen", "on"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.apply(&cfg, cmd.Flags().Changed); err != nil {
+		t.Fatal(err)
+	}
 	if o := cfg.defaultOptions(); o.Screen != pipeline.ScreenOn {
 		t.Errorf("--screen on over config off gave %q", o.Screen)
 	}
 	unset := &runFlags{}
+	unset.register(&cobra.Command{})
 	cfg.Screen = pipeline.ScreenOff
-	unset.apply(&cfg, func(string) bool { return false })
+	if err := unset.apply(&cfg, func(string) bool { return false }); err != nil {
+		t.Fatal(err)
+	}
 	if cfg.Screen != pipeline.ScreenOff {
 		t.Errorf("an unset flag changed the config's screen to %q", cfg.Screen)
 	}

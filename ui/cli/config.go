@@ -19,30 +19,13 @@ import (
 // Config is the config file, merged with the environment. Flags win over
 // both (applied in commands).
 type Config struct {
-	Model        string   `toml:"model"`
-	EmbedModel   string   `toml:"embed_model"`
-	Backend      string   `toml:"backend"`
-	Sources      []string `toml:"sources"`
-	Depth        string   `toml:"depth"`
-	MaxRevisions *int     `toml:"max_revisions"`
-	BudgetTokens int      `toml:"budget_tokens"`
-	// Rounds is how many follow-up research rounds may follow the first
-	// (unset: by depth).
-	Rounds *int `toml:"rounds"`
-	// Screen turns the model's relevance screen of what is about to be
-	// read on or off ("on" by default).
-	Screen string `toml:"screen"`
-	// Kind is the report's shape: standard, brief or review.
-	Kind string `toml:"kind"`
-	// ReviewPlan is "ask" to review the plan before anything is searched.
-	ReviewPlan string `toml:"review_plan"`
-	// Language is the report's language (a BCP 47 tag or a name).
-	Language string `toml:"language"`
-	// Collections limit the local source to these collections of the
-	// person's library (see `researchtui library list`).
-	Collections []string `toml:"collections"`
-	Theme       string   `toml:"theme"`
-	OllamaHost  string   `toml:"ollama_host"` // several: comma-separated
+	// Options are the run options the file and the environment set, over
+	// pipeline.DefaultOptions: one key per entry of pipeline.RunOptions
+	// that has one (model, depth, sources, ...), read by decodeConfig.
+	pipeline.Options `toml:"-"`
+
+	Theme      string `toml:"theme"`
+	OllamaHost string `toml:"ollama_host"` // several: comma-separated
 	// OpenAI-compatible backend (--backend openai): base URL (env
 	// RESEARCHTUI_OPENAI_BASE_URL), key (env OPENAI_API_KEY) and the chat
 	// model's context length when the server does not report it.
@@ -50,20 +33,8 @@ type Config struct {
 	OpenAIAPIKey        string `toml:"openai_api_key"`
 	OpenAIContextLength int    `toml:"openai_context_length"`
 	ContactEmail        string `toml:"contact_email"`
-	// Think lets thinking models think (slower, often better).
-	Think bool `toml:"think"`
 	// FullText turns full-text downloads (PDF, HTML) on or off; on by default.
 	FullText *bool `toml:"full_text"`
-	// Deadline (e.g. "90s", "10m"; empty: none) is how long a run may
-	// research before it stops starting new work and writes.
-	Deadline string `toml:"deadline"`
-	// Verify is how cited sentences are checked: full, quick or off;
-	// Unsupported what becomes of one no source supports: uncite or drop.
-	Verify      string `toml:"verify"`
-	Unsupported string `toml:"unsupported"`
-	// StragglerGrace is how long one download may hold a sub-question
-	// whose other sources are analysed ("20s" by default).
-	StragglerGrace string `toml:"straggler_grace"`
 	// ModelParallel is how many chat requests the model server answers at
 	// once (Ollama's OLLAMA_NUM_PARALLEL, 1 by default; per host of a
 	// pool). researchtui queues the rest itself. 0: OLLAMA_NUM_PARALLEL
@@ -80,8 +51,6 @@ type Config struct {
 
 	configPath string
 	dataDir    string
-	// deadline and grace are Deadline and StragglerGrace parsed.
-	deadline, grace time.Duration
 }
 
 // tuiConfig is the [tui] table: the last model, depth and sources chosen in the
@@ -107,28 +76,6 @@ type tracingConfig struct {
 	// TraceContent exports the question, prompts and completions too
 	// (off: they can hold private material).
 	TraceContent bool `toml:"trace_content"`
-}
-
-// parseDurations reads Deadline and StragglerGrace; a bad value is the
-// person's to fix (exit 2).
-func (c *Config) parseDurations() error {
-	parse := func(name, v string) (time.Duration, error) {
-		v = strings.TrimSpace(v)
-		if v == "" {
-			return 0, nil
-		}
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			return 0, fmt.Errorf("%w: %s %q is not a duration like 90s or 10m", errUsage, name, v)
-		}
-		return d, nil
-	}
-	var err error
-	if c.deadline, err = parse("deadline", c.Deadline); err != nil {
-		return err
-	}
-	c.grace, err = parse("straggler_grace", c.StragglerGrace)
-	return err
 }
 
 const (
@@ -164,14 +111,14 @@ func xdg(env, fallback string) string {
 // loadConfig reads the config file (a missing file is fine) and applies the
 // environment over it, then defaults.
 func loadConfig() (*Config, error) {
-	c := &Config{configPath: configPath(), dataDir: dataDir()}
+	c := &Config{configPath: configPath(), dataDir: dataDir(), Options: pipeline.DefaultOptions()}
 	raw, err := readConfigFile(c.configPath)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
 		return nil, err
 	default:
-		if err := toml.Unmarshal(raw, c); err != nil {
+		if err := decodeConfig(raw, c); err != nil {
 			return nil, fmt.Errorf("%w: config file %s: %v", errUsage, c.configPath, err)
 		}
 	}
@@ -193,10 +140,31 @@ func loadConfig() (*Config, error) {
 	if c.Theme == "" {
 		c.Theme = "auto"
 	}
-	if err := c.parseDurations(); err != nil {
-		return nil, err
-	}
 	return c, nil
+}
+
+// decodeConfig reads a config file's bytes over c: the settings of its own
+// fields, then the run options' keys (pipeline.RunOptions) over c.Options.
+func decodeConfig(raw []byte, c *Config) error {
+	if err := toml.Unmarshal(raw, c); err != nil {
+		return err
+	}
+	var keys map[string]any
+	if err := toml.Unmarshal(raw, &keys); err != nil {
+		return err
+	}
+	for _, s := range pipeline.RunOptions {
+		raw, ok := keys[s.Key]
+		if s.Key == "" || !ok {
+			continue
+		}
+		v, err := s.Parse(raw)
+		if err != nil {
+			return err
+		}
+		s.Set(&c.Options, v)
+	}
+	return nil
 }
 
 func envStr(dst *string, name string) {
@@ -214,22 +182,7 @@ func (c *Config) corpusPath() string { return filepath.Join(c.dataDir, "corpus.j
 
 // defaultOptions are the run options from config, before flags.
 func (c *Config) defaultOptions() pipeline.Options {
-	o := pipeline.Options{
-		Model: c.Model, EmbedModel: c.EmbedModel, Backend: c.Backend,
-		Sources: c.Sources, Depth: c.Depth, MaxRevisions: 2, BudgetTokens: c.BudgetTokens, Think: c.Think,
-	}
-	if c.MaxRevisions != nil {
-		o.MaxRevisions = *c.MaxRevisions
-	}
-	o.Rounds = c.Rounds
-	o.Screen = c.Screen
-	o.Kind = c.Kind
-	o.ReviewPlan = c.ReviewPlan
-	o.Language = c.Language
-	o.Collections = c.Collections
-	o.Deadline, o.Grace = c.deadline, c.grace
-	o.Verify, o.Unsupported = c.Verify, c.Unsupported
-	return o
+	return c.Options
 }
 
 // tuiOptions are the run options the new-research form starts from: the
