@@ -126,8 +126,9 @@ type CancelOutput struct {
 
 func (s *Server) addJobTools() {
 	mcp.AddTool(s.srv, &mcp.Tool{
-		Name:  "start_research",
-		Title: "Start researching a question (returns at once)",
+		Name:        "start_research",
+		Title:       "Start researching a question (returns at once)",
+		InputSchema: researchSchema(),
 		Description: "Starts the same run as research but returns its session ID at once; the run goes on in researchtui (also when this client disconnects). " +
 			"Follow it with get_session (stage, counts, tokens, elapsed time, a review waiting), subscribe to its report resource to be told when it ends, " +
 			"or stop it with cancel_session. Use it when a call that takes minutes to an hour would time out. " +

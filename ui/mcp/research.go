@@ -12,19 +12,6 @@ import (
 	"github.com/researchtui/researchtui/store"
 )
 
-// ResearchInput is the research tool's arguments.
-type ResearchInput struct {
-	Question    string   `json:"question" jsonschema:"the research question, in plain words (at most 4000 bytes), e.g. 'which methods detect CRISPR off-target edits, and how sensitive are they?'"`
-	Depth       string   `json:"depth,omitempty" jsonschema:"how thorough: quick (a short cited answer, ~1 min with a local 8B model), standard (a full report, the default) or deep (more sub-questions, sources and follow-up rounds)"`
-	Sources     []string `json:"sources,omitempty" jsonschema:"sources to search, any of arxiv, openalex, pubmed, semanticscholar, crossref, web, local, materials; omitted: chosen for the question"`
-	Verify      string   `json:"verify,omitempty" jsonschema:"how cited sentences are checked against their sources: full (matching, then the model for what matching cannot decide; the default), quick (matching only, no model calls) or off"`
-	Kind        string   `json:"kind,omitempty" jsonschema:"the report: standard (sections per sub-question; the default), brief (a one-screen answer with its citations) or review (a structured literature review with a PRISMA 2020 flow diagram counted from the run's records)"`
-	Language    string   `json:"language,omitempty" jsonschema:"the report's language: a BCP 47 tag (de, pt-BR) or a name (German); omitted: English. Searching and the references keep the sources' languages"`
-	Collections []string `json:"collections,omitempty" jsonschema:"limit the person's own library (the local source) to these collections: a library (zotero, an imported file's name), a collection, a #tag, or corpus for loose documents; naming one brings the local source in. Omitted: all of it"`
-	ReviewPlan  string   `json:"review_plan,omitempty" jsonschema:"approve (run the plan as the planner writes it; the default) or ask (put the plan to the person through elicitation before anything is searched: delete, add sub-questions, choose sources)"`
-	Review      string   `json:"review,omitempty" jsonschema:"what happens to the reviewer agent's revision requests: approve (carry them out, the default), reject (finalise the draft as it is) or ask (put them to the person through elicitation when the client supports it, else approve)"`
-}
-
 // SessionInput names a session (resume_session).
 type SessionInput struct {
 	ID     string `json:"id" jsonschema:"the session ID, as research or list_sessions returned it"`
@@ -71,8 +58,9 @@ type ResearchOutput struct {
 
 func (s *Server) addResearchTools() {
 	mcp.AddTool(s.srv, &mcp.Tool{
-		Name:  "research",
-		Title: "Research a question",
+		Name:        "research",
+		Title:       "Research a question",
+		InputSchema: researchSchema(),
 		Description: "Researches a question the way `researchtui run` does: plans it, searches scholarly sources, reads and indexes the papers, " +
 			"writes a Markdown report with [n] citations whose references come from real source metadata, and has a reviewer check it. " +
 			"Takes minutes; sends progress notifications when the call carries a progress token; cancelling the call cancels the run " +
@@ -120,26 +108,8 @@ func (s *Server) research(ctx context.Context, req *mcp.CallToolRequest, in Rese
 func (s *Server) researchOptions(ctx context.Context, in ResearchInput) (pipeline.Options, string, []string, error) {
 	opt := s.cfg.Defaults
 	opt.Question = in.Question
-	if in.Depth != "" {
-		opt.Depth = in.Depth
-	}
-	if len(in.Sources) > 0 {
-		opt.Sources, opt.AutoSources = in.Sources, false
-	}
-	if in.Verify != "" {
-		opt.Verify = in.Verify
-	}
-	if in.Kind != "" {
-		opt.Kind = in.Kind
-	}
-	if in.ReviewPlan != "" {
-		opt.ReviewPlan = in.ReviewPlan
-	}
-	if in.Language != "" {
-		opt.Language = in.Language
-	}
-	if len(in.Collections) > 0 {
-		opt.Collections = in.Collections
+	if err := in.overlay(&opt); err != nil { // the table's MCP options (research_input.go)
+		return opt, "", nil, err
 	}
 	review, err := reviewPolicy(in.Review)
 	if err != nil {
