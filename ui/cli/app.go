@@ -13,6 +13,7 @@ import (
 	"github.com/researchtui/researchtui/pipeline/history"
 	"github.com/researchtui/researchtui/pipeline/tracing"
 	"github.com/researchtui/researchtui/store"
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // app is what a command needs: config, store, backend and engine.
@@ -49,7 +50,7 @@ func (a *app) warn(msg string) {
 	a.warnMu.Lock()
 	defer a.warnMu.Unlock()
 	if a.warnTo != nil {
-		fmt.Fprintln(a.warnTo, "researchtui:", sanitize(msg))
+		fmt.Fprintln(a.warnTo, "researchtui:", textkit.StripControls(msg))
 	}
 }
 

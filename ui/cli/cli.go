@@ -19,8 +19,8 @@ import (
 
 	"github.com/researchtui/researchtui/llm"
 	"github.com/researchtui/researchtui/pipeline"
-	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/store"
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // version is set at build time with
@@ -145,7 +145,7 @@ func refuseUnknownSubcommands(c *cobra.Command) {
 		if len(args) == 0 {
 			return nil
 		}
-		msg := fmt.Sprintf("unknown command %q for %q", search.CleanLine(args[0]), cmd.CommandPath())
+		msg := fmt.Sprintf("unknown command %q for %q", textkit.CleanLine(args[0]), cmd.CommandPath())
 		if hint := cmd.SuggestionsFor(args[0]); len(hint) > 0 {
 			msg += "; did you mean " + strings.Join(quoteAll(hint), " or ") + "?"
 		}
@@ -165,9 +165,9 @@ func notACommand(root *cobra.Command, args []string) error {
 	}
 	first := words[0]
 	if hint := root.SuggestionsFor(first); len(hint) > 0 {
-		return fmt.Errorf("%w: unknown command %q; did you mean %s? (to research it, ask a question: researchtui \"what is …?\")", errUsage, search.CleanLine(first), strings.Join(quoteAll(hint), " or "))
+		return fmt.Errorf("%w: unknown command %q; did you mean %s? (to research it, ask a question: researchtui \"what is …?\")", errUsage, textkit.CleanLine(first), strings.Join(quoteAll(hint), " or "))
 	}
-	return fmt.Errorf("%w: %q is not a command (see researchtui --help); to research it, ask a question in quotes, e.g. researchtui \"what is known about %s?\"", errUsage, search.CleanLine(joinArgs(args)), search.CleanLine(joinArgs(args)))
+	return fmt.Errorf("%w: %q is not a command (see researchtui --help); to research it, ask a question in quotes, e.g. researchtui \"what is known about %s?\"", errUsage, textkit.CleanLine(joinArgs(args)), textkit.CleanLine(joinArgs(args)))
 }
 
 func quoteAll(ss []string) []string {

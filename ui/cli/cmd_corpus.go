@@ -14,8 +14,8 @@ import (
 
 	"github.com/researchtui/researchtui/llm"
 	"github.com/researchtui/researchtui/pipeline/corpus"
-	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/store"
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // The local corpus (pipeline/corpus): `corpus add` indexes documents, `corpus
@@ -130,15 +130,15 @@ func embeddingNote(o *corpus.EmbedOutcome, p corpus.Progress, interrupted bool) 
 		case st.Graph:
 			how = fmt.Sprintf("HNSW graph %d%% built; the rest is linked when the index is next opened", 100*st.Linked/max(st.Nodes, 1))
 		}
-		out += fmt.Sprintf("vector index of %s: %s vectors, %s\n", sanitize(o.Model), commas(st.Vectors), how)
+		out += fmt.Sprintf("vector index of %s: %s vectors, %s\n", textkit.StripControls(o.Model), commas(st.Vectors), how)
 	}
 	switch {
 	case o.Fatal != nil:
-		out += fmt.Sprintf("not embedded: %s; the next run embeds them (see `researchtui doctor`)\n", sanitize(o.Fatal.Error()))
+		out += fmt.Sprintf("not embedded: %s; the next run embeds them (see `researchtui doctor`)\n", textkit.StripControls(o.Fatal.Error()))
 	case missed > 0 && !interrupted:
 		reason := "the embedding requests failed"
 		if o.Failed != nil {
-			reason = sanitize(o.Failed.Error())
+			reason = textkit.StripControls(o.Failed.Error())
 		}
 		out += fmt.Sprintf("%s chunks not embedded (%s); the next run tries again\n", commas(int(missed)), reason)
 	}
@@ -228,11 +228,11 @@ func corpusList(cfg *Config, out io.Writer, asJSON bool) error {
 		return nil
 	}
 	for _, e := range entries {
-		size := search.Plural(e.Chunks, "chunk", "chunks")
+		size := textkit.Plural(e.Chunks, "chunk", "chunks")
 		if e.Pages > 0 {
-			size = search.Plural(e.Pages, "page", "pages") + ", " + size
+			size = textkit.Plural(e.Pages, "page", "pages") + ", " + size
 		}
-		fmt.Fprintf(out, "%s\n    %s · %s · indexed %s\n", sanitize(truncate(e.Title, 100)), sanitize(e.Path), size, e.Indexed.Local().Format("2006-01-02 15:04"))
+		fmt.Fprintf(out, "%s\n    %s · %s · indexed %s\n", textkit.StripControls(textkit.Clip(e.Title, 100)), textkit.StripControls(e.Path), size, e.Indexed.Local().Format("2006-01-02 15:04"))
 	}
 	fmt.Fprintf(out, "%d documents\n", len(entries))
 	return nil

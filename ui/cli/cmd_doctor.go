@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/researchtui/researchtui/store"
+	"github.com/researchtui/researchtui/textkit"
 )
 
 func doctorCommand() *cobra.Command {
@@ -42,14 +43,14 @@ type doctor struct {
 // names (models, hosts, paths) and servers' answers, so every line is
 // cleaned of escape sequences and bidi overrides here, once for all.
 func (d *doctor) ok(what, detail string) {
-	fmt.Fprintf(d.w, "  ✓ %-22s %s\n", oneLine(what), oneLine(detail))
+	fmt.Fprintf(d.w, "  ✓ %-22s %s\n", textkit.CleanLine(what), textkit.CleanLine(detail))
 }
 func (d *doctor) info(what, detail string) {
-	fmt.Fprintf(d.w, "  · %-22s %s\n", oneLine(what), oneLine(detail))
+	fmt.Fprintf(d.w, "  · %-22s %s\n", textkit.CleanLine(what), textkit.CleanLine(detail))
 }
 func (d *doctor) bad(what, detail, fix string) {
 	d.problems++
-	fmt.Fprintf(d.w, "  ✗ %-22s %s\n    fix: %s\n", oneLine(what), oneLine(detail), oneLine(fix))
+	fmt.Fprintf(d.w, "  ✗ %-22s %s\n    fix: %s\n", textkit.CleanLine(what), textkit.CleanLine(detail), textkit.CleanLine(fix))
 }
 
 func (d *doctor) run(ctx context.Context, cfg *Config) {
@@ -58,7 +59,7 @@ func (d *doctor) run(ctx context.Context, cfg *Config) {
 	d.info("data", cfg.dataDir)
 	d.checkStore(cfg)
 
-	fmt.Fprintf(d.w, "\nmodel backend (%s)\n", oneLine(cfg.Backend))
+	fmt.Fprintf(d.w, "\nmodel backend (%s)\n", textkit.CleanLine(cfg.Backend))
 	b, err := newBackend(cfg)
 	if err != nil {
 		d.bad("backend", err.Error(), "set what the message names (config file or environment), or use backend = \"ollama\"")

@@ -17,6 +17,7 @@ import (
 	"github.com/researchtui/researchtui/pipeline/corpus"
 	"github.com/researchtui/researchtui/search/bib"
 	"github.com/researchtui/researchtui/store"
+	"github.com/researchtui/researchtui/textkit"
 	"github.com/researchtui/researchtui/ui"
 )
 
@@ -106,16 +107,16 @@ func importFile(ctx context.Context, cfg *Config, d corpusDeps, path, name strin
 	data, err := bib.LoadFile(abs) // a regular file only, read through a cap
 	if err != nil {
 		if fi, serr := os.Stat(abs); serr == nil && fi.IsDir() {
-			err = fmt.Errorf("%s: a folder, not a reference file (for documents, use researchtui corpus add)", sanitize(path))
+			err = fmt.Errorf("%s: a folder, not a reference file (for documents, use researchtui corpus add)", textkit.StripControls(path))
 		}
-		return &exitError{exitUsage, errors.New(sanitize(err.Error()))}
+		return &exitError{exitUsage, errors.New(textkit.StripControls(err.Error()))}
 	}
 	items, problems := bib.Read(abs, data)
 	if len(items) == 0 && len(problems) > 0 {
 		for _, p := range problems {
-			fmt.Fprintf(errOut, "%s: %s\n", sanitize(filepath.Base(path)), sanitize(p.Error()))
+			fmt.Fprintf(errOut, "%s: %s\n", textkit.StripControls(filepath.Base(path)), textkit.StripControls(p.Error()))
 		}
-		return &exitError{exitUsage, fmt.Errorf("%s: nothing could be read", sanitize(path))}
+		return &exitError{exitUsage, fmt.Errorf("%s: nothing could be read", textkit.StripControls(path))}
 	}
 	if name == "" {
 		name = strings.TrimSuffix(filepath.Base(abs), filepath.Ext(abs))
@@ -143,7 +144,7 @@ func runImport(ctx context.Context, cfg *Config, d corpusDeps, lib corpus.Librar
 	opt := corpus.Options{
 		Manifest: cfg.corpusPath(),
 		Store:    d.st,
-		File:     func(verb, title, detail string) { printOutcome(out, verb, truncate(title, 90), detail) },
+		File:     func(verb, title, detail string) { printOutcome(out, verb, textkit.Clip(title, 90), detail) },
 		Watch:    func(progress func() corpus.Progress) func() { return showIngestProgress(errOut, progress) },
 	}
 	if d.embed != nil {
@@ -155,7 +156,7 @@ func runImport(ctx context.Context, cfg *Config, d corpusDeps, lib corpus.Librar
 		return err
 	}
 	fmt.Fprintf(out, "%d added, %d updated, %d unchanged, %d skipped, %d removed; library %s: %d items\n",
-		res.Added, res.Updated, res.Unchanged, res.Skipped+len(problems), res.Removed, sanitize(lib.Name), res.Added+res.Updated+res.Unchanged)
+		res.Added, res.Updated, res.Unchanged, res.Skipped+len(problems), res.Removed, textkit.StripControls(lib.Name), res.Added+res.Updated+res.Unchanged)
 	if res.Embedded != nil {
 		fmt.Fprint(out, embeddingNote(res.Embedded, res.Progress, errors.Is(err, corpus.ErrInterrupted)))
 	}
@@ -171,20 +172,20 @@ func runImport(ctx context.Context, cfg *Config, d corpusDeps, lib corpus.Librar
 func printOutcome(out io.Writer, verb, name, detail string) {
 	switch {
 	case verb == "skipped":
-		fmt.Fprintf(out, "  %-9s %s: %s\n", verb, sanitize(name), sanitize(detail))
+		fmt.Fprintf(out, "  %-9s %s: %s\n", verb, textkit.StripControls(name), textkit.StripControls(detail))
 	case detail != "":
-		fmt.Fprintf(out, "  %-9s %s (%s)\n", verb, sanitize(name), sanitize(detail))
+		fmt.Fprintf(out, "  %-9s %s (%s)\n", verb, textkit.StripControls(name), textkit.StripControls(detail))
 	default:
-		fmt.Fprintf(out, "  %-9s %s\n", verb, sanitize(name))
+		fmt.Fprintf(out, "  %-9s %s\n", verb, textkit.StripControls(name))
 	}
 }
 
 // quoteArg quotes a name for a shell when it needs it.
 func quoteArg(s string) string {
 	if s != "" && !strings.ContainsAny(s, " \t'\"#$&*()[]{};<>?|\\`~") {
-		return sanitize(s)
+		return textkit.StripControls(s)
 	}
-	return "'" + strings.ReplaceAll(sanitize(s), "'", `'\''`) + "'"
+	return "'" + strings.ReplaceAll(textkit.StripControls(s), "'", `'\''`) + "'"
 }
 
 func libraryList(cfg *Config, out io.Writer, asJSON bool) error {
@@ -212,7 +213,7 @@ func libraryList(cfg *Config, out io.Writer, asJSON bool) error {
 		case "corpus":
 			what = "loose documents of `corpus add`"
 		}
-		fmt.Fprintf(out, "%s%-40s %5d items, %d with files · %s\n", indent, sanitize(truncate(c.Name, 40)), c.Items, c.Files, what)
+		fmt.Fprintf(out, "%s%-40s %5d items, %d with files · %s\n", indent, textkit.StripControls(textkit.Clip(c.Name, 40)), c.Items, c.Files, what)
 	}
 	return nil
 }
@@ -247,9 +248,9 @@ func checkCollections(cfg *Config, names []string) error {
 		known = append(known, c.Name)
 	}
 	if len(known) == 0 {
-		return fmt.Errorf("%w: no collection %s: nothing is imported (`researchtui library import`)", pipeline.ErrBadInput, sanitize(strings.Join(unknown, ", ")))
+		return fmt.Errorf("%w: no collection %s: nothing is imported (`researchtui library import`)", pipeline.ErrBadInput, textkit.StripControls(strings.Join(unknown, ", ")))
 	}
-	return fmt.Errorf("%w: no collection %s (there are: %s)", pipeline.ErrBadInput, sanitize(strings.Join(unknown, ", ")), sanitize(truncate(strings.Join(known, ", "), 300)))
+	return fmt.Errorf("%w: no collection %s (there are: %s)", pipeline.ErrBadInput, textkit.StripControls(strings.Join(unknown, ", ")), textkit.StripControls(textkit.Clip(strings.Join(known, ", "), 300)))
 }
 
 // tuiCollections are the collections the new-research form offers.

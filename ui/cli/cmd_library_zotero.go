@@ -12,6 +12,7 @@ import (
 
 	"github.com/researchtui/researchtui/pipeline/corpus"
 	"github.com/researchtui/researchtui/search/zotero"
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // importFlags are library import's flags.
@@ -48,7 +49,7 @@ func importZotero(ctx context.Context, cfg *Config, d corpusDeps, f *importFlags
 		lib, err = zotero.ReadDatabaseWith(ctx, dataDir, zotero.DatabaseOptions{BaseDir: f.baseDir})
 		switch {
 		case errors.Is(err, zotero.ErrLocked):
-			fmt.Fprintf(errOut, "%s\nreading it through Zotero's local API at %s instead\n", sanitize(err.Error()), sanitize(f.api))
+			fmt.Fprintf(errOut, "%s\nreading it through Zotero's local API at %s instead\n", textkit.StripControls(err.Error()), textkit.StripControls(f.api))
 			useAPI = true
 		case err != nil:
 			return err

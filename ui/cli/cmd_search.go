@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/researchtui/researchtui/store"
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // searchCommand searches everything ever read: every session's sources and
@@ -71,10 +72,10 @@ func searchCommand() *cobra.Command {
 				if p.Page > 0 {
 					page = fmt.Sprintf(", p. %d", p.Page)
 				}
-				fmt.Fprintf(out, "%2d. %s%s  [%s%s, %.2f]\n", i+1, sanitize(truncate(p.Title, 90)), year, p.Source, page, p.Score)
-				fmt.Fprintf(out, "    %s\n", sanitize(truncate(oneLineText(p.Text), 220)))
+				fmt.Fprintf(out, "%2d. %s%s  [%s%s, %.2f]\n", i+1, textkit.StripControls(textkit.Clip(p.Title, 90)), year, p.Source, page, p.Score)
+				fmt.Fprintf(out, "    %s\n", textkit.StripControls(textkit.Clip(oneLineText(p.Text), 220)))
 				if p.URL != "" {
-					fmt.Fprintf(out, "    %s\n", sanitize(p.URL))
+					fmt.Fprintf(out, "    %s\n", textkit.StripControls(p.URL))
 				}
 			}
 			return nil
@@ -124,6 +125,6 @@ func openIndex(st *store.Store, model string, errOut io.Writer) {
 		return
 	}
 	if s := ix.Status(); s.Note != "" && s.Vectors > 0 {
-		fmt.Fprintf(errOut, "vector index of %s: %s\n", sanitize(model), sanitize(s.Note))
+		fmt.Fprintf(errOut, "vector index of %s: %s\n", textkit.StripControls(model), textkit.StripControls(s.Note))
 	}
 }

@@ -13,8 +13,8 @@ import (
 
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/history"
-	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/store"
+	"github.com/researchtui/researchtui/textkit"
 )
 
 func sessionsCommand() *cobra.Command {
@@ -45,7 +45,7 @@ func sessionsList() *cobra.Command {
 						continue
 					}
 					fmt.Fprintf(out, "%s  %-26s  %s  %7d tok  %s\n", s.ID, statusAt(s), s.CreatedAt.Local().Format("2006-01-02 15:04"),
-						s.Usage.PromptTokens+s.Usage.CompletionTokens, sanitize(truncate(s.Title, 70)))
+						s.Usage.PromptTokens+s.Usage.CompletionTokens, textkit.StripControls(textkit.Clip(s.Title, 70)))
 				}
 				if len(all) == 0 && !asJSON {
 					fmt.Fprintln(cmd.ErrOrStderr(), "no sessions yet; start one with `researchtui run \"QUESTION\"` or `researchtui`")
@@ -78,10 +78,10 @@ func sessionsShow() *cobra.Command {
 					return enc.Encode(d)
 				}
 				fmt.Fprintf(out, "%s\n%s\n\nquestion  %s\nstatus    %s\ncreated   %s\nmodel     %s\ntokens    %d prompt, %d completion, %d embedding\n",
-					sanitize(s.Title), strings.Repeat("=", len([]rune(sanitize(s.Title)))), sanitize(s.Question), statusAt(s),
+					textkit.StripControls(s.Title), strings.Repeat("=", len([]rune(textkit.StripControls(s.Title)))), textkit.StripControls(s.Question), statusAt(s),
 					s.CreatedAt.Local().Format(time.RFC1123), s.Model, s.Usage.PromptTokens, s.Usage.CompletionTokens, s.Usage.EmbeddingTokens)
 				if s.Error != "" {
-					fmt.Fprintf(out, "error     %s\n", sanitize(s.Error))
+					fmt.Fprintf(out, "error     %s\n", textkit.StripControls(s.Error))
 				}
 				if sc := d.Scores; sc != nil {
 					review := "no review"
@@ -89,29 +89,29 @@ func sessionsShow() *cobra.Command {
 						review = "reviewer " + map[bool]string{true: "approved", false: "not approved"}[sc.ReviewerApproved]
 					}
 					fmt.Fprintf(out, "scores    %s, %s, %d of %d steps, %.0f%% of cited sentences grounded, %s of %s, model busy %.0f%% of the run\n",
-						review, search.Plural(sc.RevisionRounds, "revision round", "revision rounds"), sc.StepsUsed, sc.StepsBudget, 100*sc.GroundingRatio,
-						search.Plural(sc.Citations, "citation", "citations"), search.Plural(sc.SourcesCited, "source", "sources"), 100*sc.ModelUtil)
+						review, textkit.Plural(sc.RevisionRounds, "revision round", "revision rounds"), sc.StepsUsed, sc.StepsBudget, 100*sc.GroundingRatio,
+						textkit.Plural(sc.Citations, "citation", "citations"), textkit.Plural(sc.SourcesCited, "source", "sources"), 100*sc.ModelUtil)
 				}
 				if f := d.Funnel; f != nil && f.Found > 0 {
 					fmt.Fprintf(out, "funnel    %d found, %d read, %d analysed, %d cited (%.0f%% of those read)\n", f.Found, f.Read, f.Analysed, f.Cited, 100*f.CitedOfRead)
 					for _, q := range f.BySubQ { // a source read for several sub-questions counts for each
-						fmt.Fprintf(out, "          %s: %d found, %d on topic, %d read, %d analysed, %d cited\n", sanitize(q.ID), q.Found, q.Relevant, q.Read, q.Analysed, q.Cited)
+						fmt.Fprintf(out, "          %s: %d found, %d on topic, %d read, %d analysed, %d cited\n", textkit.StripControls(q.ID), q.Found, q.Relevant, q.Read, q.Analysed, q.Cited)
 					}
 				}
 				if pr := d.PlanReview; pr != nil {
-					fmt.Fprintf(out, "plan      reviewed: %s\n", sanitize(pr.Text()))
+					fmt.Fprintf(out, "plan      reviewed: %s\n", textkit.StripControls(pr.Text()))
 					for _, q := range pr.Deleted {
-						fmt.Fprintf(out, "          - deleted: %s\n", sanitize(q))
+						fmt.Fprintf(out, "          - deleted: %s\n", textkit.StripControls(q))
 					}
 					for _, q := range pr.Added {
-						fmt.Fprintf(out, "          + added: %s\n", sanitize(q))
+						fmt.Fprintf(out, "          + added: %s\n", textkit.StripControls(q))
 					}
 					for _, q := range pr.Edited {
-						fmt.Fprintf(out, "          ~ edited: %s\n", sanitize(q))
+						fmt.Fprintf(out, "          ~ edited: %s\n", textkit.StripControls(q))
 					}
 				}
 				for i, dec := range d.Decisions {
-					fmt.Fprintf(out, "%-9s round %d: %s\n", map[bool]string{true: "reviews", false: ""}[i == 0], i+1, sanitize(decisionLine(d, i, dec)))
+					fmt.Fprintf(out, "%-9s round %d: %s\n", map[bool]string{true: "reviews", false: ""}[i == 0], i+1, textkit.StripControls(decisionLine(d, i, dec)))
 				}
 				if f := d.Flow; f != nil {
 					fmt.Fprintf(out, "prisma    %d identified, %d duplicates, %d screened, %d excluded, %d sought, %d not retrieved, %d assessed, %d included\n",
@@ -120,11 +120,11 @@ func sessionsShow() *cobra.Command {
 				if len(d.Sources) > 0 {
 					fmt.Fprintf(out, "\nsources\n")
 					for _, c := range d.Sources {
-						fmt.Fprintf(out, "  [%d] %s\n", c.N, sanitize(pipeline.PlainReference(c.Reference)))
+						fmt.Fprintf(out, "  [%d] %s\n", c.N, textkit.StripControls(pipeline.PlainReference(c.Reference)))
 					}
 				}
 				if s.Report != "" {
-					fmt.Fprintf(out, "\n%s\n", sanitize(s.Report))
+					fmt.Fprintf(out, "\n%s\n", textkit.StripControls(s.Report))
 				}
 				return nil
 			})
@@ -227,7 +227,7 @@ func sessionsTrace() *cobra.Command {
 					enc.SetIndent("", "  ")
 					return enc.Encode(tl)
 				}
-				_, err = io.WriteString(out, sanitize(tl.Waterfall(width)))
+				_, err = io.WriteString(out, textkit.StripControls(tl.Waterfall(width)))
 				return err
 			})
 		},
@@ -249,7 +249,7 @@ func decisionLine(d history.SessionDetail, i int, dec pipeline.Decision) string 
 			if len(dec.Accepted) > 0 {
 				taken = len(dec.Accepted)
 			}
-			line = fmt.Sprintf("%d of %s accepted", taken, search.Plural(asked, "request", "requests"))
+			line = fmt.Sprintf("%d of %s accepted", taken, textkit.Plural(asked, "request", "requests"))
 		}
 	}
 	if note := strings.TrimSpace(dec.Note); note != "" {
@@ -265,5 +265,5 @@ func statusAt(s store.Session) string {
 	if s.Stage == "" || s.Status == store.StatusCompleted || s.Status == store.StatusRunning {
 		return s.Status
 	}
-	return s.Status + " (at " + oneLine(s.Stage) + ")"
+	return s.Status + " (at " + textkit.CleanLine(s.Stage) + ")"
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/researchtui/researchtui/store"
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // storeCommand looks after the local store: what it holds and what it
@@ -73,10 +74,10 @@ func compactStore(cmd *cobra.Command, st *store.Store) error {
 	fmt.Fprintf(out, "database %s → %s", humanBytes(res.BytesBefore), humanBytes(res.BytesAfter))
 	fmt.Fprintf(out, "; %s unused embeddings pruned\n", commas(res.Pruned))
 	for _, m := range res.Indexes {
-		fmt.Fprintf(out, "vector index of %s up to date\n", sanitize(m))
+		fmt.Fprintf(out, "vector index of %s up to date\n", textkit.StripControls(m))
 	}
 	for _, m := range res.RemovedIndexes {
-		fmt.Fprintf(out, "vector index of %s removed (no embeddings of that model are left)\n", sanitize(m))
+		fmt.Fprintf(out, "vector index of %s removed (no embeddings of that model are left)\n", textkit.StripControls(m))
 	}
 	return nil
 }
@@ -101,7 +102,7 @@ func printStats(w io.Writer, s store.Stats) {
 	} else {
 		fmt.Fprintln(w, "embeddings")
 		for _, e := range s.Embeddings {
-			fmt.Fprintf(w, "  %-26s %9s × %d-d  %9s", sanitize(e.Model), commas(e.Count), e.Dim, humanBytes(e.Bytes))
+			fmt.Fprintf(w, "  %-26s %9s × %d-d  %9s", textkit.StripControls(e.Model), commas(e.Count), e.Dim, humanBytes(e.Bytes))
 			if e.Unused > 0 {
 				fmt.Fprintf(w, "  (%s used by no chunk)", commas(e.Unused))
 			}
@@ -114,14 +115,14 @@ func printStats(w io.Writer, s store.Stats) {
 	}
 	fmt.Fprintln(w, "vector indexes")
 	for _, ix := range s.Indexes {
-		fmt.Fprintf(w, "  %-26s %s\n", sanitize(ix.Model), indexLine(ix))
+		fmt.Fprintf(w, "  %-26s %s\n", textkit.StripControls(ix.Model), indexLine(ix))
 		fmt.Fprintf(w, "  %-26s %s, %s\n", "", filepath.Base(ix.File), humanBytes(ix.Bytes))
 	}
 }
 
 func indexLine(ix store.IndexFileStats) string {
 	if ix.Problem != "" {
-		return "unusable (" + sanitize(ix.Problem) + "); rebuilt from the store when next needed"
+		return "unusable (" + textkit.StripControls(ix.Problem) + "); rebuilt from the store when next needed"
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s vectors of %d-d, ", commas(ix.Vectors), ix.Dim)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/researchtui/researchtui/pipeline/corpus"
 	"github.com/researchtui/researchtui/search"
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // doctorProbe is the query each source is tried with.
@@ -100,7 +101,7 @@ func (d *doctor) checkSources(ctx context.Context, cfg *Config) {
 			if info.urlEnv != "" {
 				fix += " or " + info.urlEnv
 			}
-			msg := "unreachable: " + sanitize(truncate(r.err.Error(), 100)) + " (" + detail + ")"
+			msg := "unreachable: " + textkit.StripControls(textkit.Clip(r.err.Error(), 100)) + " (" + detail + ")"
 			if !usesSource(cfg, info.name) {
 				// Reported, but not a problem: the config never searches it.
 				d.info(info.name, msg+"; not in your config's sources, so runs do not need it")

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/researchtui/researchtui/pipeline"
-	"github.com/researchtui/researchtui/search"
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // The headless plan review (--review-plan ask): the plan is printed and
@@ -58,7 +58,7 @@ func decidePlan(ctx context.Context, p *pipeline.Plan, answers func() <-chan str
 		changed = true
 		// What changed, not the whole plan again: a script of many
 		// commands must not print the plan for each.
-		fmt.Fprintf(out, "  %s\n", oneLine(done))
+		fmt.Fprintf(out, "  %s\n", textkit.CleanLine(done))
 	}
 }
 
@@ -95,7 +95,7 @@ func applyPlanCommand(e *pipeline.PlanEdit, line string) (string, error) {
 		}
 		gone := e.SubQuestions[i].Question
 		e.SubQuestions = append(e.SubQuestions[:i], e.SubQuestions[i+1:]...)
-		return fmt.Sprintf("deleted %d. %s (%s left)", i+1, gone, search.Plural(len(e.SubQuestions), "sub-question", "sub-questions")), nil
+		return fmt.Sprintf("deleted %d. %s (%s left)", i+1, gone, textkit.Plural(len(e.SubQuestions), "sub-question", "sub-questions")), nil
 	case "e":
 		i, text, err := index()
 		if err != nil || text == "" {
@@ -144,15 +144,15 @@ func applyPlanCommand(e *pipeline.PlanEdit, line string) (string, error) {
 		e.Sources = srcs
 		return "searching " + strings.Join(srcs, ", "), nil
 	}
-	return "", fmt.Errorf("unknown command %q (p prints the plan)", oneLine(cmd))
+	return "", fmt.Errorf("unknown command %q (p prints the plan)", textkit.CleanLine(cmd))
 }
 
 func printPlan(out io.Writer, e *pipeline.PlanEdit) {
-	fmt.Fprintf(out, "The plan: %s, searching %s\n", search.Plural(len(e.SubQuestions), "sub-question", "sub-questions"), strings.Join(e.Sources, ", "))
+	fmt.Fprintf(out, "The plan: %s, searching %s\n", textkit.Plural(len(e.SubQuestions), "sub-question", "sub-questions"), strings.Join(e.Sources, ", "))
 	for i, it := range e.SubQuestions {
-		fmt.Fprintf(out, "  %d. %s\n", i+1, oneLine(it.Question))
+		fmt.Fprintf(out, "  %d. %s\n", i+1, textkit.CleanLine(it.Question))
 		if len(it.Queries) > 0 {
-			fmt.Fprintf(out, "     queries: %s\n", oneLine(strings.Join(it.Queries, "; ")))
+			fmt.Fprintf(out, "     queries: %s\n", textkit.CleanLine(strings.Join(it.Queries, "; ")))
 		} else {
 			fmt.Fprintln(out, "     queries: (the planner writes them)")
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // progress prints a headless run as short human lines: stages, sources,
@@ -22,7 +23,7 @@ func (p *progress) show(ev pipeline.Event) {
 		p.sources++
 	}
 	if line := ev.Summary(); line != "" {
-		fmt.Fprintln(p.w, sanitize(line))
+		fmt.Fprintln(p.w, textkit.StripControls(line))
 	}
 }
 
@@ -50,7 +51,7 @@ func newProgressLine(w io.Writer) *progressLine {
 func (p *progressLine) step(name string, done, total int) {
 	if !p.tty {
 		if name != p.step0 {
-			fmt.Fprintln(p.w, sanitize(name)+"…")
+			fmt.Fprintln(p.w, textkit.StripControls(name)+"…")
 			p.step0 = name
 		}
 		return
@@ -59,7 +60,7 @@ func (p *progressLine) step(name string, done, total int) {
 		return
 	}
 	p.step0, p.last = name, time.Now()
-	line := sanitize(name)
+	line := textkit.StripControls(name)
 	if total > 0 {
 		line += fmt.Sprintf(" %s %d%% (%s of %s)", bar(done, total, 20), 100*done/total, commas(done), commas(total))
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/history"
 	"github.com/researchtui/researchtui/store"
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // Limits of the library tools: big enough for any real use, small enough
@@ -110,7 +111,7 @@ func (s *Server) listSessions(_ context.Context, _ *mcp.CallToolRequest, in List
 	}
 	status := strings.ToLower(strings.TrimSpace(in.Status))
 	if status != "" && !knownStatus(status) {
-		return nil, zero, fmt.Errorf("unknown status %q; use running, awaiting_review, completed, failed, cancelled or interrupted", clip(in.Status, 40))
+		return nil, zero, fmt.Errorf("unknown status %q; use running, awaiting_review, completed, failed, cancelled or interrupted", textkit.Clip(in.Status, 40))
 	}
 	page, err := s.st.ListSessionPage(status, in.Limit)
 	if err != nil {
@@ -156,7 +157,7 @@ func (s *Server) getSession(_ context.Context, _ *mcp.CallToolRequest, in GetInp
 		part = "report"
 	case "report", "sources", "all":
 	default:
-		return nil, nil, fmt.Errorf("part must be report, sources or all, not %q", clip(in.Part, 40))
+		return nil, nil, fmt.Errorf("part must be report, sources or all, not %q", textkit.Clip(in.Part, 40))
 	}
 	sess, err := s.session(in.ID)
 	if err != nil {
@@ -243,7 +244,7 @@ func (s *Server) searchKnowledge(ctx context.Context, _ *mcp.CallToolRequest, in
 	for _, src := range in.Sources {
 		src = strings.ToLower(strings.TrimSpace(src))
 		if !known(src) {
-			return nil, zero, fmt.Errorf("unknown source %q (known: %s)", clip(src, 40), strings.Join(pipeline.KnownSources, ", "))
+			return nil, zero, fmt.Errorf("unknown source %q (known: %s)", textkit.Clip(src, 40), strings.Join(pipeline.KnownSources, ", "))
 		}
 		only[src] = true
 	}
@@ -286,7 +287,7 @@ func (s *Server) searchKnowledge(ctx context.Context, _ *mcp.CallToolRequest, in
 		if p.Year > 0 {
 			fmt.Fprintf(&b, " (%d)", p.Year)
 		}
-		fmt.Fprintf(&b, " [%s, %.2f] %s\n   %s\n", p.Source, p.Score, firstNonEmpty(doiURL(p.DOI), p.URL), clip(strings.Join(strings.Fields(p.Text), " "), 400))
+		fmt.Fprintf(&b, " [%s, %.2f] %s\n   %s\n", p.Source, p.Score, textkit.FirstNonEmpty(doiURL(p.DOI), p.URL), textkit.Clip(strings.Join(strings.Fields(p.Text), " "), 400))
 	}
 	return textResult(b.String()), out, nil
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/researchtui/researchtui/pipeline"
-	"github.com/researchtui/researchtui/search"
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // The plan review over MCP (review_plan ask): the plan is put to the
@@ -42,7 +42,7 @@ func planForm(p *pipeline.Plan) *mcp.ElicitParams {
 	var b strings.Builder
 	fmt.Fprintf(&b, "The research plan, before anything is searched (sources: %s):\n", strings.Join(p.Sources, ", "))
 	for i, sq := range p.SubQuestions {
-		fmt.Fprintf(&b, "%d. %s (queries: %s)\n", i+1, search.CleanLine(sq.Question), search.CleanLine(strings.Join(sq.Queries.List(), "; ")))
+		fmt.Fprintf(&b, "%d. %s (queries: %s)\n", i+1, textkit.CleanLine(sq.Question), textkit.CleanLine(strings.Join(sq.Queries.List(), "; ")))
 	}
 	b.WriteString("Accept runs it with the changes below (leave them empty to run it as it is); decline runs it as it is; cancel decides later.")
 	return &mcp.ElicitParams{
@@ -75,7 +75,7 @@ func planDecision(p *pipeline.Plan, content map[string]any) pipeline.Decision {
 		}
 	}
 	for _, q := range strings.Split(str("add"), ";") {
-		if q = search.CleanLine(q); q != "" {
+		if q = textkit.CleanLine(q); q != "" {
 			e.SubQuestions = append(e.SubQuestions, pipeline.PlanItem{Question: q})
 		}
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/researchtui/researchtui/pipeline"
-	"github.com/researchtui/researchtui/search"
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // progress turns a run's events into MCP progress notifications: one per
@@ -40,7 +40,7 @@ func (p *progress) event(ev pipeline.Event) {
 	_ = p.req.Session.NotifyProgress(p.ctx, &mcp.ProgressNotificationParams{
 		ProgressToken: tok,
 		Progress:      float64(p.n),
-		Message:       search.CleanLine(line),
+		Message:       textkit.CleanLine(line),
 	})
 }
 
@@ -102,9 +102,9 @@ func canElicit(req *mcp.CallToolRequest) bool {
 // form (the protocol allows no nesting) with the requests in the message.
 func reviewForm(rv *pipeline.ReviewRequest) *mcp.ElicitParams {
 	var b strings.Builder
-	fmt.Fprintf(&b, "The reviewer asks for %d revisions of the research report (round %d): %s\n", len(rv.Requests), rv.Round, search.CleanLine(rv.Summary))
+	fmt.Fprintf(&b, "The reviewer asks for %d revisions of the research report (round %d): %s\n", len(rv.Requests), rv.Round, textkit.CleanLine(rv.Summary))
 	for i, q := range rv.Requests {
-		fmt.Fprintf(&b, "%d. [%s] %s: %s\n", i+1, q.Kind, search.CleanLine(q.Section), search.CleanLine(q.Text))
+		fmt.Fprintf(&b, "%d. [%s] %s: %s\n", i+1, q.Kind, textkit.CleanLine(q.Section), textkit.CleanLine(q.Text))
 	}
 	b.WriteString("Accept all, reject all (finalise the draft as it is), or accept the numbers you list. Decline rejects; cancel decides later.")
 	return &mcp.ElicitParams{
@@ -129,7 +129,7 @@ func reviewForm(rv *pipeline.ReviewRequest) *mcp.ElicitParams {
 // formDecision reads the filled-in form.
 func formDecision(rv *pipeline.ReviewRequest, content map[string]any) pipeline.Decision {
 	str := func(k string) string { v, _ := content[k].(string); return strings.TrimSpace(v) }
-	note := search.CleanLine(str("note"))
+	note := textkit.CleanLine(str("note"))
 	switch str("decision") {
 	case "reject_all":
 		return pipeline.Decision{Approve: false}

@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/researchtui/researchtui/store"
+	"github.com/researchtui/researchtui/textkit"
 )
 
 const (
@@ -70,7 +71,7 @@ func (s *Server) reportResources() []*mcp.Resource {
 			URI:         reportURI(ss.ID),
 			Name:        "report-" + ss.ID,
 			Title:       ss.Title,
-			Description: "Report: " + clip(ss.Question, 200),
+			Description: "Report: " + textkit.Clip(ss.Question, 200),
 			MIMEType:    "text/markdown",
 		})
 	}
