@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -12,46 +13,35 @@ import (
 	"github.com/researchtui/researchtui/themes"
 )
 
-// Fields of the new-research form, in tab order.
+// The new-research form: the question, then a row for each run option
+// with a Form label in pipeline.RunOptions, in the table's order. A string
+// option is a one-of row (its Choices) or a text row, a bool an off/on
+// row. Two rows keep widgets of their own, by option name: the sources
+// checklist (it marks the sources this researchtui cannot search) and the
+// Library row (the library's collections, loaded when the form opens).
 const (
-	fieldQuestion = iota
-	fieldModel
-	fieldDepth
-	fieldSources
-	fieldVerify
-	fieldKind
-	fieldPlan
-	fieldLanguage
-	fieldLibrary
-	fieldCount
+	fieldQuestion = 0 // the focus of the question; row i is focus i+1
+
+	optSources = "sources"
+	optLibrary = "collection"
 )
 
-var depths = []string{pipeline.DepthQuick, pipeline.DepthStandard, pipeline.DepthDeep}
-
-// planChoices are what happens to the plan (--review-plan): the labels
-// shown, and the options' values at the same index.
-var (
-	planChoices = []string{"go straight on", "review it first"}
-	planValues  = []string{pipeline.ReviewApprove, pipeline.ReviewAsk}
-)
-
-// kinds are the report's shapes (--kind).
-var kinds = []string{pipeline.KindStandard, pipeline.KindBrief, pipeline.KindReview}
-
-// verifyModes are the choices of how cited sentences are checked.
-var verifyModes = []string{pipeline.VerifyFull, pipeline.VerifyQuick, pipeline.VerifyOff}
+// formRow is one option's row.
+type formRow struct {
+	spec   pipeline.OptionSpec
+	text   bool      // a text row, in input
+	input  lineInput // a text row's
+	values []string  // a one-of row's values (a bool's: off, on)
+	labels []string  // what a one-of row shows for them
+	choice int       // a one-of row's chosen index
+}
 
 // newRunDialog is the new-research form: the question plus the options a
-// run is started with (model, depth, sources), prefilled from the config.
+// run is started with, prefilled from the config.
 type newRunDialog struct {
 	base     pipeline.Options
 	question lineInput
-	model    lineInput
-	language lineInput
-	depth    int
-	kind     int
-	plan     int
-	verify   int
+	rows     []*formRow
 	sources  map[string]bool
 	off      map[string]string // sources this researchtui cannot search, with what each needs
 	srcCur   int
@@ -69,29 +59,9 @@ func newNewRunDialog(st *themes.Styles, defaults pipeline.Options, initial strin
 	d.question.limit = pipeline.MaxQuestionBytes
 	d.question.SetValue(initial)
 	d.question.CursorEnd()
-	d.model = newInput(st, "qwen3:8b", 30)
-	d.model.SetValue(defaults.Model)
-	d.language = newInput(st, "English (or de, German, pt-BR, …)", 30)
-	d.language.SetValue(defaults.Language)
-	d.depth = 1
-	for i, v := range depths {
-		if v == defaults.Depth {
-			d.depth = i
-		}
-	}
-	for i, v := range verifyModes {
-		if v == defaults.Verify {
-			d.verify = i
-		}
-	}
-	for i, v := range kinds {
-		if v == defaults.Kind {
-			d.kind = i
-		}
-	}
-	for i, v := range planValues {
-		if v == defaults.ReviewPlan {
-			d.plan = i
+	for _, s := range pipeline.RunOptions {
+		if r := newFormRow(st, s, &defaults); r != nil {
+			d.rows = append(d.rows, r)
 		}
 	}
 	// No sources ticked means "chosen by the question's topic" (the
@@ -104,18 +74,71 @@ func newNewRunDialog(st *themes.Styles, defaults pipeline.Options, initial strin
 	return d, d.question.Focus()
 }
 
+// newFormRow is the row of an option the form shows, with its value from
+// defaults; nil when the form does not show it (no Form label, or a type
+// only a widget of its own could show).
+func newFormRow(st *themes.Styles, s pipeline.OptionSpec, defaults *pipeline.Options) *formRow {
+	if s.Form == "" {
+		return nil
+	}
+	r := &formRow{spec: s}
+	switch {
+	case s.Name == optSources || s.Name == optLibrary:
+	case s.Type == pipeline.OptionBool:
+		r.values = []string{"off", "on"}
+		r.labels = r.values
+		if on, _ := s.Get(defaults).(bool); on {
+			r.choice = 1
+		}
+	case s.Type == pipeline.OptionString && len(s.Choices) > 0:
+		r.values, r.labels = s.Choices, s.Choices
+		if len(s.FormChoices) == len(s.Choices) {
+			r.labels = s.FormChoices
+		}
+		def, _ := s.Default.(string)
+		r.choice = max(slices.Index(s.Choices, def), 0)
+		if i := slices.Index(s.Choices, s.Get(defaults).(string)); i >= 0 {
+			r.choice = i
+		}
+	case s.Type == pipeline.OptionString:
+		r.text = true
+		r.input = newInput(st, s.Placeholder, 30)
+		r.input.SetValue(s.Get(defaults).(string))
+	default:
+		return nil
+	}
+	return r
+}
+
+// rowOf is the focus of the option's row (-1: none).
+func (d *newRunDialog) rowOf(name string) int {
+	for i, r := range d.rows {
+		if r.spec.Name == name {
+			return i + 1
+		}
+	}
+	return -1
+}
+
+// focused is the focused option's row (nil: the question).
+func (d *newRunDialog) focused() *formRow {
+	if d.focus == fieldQuestion {
+		return nil
+	}
+	return d.rows[d.focus-1]
+}
+
 func (d *newRunDialog) setFocus(f int) tea.Cmd {
-	d.focus = (f + fieldCount) % fieldCount
+	n := len(d.rows) + 1
+	d.focus = (f + n) % n
 	d.question.Blur()
-	d.model.Blur()
-	d.language.Blur()
-	switch d.focus {
-	case fieldQuestion:
+	for _, r := range d.rows {
+		r.input.Blur()
+	}
+	if r := d.focused(); r == nil {
 		return d.question.Focus()
-	case fieldModel:
-		return d.model.Focus()
-	case fieldLanguage:
-		return d.language.Focus()
+	} else if r.text {
+		return r.input.Focus()
 	}
 	return nil
 }
@@ -123,14 +146,20 @@ func (d *newRunDialog) setFocus(f int) tea.Cmd {
 func (d *newRunDialog) options() pipeline.Options {
 	opt := d.base
 	opt.Question = strings.TrimSpace(d.question.Value())
-	if m := strings.TrimSpace(d.model.Value()); m != "" {
-		opt.Model = m
+	for _, r := range d.rows {
+		switch {
+		case r.text:
+			v := strings.TrimSpace(r.input.Value())
+			if v == "" && r.spec.KeepIfEmpty {
+				continue
+			}
+			r.spec.Set(&opt, v)
+		case r.spec.Type == pipeline.OptionBool:
+			r.spec.Set(&opt, r.choice == 1)
+		case r.values != nil:
+			r.spec.Set(&opt, r.values[r.choice])
+		}
 	}
-	opt.Depth = depths[d.depth]
-	opt.Kind = kinds[d.kind]
-	opt.ReviewPlan = planValues[d.plan]
-	opt.Language = strings.TrimSpace(d.language.Value())
-	opt.Verify = verifyModes[d.verify]
 	opt.Sources, opt.AutoSources = nil, false
 	for _, s := range pipeline.KnownSources {
 		if d.sources[s] {
@@ -164,9 +193,17 @@ func (d *newRunDialog) handle(msg tea.KeyPressMsg, _ time.Time) (action, bool, t
 			d.err = "type a question first"
 			return nil, true, d.setFocus(fieldQuestion)
 		}
-		if _, err := pipeline.LanguageTag(opt.Language); err != nil {
-			d.err = "unknown language: type a tag such as de or pt-BR, or a name such as German"
-			return nil, true, d.setFocus(fieldLanguage)
+		for i, r := range d.rows {
+			if !r.text || r.spec.Check == nil {
+				continue
+			}
+			if _, err := r.spec.Check(r.input.Value()); err != nil {
+				d.err = r.spec.Invalid
+				if d.err == "" {
+					d.err = err.Error()
+				}
+				return nil, true, d.setFocus(i + 1)
+			}
 		}
 		return actStart{opt: opt, form: true}, false, nil
 	case "tab", "down":
@@ -174,42 +211,33 @@ func (d *newRunDialog) handle(msg tea.KeyPressMsg, _ time.Time) (action, bool, t
 	case "shift+tab", "up":
 		return nil, true, d.setFocus(d.focus - 1)
 	}
-	var cmd tea.Cmd
-	switch d.focus {
-	case fieldQuestion:
+	r := d.focused()
+	switch {
+	case r == nil:
 		d.question.Update(msg)
 		d.err = ""
-	case fieldModel:
-		d.model.Update(msg)
-	case fieldLanguage:
-		d.language.Update(msg)
-		d.err = ""
-	case fieldDepth:
-		d.depth = cycle(d.depth, len(depths), msg.String())
-	case fieldKind:
-		d.kind = cycle(d.kind, len(kinds), msg.String())
-	case fieldPlan:
-		d.plan = cycle(d.plan, len(planChoices), msg.String())
-	case fieldVerify:
-		d.verify = cycle(d.verify, len(verifyModes), msg.String())
-	case fieldSources:
+	case r.text:
+		r.input.Update(msg)
+		if r.spec.Check != nil {
+			d.err = ""
+		}
+	case r.values != nil:
+		r.choice = cycle(r.choice, len(r.values), msg.String())
+	case r.spec.Name == optSources:
 		if changed, refused := toggleSourceRow(d.sources, d.off, &d.srcCur, msg.String()); changed || refused != "" {
 			d.err = refused
 		}
-	case fieldLibrary:
+	case r.spec.Name == optLibrary:
 		d.err = d.library.handle(msg.String())
 	}
-	return nil, true, cmd
+	return nil, true, nil
 }
 
 func (d *newRunDialog) paste(s string) tea.Cmd {
-	switch d.focus {
-	case fieldQuestion:
+	if r := d.focused(); r == nil {
 		d.question.Insert(pastedLine(s))
-	case fieldModel:
-		d.model.Insert(pastedLine(s))
-	case fieldLanguage:
-		d.language.Insert(pastedLine(s))
+	} else if r.text {
+		r.input.Insert(pastedLine(s))
 	}
 	return nil
 }
@@ -218,8 +246,6 @@ func (d *newRunDialog) view(st *themes.Styles, w, _ int) string {
 	dw := dialogWidth(w, 90)
 	inner := dw - st.Dialog.GetHorizontalFrameSize()
 	d.question.SetWidth(max(inner-12, 10))
-	d.model.SetWidth(max(inner-12, 10))
-	d.language.SetWidth(max(inner-12, 10))
 	label := func(f int, s string) string {
 		if d.focus == f {
 			return st.Cursor.Render(padRight("▸ "+s, 11))
@@ -228,44 +254,20 @@ func (d *newRunDialog) view(st *themes.Styles, w, _ int) string {
 	}
 	var lines []string
 	lines = append(lines, label(fieldQuestion, "Question")+" "+d.question.View())
-	lines = append(lines, label(fieldModel, "Model")+" "+d.model.View())
-	lines = append(lines, label(fieldDepth, "Depth")+" "+choices(st, depths, d.depth))
-	var row []string
-	rowW := 0
-	first := true
-	for i, s := range pipeline.KnownSources {
-		item := sourceBox(d.sources[s], d.off[s]) + " " + s
-		style := st.Text
-		if d.off[s] != "" {
-			style = st.Muted
+	for i, r := range d.rows {
+		f := i + 1
+		switch {
+		case r.text:
+			r.input.SetWidth(max(inner-12, 10))
+			lines = append(lines, label(f, r.spec.Form)+" "+r.input.View())
+		case r.values != nil:
+			lines = append(lines, label(f, r.spec.Form)+" "+choices(st, r.labels, r.choice))
+		case r.spec.Name == optSources:
+			lines = append(lines, d.sourceLines(st, label(f, r.spec.Form), f, inner)...)
+		case r.spec.Name == optLibrary:
+			lines = append(lines, label(f, r.spec.Form)+" "+d.library.view(st, d.focus == f, inner-12))
 		}
-		if d.focus == fieldSources && i == d.srcCur {
-			style = st.Selected
-		}
-		if rowW+len(item)+2 > inner-12 && rowW > 0 {
-			prefix := label(fieldSources, "Sources")
-			if !first {
-				prefix = strings.Repeat(" ", 11)
-			}
-			lines = append(lines, prefix+" "+strings.Join(row, "  "))
-			row, rowW, first = nil, 0, false
-		}
-		row = append(row, style.Render(item))
-		rowW += len(item) + 2
 	}
-	prefix := label(fieldSources, "Sources")
-	if !first {
-		prefix = strings.Repeat(" ", 11)
-	}
-	lines = append(lines, prefix+" "+strings.Join(row, "  "))
-	if len(d.options().Sources) == 0 {
-		lines = append(lines, strings.Repeat(" ", 12)+st.Muted.Render("none ticked: the best for the question's topic"))
-	}
-	lines = append(lines, label(fieldVerify, "Verify")+" "+choices(st, verifyModes, d.verify))
-	lines = append(lines, label(fieldKind, "Report")+" "+choices(st, kinds, d.kind))
-	lines = append(lines, label(fieldPlan, "Plan")+" "+choices(st, planChoices, d.plan))
-	lines = append(lines, label(fieldLanguage, "Language")+" "+d.language.View())
-	lines = append(lines, label(fieldLibrary, "Library")+" "+d.library.view(st, d.focus == fieldLibrary, inner-12))
 	if d.err != "" {
 		lines = append(lines, "", st.Error.Render(d.err))
 	}
@@ -273,6 +275,34 @@ func (d *newRunDialog) view(st *themes.Styles, w, _ int) string {
 	hm.Styles = help.Styles{ShortKey: st.HelpKey, ShortDesc: st.HelpDesc, ShortSeparator: st.HelpSep, Ellipsis: st.HelpSep}
 	hm.SetWidth(inner)
 	return dialogBox(st, dw, "New research", strings.Join(lines, "\n"), hm.ShortHelpView(d.keyMap().ShortHelp()))
+}
+
+// sourceLines draw the sources checklist (its row at focus f, labelled
+// prefix), wrapped to the width, and what none ticked means.
+func (d *newRunDialog) sourceLines(st *themes.Styles, prefix string, f, inner int) []string {
+	var lines, row []string
+	rowW := 0
+	for i, s := range pipeline.KnownSources {
+		item := sourceBox(d.sources[s], d.off[s]) + " " + s
+		style := st.Text
+		if d.off[s] != "" {
+			style = st.Muted
+		}
+		if d.focus == f && i == d.srcCur {
+			style = st.Selected
+		}
+		if rowW+len(item)+2 > inner-12 && rowW > 0 {
+			lines = append(lines, prefix+" "+strings.Join(row, "  "))
+			row, rowW, prefix = nil, 0, strings.Repeat(" ", 11)
+		}
+		row = append(row, style.Render(item))
+		rowW += len(item) + 2
+	}
+	lines = append(lines, prefix+" "+strings.Join(row, "  "))
+	if len(d.options().Sources) == 0 {
+		lines = append(lines, strings.Repeat(" ", 12)+st.Muted.Render("none ticked: the best for the question's topic"))
+	}
+	return lines
 }
 
 func (d *newRunDialog) keyMap() help.KeyMap {

@@ -725,7 +725,7 @@ func TestNewResearchFormKindPlanLanguage(t *testing.T) {
 	typeText(t, m, "Klingonish")
 	press(t, m, "enter")
 	d, ok := m.dialog.(*newRunDialog)
-	if !ok || len(svc.started) != 0 || !strings.Contains(d.err, "unknown language") || d.focus != fieldLanguage {
+	if !ok || len(svc.started) != 0 || !strings.Contains(d.err, "unknown language") || d.focus != d.rowOf("language") {
 		t.Fatalf("an unknown language was not refused in the form: started %d, dialog %T", len(svc.started), m.dialog)
 	}
 	press(t, m, "ctrl+u")
@@ -832,7 +832,7 @@ func TestSourcesThatAreOffSayWhatTheyNeed(t *testing.T) {
 		t.Errorf("the form does not mark the sources that are off:\n%s", out)
 	}
 	press(t, m, "tab", "tab", "tab") // to the sources row
-	for d.focus != fieldSources {
+	for d.focus != d.rowOf("sources") {
 		press(t, m, "tab")
 	}
 	for pipeline.KnownSources[d.srcCur] != "web" {
@@ -943,7 +943,7 @@ func TestFormSaysACollectionHasNoFiles(t *testing.T) {
 	typeText(t, m, "Is it")
 	press(t, m, "ctrl+o")
 	d := m.dialog.(*newRunDialog)
-	for d.focus != fieldLibrary {
+	for d.focus != d.rowOf("collection") {
 		press(t, m, "tab")
 	}
 	if out := ansi.Strip(m.render()); !strings.Contains(out, "Books (5, 0 with files)") {
