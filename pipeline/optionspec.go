@@ -202,16 +202,6 @@ func DefaultOptions() Options {
 	return o
 }
 
-// Option is the spec of the option with this flag name or key, if any.
-func Option(name string) (OptionSpec, bool) {
-	for _, s := range RunOptions {
-		if (s.Name != "" && s.Name == name) || (s.Key != "" && s.Key == name) {
-			return s, true
-		}
-	}
-	return OptionSpec{}, false
-}
-
 // Label is how an error names the option.
 func (s OptionSpec) Label() string {
 	switch {
