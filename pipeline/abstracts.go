@@ -17,7 +17,7 @@ import (
 // without an abstract already), and no work is asked twice in a run.
 
 // lookUpAbstracts returns pool with the abstracts found merged in.
-func (f *flow) lookUpAbstracts(ctx context.Context, a *agentCall, pool []search.Record) []search.Record {
+func (f *gather) lookUpAbstracts(ctx context.Context, a *agentCall, pool []search.Record) []search.Record {
 	o := f.o
 	var finder search.AbstractFinder
 	var name string

@@ -461,7 +461,7 @@ func yearOrND(y int) string {
 
 // analyseLoop starts an analyst for each source as it is indexed; the
 // analysts wait for a model slot, so the backend is kept exactly full.
-func (f *flow) analyseLoop(ctx context.Context) error {
+func (f *gather) analyseLoop(ctx context.Context) error {
 	g, gctx := errgroup.WithContext(ctx)
 	for rs := range f.analyseCh {
 		g.Go(func() error { return f.analyse(gctx, rs) })
@@ -469,7 +469,7 @@ func (f *flow) analyseLoop(ctx context.Context) error {
 	return g.Wait()
 }
 
-func (f *flow) analyse(ctx context.Context, rs readySource) error {
+func (f *gather) analyse(ctx context.Context, rs readySource) error {
 	o := f.o
 	key := rs.rec.Key
 	arrived := sync.OnceFunc(f.arrivedOne)
@@ -524,7 +524,7 @@ func (f *flow) analyse(ctx context.Context, rs readySource) error {
 }
 
 // keepAnalysis checkpoints a source's analysis and counts it done.
-func (f *flow) keepAnalysis(rec search.Record, an Analysis) error {
+func (f *gather) keepAnalysis(rec search.Record, an Analysis) error {
 	an.SourceKey = rec.Key
 	if err := f.o.checkpoint("analyse/"+rec.Key, an); err != nil {
 		return err
@@ -534,7 +534,7 @@ func (f *flow) keepAnalysis(rec search.Record, an Analysis) error {
 }
 
 // skipAnalysis leaves a source unanalysed because of the cutoff, and says so.
-func (f *flow) skipAnalysis(rec search.Record) {
+func (f *gather) skipAnalysis(rec search.Record) {
 	f.mu.Lock()
 	f.skipped[rec.Key] = true
 	f.mu.Unlock()
@@ -543,7 +543,7 @@ func (f *flow) skipAnalysis(rec search.Record) {
 	f.o.noteUnread(rec.Title, why)
 }
 
-func (f *flow) done(rec search.Record, an Analysis) {
+func (f *gather) done(rec search.Record, an Analysis) {
 	f.mu.Lock()
 	f.analyses[rec.Key] = an
 	f.counts.analysed++
@@ -556,7 +556,7 @@ func (f *flow) done(rec search.Record, an Analysis) {
 
 // vectorsFor are the query vectors a source's evidence is judged by: those
 // of every sub-question that chose it, and the question.
-func (f *flow) vectorsFor(key string) [][]float32 {
+func (f *gather) vectorsFor(key string) [][]float32 {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var out [][]float32

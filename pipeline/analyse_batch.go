@@ -50,7 +50,7 @@ func evidenceChars(ev []ContextChunk) int {
 type shortJob struct {
 	rs       readySource
 	evidence []ContextChunk
-	taken    bool              // a batch has taken it (under flow.mu)
+	taken    bool              // a batch has taken it (under gather.mu)
 	res      chan shortOutcome // the batch's outcome, for the job's own goroutine
 }
 
@@ -63,7 +63,7 @@ type shortOutcome struct {
 // analyseShort queues a short source and either runs the batch it heads or
 // waits for the batch that took it; then it finishes the source as
 // analyse does.
-func (f *flow) analyseShort(ctx context.Context, rs readySource, evidence []ContextChunk, arrived func()) error {
+func (f *gather) analyseShort(ctx context.Context, rs readySource, evidence []ContextChunk, arrived func()) error {
 	job := &shortJob{rs: rs, evidence: evidence, res: make(chan shortOutcome, 1)}
 	f.mu.Lock()
 	f.shortQ = append(f.shortQ, job)
@@ -110,7 +110,7 @@ func (f *flow) analyseShort(ctx context.Context, rs readySource, evidence []Cont
 	return f.finishShort(job, outs[0])
 }
 
-func (f *flow) finishShort(job *shortJob, out shortOutcome) error {
+func (f *gather) finishShort(job *shortJob, out shortOutcome) error {
 	switch {
 	case out.err != nil:
 		return out.err
@@ -123,7 +123,7 @@ func (f *flow) finishShort(job *shortJob, out shortOutcome) error {
 
 // runShortBatch analyses the batch with the model slot held: one call for
 // several sources, the single-source call for one.
-func (f *flow) runShortBatch(ctx context.Context, batch []*shortJob) []shortOutcome {
+func (f *gather) runShortBatch(ctx context.Context, batch []*shortJob) []shortOutcome {
 	o := f.o
 	outs := make([]shortOutcome, len(batch))
 	if o.cut.passed() { // the deadline came while they waited for the model
@@ -356,7 +356,7 @@ const shortGrace = 30 * time.Millisecond
 
 // arrivedOne counts an indexed source as arrived at its analyst: queued
 // for a shared call, or on its own way.
-func (f *flow) arrivedOne() {
+func (f *gather) arrivedOne() {
 	f.mu.Lock()
 	f.arriving--
 	f.mu.Unlock()
@@ -369,7 +369,7 @@ func (f *flow) arrivedOne() {
 // awaitArrivals waits, holding the model, until every source sent to read
 // has reached its analyst (at most shortGrace), so that the first of
 // several sources read together does not take the model alone.
-func (f *flow) awaitArrivals(ctx context.Context) {
+func (f *gather) awaitArrivals(ctx context.Context) {
 	timeout := time.NewTimer(shortGrace)
 	defer timeout.Stop()
 	for {

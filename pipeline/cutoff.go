@@ -91,7 +91,7 @@ type inflight struct {
 
 // startRead registers a download so the straggler policy and the cutoff can
 // cut it short.
-func (f *flow) startRead(ctx context.Context, key string) (context.Context, func()) {
+func (f *gather) startRead(ctx context.Context, key string) (context.Context, func()) {
 	rctx, cancel := context.WithCancelCause(ctx)
 	f.mu.Lock()
 	f.reading[key] = &inflight{cancel: cancel}
@@ -110,7 +110,7 @@ func (f *flow) startRead(ctx context.Context, key string) (context.Context, func
 // watchStragglers runs while a round reads: it cuts downloads short at the
 // cutoff, and after the grace period when they are all their sub-question
 // still waits for.
-func (f *flow) watchStragglers(done <-chan struct{}) {
+func (f *gather) watchStragglers(done <-chan struct{}) {
 	grace := f.o.grace()
 	tick := time.NewTicker(min(grace/10, 250*time.Millisecond))
 	defer tick.Stop()
@@ -138,7 +138,7 @@ func (f *flow) watchStragglers(done <-chan struct{}) {
 	}
 }
 
-func (f *flow) cutAll(why string) {
+func (f *gather) cutAll(why string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, in := range f.reading {
@@ -149,7 +149,7 @@ func (f *flow) cutAll(why string) {
 // othersAnalysedLocked: every other source of one of key's sub-questions
 // is analysed (or skipped), or research is over and every other source of
 // the run is. f.mu is held.
-func (f *flow) othersAnalysedLocked(key string) bool {
+func (f *gather) othersAnalysedLocked(key string) bool {
 	for _, keys := range f.bySubQ {
 		serves, others := false, true
 		for _, k := range keys {

@@ -6,7 +6,7 @@ import "testing"
 // sub-question's other sources are analysed, and the whole run when it is
 // the only source of its sub-question and everything else is done.
 func TestWhenAStragglerHoldsTheRun(t *testing.T) {
-	f := &flow{
+	f := &gather{
 		bySubQ:   map[string][]string{"q1": {"a"}, "q2": {"b", "c"}},
 		claimed:  map[string]bool{"a": true, "b": true, "c": true},
 		analyses: map[string]Analysis{"b": {}},

@@ -3,19 +3,22 @@
 // the agents that do each one, the orchestrator that runs them as an explicit
 // state machine, the typed event channel every consumer (TUI, headless, tests)
 // reads, the human review gate, budgets, and the citation and reference code
-// that makes sure every [n] in a report points at a source that was read.
+// that makes sure every [n] in a report points at a source that was read
+// (the [n] marks themselves: citemarks.go; the citation graph a run chases
+// is search's).
 //
 // # Where each stage lives
 //
 // The orchestrator (orchestrator.go, stages) runs five entry functions in
-// order; research, read, index and analyse run as one streaming flow, so
-// their work is in the files named after them and the flow that joins them
-// is in flow.go.
+// order; research, read, index and analyse run as one streaming step, the
+// gather, so their work is in the files named after them and what joins
+// them is in gather_stream.go. (Flow, in prisma.go, is the PRISMA
+// diagram's counts, not this.)
 //
 //	stage      file          entry
 //	plan       plan.go       stagePlan
-//	(gather)   gather.go     stageGather: research, read, index and analyse as one flow (flow.go), in rounds (rounds.go, reflect.go)
-//	research   research.go   researchAll, rank (rank.go, lexical.go), screen (screen.go), the run's reading plan (reading_plan.go)
+//	(gather)   gather.go     stageGather: research, read, index and analyse streaming as one (gather_stream.go), in rounds (rounds.go, reflect.go)
+//	research   research.go   researchAll, rank (rank.go, lexical.go), relevance screening (screening.go, screening_batch.go), the run's reading plan (reading_plan.go)
 //	read       read.go       readLoop, readSource: fetch, PDF/HTML, chunk
 //	index      index.go      indexLoop: embed and index the chunks
 //	analyse    analyse.go    analyseLoop, analyse (short sources: analyse_batch.go)

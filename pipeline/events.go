@@ -26,7 +26,7 @@ const (
 
 // Stages lists every stage in the order a run goes through them. Research,
 // read, index and analyse overlap: each source flows through them on its
-// own (flow.go); retrieval across all sources then serves the writer.
+// own (gather_stream.go); retrieval across all sources then serves the writer.
 var Stages = []Stage{StagePlan, StageResearch, StageRead, StageIndex, StageAnalyse, StageRetrieve, StageWrite, StageVerify, StageReview, StageFinalise}
 
 // EventType is the kind of an Event; the values are the NDJSON "type" field.

@@ -373,13 +373,13 @@ func cleanQueries(qs []string) []string {
 	return out
 }
 
-// followUpResearch runs one round of the flow for the follow-up's missing
+// followUpResearch runs one round of the gather for the follow-up's missing
 // sub-questions: only works the session never found are candidates.
 func (o *orchestrator) followUpResearch(ctx context.Context, plans []roundPlan, parent Report) ([]Analysis, error) {
 	if len(plans) == 0 {
 		return nil, nil
 	}
-	f := &flow{
+	f := &gather{
 		o: o, reg: newRegistry(), share: max(2, firstShare(o.plan.Include, len(o.st.Plan.SubQuestions))/2), runCap: o.plan.Include,
 		calibrate: max(2, floorCalibration(o.opt.Depth, len(o.st.Plan.SubQuestions))/2),
 		claimed:   map[string]bool{}, bySubQ: map[string][]string{}, candidates: map[string][]Candidate{},
@@ -470,7 +470,7 @@ func (o *orchestrator) finaliseFollowUp(ctx context.Context, kind string, pinned
 	if check.removed > 0 {
 		o.warn(StageFinalise, "", "%d citations pointed to sources that were not retrieved and were removed", check.removed)
 	}
-	// The flow stays the original run's: a follow-up's sources are not a
+	// The PRISMA flow stays the original run's: a follow-up's sources are not a
 	// new screening (the PRISMA section in the text says so by its counts).
 	rep := Report{SessionID: o.session.ID, Language: parent.Language, Title: parent.Title, Question: o.session.Question, Reviews: parent.Reviews, Decisions: parent.Decisions, Rounds: parent.Rounds,
 		Model: o.opt.Model, Searched: parent.Searched, Flow: parent.Flow, PlanReview: parent.PlanReview}

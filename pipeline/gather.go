@@ -8,7 +8,7 @@ import (
 	"github.com/researchtui/researchtui/textkit"
 )
 
-// stageGather runs research, read, index and analyse as one flow (flow.go), in
+// stageGather runs research, read, index and analyse as one streaming step (gather_stream.go), in
 // rounds: after each round, reflection (reflect.go) names what the
 // sub-questions still lack and the next round searches and chases
 // citations for it (rounds.go), within the depth's round cap.
@@ -17,7 +17,7 @@ func (o *orchestrator) stageGather(ctx context.Context) error {
 		return err
 	}
 	subqs := o.st.Plan.SubQuestions
-	f := &flow{
+	f := &gather{
 		o:          o,
 		reg:        newRegistry(),
 		share:      firstShare(o.plan.Include, len(subqs)),
@@ -58,7 +58,7 @@ func (o *orchestrator) stageGather(ctx context.Context) error {
 	return f.finish(startAnalyse)
 }
 
-// restoreGather restores a finished flow from its checkpoints.
+// restoreGather restores a finished gather from its checkpoints.
 func (o *orchestrator) restoreGather() (bool, error) {
 	var keys []string
 	var found foundSet
@@ -98,7 +98,7 @@ func (o *orchestrator) restoreGather() (bool, error) {
 // finish assembles the flow's results in a deterministic order (round-robin
 // over the sub-questions, best first), filters weak analyses and writes
 // the flow's checkpoints.
-func (f *flow) finish(startAnalyse time.Time) error {
+func (f *gather) finish(startAnalyse time.Time) error {
 	o := f.o
 	found := foundSet{BySubQ: f.bySubQ}
 	for _, k := range f.readOrder {

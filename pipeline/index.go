@@ -248,7 +248,7 @@ func (o *orchestrator) embedCached(ctx context.Context, a *agentCall, role int, 
 // indexLoop embeds sources as they are read. Sources waiting together are
 // embedded together (fewer, fuller calls); each is passed on to analysis
 // as soon as its own chunks are in the index.
-func (f *flow) indexLoop(ctx context.Context) error {
+func (f *gather) indexLoop(ctx context.Context) error {
 	o := f.o
 	ix, err := o.index(ctx)
 	if err != nil {

@@ -78,7 +78,7 @@ type Options struct {
 	// whose other sources are analysed (0: DefaultGrace).
 	Grace time.Duration `json:"grace,omitempty"`
 	// Screen is "off" to skip the model's relevance screen of what is
-	// about to be read (screen.go); anything else is on.
+	// about to be read (screening.go); anything else is on.
 	Screen string `json:"screen,omitempty"`
 	// Kind is the report's shape: KindStandard (default), KindBrief or
 	// KindReview.

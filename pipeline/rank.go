@@ -34,7 +34,7 @@ type Candidate struct {
 	Floor     float64 `json:"floor"`
 	// Screen is the relevance screen's verdict on a candidate that was
 	// about to be read ("on topic", "off topic: GPU hardware"); empty
-	// when it was not screened (screen.go).
+	// when it was not screened (screening.go).
 	Screen string `json:"screen,omitempty"`
 	Read   bool   `json:"read"`
 	Reason string `json:"reason"`

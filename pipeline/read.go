@@ -223,7 +223,7 @@ func (f *failureTally) take() (int, string) {
 }
 
 // readLoop reads sources as they are chosen.
-func (f *flow) readLoop(ctx context.Context) error {
+func (f *gather) readLoop(ctx context.Context) error {
 	for rec := range f.readCh {
 		f.progress(rec, StateReading, "")
 		rctx, done := f.startRead(ctx, rec.Key)

@@ -64,13 +64,13 @@ func floorCalibration(depth string, subqs int) int {
 	return max(2, min(per, (run+subqs-1)/subqs))
 }
 
-func (f *flow) setUnranked(n int) {
+func (f *gather) setUnranked(n int) {
 	f.mu.Lock()
 	f.unranked = n
 	f.mu.Unlock()
 }
 
-func (f *flow) ranked() {
+func (f *gather) ranked() {
 	f.mu.Lock()
 	f.unranked--
 	f.mu.Unlock()
@@ -81,7 +81,7 @@ func (f *flow) ranked() {
 // sub-question's own choices (own) and the shares of those still to be
 // ranked are taken, at most one share. Judging more would spend the
 // screen's prompt on candidates the fill has no room for.
-func (f *flow) reserve(own int) int {
+func (f *gather) reserve(own int) int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	room := f.runCap - len(f.claimed) - own - f.share*max(0, f.unranked-1)
@@ -89,7 +89,7 @@ func (f *flow) reserve(own int) int {
 }
 
 // isClaimed says whether a source is already chosen to be read.
-func (f *flow) isClaimed(key string) bool {
+func (f *gather) isClaimed(key string) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.claimed[key]
@@ -111,7 +111,7 @@ type fillPick struct {
 }
 
 // fill tops the round's reading up to the run's target (see above).
-func (f *flow) fill(ctx context.Context) error {
+func (f *gather) fill(ctx context.Context) error {
 	o := f.o
 	name := fmt.Sprintf("research/fill/r%d", f.round)
 	var unit fillUnit
@@ -133,7 +133,7 @@ func (f *flow) fill(ctx context.Context) error {
 
 // fillQueues are, per sub-question in plan order, the round's candidates
 // that passed every bar but found no place, best first.
-func (f *flow) fillQueues() [][]Candidate {
+func (f *gather) fillQueues() [][]Candidate {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	subqs := f.o.st.Plan.SubQuestions
@@ -150,7 +150,7 @@ func (f *flow) fillQueues() [][]Candidate {
 
 // planFill chooses the fill's candidates, each sub-question's next best
 // in turn, and has the screen judge them.
-func (f *flow) planFill(ctx context.Context) fillUnit {
+func (f *gather) planFill(ctx context.Context) fillUnit {
 	f.mu.Lock()
 	free := f.runCap - len(f.claimed)
 	f.mu.Unlock()
@@ -192,7 +192,7 @@ func (f *flow) planFill(ctx context.Context) fillUnit {
 // screenFill has the screen judge the fill's candidates in one call,
 // grouped by sub-question; it returns each one's verdict. The fill's
 // rejections always count: its sub-questions already read something.
-func (f *flow) screenFill(ctx context.Context, chosen []Candidate, unit *fillUnit) []string {
+func (f *gather) screenFill(ctx context.Context, chosen []Candidate, unit *fillUnit) []string {
 	o := f.o
 	verdicts := make([]string, len(chosen))
 	if o.opt.Screen == ScreenOff {
@@ -267,7 +267,7 @@ func (f *flow) screenFill(ctx context.Context, chosen []Candidate, unit *fillUni
 			}
 		}
 	}
-	if u.Rejected == u.Screened && f.round == 1 { // a blanket rejection, as screen.go overrules it
+	if u.Rejected == u.Screened && f.round == 1 { // a blanket rejection, as screening.go overrules it
 		a.warn("the relevance screen judged all %d of the reading plan's candidates off topic; they clear the relevance floor, so they are read anyway", u.Screened)
 		for i, v := range verdicts {
 			if strings.HasPrefix(v, "off topic: ") {
@@ -287,7 +287,7 @@ func (f *flow) screenFill(ctx context.Context, chosen []Candidate, unit *fillUni
 // applyFill takes the fill's choices into the run and sends them to be
 // read; a candidate that another sub-question now reads is linked to every
 // sub-question it passed for.
-func (f *flow) applyFill(ctx context.Context, unit fillUnit) error {
+func (f *gather) applyFill(ctx context.Context, unit fillUnit) error {
 	o := f.o
 	send := map[string][]search.Record{}
 	f.mu.Lock()
@@ -338,7 +338,7 @@ func (f *flow) applyFill(ctx context.Context, unit fillUnit) error {
 
 // candidateOf is the round's candidate of a sub-question by key (f.mu
 // held).
-func (f *flow) candidateOf(subq, key string) *Candidate {
+func (f *gather) candidateOf(subq, key string) *Candidate {
 	cs := f.candidates[subq]
 	for i := range cs {
 		if cs[i].Key == key && cs[i].Round == f.round {
@@ -349,7 +349,7 @@ func (f *flow) candidateOf(subq, key string) *Candidate {
 }
 
 // candidatesFor is a copy of a sub-question's candidates.
-func (f *flow) candidatesFor(subq string) []Candidate {
+func (f *gather) candidatesFor(subq string) []Candidate {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]Candidate(nil), f.candidates[subq]...)

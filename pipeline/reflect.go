@@ -47,7 +47,7 @@ Leave out sub-questions that are covered. An empty list means the research is co
 
 // slotCoverage is, per sub-question, the slots filled by the analysed
 // sources that serve it and how many such sources there are.
-func (f *flow) slotCoverage() (filled map[string]map[string]int, sources map[string]int) {
+func (f *gather) slotCoverage() (filled map[string]map[string]int, sources map[string]int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	filled, sources = map[string]map[string]int{}, map[string]int{}
@@ -68,7 +68,7 @@ func (f *flow) slotCoverage() (filled map[string]map[string]int, sources map[str
 }
 
 // unfilled lists each sub-question's slots no analysed source fills.
-func (f *flow) unfilled() map[string][]string {
+func (f *gather) unfilled() map[string][]string {
 	filled, _ := f.slotCoverage()
 	out := map[string][]string{}
 	for _, sq := range f.o.st.Plan.SubQuestions {
@@ -85,7 +85,7 @@ func (f *flow) unfilled() map[string][]string {
 // every slot is filled it asks no model. A reflection that fails or makes
 // no sense is replaced by counting: a sub-question with fewer than 2
 // analysed sources gets one broadened query. Checkpointed per round.
-func (o *orchestrator) reflect(ctx context.Context, round int, f *flow) (Reflection, error) {
+func (o *orchestrator) reflect(ctx context.Context, round int, f *gather) (Reflection, error) {
 	name := fmt.Sprintf("reflect/%d", round)
 	var r Reflection
 	if ok, err := o.loadCheckpoint(name, &r); err != nil || ok {
@@ -150,7 +150,7 @@ func (o *orchestrator) validReflection(r *Reflection) error {
 
 // reflectByCounts is the decision when reflection fails: one broadened
 // query for each sub-question with fewer than 2 analysed sources.
-func (f *flow) reflectByCounts(sources map[string]int) Reflection {
+func (f *gather) reflectByCounts(sources map[string]int) Reflection {
 	r := Reflection{ByCounts: true}
 	gaps := f.unfilled()
 	for _, sq := range f.o.st.Plan.SubQuestions {
@@ -169,7 +169,7 @@ func (f *flow) reflectByCounts(sources map[string]int) Reflection {
 // cleanReflection keeps the plan's slots (or, when the model names none,
 // the unfilled ones) and only queries never run before, after
 // normalisation; a sub-question with nothing missing is dropped.
-func (f *flow) cleanReflection(r Reflection, gaps map[string][]string) Reflection {
+func (f *gather) cleanReflection(r Reflection, gaps map[string][]string) Reflection {
 	slots := map[string]map[string]bool{}
 	for _, sq := range f.o.st.Plan.SubQuestions {
 		slots[sq.ID] = map[string]bool{}
@@ -216,20 +216,20 @@ func normQuery(q string) string {
 	return strings.Join(dedupe(w), " ")
 }
 
-func (f *flow) hasRun(q string) bool {
+func (f *gather) hasRun(q string) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.ran[normQuery(q)]
 }
 
-func (f *flow) markRun(q string) {
+func (f *gather) markRun(q string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.ran[normQuery(q)] = true
 }
 
 // queriesRun lists the queries run so far (normalised), sorted.
-func (f *flow) queriesRun() []string {
+func (f *gather) queriesRun() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	out := make([]string, 0, len(f.ran))

@@ -198,7 +198,7 @@ func (o *orchestrator) queryVectors(ctx context.Context) map[string][][]float32 
 // researchAll researches every sub-question, in parallel with a bound.
 // Restored sub-questions go first, in plan order, so a resume claims the
 // same sources as the first attempt did.
-func (f *flow) researchAll(ctx context.Context) error {
+func (f *gather) researchAll(ctx context.Context) error {
 	o := f.o
 	var todo []SubQuestion
 	for _, sq := range o.st.Plan.SubQuestions {
@@ -274,7 +274,7 @@ func (f *flow) researchAll(ctx context.Context) error {
 
 // rank scores one sub-question's candidates and chooses what to read,
 // within the sub-question's quota and the run's cap.
-func (f *flow) rank(ctx context.Context, a *agentCall, sq SubQuestion, recs []search.Record, origins []string, quota int) researchUnit {
+func (f *gather) rank(ctx context.Context, a *agentCall, sq SubQuestion, recs []search.Record, origins []string, quota int) researchUnit {
 	o := f.o
 	// One entry per work: records of one paper from several sources merge.
 	byKey := map[string]search.Record{}
@@ -328,7 +328,7 @@ func (f *flow) rank(ctx context.Context, a *agentCall, sq SubQuestion, recs []se
 
 // apply takes a sub-question's ranked candidates into the run: chosen
 // sources not yet claimed by another sub-question are sent to be read.
-func (f *flow) apply(ctx context.Context, sq SubQuestion, unit researchUnit, restored bool) error {
+func (f *gather) apply(ctx context.Context, sq SubQuestion, unit researchUnit, restored bool) error {
 	o := f.o
 	recs := map[string]search.Record{}
 	for _, r := range unit.Records {
@@ -378,7 +378,7 @@ func (f *flow) apply(ctx context.Context, sq SubQuestion, unit researchUnit, res
 
 // send emits each record chosen for sq as found and hands it to the
 // readers.
-func (f *flow) send(ctx context.Context, sq SubQuestion, cands []Candidate, send []search.Record) error {
+func (f *gather) send(ctx context.Context, sq SubQuestion, cands []Candidate, send []search.Record) error {
 	o := f.o
 	score, origin := map[string]float64{}, map[string]string{}
 	for _, c := range cands {
@@ -405,7 +405,7 @@ func (f *flow) send(ctx context.Context, sq SubQuestion, cands []Candidate, send
 
 // floor is the relevance floor a sub-question's first round set (0 when
 // it has none yet): later rounds read only what clears it.
-func (f *flow) floor(subq string) float64 {
+func (f *gather) floor(subq string) float64 {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, c := range f.candidates[subq] {

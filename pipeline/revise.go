@@ -87,7 +87,7 @@ func (o *orchestrator) gatherEvidence(ctx context.Context, round int, accepted [
 		// Screened like the run's own reading: breadth never comes from
 		// reading what the screen would have kept out. Round 2 and up: a
 		// blanket rejection is taken as given, not overruled.
-		screener := &flow{o: o, round: 2}
+		screener := &gather{o: o, round: 2}
 		screener.screen(ctx, a, sq, cands, byKey)
 		for _, c := range cands {
 			if !c.Read {

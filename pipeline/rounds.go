@@ -59,7 +59,7 @@ type roundPlan struct {
 // rounds runs the first round, then reflects and runs follow-up rounds
 // while something is missing, a round adds analysed sources, and the round
 // cap and budget allow.
-func (f *flow) rounds(ctx context.Context) error {
+func (f *gather) rounds(ctx context.Context) error {
 	o := f.o
 	last := 1 + o.followUpRounds()
 	var next []roundPlan
@@ -136,7 +136,7 @@ func (f *flow) rounds(ctx context.Context) error {
 // best analysed sources. Only works never found before are candidates;
 // they are ranked like the first round's and the best sent to be read. A
 // failing API costs its own results, never the round.
-func (f *flow) researchLater(ctx context.Context, round int, plans []roundPlan) ([]string, error) {
+func (f *gather) researchLater(ctx context.Context, round int, plans []roundPlan) ([]string, error) {
 	o := f.o
 	var chasedMu sync.Mutex
 	var chased []string
@@ -248,7 +248,7 @@ func (o *orchestrator) chase(ctx context.Context, a *agentCall, rec search.Recor
 
 // bestAnalysed are a sub-question's n best analysed sources not chased
 // before, by the analyst's confidence; they are marked chased.
-func (f *flow) bestAnalysed(subq string, n int) []string {
+func (f *gather) bestAnalysed(subq string, n int) []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var keys []string
@@ -266,7 +266,7 @@ func (f *flow) bestAnalysed(subq string, n int) []string {
 }
 
 // unseen drops works found before (in any round or sub-question).
-func (f *flow) unseen(recs []search.Record, origins []string) ([]search.Record, []string) {
+func (f *gather) unseen(recs []search.Record, origins []string) ([]search.Record, []string) {
 	var r2 []search.Record
 	var o2 []string
 	for i, r := range recs {

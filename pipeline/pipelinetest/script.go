@@ -137,7 +137,7 @@ type Script struct {
 	// BatchAll (default), BatchFirstOnly (it stops after the first
 	// source) or BatchJunk (broken JSON).
 	Batch string
-	// Screen is how the relevance screener answers (screen.go).
+	// Screen is how the relevance screener answers (screening.go).
 	Screen *ScreenScript
 
 	mu     sync.Mutex

@@ -28,7 +28,7 @@ type screenJob struct {
 	sq    SubQuestion
 	lines []string // per candidate: its title, then the start of its abstract
 	keys  []string // per candidate: its source key (a work listed once per call)
-	taken bool     // a screen call has taken it (under flow.mu)
+	taken bool     // a screen call has taken it (under gather.mu)
 	res   chan screenVerdict
 }
 
@@ -48,7 +48,7 @@ const screenGrace = 500 * time.Millisecond
 
 // expectScreens notes the sub-questions about to search, whose screens the
 // first screen may wait for.
-func (f *flow) expectScreens(sqs []SubQuestion) {
+func (f *gather) expectScreens(sqs []SubQuestion) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.unscreened == nil {
@@ -62,7 +62,7 @@ func (f *flow) expectScreens(sqs []SubQuestion) {
 
 // screenArrived says a sub-question's screen is queued, or that its
 // search ended without one.
-func (f *flow) screenArrived(id string) {
+func (f *gather) screenArrived(id string) {
 	f.mu.Lock()
 	delete(f.unscreened, id)
 	bell := f.screenBell
@@ -77,7 +77,7 @@ func (f *flow) screenArrived(id string) {
 
 // awaitSiblingScreens waits, holding the model, until every sub-question
 // still searching has queued its screen, at most screenGrace.
-func (f *flow) awaitSiblingScreens(ctx context.Context) {
+func (f *gather) awaitSiblingScreens(ctx context.Context) {
 	timeout := time.NewTimer(screenGrace)
 	defer timeout.Stop()
 	for {
@@ -99,7 +99,7 @@ func (f *flow) awaitSiblingScreens(ctx context.Context) {
 
 // screenTogether queues a job and returns its verdict, from the call it
 // makes for every job waiting or from the call another job made.
-func (f *flow) screenTogether(ctx context.Context, a *agentCall, job *screenJob) screenVerdict {
+func (f *gather) screenTogether(ctx context.Context, a *agentCall, job *screenJob) screenVerdict {
 	f.mu.Lock()
 	f.screenQ = append(f.screenQ, job)
 	f.mu.Unlock()
@@ -153,7 +153,7 @@ func (f *flow) screenTogether(ctx context.Context, a *agentCall, job *screenJob)
 
 // screenCall asks the model about the batch's candidates: one sub-question
 // as the single screen always has, several numbered across their lists.
-func (f *flow) screenCall(ctx context.Context, a *agentCall, batch []*screenJob) []screenVerdict {
+func (f *gather) screenCall(ctx context.Context, a *agentCall, batch []*screenJob) []screenVerdict {
 	o := f.o
 	var b strings.Builder
 	system := screenSystem

@@ -10,7 +10,7 @@ import (
 	"github.com/researchtui/researchtui/store"
 )
 
-// The middle of a run is one flow, not four stages: every sub-question is
+// The middle of a run is one streaming step, the gather, not four stages: every sub-question is
 // searched and its candidates ranked; each chosen source is read as soon as
 // it is chosen, indexed as soon as it is read, and analysed as soon as it
 // is indexed. The slow parts (arXiv's spacing, downloads, PDF parsing)
@@ -21,7 +21,7 @@ import (
 //   read/<source key>        the source was read and chunked
 //   (embeddings)             cached by (model, content hash) in the store
 //   analyse/<source key>     the source's analysis
-//   research, candidates, analyse   the flow's totals, written when it ends
+//   research, candidates, analyse   the gather's totals, written when it ends
 //
 // Each source is read (read.go, readLoop), indexed (index.go, indexLoop)
 // and analysed (analyse.go, analyseLoop) on its own, as soon as its own
@@ -34,8 +34,9 @@ type readySource struct {
 	full   bool
 }
 
-// flow is the state of one run's streaming middle.
-type flow struct {
+// gather is the state of one run's streaming middle (not Flow, the
+// PRISMA diagram's counts in prisma.go).
+type gather struct {
 	o      *orchestrator
 	reg    *registry
 	share  int // sources a sub-question's own search may choose (reading_plan.go)
@@ -74,7 +75,7 @@ type flow struct {
 	shortQ                         []*shortJob          // short sources waiting to share an analyst's call (analyse_batch.go)
 	arriving                       int                  // sources sent to read, not yet at their analyst (analyse_batch.go)
 	shortBell                      chan struct{}        // rung when one of them arrives
-	screenQ                        []*screenJob         // sub-questions waiting to share a screen call (screen_batch.go)
+	screenQ                        []*screenJob         // sub-questions waiting to share a screen call (screening_batch.go)
 	unranked                       int                  // sub-questions of the round not yet ranked (reading_plan.go reserve)
 	lookedUp                       map[string]bool      // works whose abstracts were looked up (abstracts.go)
 	abstractsAsked, abstractsFound int
@@ -84,7 +85,7 @@ type flow struct {
 
 // runRound takes one round's candidates (research sends them to readCh)
 // through read, index and analyse, and returns when all are analysed.
-func (f *flow) runRound(ctx context.Context, research func(context.Context) error) error {
+func (f *gather) runRound(ctx context.Context, research func(context.Context) error) error {
 	o := f.o
 	f.readCh = make(chan search.Record, 256)
 	f.indexCh = make(chan readySource, 256)
@@ -134,19 +135,19 @@ func (f *flow) runRound(ctx context.Context, research func(context.Context) erro
 // arXiv's turn must not hold up one whose abstract is all there is.
 func readerCount(workers int) int { return max(8, 2*workers) }
 
-func (f *flow) distinctCount() int {
+func (f *gather) distinctCount() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return len(f.distinct)
 }
 
-func (f *flow) readKeys() []string {
+func (f *gather) readKeys() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]string(nil), f.readOrder...)
 }
 
-func (f *flow) progress(rec search.Record, state, why string) {
+func (f *gather) progress(rec search.Record, state, why string) {
 	ref := sourceRef(rec)
 	ref.State = state
 	f.o.emit(Event{Type: SourceProgress, Stage: stageOfState(state), Source: &ref, Message: why})

@@ -170,7 +170,7 @@ func (r *ScreenReport) add(u *screenUnit) {
 
 // screen asks the model which of the candidates about to be read are off
 // topic and takes them out of the reading (see the top of this file).
-func (f *flow) screen(ctx context.Context, a *agentCall, sq SubQuestion, cands []Candidate, recs map[string]search.Record) *screenUnit {
+func (f *gather) screen(ctx context.Context, a *agentCall, sq SubQuestion, cands []Candidate, recs map[string]search.Record) *screenUnit {
 	o := f.o
 	if o.opt.Screen == ScreenOff {
 		return nil
@@ -243,7 +243,7 @@ func (f *flow) screen(ctx context.Context, a *agentCall, sq SubQuestion, cands [
 // found no place, which the reading plan's fill may give one
 // (reading_plan.go), so the fill needs no call of its own. clear says
 // the scores alone vouch for all of them.
-func (f *flow) screenLines(sq SubQuestion, cands []Candidate, recs map[string]search.Record, reserve int) (idx []int, lines []string, clear bool) {
+func (f *gather) screenLines(sq SubQuestion, cands []Candidate, recs map[string]search.Record, reserve int) (idx []int, lines []string, clear bool) {
 	clear = true
 	phrases := len(rankTerms(sq, f.o.st.Plan.CanonicalTerm).phrases) > 0
 	for i, c := range cands {
