@@ -170,7 +170,7 @@ type quitDialog struct {
 	armed time.Time
 }
 
-func newQuitDialog(live []*runState, prev dialog, now time.Time) *quitDialog {
+func newQuitDialog(live []*runView, prev dialog, now time.Time) *quitDialog {
 	d := &quitDialog{prev: prev, armed: now.Add(confirmGrace)}
 	for _, rs := range live {
 		d.runs = append(d.runs, "“"+rs.title+"” — "+rs.doing())

@@ -82,7 +82,7 @@ func TestLineDiff(t *testing.T) {
 // agents (running, then done), instead of staying pending beside finished
 // agents (issue 36 #9).
 func TestStagesDescribedOnlyByTheirAgents(t *testing.T) {
-	rs := newRunState("s1", "Follow-up: and under humidity?", "qwen3:8b", nil, testNow)
+	rs := newRunView("s1", "Follow-up: and under humidity?", "qwen3:8b", nil, testNow)
 	at := testNow
 	apply := func(evs ...pipeline.Event) {
 		for _, ev := range evs {

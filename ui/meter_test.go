@@ -16,7 +16,7 @@ func TestMeterShowsRunTotalsOverAnyInterleaving(t *testing.T) {
 	for seed := uint64(0); seed < 300; seed++ {
 		rng := rand.New(rand.NewPCG(seed, 7))
 		events, final := interleavedRun(rng)
-		rs := newRunState("s", "q", "m", nil, testNow)
+		rs := newRunView("s", "q", "m", nil, testNow)
 		var last pipeline.UsageTotals
 		var finished pipeline.UsageTotals
 		for i, ev := range events {

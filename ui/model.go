@@ -55,7 +55,7 @@ type rootModel struct {
 
 	screen   screen
 	sessions sessionsModel
-	runs     map[string]*runState
+	runs     map[string]*runView
 	active   string // the run shown on the run screen
 	// resuming are sessions whose resume Cmd is out and whose runStartedMsg
 	// hasn't arrived: further resumes (R R, enter then R) are refused.
@@ -89,7 +89,7 @@ func newModel(ctx context.Context, cfg Config, svc services, o options) *rootMod
 	m := &rootModel{
 		ctx: ctx, svc: svc, cfg: cfg, now: o.now, opts: o,
 		configured: cfg.Theme, noColor: o.noColor, darkBG: true,
-		runs:     map[string]*runState{},
+		runs:     map[string]*runView{},
 		resuming: map[string]bool{},
 		md:       newMDRenderer(),
 		help:     help.New(),
@@ -375,7 +375,7 @@ func (m *rootModel) ctrlC() tea.Cmd {
 }
 
 func (m *rootModel) requestQuit() tea.Cmd {
-	var live []*runState
+	var live []*runView
 	for _, rs := range m.runs {
 		if rs.live() {
 			live = append(live, rs)

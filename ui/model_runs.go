@@ -39,7 +39,7 @@ func (m *rootModel) onRunStarted(msg runStartedMsg) tea.Cmd {
 			title = msg.sess.Question
 		}
 	}
-	rs := newRunState(id, title, model, msg.h, m.now())
+	rs := newRunView(id, title, model, msg.h, m.now())
 	rs.restore(msg.past)
 	if msg.resumed {
 		rs.usage.PromptTokens = msg.sess.Usage.PromptTokens
@@ -160,7 +160,7 @@ func (m *rootModel) reviewOpen() bool {
 	return false
 }
 
-func (m *rootModel) openReview(rs *runState) {
+func (m *rootModel) openReview(rs *runView) {
 	if rs.review == nil || rs.h == nil {
 		return
 	}

@@ -94,7 +94,7 @@ func TestHostileTextInReport(t *testing.T) {
 		}
 	}
 
-	rs := newRunState("x", evilTitle, "m\x1b[2J", nil, testNow)
+	rs := newRunView("x", evilTitle, "m\x1b[2J", nil, testNow)
 	rs.apply(pipeline.Event{Type: pipeline.TokenDelta, Agent: "w\x1b]0;x\x07", Text: "text \x1b]0;pwned\x07 \x1b[2J", Thinking: "\x1b[5mblink"})
 	for _, f := range []string{rs.title, rs.model, rs.writer, rs.text, rs.thinking} {
 		if hostile(f) {

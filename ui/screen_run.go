@@ -110,7 +110,7 @@ func (m *rootModel) viewRun(w, h int) string {
 }
 
 // runTree lists stages with their agents, then what was found.
-func (m *rootModel) runTree(rs *runState, w, h int, now time.Time) string {
+func (m *rootModel) runTree(rs *runView, w, h int, now time.Time) string {
 	st := m.st
 	var lines []string
 	for _, sr := range rs.stages {
@@ -163,7 +163,7 @@ var stateOrder = []string{pipeline.StateAnalysing, pipeline.StateReading, pipeli
 
 // runSources shows how the sources flow: how many of those found are
 // read, the count per state, and one line per source, busiest first.
-func (m *rootModel) runSources(rs *runState, w, room int) []string {
+func (m *rootModel) runSources(rs *runView, w, room int) []string {
 	st := m.st
 	head := st.Heading.Render("Sources")
 	if n := len(rs.flow); n > 0 {
@@ -305,7 +305,7 @@ func agentRate(tok int, serverRate float64, el time.Duration) (float64, bool) {
 
 // runStream shows the streamed text of the agent that is writing: its
 // thinking dimmed in a box of its own above, the answer below.
-func (m *rootModel) runStream(rs *runState, w, h int) string {
+func (m *rootModel) runStream(rs *runView, w, h int) string {
 	st := m.st
 	title := "Output"
 	if rs.writer != "" {
@@ -339,7 +339,7 @@ func (m *rootModel) runStream(rs *runState, w, h int) string {
 // readable is a JSON answer streaming in as an outline a person reads
 // (stream_outline.go); false for prose, shown as it is. The outline is
 // kept until more text arrives.
-func (rs *runState) readable() (string, bool) {
+func (rs *runView) readable() (string, bool) {
 	if rs.outlineOf != len(rs.text) || rs.outlineFor != rs.writer {
 		rs.outlineOf, rs.outlineFor = len(rs.text), rs.writer
 		o, ok := outlineJSON(rs.text)
@@ -386,7 +386,7 @@ func tailForWidth(s string, w, h int) string {
 }
 
 // runStatusBar: prompt and completion tokens, cost, elapsed time, model.
-func (m *rootModel) runStatusBar(rs *runState, w int, now time.Time) string {
+func (m *rootModel) runStatusBar(rs *runView, w int, now time.Time) string {
 	st := m.st
 	u := rs.usage
 	item := func(k, v string) string { return st.StatusKey.Render(k) + st.StatusItem.Render(" "+v+"  ") }

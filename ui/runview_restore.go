@@ -9,7 +9,7 @@ import "github.com/researchtui/researchtui/pipeline"
 // What belonged to the earlier process's ending is not replayed (its last
 // event, the review it asked, the text it streamed, agents and stages it
 // left unfinished): the resumed run says its own.
-func (rs *runState) restore(past []pipeline.Event) {
+func (rs *runView) restore(past []pipeline.Event) {
 	for _, ev := range past {
 		switch ev.Type {
 		case pipeline.RunStarted, pipeline.RunFinished, pipeline.RunFailed, pipeline.RunCancelled, pipeline.RunSuspended,

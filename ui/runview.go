@@ -56,10 +56,11 @@ type agentRow struct {
 	exactTok bool
 }
 
-// runState is everything the run screen shows about one run. It is built
+// runView is everything the run screen shows about one run. It is built
 // only from events (apply), so the same code shows a live run, a run that
-// went on in the background, and a replayed event log.
-type runState struct {
+// went on in the background, and a replayed event log. (pipeline's
+// runState is the run's own state; this is what the TUI shows of it.)
+type runView struct {
 	id       string
 	title    string
 	model    string
@@ -102,8 +103,8 @@ type runState struct {
 	lastSeq     int64
 }
 
-func newRunState(id, title, model string, h runHandle, now time.Time) *runState {
-	rs := &runState{
+func newRunView(id, title, model string, h runHandle, now time.Time) *runView {
+	rs := &runView{
 		id: id, title: sanitizeLine(title), model: sanitizeLine(model), h: h,
 		byStage: map[pipeline.Stage]*stageRow{},
 		agents:  map[string]*agentRow{},
@@ -122,7 +123,7 @@ func newRunState(id, title, model string, h runHandle, now time.Time) *runState 
 
 // currentStage is the latest stage running (stages overlap while sources
 // stream through research, reading and analysis), else the latest reached.
-func (rs *runState) currentStage() pipeline.Stage {
+func (rs *runView) currentStage() pipeline.Stage {
 	var reached pipeline.Stage
 	for i := len(rs.stages) - 1; i >= 0; i-- {
 		row := rs.stages[i]
@@ -136,7 +137,7 @@ func (rs *runState) currentStage() pipeline.Stage {
 	return reached
 }
 
-func (rs *runState) stage(s pipeline.Stage) *stageRow {
+func (rs *runView) stage(s pipeline.Stage) *stageRow {
 	if s == "" {
 		return nil
 	}
@@ -149,7 +150,7 @@ func (rs *runState) stage(s pipeline.Stage) *stageRow {
 	return row
 }
 
-func (rs *runState) agent(ev pipeline.Event) *agentRow {
+func (rs *runView) agent(ev pipeline.Event) *agentRow {
 	name := sanitizeLine(ev.Agent)
 	if name == "" {
 		return nil
@@ -167,7 +168,7 @@ func (rs *runState) agent(ev pipeline.Event) *agentRow {
 
 // apply folds one event into the state. It does no IO and allocates little
 // for token deltas, which arrive by the thousand.
-func (rs *runState) apply(ev pipeline.Event) {
+func (rs *runView) apply(ev pipeline.Event) {
 	if ev.Seq > rs.lastSeq {
 		rs.lastSeq = ev.Seq
 	}
@@ -333,7 +334,7 @@ func (rs *runState) apply(ev pipeline.Event) {
 // of order by a watched run cannot lower it.
 // settleByAgents ends a stage that only its agents' events describe once
 // none of them runs: done, or failed if one failed.
-func (rs *runState) settleByAgents(ev pipeline.Event) {
+func (rs *runView) settleByAgents(ev pipeline.Event) {
 	row := rs.stage(ev.Stage)
 	if row == nil || !row.byAgents || row.phase != phaseRunning {
 		return
@@ -354,7 +355,7 @@ func (rs *runState) settleByAgents(ev pipeline.Event) {
 // server's totals (~4 characters a token): the meter follows the writer
 // as it writes, and the server's count replaces the estimate when the
 // call ends.
-func (rs *runState) streaming() int {
+func (rs *runView) streaming() int {
 	n := 0
 	for _, a := range rs.agents {
 		if a.phase == phaseRunning && a.chars > a.counted {
@@ -364,7 +365,7 @@ func (rs *runState) streaming() int {
 	return n
 }
 
-func (rs *runState) takeTotals(u *pipeline.UsageTotals) {
+func (rs *runView) takeTotals(u *pipeline.UsageTotals) {
 	if u == nil {
 		return
 	}
@@ -396,7 +397,7 @@ type sourceRow struct {
 }
 
 // source is the row of a source, added when first seen.
-func (rs *runState) source(ref *pipeline.SourceRef) *sourceRow {
+func (rs *runView) source(ref *pipeline.SourceRef) *sourceRow {
 	if row, ok := rs.byKey[ref.Key]; ok {
 		return row
 	}
@@ -407,7 +408,7 @@ func (rs *runState) source(ref *pipeline.SourceRef) *sourceRow {
 }
 
 // flowCounts counts the chosen sources per state.
-func (rs *runState) flowCounts() map[string]int {
+func (rs *runView) flowCounts() map[string]int {
 	out := map[string]int{}
 	for _, r := range rs.flow {
 		out[r.state]++
@@ -415,7 +416,7 @@ func (rs *runState) flowCounts() map[string]int {
 	return out
 }
 
-func (rs *runState) finish(ev pipeline.Event, status string) {
+func (rs *runView) finish(ev pipeline.Event, status string) {
 	if ev.Status != "" {
 		status = ev.Status
 	}
@@ -441,7 +442,7 @@ func (rs *runState) finish(ev pipeline.Event, status string) {
 
 // doing says in a few words where a live run is: its running stages and
 // how far its sources are, or that it waits for a review decision.
-func (rs *runState) doing() string {
+func (rs *runView) doing() string {
 	if rs.review != nil {
 		return "waiting for your review"
 	}
@@ -462,10 +463,10 @@ func (rs *runState) doing() string {
 }
 
 // live reports whether the run is still going (not ended, channel open).
-func (rs *runState) live() bool { return !rs.closed && rs.ended.IsZero() }
+func (rs *runView) live() bool { return !rs.closed && rs.ended.IsZero() }
 
 // elapsed is the run's wall time so far.
-func (rs *runState) elapsed(now time.Time) time.Duration {
+func (rs *runView) elapsed(now time.Time) time.Duration {
 	if !rs.ended.IsZero() {
 		return rs.ended.Sub(rs.started)
 	}
@@ -473,7 +474,7 @@ func (rs *runState) elapsed(now time.Time) time.Duration {
 }
 
 // sourceKinds returns the source types found, most first.
-func (rs *runState) sourceKinds() []string {
+func (rs *runView) sourceKinds() []string {
 	kinds := make([]string, 0, len(rs.sources))
 	for k := range rs.sources {
 		kinds = append(kinds, k)
