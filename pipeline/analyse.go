@@ -112,7 +112,7 @@ func newExcerptSet(ev []ContextChunk, title string) excerptSet {
 	t := squash(strings.TrimRight(title, ". "))
 	for i, c := range ev {
 		for _, s := range search.Sentences(c.Text) {
-			if s = oneLine(s); s != "" && (t == "" || squash(strings.TrimRight(s, ". ")) != t) {
+			if s = textkit.CleanLine(s); s != "" && (t == "" || squash(strings.TrimRight(s, ". ")) != t) {
 				x.sents[i] = append(x.sents[i], s)
 			}
 		}
@@ -338,8 +338,8 @@ func (o *orchestrator) analysisFrom(ans analystAnswer, x excerptSet, full bool, 
 		an.Quotes = append(an.Quotes, Quote{ChunkID: id, Text: textkit.Clip(text, 400)})
 	}
 	if full {
-		an.Methodology = oneLine(textkit.Clip(ans.Method, 160))
-		an.Limitations = oneLine(textkit.Clip(ans.Limits, 160))
+		an.Methodology = textkit.CleanLine(textkit.Clip(ans.Method, 160))
+		an.Limitations = textkit.CleanLine(textkit.Clip(ans.Limits, 160))
 	}
 	var slots []SlotEvidence
 	first := ""
@@ -388,7 +388,7 @@ func (o *orchestrator) verifySlots(in []SlotEvidence, chunks map[string]string) 
 func squash(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
 
 func firstSentence(s string) string {
-	s = oneLine(s)
+	s = textkit.CleanLine(s)
 	for i := 0; i+1 < len(s); i++ {
 		if (s[i] == '.' || s[i] == '!' || s[i] == '?') && s[i+1] == ' ' && i > 40 {
 			return s[:i+1]

@@ -317,7 +317,7 @@ func (o *orchestrator) coverage(ctx context.Context) (Reflection, error) {
 				}
 				if c, ok, err := o.engine.Store.Chunk(h.ID); err == nil && ok {
 					rec, _ := o.loadSource(c.SourceKey)
-					fmt.Fprintf(&b, "    [%s] (%s) %s\n", c.ID, textkit.Clip(rec.Title, 100), textkit.Clip(oneLine(c.Text), 400))
+					fmt.Fprintf(&b, "    [%s] (%s) %s\n", c.ID, textkit.Clip(rec.Title, 100), textkit.Clip(textkit.CleanLine(c.Text), 400))
 					n++
 				}
 			}

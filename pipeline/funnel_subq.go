@@ -73,7 +73,7 @@ func subQuestionNote(fs []SubQuestionFunnel) string {
 	var parts []string
 	for _, f := range fs {
 		parts = append(parts, fmt.Sprintf("for %s (%s): %s on topic of %d found, %d read, %d analysed, %d cited",
-			f.ID, mdText(oneLine(f.Question)), textkit.Plural(f.Relevant, "candidate", "candidates"), f.Found, f.Read, f.Analysed, f.Cited))
+			f.ID, mdText(textkit.CleanLine(f.Question)), textkit.Plural(f.Relevant, "candidate", "candidates"), f.Found, f.Read, f.Analysed, f.Cited))
 	}
 	if len(parts) == 0 {
 		return ""

@@ -177,7 +177,7 @@ func validatePlan(p *Plan) error {
 // finishPlan cleans the model's plan: bounds, IDs, sane queries and the
 // sources chosen by intent.
 func (o *orchestrator) finishPlan(p *Plan) {
-	p.Title = oneLine(p.Title)
+	p.Title = textkit.CleanLine(p.Title)
 	if !plausible(p.Title, 2) {
 		p.Title = shortTitle(o.opt.Question)
 	}
@@ -187,7 +187,7 @@ func (o *orchestrator) finishPlan(p *Plan) {
 	for i := range p.SubQuestions {
 		sq := &p.SubQuestions[i]
 		sq.ID = fmt.Sprintf("q%d", i+1)
-		sq.Question = oneLine(sq.Question)
+		sq.Question = textkit.CleanLine(sq.Question)
 		sq.Queries.Strict = cleanQuery(sq.Queries.Strict)
 		sq.Queries.Moderate = cleanQuery(sq.Queries.Moderate)
 		sq.Queries.Broad = cleanQuery(sq.Queries.Broad)
@@ -213,7 +213,7 @@ func cleanSlots(in []string) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, s := range in {
-		s = strings.ToLower(textkit.Clip(oneLine(s), 40))
+		s = strings.ToLower(textkit.Clip(textkit.CleanLine(s), 40))
 		if !plausible(s, 1) || seen[s] || len(out) == 4 {
 			continue
 		}

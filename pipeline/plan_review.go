@@ -125,7 +125,7 @@ func (o *orchestrator) applyPlanEdit(ctx context.Context, p Plan, e *PlanEdit) (
 	var out []SubQuestion
 	var needQueries []int
 	for _, it := range e.SubQuestions {
-		q := oneLine(textkit.Clip(it.Question, 300))
+		q := textkit.CleanLine(textkit.Clip(it.Question, 300))
 		if !plausible(q, 2) || len(out) == MaxPlanSubQuestions {
 			continue
 		}

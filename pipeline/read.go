@@ -190,7 +190,7 @@ func shortErr(err error) string {
 	if err == nil {
 		return "no text"
 	}
-	return textkit.Clip(oneLine(err.Error()), 120)
+	return textkit.Clip(textkit.CleanLine(err.Error()), 120)
 }
 
 func sourceRef(r search.Record) SourceRef {

@@ -186,7 +186,7 @@ func (o *orchestrator) review(ctx context.Context, round int, draft string) (Rev
 	if info.Fallback {
 		a.warn("the reviewer's answer was unusable; the draft is accepted without review")
 	}
-	rv := ReviewRequest{Round: round, Approved: v.Approved || len(v.Requests) == 0, Summary: oneLine(v.Summary)}
+	rv := ReviewRequest{Round: round, Approved: v.Approved || len(v.Requests) == 0, Summary: textkit.CleanLine(v.Summary)}
 	if !rv.Approved {
 		for i, r := range v.Requests {
 			kind := r.Kind
@@ -197,7 +197,7 @@ func (o *orchestrator) review(ctx context.Context, round int, draft string) (Rev
 			}
 			rv.Requests = append(rv.Requests, RevisionRequest{
 				ID: fmt.Sprintf("r%d.%d", round, i+1), Kind: kind,
-				Section: oneLine(r.Section), Text: oneLine(r.Text),
+				Section: textkit.CleanLine(r.Section), Text: textkit.CleanLine(r.Text),
 			})
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/researchtui/researchtui/search"
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // The screen: before anything is downloaded or analysed, the candidates a
@@ -259,7 +260,7 @@ func (f *gather) screenLines(sq SubQuestion, cands []Candidate, recs map[string]
 			clear = false
 		}
 		r := recs[c.Key]
-		line := oneLine(r.Title)
+		line := textkit.CleanLine(r.Title)
 		if w := strings.Fields(r.Abstract); len(w) > 0 {
 			line += "\n    " + strings.Join(w[:min(len(w), screenAbstractWords)], " ")
 		}

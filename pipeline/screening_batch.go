@@ -211,7 +211,7 @@ func (f *gather) screenCall(ctx context.Context, a *agentCall, batch []*screenJo
 	for _, r := range ans.OffTopic {
 		if r.N >= 1 && r.N <= len(places) {
 			for _, p := range places[r.N-1] {
-				vs[p.job].why[p.n] = textkit.Clip(oneLine(r.Why), 40)
+				vs[p.job].why[p.n] = textkit.Clip(textkit.CleanLine(r.Why), 40)
 			}
 		}
 	}

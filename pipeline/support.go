@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/researchtui/researchtui/search"
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // Evidence matching: does a source say what a sentence says? The verifier
@@ -55,7 +56,7 @@ func newEvidenceIndex(texts map[string][]ContextChunk) *evidenceIndex {
 		for _, c := range chunks {
 			var prev string
 			for _, s := range search.Sentences(c.Text) {
-				s = oneLine(s)
+				s = textkit.CleanLine(s)
 				if s == "" {
 					continue
 				}

@@ -3,6 +3,8 @@ package pipeline
 import (
 	"strings"
 	"unicode"
+
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // stopwords are dropped from keyword queries.
@@ -54,15 +56,10 @@ func keywords(s string, n int) string {
 	return strings.Join(out, " ")
 }
 
-// oneLine collapses whitespace and drops control characters.
-func oneLine(s string) string {
-	return normalizeQuestion(s)
-}
-
 // cleanQuery makes a model-written query safe to send: one line, no
 // boolean syntax or quotes, bounded length.
 func cleanQuery(s string) string {
-	s = oneLine(s)
+	s = textkit.CleanLine(s)
 	s = strings.NewReplacer(`"`, " ", "'", " ", "(", " ", ")", " ", " AND ", " ", " OR ", " ", " NOT ", " ").Replace(s)
 	f := strings.Fields(s)
 	if len(f) > 10 {

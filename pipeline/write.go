@@ -72,10 +72,10 @@ func (o *orchestrator) sourcesBrief() string {
 			}
 		}
 		if an.Methodology != "" && !an.Degraded {
-			fmt.Fprintf(&b, "  - method: %s\n", oneLine(an.Methodology))
+			fmt.Fprintf(&b, "  - method: %s\n", textkit.CleanLine(an.Methodology))
 		}
 		if an.Limitations != "" {
-			fmt.Fprintf(&b, "  - limitations: %s\n", oneLine(an.Limitations))
+			fmt.Fprintf(&b, "  - limitations: %s\n", textkit.CleanLine(an.Limitations))
 		}
 	}
 	b.WriteString(o.structuredBrief()) // materials.go: structured data reaches the writer as data

@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // The writer may state a finding by its label instead of copying it: the
@@ -33,7 +35,7 @@ func expandFindings(text string, analyses []Analysis) (out string, unknown int) 
 			unknown++
 			return ""
 		}
-		f := strings.TrimSpace(oneLine(analyses[n-1].KeyFindings[k-1]))
+		f := strings.TrimSpace(textkit.CleanLine(analyses[n-1].KeyFindings[k-1]))
 		if f == "" {
 			unknown++
 			return ""

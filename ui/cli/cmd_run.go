@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // runFlags are the flags of run, resume and ask (README: Commands): the
@@ -250,7 +251,7 @@ func headless(cmd *cobra.Command, a *app, r *pipeline.Run, f *runFlags) error {
 			fmt.Fprintf(stderr, "report written to %s\n", f.out)
 		}
 	} else if !f.json {
-		fmt.Fprint(stdout, sanitize(report)) // clean already; a terminal gets no chances
+		fmt.Fprint(stdout, textkit.StripControls(report)) // clean already; a terminal gets no chances
 	}
 	if !f.json {
 		fmt.Fprintf(stderr, "session %s: %d prompt + %d completion tokens, %d embedding tokens\n",
@@ -331,9 +332,9 @@ func decide(ctx context.Context, policy string, rv *pipeline.ReviewRequest, answ
 		return d, nil
 	}
 	// The requests are the model's words: stripped before the terminal.
-	fmt.Fprintf(out, "\nThe reviewer asks for %d revisions (round %d): %s\n", len(rv.Requests), rv.Round, oneLine(rv.Summary))
+	fmt.Fprintf(out, "\nThe reviewer asks for %d revisions (round %d): %s\n", len(rv.Requests), rv.Round, textkit.CleanLine(rv.Summary))
 	for i, q := range rv.Requests {
-		fmt.Fprintf(out, "  %d. [%s] %s: %s\n", i+1, oneLine(q.Kind), oneLine(q.Section), oneLine(q.Text))
+		fmt.Fprintf(out, "  %d. [%s] %s: %s\n", i+1, textkit.CleanLine(q.Kind), textkit.CleanLine(q.Section), textkit.CleanLine(q.Text))
 	}
 	fmt.Fprint(out, "Accept all (a), reject and finalise (r), or list the numbers to accept (e.g. 1 3): ")
 	line, err := readAnswer(ctx, answers, out)

@@ -3,30 +3,14 @@ package cli
 import (
 	"fmt"
 	"strings"
-
-	"github.com/researchtui/researchtui/search"
 )
 
-// Small text helpers the commands share.
+// Small text helpers the commands share; the rule for untrusted text,
+// clipping and counted nouns are textkit's.
 
-// sanitize strips terminal control sequences, controls and bidi overrides
-// from text that came from the network or a model before it reaches the
-// terminal: the one rule (search.StripControls).
-func sanitize(s string) string { return search.StripControls(s) }
-
-// oneLine is untrusted text made safe for one line of a terminal.
-func oneLine(s string) string { return oneLineText(sanitize(s)) }
-
-// oneLineText collapses a passage to one line for listing.
+// oneLineText collapses a passage to one line for listing (the passage is
+// made safe where it is printed).
 func oneLineText(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-func truncate(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
-}
 
 // commas writes n with thousands separators.
 func commas(n int) string {

@@ -11,8 +11,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/researchtui/researchtui/pipeline"
-	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/store"
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // Long jobs. A deep run takes minutes to an hour on a local GPU, and agent
@@ -77,13 +77,13 @@ func (j *job) observe(ev pipeline.Event) {
 		}
 	case pipeline.ReviewRequested:
 		if rv := ev.Review; rv != nil {
-			pr := &PendingReview{Round: rv.Round, Summary: search.CleanLine(rv.Summary)}
+			pr := &PendingReview{Round: rv.Round, Summary: textkit.CleanLine(rv.Summary)}
 			for _, q := range rv.Requests {
-				pr.Requests = append(pr.Requests, search.CleanLine(fmt.Sprintf("[%s] %s: %s", q.Kind, q.Section, q.Text)))
+				pr.Requests = append(pr.Requests, textkit.CleanLine(fmt.Sprintf("[%s] %s: %s", q.Kind, q.Section, q.Text)))
 			}
 			if rv.Plan != nil {
 				for _, sq := range rv.Plan.SubQuestions {
-					pr.Plan = append(pr.Plan, search.CleanLine(fmt.Sprintf("%s (queries: %s)", sq.Question, strings.Join(sq.Queries.List(), "; "))))
+					pr.Plan = append(pr.Plan, textkit.CleanLine(fmt.Sprintf("%s (queries: %s)", sq.Question, strings.Join(sq.Queries.List(), "; "))))
 				}
 			}
 			p.Review = pr
@@ -92,7 +92,7 @@ func (j *job) observe(ev pipeline.Event) {
 		p.Review = nil
 	}
 	if line := strings.TrimSpace(ev.Summary()); line != "" && ev.Type != pipeline.TokenDelta {
-		p.LastEvent = search.CleanLine(line)
+		p.LastEvent = textkit.CleanLine(line)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/store"
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // SessionInput names a session (resume_session).
@@ -234,7 +235,7 @@ func (s *Server) output(sess store.Session, report string, warnings []string) Re
 func references(cs []pipeline.CitedSource) []Reference {
 	var out []Reference
 	for _, c := range cs {
-		out = append(out, Reference{N: c.N, Title: c.Title, Authors: c.Authors, Year: c.Year, DOI: c.DOI, URL: firstNonEmpty(c.URL, c.PDFURL)})
+		out = append(out, Reference{N: c.N, Title: c.Title, Authors: c.Authors, Year: c.Year, DOI: c.DOI, URL: textkit.FirstNonEmpty(c.URL, c.PDFURL)})
 	}
 	return out
 }
@@ -266,7 +267,7 @@ func (s *Server) session(id string) (store.Session, error) {
 	}
 	sess, err := s.st.Session(id)
 	if errors.Is(err, store.ErrNotFound) {
-		return store.Session{}, fmt.Errorf("no session %q; list_sessions shows the sessions there are", clip(id, 80))
+		return store.Session{}, fmt.Errorf("no session %q; list_sessions shows the sessions there are", textkit.Clip(id, 80))
 	}
 	return sess, err
 }
@@ -278,22 +279,5 @@ func reviewPolicy(p string) (string, error) {
 	case pipeline.ReviewApprove, pipeline.ReviewReject, pipeline.ReviewAsk:
 		return p, nil
 	}
-	return "", fmt.Errorf("review must be approve, reject or ask, not %q", clip(p, 40))
-}
-
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
-}
-
-func firstNonEmpty(ss ...string) string {
-	for _, s := range ss {
-		if s != "" {
-			return s
-		}
-	}
-	return ""
+	return "", fmt.Errorf("review must be approve, reject or ask, not %q", textkit.Clip(p, 40))
 }
