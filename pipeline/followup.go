@@ -49,6 +49,10 @@ type followUp struct {
 	N        int    `json:"n"` // the version it will make
 	Question string `json:"question"`
 	Done     bool   `json:"done,omitempty"`
+	// Update, when set, makes it an update check (update.go): its number,
+	// and Since the date of the version it checks against.
+	Update int       `json:"update,omitempty"`
+	Since  time.Time `json:"since,omitempty"`
 
 	kind string // VersionFollowUp or VersionRevision
 	body string // the previous version without its references and method note
@@ -107,43 +111,59 @@ func (e *Engine) Ask(ctx context.Context, id, question string, adjust func(*Opti
 	if len(question) > MaxQuestionBytes {
 		return nil, fmt.Errorf("%w: the question is %d bytes; keep it under %d", ErrBadInput, len(question), MaxQuestionBytes)
 	}
+	sess, versions, opt, err := e.finishedSession(id, adjust)
+	if err != nil {
+		return nil, err
+	}
+	return e.startFollowUp(ctx, sess, opt, followUp{N: len(versions) + 1, Question: question})
+}
+
+// finishedSession is a finished session with its versions and options
+// (adjusted and normalised), or why it cannot grow a version now.
+func (e *Engine) finishedSession(id string, adjust func(*Options)) (store.Session, []Version, Options, error) {
+	var opt Options
 	sess, err := e.Store.Session(id)
 	if err != nil {
 		if errors.Is(err, store.ErrNotFound) {
-			return nil, fmt.Errorf("%w: no session %q (see `researchtui sessions list`)", ErrBadInput, id)
+			return sess, nil, opt, fmt.Errorf("%w: no session %q (see `researchtui sessions list`)", ErrBadInput, id)
 		}
-		return nil, err
+		return sess, nil, opt, err
 	}
 	switch sess.Status {
 	case store.StatusCompleted:
 	case store.StatusAwaitingReview:
-		return nil, fmt.Errorf("%w: session %s waits for a review decision; decide it first (`researchtui resume %s`)", ErrBadInput, id, id)
+		return sess, nil, opt, fmt.Errorf("%w: session %s waits for a review decision; decide it first (`researchtui resume %s`)", ErrBadInput, id, id)
 	case store.StatusRunning:
-		return nil, fmt.Errorf("%w: session %s is running; ask once it has finished", ErrBadInput, id)
+		return sess, nil, opt, fmt.Errorf("%w: session %s is running; wait until it has finished", ErrBadInput, id)
 	default:
-		return nil, fmt.Errorf("%w: session %s is %s; resume it (`researchtui resume %s`) and ask once it has finished", ErrBadInput, id, sess.Status, id)
+		return sess, nil, opt, fmt.Errorf("%w: session %s is %s; resume it first (`researchtui resume %s`)", ErrBadInput, id, sess.Status, id)
 	}
 	versions, err := LoadVersions(e.Store, id)
 	if err != nil {
-		return nil, err
+		return sess, nil, opt, err
 	}
 	if len(versions) == 0 {
-		return nil, fmt.Errorf("%w: %w", ErrBadInput, ErrNotFinished)
+		return sess, nil, opt, fmt.Errorf("%w: %w", ErrBadInput, ErrNotFinished)
 	}
-	var opt Options
 	if err := json.Unmarshal(sess.Options, &opt); err != nil {
-		return nil, fmt.Errorf("session %s has unreadable options: %w", id, err)
+		return sess, nil, opt, fmt.Errorf("session %s has unreadable options: %w", id, err)
 	}
 	if adjust != nil {
 		adjust(&opt)
 	}
 	if err := opt.Normalize(); err != nil {
-		return nil, err
+		return sess, nil, opt, err
 	}
+	return sess, versions, opt, nil
+}
+
+// startFollowUp claims the session, records the follow-up (or update) it
+// works on and starts it.
+func (e *Engine) startFollowUp(ctx context.Context, sess store.Session, opt Options, fu followUp) (*Run, error) {
+	id := sess.ID
 	if err := e.claim(id); err != nil {
 		return nil, err
 	}
-	fu := followUp{N: len(versions) + 1, Question: question}
 	raw, _ := json.Marshal(fu)
 	lastSeq, err := e.Store.LastSeq(id)
 	if err == nil {
@@ -186,37 +206,11 @@ var revisionAsk = regexp.MustCompile(`(?i)^\s*(please\s+)?(make|rewrite|shorten|
 // missing, write, finalise.
 func (o *orchestrator) followUpStages(ctx context.Context) error {
 	fu := o.follow
-	versions, err := LoadVersions(o.engine.Store, o.session.ID)
+	parent, prev, parentPlan, err := o.loadFinished()
 	if err != nil {
 		return err
-	}
-	prev := versions[len(versions)-1]
-	parent, err := LoadReport(o.engine.Store, o.session.ID)
-	if err != nil {
-		return err
-	}
-	// What the session holds: its sources and analyses, in the order of
-	// the report's numbers.
-	var found foundSet
-	if _, err := o.loadRaw("research", &found); err != nil {
-		return err
-	}
-	o.st.Found = &found
-	for _, src := range parent.Sources {
-		var an Analysis
-		if ok, _ := o.loadRaw("analyse/"+src.Key, &an); ok {
-			an.SourceKey = src.Key
-			o.st.Analyses = append(o.st.Analyses, an)
-		} else {
-			rec, _ := o.loadSource(src.Key)
-			o.st.Analyses = append(o.st.Analyses, degradedAnalysis(rec, nil))
-		}
 	}
 	pinned := len(o.st.Analyses)
-	var parentPlan Plan
-	if _, err := o.loadRaw("plan", &parentPlan); err != nil {
-		return err
-	}
 
 	// Plan the follow-up against the session.
 	if err := o.stagePlan(ctx); err != nil {
@@ -268,6 +262,40 @@ func (o *orchestrator) followUpStages(ctx context.Context) error {
 		return err
 	}
 	return o.finaliseFollowUp(ctx, kind, pinned, parent)
+}
+
+// loadFinished loads what a finished session holds: its report, last
+// version and plan, and (into o.st) its sources and analyses in the order
+// of the report's numbers.
+func (o *orchestrator) loadFinished() (parent Report, prev Version, plan Plan, err error) {
+	versions, err := LoadVersions(o.engine.Store, o.session.ID)
+	if err != nil {
+		return parent, prev, plan, err
+	}
+	if len(versions) == 0 {
+		return parent, prev, plan, ErrNotFinished
+	}
+	prev = versions[len(versions)-1]
+	if parent, err = LoadReport(o.engine.Store, o.session.ID); err != nil {
+		return parent, prev, plan, err
+	}
+	var found foundSet
+	if _, err := o.loadRaw("research", &found); err != nil {
+		return parent, prev, plan, err
+	}
+	o.st.Found = &found
+	for _, src := range parent.Sources {
+		var an Analysis
+		if ok, _ := o.loadRaw("analyse/"+src.Key, &an); ok {
+			an.SourceKey = src.Key
+			o.st.Analyses = append(o.st.Analyses, an)
+		} else {
+			rec, _ := o.loadSource(src.Key)
+			o.st.Analyses = append(o.st.Analyses, degradedAnalysis(rec, nil))
+		}
+	}
+	_, err = o.loadRaw("plan", &plan)
+	return parent, prev, plan, err
 }
 
 // loadRaw reads a checkpoint of the session itself, not of the follow-up.
@@ -540,6 +568,10 @@ func (o *orchestrator) followUpNote(kind string, added int) string {
 	what := "Follow-up"
 	if kind == VersionRevision {
 		what = "Revision"
+	}
+	if kind == VersionUpdate {
+		return fmt.Sprintf("*Update (version %d): the searches were run again on %s for work since %s; %s.*", o.follow.N,
+			o.engine.now().Format("2 January 2006"), o.follow.Since.Format("2 January 2006"), plural(added, "new source was read and added", "new sources were read and added"))
 	}
 	how := "answered from the session's own sources; nothing new was searched"
 	if added > 0 {

@@ -81,6 +81,16 @@ type gather struct {
 	abstractsAsked, abstractsFound int
 	unscreened                     map[string]bool // sub-questions still searching, whose screens may yet join a call
 	screenBell                     chan struct{}   // rung when a screen queues or a search ends without one
+
+	// An update's (update.go): every work the session met before, the
+	// cited ones, the works its searches returned, how many of those were
+	// known, and the published versions of cited works that appeared.
+	known     workSet
+	cited     map[string]bool
+	seen      workSet
+	seenN     int
+	knownSeen int
+	published map[string]search.Record
 }
 
 // runRound takes one round's candidates (research sends them to readCh)

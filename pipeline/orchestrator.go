@@ -43,6 +43,9 @@ type orchestrator struct {
 	// follow, when set, makes this run a follow-up question inside a
 	// finished session (followup.go); its checkpoints are prefixed.
 	follow *followUp
+	// doneMsg, when set, is what the run's last event says instead of
+	// "report ready" (an update that found nothing new).
+	doneMsg string
 
 	indexState // waiting for the vector index (indexwait.go)
 
@@ -55,6 +58,9 @@ type orchestrator struct {
 func (o *orchestrator) unitName(name string) string {
 	if o.follow == nil || strings.HasPrefix(name, "read/") || strings.HasPrefix(name, "analyse/") {
 		return name
+	}
+	if o.follow.Update > 0 {
+		return fmt.Sprintf("up%d/%s", o.follow.Update, name) // an update may write no version: its check numbers it
 	}
 	return fmt.Sprintf("fu%d/%s", o.follow.N, name)
 }
@@ -111,9 +117,12 @@ func (o *orchestrator) execute(ctx context.Context) (store.Session, error) {
 		go func() { _, _ = search.StartPDFReader() }() // a failure shows at the first PDF read
 	}
 	var err error
-	if o.follow != nil {
+	switch {
+	case o.follow != nil && o.follow.Update > 0:
+		err = o.updateStages(ctx)
+	case o.follow != nil:
 		err = o.followUpStages(ctx)
-	} else {
+	default:
 		err = o.stages(ctx)
 	}
 	return o.conclude(ctx, err)
@@ -144,6 +153,9 @@ func (o *orchestrator) conclude(ctx context.Context, runErr error) (store.Sessio
 	status, evType, msg := store.StatusCompleted, RunFinished, "report ready"
 	switch {
 	case runErr == nil:
+		if o.doneMsg != "" {
+			msg = o.doneMsg
+		}
 	case errors.Is(runErr, errSuspended):
 		status, evType, msg = store.StatusAwaitingReview, RunSuspended, "waiting for a review decision; resume the session to decide"
 	case ctx.Err() != nil:

@@ -54,6 +54,11 @@ type roundPlan struct {
 	sq      SubQuestion
 	missing []string
 	queries []string
+	// chase, when not nil, are the sources whose citations are followed
+	// (an update's cited sources) instead of the round's best analysed;
+	// quota, when set, how many of the candidates may be read.
+	chase []string
+	quota int
 }
 
 // rounds runs the first round, then reflects and runs follow-up rounds
@@ -169,7 +174,11 @@ func (f *gather) researchLater(ctx context.Context, round int, plans []roundPlan
 				}
 			}
 			var keys []string
-			for _, key := range f.bestAnalysed(p.sq.ID, chaseSources) {
+			toChase := p.chase
+			if toChase == nil {
+				toChase = f.bestAnalysed(p.sq.ID, chaseSources)
+			}
+			for _, key := range toChase {
 				got, asked := o.chase(gctx, a, f.reg.get(key))
 				if asked {
 					keys = append(keys, key)
@@ -183,7 +192,11 @@ func (f *gather) researchLater(ctx context.Context, round int, plans []roundPlan
 			}
 			identified := identifiedBy(recs, origins, round)
 			recs, origins = f.unseen(recs, origins)
-			unit = f.rank(gctx, a, p.sq, recs, origins, max(2, f.share/2))
+			quota := max(2, f.share/2)
+			if p.quota > 0 {
+				quota = p.quota
+			}
+			unit = f.rank(gctx, a, p.sq, recs, origins, quota)
 			f.ranked()
 			unit.Chased, unit.Identified = keys, identified
 			if err := o.checkpoint(name, unit); err != nil {
@@ -270,6 +283,9 @@ func (f *gather) unseen(recs []search.Record, origins []string) ([]search.Record
 	var r2 []search.Record
 	var o2 []string
 	for i, r := range recs {
+		if f.known != nil && f.knownBefore(r) {
+			continue
+		}
 		key, _ := f.reg.add(r)
 		f.mu.Lock()
 		seen := f.distinct[key]
@@ -292,4 +308,27 @@ func countPrefix(ss []string, prefixes ...string) int {
 		}
 	}
 	return n
+}
+
+// knownBefore says whether an update's search result is a work the
+// session met before; a published version of a cited work is kept aside,
+// to merge its metadata into the cited record (same number, no reading).
+func (f *flow) knownBefore(r search.Record) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	key, known := f.known.match(r)
+	if _, dup := f.seen.match(r); !dup {
+		f.seen.add(r)
+		f.seenN++
+		if known {
+			f.knownSeen++
+		}
+	}
+	if known && f.cited[key] && isPublished(r) {
+		if f.published == nil {
+			f.published = map[string]search.Record{}
+		}
+		f.published[key] = r
+	}
+	return known
 }

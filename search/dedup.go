@@ -46,6 +46,10 @@ func AssignKey(r *Record) {
 }
 
 // identifiers lists a record's match keys, strongest first.
+// WorkIDs are the identifiers Merge matches a work by, the preprint-to-
+// published keys included.
+func WorkIDs(r Record) []string { return identifiers(&r) }
+
 func identifiers(r *Record) []string {
 	var ids []string
 	doi := NormalizeDOI(r.DOI)

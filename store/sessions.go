@@ -55,6 +55,23 @@ type Session struct {
 	// across resumes.
 	Steps         int             `json:"steps,omitempty"`
 	PendingReview json.RawMessage `json:"pending_review,omitempty"`
+	// Living is the session's living-review state (pipeline/update.go),
+	// nil until it is followed or updated. It lives on the session so the
+	// list shows it without reading checkpoints.
+	Living *Living `json:"living,omitempty"`
+}
+
+// Living is what a living review needs between its updates.
+type Living struct {
+	// Every is how often `update --due` updates the session; 0: it is not
+	// followed.
+	Every       time.Duration `json:"every,omitempty"`
+	LastChecked time.Time     `json:"last_checked,omitempty"`
+	LastNew     int           `json:"last_new"`         // new works the last check kept
+	Checks      int           `json:"checks,omitempty"` // checks done
+	// Unread is the version the last update wrote, until the person opens
+	// it (0: none).
+	Unread int `json:"unread,omitempty"`
 }
 
 // CreateSession stores a new session. It assigns ID (from CreatedAt) when

@@ -35,6 +35,9 @@ type SessionDetail struct {
 	Rounds []pipeline.RoundSummary `json:"rounds,omitempty"`
 	// Versions: the report as the run wrote it, then after each follow-up.
 	Versions []pipeline.Version `json:"versions"`
+	// Updates: each living-review check (update.go): searches, works seen,
+	// new and kept, the version written, tokens and time.
+	Updates []pipeline.UpdateCheck `json:"updates,omitempty"`
 	// Scores: review outcome, steps, grounding, citations, model use.
 	Scores *RunScores `json:"scores,omitempty"`
 	// Candidates: every search result considered, with its relevance and
@@ -84,6 +87,9 @@ func LoadDetail(st store.Reader, id string) (SessionDetail, error) {
 	}
 	if sc, err := LoadScores(st, s.ID); err == nil {
 		d.Scores = &sc
+	}
+	if cs, err := pipeline.LoadUpdateChecks(st, s.ID); err == nil {
+		d.Updates = cs
 	}
 	if vs, err := pipeline.LoadVersions(st, s.ID); err == nil && vs != nil {
 		d.Versions = vs

@@ -211,6 +211,9 @@ func (s *Script) Responder() ollamafake.Responder {
 		case Translator:
 			return ollamafake.Reply{Content: "[translated] " + lastUser(call)}
 		case Writer:
+			if strings.Contains(user, "\nNew sources since ") {
+				return ollamafake.Reply{Content: whatsNew(user)}
+			}
 			if strings.Contains(user, "Follow-up question:") {
 				return ollamafake.Reply{Content: section(user)}
 			}
@@ -624,6 +627,35 @@ func section(user string) string {
 			finding = f[1]
 		}
 		fmt.Fprintf(&b, " %s [%s].", strings.TrimSuffix(finding, "."), srcs[i][1])
+	}
+	return b.String()
+}
+
+// newSources is an update writer's list of the new sources' numbers.
+var newSources = regexp.MustCompile(`(?m)^New sources since [^:]+: (.+)$`)
+
+// whatsNew answers an update's writer: each new source's first finding,
+// cited.
+func whatsNew(user string) string {
+	m := newSources.FindStringSubmatch(user)
+	if m == nil {
+		return "Nothing new."
+	}
+	srcs := sourceLine.FindAllStringSubmatch(user, -1)
+	blocks := sourceLine.Split(user, -1)
+	var b strings.Builder
+	b.WriteString("New work adds to the report.")
+	for _, ref := range regexp.MustCompile(`\d+`).FindAllString(m[1], -1) {
+		for i, src := range srcs {
+			if src[1] != ref {
+				continue
+			}
+			finding := "This source is relevant"
+			if f := findingLine.FindStringSubmatch(blocks[i+1]); f != nil {
+				finding = f[1]
+			}
+			fmt.Fprintf(&b, " %s [%s].", strings.TrimSuffix(finding, "."), ref)
+		}
 	}
 	return b.String()
 }

@@ -45,7 +45,7 @@ func sessionsList() *cobra.Command {
 						continue
 					}
 					fmt.Fprintf(out, "%s  %-26s  %s  %7d tok  %s\n", s.ID, statusAt(s), s.CreatedAt.Local().Format("2006-01-02 15:04"),
-						s.Usage.PromptTokens+s.Usage.CompletionTokens, textkit.StripControls(textkit.Clip(s.Title, 70)))
+						s.Usage.PromptTokens+s.Usage.CompletionTokens, textkit.StripControls(textkit.Clip(s.Title, 70))+livingNote(s))
 				}
 				if len(all) == 0 && !asJSON {
 					fmt.Fprintln(cmd.ErrOrStderr(), "no sessions yet; start one with `researchtui run \"QUESTION\"` or `researchtui`")
@@ -116,6 +116,13 @@ func sessionsShow() *cobra.Command {
 				if f := d.Flow; f != nil {
 					fmt.Fprintf(out, "prisma    %d identified, %d duplicates, %d screened, %d excluded, %d sought, %d not retrieved, %d assessed, %d included\n",
 						f.Identified, f.Duplicates, f.Screened, f.Excluded, f.Sought, f.NotRetrieved, f.Assessed, f.Included)
+				}
+				if l := s.Living; l != nil && l.Every > 0 {
+					fmt.Fprintf(out, "follows   every %s; next due %s\n", everyText(l.Every), pipeline.LastChecked(st, s).Add(l.Every).Local().Format("2006-01-02 15:04"))
+				}
+				for i, c := range d.Updates {
+					fmt.Fprintf(out, "%-9s %s: %s; %s, %s generated, %s\n", map[bool]string{true: "updates", false: ""}[i == 0],
+						c.At.Local().Format("2006-01-02 15:04"), checkLine(c), search.Plural(c.Queries, "query", "queries"), search.Plural(c.GeneratedTokens, "token", "tokens"), c.Elapsed.Round(100*time.Millisecond))
 				}
 				if len(d.Sources) > 0 {
 					fmt.Fprintf(out, "\nsources\n")

@@ -1,0 +1,102 @@
+package pipelinetest
+
+import (
+	"context"
+	"strings"
+	"sync"
+
+	"github.com/researchtui/researchtui/search"
+)
+
+// Shelf is a scholarly source whose works a test controls: a search returns
+// every work whose title or abstract holds a word of the query, and works
+// added later are found by later searches, as new papers are. It is also a
+// citation graph: CitedBy returns the works added as citing a title.
+type Shelf struct {
+	SourceName string // "openalex" when empty
+
+	mu       sync.Mutex
+	works    []search.Record
+	citing   map[string][]search.Record // normalised title → works citing it
+	searches int
+}
+
+var _ search.CitationGraph = (*Shelf)(nil)
+
+// Add puts works on the shelf.
+func (s *Shelf) Add(recs ...search.Record) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range recs {
+		if r.Source == "" {
+			r.Source = s.Name()
+		}
+		s.works = append(s.works, r)
+	}
+}
+
+// AddCiting adds works that cite the work titled cited (found by
+// following its citations, not by search).
+func (s *Shelf) AddCiting(cited string, recs ...search.Record) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.citing == nil {
+		s.citing = map[string][]search.Record{}
+	}
+	for _, r := range recs {
+		if r.Source == "" {
+			r.Source = s.Name()
+		}
+		key := search.NormalizeTitle(cited)
+		s.citing[key] = append(s.citing[key], r)
+	}
+}
+
+// Searches counts the searches asked of the shelf.
+func (s *Shelf) Searches() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.searches
+}
+
+// Name implements search.Source.
+func (s *Shelf) Name() string {
+	if s.SourceName == "" {
+		return "openalex"
+	}
+	return s.SourceName
+}
+
+// Search implements search.Source.
+func (s *Shelf) Search(_ context.Context, query string, limit int) ([]search.Record, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.searches++
+	var out []search.Record
+	for _, r := range s.works {
+		text := strings.ToLower(r.Title + " " + r.Abstract)
+		for _, w := range strings.Fields(strings.ToLower(query)) {
+			if len(w) > 3 && strings.Contains(text, w) {
+				out = append(out, r)
+				break
+			}
+		}
+		if len(out) == limit {
+			break
+		}
+	}
+	return out, nil
+}
+
+// References implements search.CitationGraph: the shelf knows none.
+func (s *Shelf) References(context.Context, search.Record, int) ([]search.Record, error) {
+	return nil, nil
+}
+
+// CitedBy implements search.CitationGraph.
+func (s *Shelf) CitedBy(_ context.Context, rec search.Record, limit int) ([]search.Record, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	got := s.citing[search.NormalizeTitle(rec.Title)]
+	return append([]search.Record(nil), got[:min(limit, len(got))]...), nil
+}

@@ -1,0 +1,530 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/researchtui/researchtui/llm"
+	"github.com/researchtui/researchtui/search"
+	"github.com/researchtui/researchtui/store"
+)
+
+// An update keeps a finished report up to date (a living review): it runs
+// the session's searches again (the plan as the person left it, every
+// round's queries, the citations of the cited sources), keeps only works
+// the session never met, screens and reads them by the same rules and
+// floors, and, when some pass, writes a new version with a "What's new
+// since DATE" section at the top, cited and verified like every sentence.
+// Nothing met before is read or analysed again, and the earlier citation
+// numbers stay. When nothing new passes, no version is written and the
+// check is recorded (UpdateCheck). An update is a follow-up (followup.go)
+// whose checkpoints live under "up<check>/".
+
+// VersionUpdate is the kind of a version an update wrote.
+const VersionUpdate = "update"
+
+// checkpointUpdates holds the session's []UpdateCheck.
+const checkpointUpdates = "updates"
+
+// WhatsNewHeading opens an update's section; the date follows it.
+const WhatsNewHeading = "What's new since"
+
+// UpdateCheck is one check of a living review for new work (`sessions show
+// --json` "updates", the timeline).
+type UpdateCheck struct {
+	N       int       `json:"n"` // 1 for the first check
+	At      time.Time `json:"at"`
+	Since   time.Time `json:"since"` // the date of the version checked against
+	Queries int       `json:"queries"`
+	Chased  int       `json:"chased"`            // cited sources whose citations were followed
+	Seen    int       `json:"seen"`              // distinct works the searches returned
+	New     int       `json:"new"`               // of them, never met by the session before
+	Read    int       `json:"read"`              // new works screened in and read
+	Kept    int       `json:"kept"`              // read and analysed as relevant: what the new version cites from
+	Merged  []string  `json:"merged,omitempty"`  // cited sources whose published version appeared (their metadata merged)
+	Version int       `json:"version,omitempty"` // the version written, 0 when none
+	Reason  string    `json:"reason,omitempty"`  // why no version was written
+	// Tokens are what the check's model calls generated and read.
+	GeneratedTokens int           `json:"generated_tokens"`
+	PromptTokens    int           `json:"prompt_tokens"`
+	Elapsed         time.Duration `json:"elapsed"`
+}
+
+// LoadUpdateChecks lists a session's update checks, oldest first.
+func LoadUpdateChecks(st store.Reader, id string) ([]UpdateCheck, error) {
+	raw, ok, err := st.Checkpoint(id, checkpointUpdates)
+	if err != nil || !ok {
+		return nil, err
+	}
+	var cs []UpdateCheck
+	if err := json.Unmarshal(raw, &cs); err != nil {
+		return nil, fmt.Errorf("session %s has unreadable update checks: %w", id, err)
+	}
+	return cs, nil
+}
+
+// Update checks a finished session for new work (see the top of this
+// file). A session whose last update was interrupted continues it.
+func (e *Engine) Update(ctx context.Context, id string) (*Run, error) {
+	if fu, err := e.pendingFollowUp(id); err != nil {
+		return nil, err
+	} else if fu != nil && fu.Update > 0 {
+		return e.Resume(ctx, id, nil)
+	}
+	sess, versions, opt, err := e.finishedSession(id, nil)
+	if err != nil {
+		return nil, err
+	}
+	checks, err := LoadUpdateChecks(e.Store, id)
+	if err != nil {
+		return nil, err
+	}
+	fu := followUp{N: len(versions) + 1, Question: sess.Question, Update: len(checks) + 1, Since: versions[len(versions)-1].CreatedAt}
+	return e.startFollowUp(ctx, sess, opt, fu)
+}
+
+// updateStages is an update's run: research for new work, and, when some
+// is kept, the "What's new" section, its verification and the version.
+func (o *orchestrator) updateStages(ctx context.Context) error {
+	t0 := time.Now()
+	tok0 := o.meter.totals()
+	parent, prev, plan, err := o.loadFinished()
+	if err != nil {
+		return err
+	}
+	pinned := len(o.st.Analyses)
+	o.st.Plan = &plan // the plan as the person last left it: no planner call
+	start := o.stageStart(StageResearch, "searching again for work since "+o.follow.Since.Format("2 Jan 2006"))
+	found, err := o.updateResearch(ctx, parent)
+	if err != nil {
+		return err
+	}
+	o.st.Analyses = append(o.st.Analyses, found.added...)
+	check := found.check
+	check.N, check.At, check.Since = o.follow.Update, o.engine.now(), o.follow.Since
+	o.emit(Event{Type: StageFinished, Stage: StageResearch, Count: len(found.added), Elapsed: time.Since(start),
+		Message: fmt.Sprintf("%s seen, %d new, %d kept", plural(check.Seen, "work", "works"), check.New, check.Kept)})
+	check.Merged = found.merged
+	if len(found.added) == 0 {
+		check.Reason = noneKept(check)
+		o.doneMsg = "nothing new: " + check.Reason
+		return o.recordCheck(check, tok0, t0)
+	}
+	section, err := o.whatsNew(ctx, pinned)
+	if err != nil {
+		return err
+	}
+	if o.opt.Verify != VerifyOff {
+		verifyStart := o.stageStart(StageVerify, "checking the new section's cited sentences against their sources")
+		if section, err = o.verifyDraft(ctx, 0, section); err != nil {
+			return err
+		}
+		if err := o.stageDone(StageVerify, verifyStart, o.verifiedText()); err != nil {
+			return err
+		}
+	}
+	body := stripReferences(prev.Report)
+	for _, h := range MethodHeadings() {
+		body = stripSection(body, h)
+	}
+	body = stripSection(body, StudiesHeading)
+	head := "## " + WhatsNewHeading + " " + o.follow.Since.Format("2 January 2006")
+	o.st.Drafts = append(o.st.Drafts, atTop(body, head+"\n\n"+strings.TrimSpace(section)))
+	o.emit(Event{Type: DraftReady, Stage: StageWrite, Text: o.lastDraft()})
+	if err := o.finaliseFollowUp(ctx, VersionUpdate, pinned, parent); err != nil {
+		return err
+	}
+	check.Version = o.follow.N
+	o.doneMsg = fmt.Sprintf("version %d: %s", o.follow.N, plural(check.Kept, "new source", "new sources"))
+	return o.recordCheck(check, tok0, t0)
+}
+
+// noneKept says why an update wrote no version.
+func noneKept(c UpdateCheck) string {
+	switch {
+	case c.Seen == 0:
+		return "the searches returned nothing"
+	case c.New == 0:
+		return fmt.Sprintf("all %s the searches returned were met before", plural(c.Seen, "work", "works"))
+	case c.Read == 0:
+		return fmt.Sprintf("%s, none relevant enough to read", plural(c.New, "new work", "new works"))
+	}
+	return fmt.Sprintf("%s read, none relevant to the question", plural(c.Read, "new work", "new works"))
+}
+
+// atTop puts a section right under the report's title (above any earlier
+// update's section, so the newest comes first).
+func atTop(body, section string) string {
+	body = strings.TrimSpace(body)
+	if strings.HasPrefix(body, "# ") {
+		title, rest, _ := strings.Cut(body, "\n")
+		return title + "\n\n" + section + "\n\n" + strings.TrimSpace(rest) + "\n"
+	}
+	return section + "\n\n" + body + "\n"
+}
+
+// recordCheck stores the check with the session (once, also when a
+// resumed update records it again) and ends the update.
+func (o *orchestrator) recordCheck(c UpdateCheck, tok0 UsageTotals, t0 time.Time) error {
+	tot := o.meter.totals()
+	c.GeneratedTokens = tot.CompletionTokens - tok0.CompletionTokens
+	c.PromptTokens = tot.PromptTokens - tok0.PromptTokens
+	c.Elapsed = time.Since(t0)
+	checks, err := LoadUpdateChecks(o.engine.Store, o.session.ID)
+	if err != nil {
+		return err
+	}
+	if len(checks) == 0 || checks[len(checks)-1].N < c.N {
+		checks = append(checks, c)
+	}
+	raw, err := json.Marshal(checks)
+	if err != nil {
+		return err
+	}
+	if _, err := o.engine.Store.CheckpointAndUpdate(o.session.ID, checkpointUpdates, raw, func(s *store.Session) error {
+		if s.Living == nil {
+			s.Living = &store.Living{}
+		}
+		s.Living.LastChecked, s.Living.LastNew, s.Living.Checks = c.At, c.Kept, len(checks)
+		if c.Version > 0 {
+			s.Living.Unread = c.Version
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	done := *o.follow
+	done.Done = true
+	raw, _ = json.Marshal(done)
+	return o.engine.Store.PutCheckpoint(o.session.ID, checkpointFollowUp, raw)
+}
+
+// updateFound is what an update's research found.
+type updateFound struct {
+	added  []Analysis // new works analysed and kept, in citation order
+	merged []string   // cited sources whose published version appeared
+	check  UpdateCheck
+}
+
+// updateResearch runs the session's searches once more and takes only new
+// works through the flow.
+func (o *orchestrator) updateResearch(ctx context.Context, parent Report) (updateFound, error) {
+	var out updateFound
+	known, err := o.knownWorks()
+	if err != nil {
+		return out, err
+	}
+	var parentCands []Candidate
+	if _, err := o.loadRaw(CheckpointCandidates, &parentCands); err != nil {
+		return out, err
+	}
+	nsq := len(o.st.Plan.SubQuestions)
+	f := &flow{
+		o: o, reg: newRegistry(), share: firstShare(o.plan.Include, nsq), runCap: o.plan.Include,
+		calibrate: floorCalibration(o.opt.Depth, nsq),
+		claimed:   map[string]bool{}, bySubQ: map[string][]string{}, candidates: map[string][]Candidate{},
+		distinct: map[string]bool{}, analyses: map[string]Analysis{}, ran: map[string]bool{}, chased: map[string]bool{},
+		reading: map[string]*inflight{}, skipped: map[string]bool{},
+		known: known, cited: map[string]bool{}, seen: workSet{},
+	}
+	// The first round's floors hold: an update reads what would have been
+	// read then, no more.
+	for _, c := range parentCands {
+		f.candidates[c.SubQ] = append(f.candidates[c.SubQ], c)
+		f.round = max(f.round, c.Round)
+	}
+	f.round++
+	for _, r := range o.st.Found.Records {
+		f.reg.add(r)
+	}
+	for _, s := range parent.Sources {
+		f.cited[s.Key] = true
+	}
+	plans := o.updatePlans(parent)
+	for _, p := range plans {
+		out.check.Queries += len(p.queries)
+	}
+	f.queryVecs = o.queryVectors(ctx)
+	var chased []string
+	if err := f.runRound(ctx, func(ctx context.Context) error {
+		var err error
+		chased, err = f.researchLater(ctx, f.round, plans)
+		return err
+	}); err != nil {
+		return out, err
+	}
+	out.check.Chased = len(chased)
+	for _, k := range citationOrder(o.st.Plan.SubQuestions, f.bySubQ) {
+		if an, ok := f.analyses[k]; ok {
+			out.added = append(out.added, an)
+		}
+	}
+	out.added = filterByConfidence(out.added)
+	var cands []Candidate
+	for _, sq := range o.st.Plan.SubQuestions {
+		for _, c := range f.candidates[sq.ID] {
+			if c.Round == f.round {
+				cands = append(cands, c)
+			}
+		}
+	}
+	f.mu.Lock()
+	out.check.Seen, out.check.New, out.check.Read = f.seenN, f.seenN-f.knownSeen, len(f.claimed)
+	published := f.published
+	f.mu.Unlock()
+	out.check.Kept = len(out.added)
+	for _, an := range out.added {
+		rec := f.reg.get(an.SourceKey)
+		o.st.Found.Records = append(o.st.Found.Records, rec)
+		if err := o.saveSource(rec); err != nil {
+			return out, err
+		}
+	}
+	for key, rec := range published {
+		old, _ := o.loadSource(key)
+		if isPublished(old) {
+			continue // already the published version's metadata
+		}
+		if merged := search.Merge([]search.Record{old, rec}); len(merged) == 1 {
+			merged[0].Key = key
+			if err := o.saveSource(merged[0]); err != nil {
+				return out, err
+			}
+			for i := range o.st.Found.Records {
+				if o.st.Found.Records[i].Key == key {
+					o.st.Found.Records[i] = merged[0]
+				}
+			}
+			out.merged = append(out.merged, key)
+		}
+	}
+	sort.Strings(out.merged)
+	// The session's works now include the new ones and the merged
+	// metadata, for its later follow-ups and updates.
+	raw, err := json.Marshal(o.st.Found)
+	if err != nil {
+		return out, err
+	}
+	if err := o.engine.Store.PutCheckpoint(o.session.ID, "research", raw); err != nil {
+		return out, err
+	}
+	return out, o.checkpoint(CheckpointCandidates, cands)
+}
+
+// updatePlans are the searches an update runs again: each sub-question's
+// queries of every tier and every reflection round, and the citations of
+// its cited sources.
+func (o *orchestrator) updatePlans(parent Report) []roundPlan {
+	cited := map[string]bool{}
+	for _, s := range parent.Sources {
+		cited[s.Key] = true
+	}
+	var reflections []Reflection
+	for round := 1; round <= 8; round++ {
+		var r Reflection
+		if ok, _ := o.loadRaw(fmt.Sprintf("reflect/%d", round), &r); ok {
+			reflections = append(reflections, r)
+		}
+	}
+	var plans []roundPlan
+	for _, sq := range o.st.Plan.SubQuestions {
+		p := roundPlan{sq: sq, queries: sq.Queries.tiers(), missing: []string{"new work"}, chase: []string{}}
+		for _, r := range reflections {
+			for _, s := range r.SubQuestions {
+				if s.ID == sq.ID {
+					p.queries = append(p.queries, s.Queries...)
+				}
+			}
+		}
+		p.queries = cleanQueries(p.queries)
+		for _, k := range o.st.Found.BySubQ[sq.ID] {
+			if cited[k] && len(p.chase) < chaseSources {
+				p.chase = append(p.chase, k)
+			}
+		}
+		p.quota = firstShare(o.plan.Include, len(o.st.Plan.SubQuestions))
+		plans = append(plans, p)
+	}
+	return plans
+}
+
+// workSet matches works by every identifier search.Merge uses (DOI, arXiv
+// ID, PMID, S2 and OpenAlex IDs, title and year, and the title and first
+// author that match a preprint to its published version).
+type workSet map[string]string // identifier → the session's key
+
+func (w workSet) add(r search.Record) {
+	for _, id := range search.WorkIDs(r) {
+		if _, ok := w[id]; !ok {
+			w[id] = r.Key
+		}
+	}
+}
+
+func (w workSet) match(r search.Record) (string, bool) {
+	for _, id := range search.WorkIDs(r) {
+		if key, ok := w[id]; ok {
+			return key, true
+		}
+	}
+	return "", false
+}
+
+// knownWorks is every work the session ever met: the records of every
+// research unit of every round, follow-up and earlier update, and what it
+// read.
+func (o *orchestrator) knownWorks() (workSet, error) {
+	w := workSet{}
+	names, err := o.engine.Store.CheckpointNames(o.session.ID)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range o.st.Found.Records { // first: a cited work is known by its cited key
+		w.add(r)
+	}
+	for _, n := range names {
+		if !strings.Contains(n, "research/") || strings.Contains(n, "research/fill/") {
+			continue
+		}
+		var unit researchUnit
+		if ok, _ := o.loadRaw(n, &unit); ok {
+			for _, r := range unit.Records {
+				w.add(r)
+			}
+		}
+	}
+	return w, nil
+}
+
+// isPublished says whether rec is a published version (a journal DOI or
+// venue), so that its metadata is worth merging into a cited preprint.
+func isPublished(rec search.Record) bool {
+	doi := search.NormalizeDOI(rec.DOI)
+	return (doi != "" && !strings.HasPrefix(doi, "10.48550/")) || (rec.Venue != "" && !strings.EqualFold(rec.Venue, "arxiv"))
+}
+
+const whatsNewSystem = `You are the writing agent of a research assistant that keeps a finished report up to date. New works have appeared since the report was written. Write ONLY a short section saying what the new works add to the report, and where they confirm or contradict what the earlier sources found: 1 to 3 paragraphs of Markdown, no heading.
+Rules: support every factual sentence with citations of the form [n] using ONLY the given source numbers; cite every new source that bears on the question; cite an earlier source only beside a new one, to say the new one confirms or contradicts it; never invent sources or results; do NOT write a references section.
+`
+
+// whatsNew writes the update's section. Checkpointed.
+func (o *orchestrator) whatsNew(ctx context.Context, pinned int) (string, error) {
+	var text string
+	if ok, err := o.loadCheckpoint("write/0", &text); err != nil || ok {
+		return text, err
+	}
+	start := o.stageStart(StageWrite, "writing what the new works add")
+	a := o.startAgent(StageWrite, "writer", "what the new works add")
+	var fresh []string
+	for i := pinned; i < len(o.st.Analyses); i++ {
+		fresh = append(fresh, fmt.Sprintf("[%d]", i+1))
+	}
+	var user strings.Builder
+	fmt.Fprintf(&user, "Question: %s\nSub-questions:\n%s\nNew sources since %s: %s\nSources:\n%s",
+		o.session.Question, o.subQuestionList(), o.follow.Since.Format("2 January 2006"), strings.Join(fresh, ", "), o.sourcesBrief())
+	req := llm.ChatRequest{
+		Messages:    []llm.Message{{Role: "system", Content: whatsNewSystem + o.writingRules()}, {Role: "user", Content: user.String()}},
+		Temperature: ptr(0.3),
+	}
+	resp, err := a.chat(ctx, req)
+	if fatal(ctx, err) {
+		a.fail()
+		return "", err
+	}
+	text = strings.TrimSpace(o.withFindings(a, search.StripControls(stripThink(resp.Content))))
+	if err != nil || !plausible(text, 5) {
+		a.warn("the writer's answer was unusable; the update lists what the new sources found")
+		var b strings.Builder
+		for i := pinned; i < len(o.st.Analyses); i++ {
+			for _, f := range o.st.Analyses[i].KeyFindings[:min(1, len(o.st.Analyses[i].KeyFindings))] {
+				fmt.Fprintf(&b, "- %s [%d]\n", strings.TrimSpace(f), i+1)
+			}
+		}
+		text = b.String()
+		a.finish("assembled from analyses")
+	} else {
+		a.finish(fmt.Sprintf("%d words", len(strings.Fields(text))))
+	}
+	if err := o.checkpoint("write/0", text); err != nil {
+		return "", err
+	}
+	return text, o.stageDone(StageWrite, start, "new section ready")
+}
+
+// Follow marks a finished session to be updated every so often by
+// `update --due` (every 0: no longer).
+func Follow(st store.DB, id string, every time.Duration) (store.Session, error) {
+	switch {
+	case every < 0:
+		return store.Session{}, fmt.Errorf("%w: the interval must be positive", ErrBadInput)
+	case every > 0 && every < time.Hour:
+		return store.Session{}, fmt.Errorf("%w: update at most hourly (the interval is %s): the literature does not change faster, and the APIs would rate-limit you", ErrBadInput, every)
+	}
+	sess, err := st.Session(id)
+	if errors.Is(err, store.ErrNotFound) {
+		return sess, fmt.Errorf("%w: no session %q (see `researchtui sessions list`)", ErrBadInput, id)
+	} else if err != nil {
+		return sess, err
+	}
+	if every > 0 {
+		if vs, err := LoadVersions(st, id); err != nil || len(vs) == 0 || sess.Status == store.StatusFailed {
+			return sess, fmt.Errorf("%w: session %s has no finished report to keep up to date", ErrBadInput, id)
+		}
+	}
+	return st.UpdateSession(id, func(s *store.Session) error {
+		if s.Living == nil {
+			s.Living = &store.Living{}
+		}
+		s.Living.Every = every
+		return nil
+	})
+}
+
+// Due lists the followed sessions whose time has come at now, oldest check
+// first: those never checked count from their last version.
+func Due(st store.Reader, now time.Time) ([]store.Session, error) {
+	all, err := st.ListSessions()
+	if err != nil {
+		return nil, err
+	}
+	var due []store.Session
+	for _, s := range all {
+		if s.Living == nil || s.Living.Every <= 0 || s.Status != store.StatusCompleted {
+			continue
+		}
+		if !now.Before(LastChecked(st, s).Add(s.Living.Every)) {
+			due = append(due, s)
+		}
+	}
+	return due, nil
+}
+
+// LastChecked is when the session's literature was last looked at: its
+// last update check, or its last version.
+func LastChecked(st store.Reader, s store.Session) time.Time {
+	if s.Living != nil && !s.Living.LastChecked.IsZero() {
+		return s.Living.LastChecked
+	}
+	if vs, err := LoadVersions(st, s.ID); err == nil && len(vs) > 0 {
+		return vs[len(vs)-1].CreatedAt
+	}
+	return s.UpdatedAt
+}
+
+// MarkRead records that the person opened the version an update wrote.
+func MarkRead(st interface {
+	UpdateSession(string, func(*store.Session) error) (store.Session, error)
+}, id string) error {
+	_, err := st.UpdateSession(id, func(s *store.Session) error {
+		if s.Living != nil {
+			s.Living.Unread = 0
+		}
+		return nil
+	})
+	return err
+}

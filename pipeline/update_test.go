@@ -1,0 +1,176 @@
+package pipeline_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/researchtui/researchtui/llm/ollamafake"
+	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/pipelinetest"
+	"github.com/researchtui/researchtui/search"
+	"github.com/researchtui/researchtui/store"
+)
+
+func work(title string, year int, abstract string, authors ...string) search.Record {
+	if len(authors) == 0 {
+		authors = []string{"Ada Tester"}
+	}
+	return search.Record{Title: title, Year: year, Abstract: abstract, Authors: authors}
+}
+
+// chemCrow is a cited preprint whose published version appears later.
+var chemCrow = search.Record{Title: "ChemCrow: Augmenting large language models with chemistry tools", Year: 2023,
+	Authors: []string{"Andres M. Bran", "Sam Cox"}, ArxivID: "2304.05376", Venue: "arXiv",
+	Abstract: "Large language models augmented with chemistry tools plan syntheses. ChemCrow gives a language model eighteen chemistry tools and completes synthesis tasks."}
+
+// shelfWorld is a session's world: a shelf of on-topic works the first run
+// reads, with a screener that knows sourdough is off topic.
+func shelfWorld(t *testing.T) (*pipelinetest.Env, *pipelinetest.Shelf, pipeline.Options) {
+	t.Helper()
+	script := &pipelinetest.Script{Screen: &pipelinetest.ScreenScript{OffTopic: func(title string) bool { return strings.Contains(title, "Sourdough") }}}
+	env := pipelinetest.NewEnv(t, script, "")
+	shelf := &pipelinetest.Shelf{}
+	env.Engine.Sources = map[string]search.Source{"openalex": shelf}
+	shelf.Add(
+		work("Mutation testing techniques for software test suites", 2021, "Mutation testing is a software testing technique that injects faults. Mutation scores predict how many real faults a test suite detects."),
+		work("Search-based software testing of web applications", 2020, "Search-based software testing generates tests for web applications. The generated tests reach higher branch coverage than manual tests."),
+		work("Fuzzing as a software testing technique at scale", 2022, "Fuzzing is a software testing technique that feeds random inputs. Continuous fuzzing found thousands of bugs in open-source software."),
+		chemCrow,
+		work("Tool use by language models for chemistry synthesis planning", 2023, "Language models that call chemistry tools plan syntheses more reliably. Tool calls reduce hallucinated reactions in synthesis planning."),
+	)
+	opt := env.Options(question)
+	opt.Sources = []string{"openalex"}
+	return env, shelf, opt
+}
+
+func update(t *testing.T, env *pipelinetest.Env, id string) store.Session {
+	t.Helper()
+	r, err := env.Engine.Update(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	drive(t, r, nil)
+	sess, err := r.Wait()
+	if err != nil || sess.Status != store.StatusCompleted {
+		t.Fatalf("update: status %q err %v", sess.Status, err)
+	}
+	return sess
+}
+
+func prompts(calls []ollamafake.ChatCall) map[string]bool {
+	out := map[string]bool{}
+	for _, c := range calls {
+		var b strings.Builder
+		for _, m := range c.Messages {
+			b.WriteString(m.Role + ":" + m.Content + "\n")
+		}
+		out[b.String()] = true
+	}
+	return out
+}
+
+// TestUpdateReadsOnlyNewWork: new works appear between the run and its
+// update — two on topic, one off topic, one citing a cited work (found
+// only by following citations), and the published version of a cited
+// preprint. The update reads only the new works, cites the on-topic ones
+// in a "What's new" section at the top, keeps every earlier number, merges
+// the preprint's published metadata under its old number, and repeats no
+// model call. A second update finds nothing and writes nothing.
+func TestUpdateReadsOnlyNewWork(t *testing.T) {
+	env, shelf, opt := shelfWorld(t)
+	_, sess := runToEnd(t, env, opt)
+	v1, _ := pipeline.LoadReport(env.Store, sess.ID)
+	if !strings.Contains(v1.Markdown, "ChemCrow") || !strings.Contains(v1.Markdown, "Mutation testing techniques") {
+		t.Fatalf("the first run did not cite the preprint and the mutation paper:\n%s", v1.Markdown)
+	}
+	before := prompts(env.Ollama.ChatCalls())
+	ncalls := len(env.Ollama.ChatCalls())
+
+	shelf.Add(
+		work("Property-based software testing techniques in practice", 2026, "Property-based testing is a software testing technique that checks invariants on generated inputs. Teams adopting it found subtle bugs that unit tests missed."),
+		work("Language models with laboratory tools for chemistry automation", 2026, "Language models given laboratory tools automate chemistry experiments. The models planned and ran syntheses with few human corrections."),
+		work("Sourdough fermentation: testing bread recipes at home", 2026, "Testing bread recipes at home shows that longer fermentation improves sourdough flavour."),
+		search.Record{Title: "Augmenting large language models with chemistry tools", Year: 2024, Authors: []string{"Andres M. Bran", "Sam Cox"},
+			DOI: "10.1038/s42256-024-00832-8", Venue: "Nature Machine Intelligence", Abstract: chemCrow.Abstract},
+	)
+	shelf.AddCiting("Mutation testing techniques for software test suites",
+		work("Equivalent mutants in software testing revisited", 2026, "Equivalent mutants inflate mutation scores in software testing studies. Removing them changes which testing technique looks best."))
+	sess = update(t, env, sess.ID)
+
+	vs, _ := pipeline.LoadVersions(env.Store, sess.ID)
+	if len(vs) != 2 || vs[1].Kind != pipeline.VersionUpdate {
+		t.Fatalf("%d versions, last %q; want an update version", len(vs), vs[len(vs)-1].Kind)
+	}
+	md := vs[1].Report
+	title, rest, _ := strings.Cut(md, "\n\n")
+	if !strings.HasPrefix(title, "# ") || !strings.HasPrefix(rest, "## "+pipeline.WhatsNewHeading+" ") {
+		t.Fatalf("the update's section is not at the top:\n%s", md)
+	}
+	rep, _ := pipeline.LoadReport(env.Store, sess.ID)
+	old, now := references(v1.Markdown), references(md)
+	for n, entry := range old {
+		switch {
+		case strings.Contains(entry, "ChemCrow"):
+			if !strings.Contains(now[n], "Nature Machine Intelligence") {
+				t.Errorf("the cited preprint [%s] did not gain its published version: %q", n, now[n])
+			}
+		case now[n] != entry:
+			t.Errorf("reference [%s] moved: %q became %q", n, entry, now[n])
+		}
+	}
+	whatsNew := strings.SplitN(rest, "\n## ", 2)[0]
+	for _, want := range []string{"Property-based software testing", "laboratory tools for chemistry", "Equivalent mutants"} {
+		n := ""
+		for k, entry := range now {
+			if strings.Contains(entry, want) {
+				n = k
+			}
+		}
+		if n == "" || len(n) == 0 || !strings.Contains(whatsNew, "["+n+"]") {
+			t.Errorf("the new work %q is not cited in the new section (reference %q):\n%s", want, n, whatsNew)
+		}
+	}
+	if strings.Contains(md, "Sourdough") || strings.Count(md, "Augmenting large language models with chemistry tools") > 1 {
+		t.Errorf("an off-topic work, or the preprint's published version as a new source, reached the report:\n%s", md)
+	}
+	if rep.Metrics.Removed != 0 || rep.Metrics.Verified == nil {
+		t.Errorf("the update's citations: removed %d, verification %+v", rep.Metrics.Removed, rep.Metrics.Verified)
+	}
+	for _, c := range env.Ollama.ChatCalls()[ncalls:] {
+		p := prompts([]ollamafake.ChatCall{c})
+		for k := range p {
+			if before[k] {
+				t.Errorf("the update repeated a %s call", pipelinetest.KindOf(c))
+			}
+			if pipelinetest.KindOf(c) == pipelinetest.Analyst && (strings.Contains(k, "Fuzzing as a software") || strings.Contains(k, "Search-based software")) {
+				t.Errorf("the update analysed a work the session had read")
+			}
+		}
+	}
+	checks, err := pipeline.LoadUpdateChecks(env.Store, sess.ID)
+	if err != nil || len(checks) != 1 {
+		t.Fatalf("checks %+v, %v", checks, err)
+	}
+	c := checks[0]
+	if c.Version != 2 || c.Kept < 3 || c.New < 4 || len(c.Merged) != 1 || c.Seen <= c.New || c.Chased == 0 {
+		t.Errorf("the check records %+v", c)
+	}
+	if sess.Living == nil || sess.Living.Unread != 2 || sess.Living.LastNew != c.Kept {
+		t.Errorf("the session's living state %+v", sess.Living)
+	}
+
+	// Nothing new: no version, the check recorded, no model call.
+	ncalls = len(env.Ollama.ChatCalls())
+	sess = update(t, env, sess.ID)
+	if vs, _ := pipeline.LoadVersions(env.Store, sess.ID); len(vs) != 2 {
+		t.Errorf("an update with nothing new wrote version %d", len(vs))
+	}
+	if n := len(env.Ollama.ChatCalls()) - ncalls; n != 0 {
+		t.Errorf("an update with nothing new made %d model calls", n)
+	}
+	checks, _ = pipeline.LoadUpdateChecks(env.Store, sess.ID)
+	if len(checks) != 2 || checks[1].Version != 0 || checks[1].New != 0 || !strings.Contains(checks[1].Reason, "met before") {
+		t.Errorf("the second check: %+v", checks[len(checks)-1])
+	}
+}
