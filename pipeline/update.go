@@ -516,14 +516,15 @@ func LastChecked(st store.Reader, s store.Session) time.Time {
 	return s.UpdatedAt
 }
 
-// MarkRead records that the person opened the version an update wrote.
-func MarkRead(st interface {
-	UpdateSession(string, func(*store.Session) error) (store.Session, error)
-}, id string) error {
-	_, err := st.UpdateSession(id, func(s *store.Session) error {
-		if s.Living != nil {
-			s.Living.Unread = 0
-		}
+// MarkRead records that the person opened the version an update wrote
+// (no write when there is none unread).
+func MarkRead(st store.DB, id string) error {
+	sess, err := st.Session(id)
+	if err != nil || sess.Living == nil || sess.Living.Unread == 0 {
+		return err
+	}
+	_, err = st.UpdateSession(id, func(s *store.Session) error {
+		s.Living.Unread = 0
 		return nil
 	})
 	return err

@@ -92,6 +92,8 @@ type fakeServices struct {
 	saved       []Settings // what SaveSettings was asked to write
 	saveErr     error
 	asked       []string // "id: question" of each Ask
+	updated     []string // sessions Update was asked to check
+	markedRead  []string // sessions MarkRead was called for
 	versions    map[string][]pipeline.Version
 	events      map[string][]pipeline.Event // stored event logs, for timelines
 	candidates  map[string][]pipeline.Candidate
@@ -130,6 +132,43 @@ func (f *fakeServices) Ask(ctx context.Context, id, question string) (runHandle,
 	r := newFakeRun(id)
 	f.runs = append(f.runs, r)
 	return r, nil
+}
+
+func (f *fakeServices) Update(ctx context.Context, id string) (runHandle, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.updated = append(f.updated, id)
+	r := newFakeRun(id)
+	f.runs = append(f.runs, r)
+	return r, nil
+}
+
+// Follow sets the listed session's interval, as the store would.
+func (f *fakeServices) Follow(id string, every time.Duration) (store.Session, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i, s := range f.sessions {
+		if s.ID == id {
+			if s.Living == nil {
+				f.sessions[i].Living = &store.Living{}
+			}
+			f.sessions[i].Living.Every = every
+			return f.sessions[i], nil
+		}
+	}
+	return store.Session{}, store.ErrNotFound
+}
+
+func (f *fakeServices) MarkRead(id string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.markedRead = append(f.markedRead, id)
+	for i, s := range f.sessions {
+		if s.ID == id && s.Living != nil {
+			f.sessions[i].Living.Unread = 0
+		}
+	}
+	return nil
 }
 
 func (f *fakeServices) Versions(id string) ([]pipeline.Version, error) {

@@ -32,6 +32,12 @@ var screens = []struct {
 		toList(t, m)
 		press(t, m, "/", "c", "o", "m")
 	}},
+	{"sessions_living", func(t *testing.T, m *rootModel, svc *fakeServices, c *clock) {
+		svc.sessions = livingSessions()
+		m.Update(listLoaded(m, livingSessions()...))
+		toList(t, m)
+		press(t, m, "g", "down", "down")
+	}},
 	{"sessions_empty", func(t *testing.T, m *rootModel, svc *fakeServices, c *clock) {
 		m.Update(listLoaded(m))
 	}},

@@ -144,7 +144,7 @@ func editHelp() []command {
 
 type sessionsKeys struct {
 	Ask, ToList, ToLine, Options, ClearLine, New, Open, Filter, Delete, Resume, ClearFilter,
-	FilterDone, FilterClear, FilterMove key.Binding
+	FilterDone, FilterClear, FilterMove, Follow key.Binding
 }
 
 var sKeys = sessionsKeys{
@@ -158,6 +158,7 @@ var sKeys = sessionsKeys{
 	Filter:      kb([]string{"/"}, "/", "filter"),
 	Delete:      kb([]string{"d"}, "d", "delete"),
 	Resume:      kb([]string{"R"}, "R", "resume"),
+	Follow:      kb([]string{"F"}, "F", "follow (weekly updates) / unfollow"),
 	ClearFilter: kb([]string{"esc"}, "esc", "clear filter"),
 	FilterDone:  kb([]string{"enter"}, "enter", "keep filter"),
 	FilterClear: kb([]string{"esc"}, "esc", "clear filter"),
@@ -183,7 +184,7 @@ var rKeys = runKeys{
 
 type reportKeys struct {
 	Tab, Detail, Open, Export, Find, Next, Prev, Back, Cite, NextCite, PrevCite, CopyRef, CopyDOI,
-	FindDone, FindCancel, FollowUp, Versions, Timeline, Candidates, Wide key.Binding
+	FindDone, FindCancel, FollowUp, Versions, Timeline, Candidates, Wide, Update, Follow key.Binding
 }
 
 var pKeys = reportKeys{
@@ -204,7 +205,10 @@ var pKeys = reportKeys{
 	FindCancel: kb([]string{"esc"}, "esc", "cancel"),
 	FollowUp:   kb([]string{"f"}, "f", "ask a follow-up"),
 	Versions:   kb([]string{"V"}, "V", "versions"),
-	Timeline:   kb([]string{"T"}, "T", "timeline"),
+	// u and F: a living review (living.go).
+	Update:   kb([]string{"u"}, "u", "update: search for new work"),
+	Follow:   kb([]string{"F"}, "F", "follow (weekly updates) / unfollow"),
+	Timeline: kb([]string{"T"}, "T", "timeline"),
 	// C: every candidate the run ranked, its scores and why it was read.
 	Candidates: kb([]string{"C"}, "C", "candidates"),
 	// w: the report over the whole width, the sources pane hidden, so wide

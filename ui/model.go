@@ -228,6 +228,8 @@ func (m *rootModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case reportRenderedMsg:
 		m.report.onRendered(msg)
 		return m, nil
+	case followedMsg:
+		return m, m.onFollowed(msg)
 	case deletedMsg:
 		if msg.err != nil {
 			m.setNotice("delete failed: "+msg.err.Error(), true)

@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/store"
 )
 
 const (
@@ -99,7 +100,11 @@ func sanitizeReport(rep pipeline.Report) pipeline.Report {
 func (m *rootModel) openReport(id, title string) tea.Cmd {
 	m.report = newReportModel(id, title)
 	m.goTo(screenReport)
-	return tea.Batch(loadReportCmd(m.svc, id), m.relayout())
+	cmds := []tea.Cmd{loadReportCmd(m.svc, id), m.relayout()}
+	if s, ok := m.listed(id); ok && s.Living != nil && s.Living.Unread > 0 {
+		cmds = append(cmds, markReadCmd(m.svc, id))
+	}
+	return tea.Batch(cmds...)
 }
 
 func (m *rootModel) onReportLoaded(msg reportLoadedMsg) tea.Cmd {
@@ -319,6 +324,16 @@ func (m *rootModel) reportKeys() keyTable {
 			// its end, what a person does with a report stays (issue 36 #22)
 			do(pKeys.Export, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd { m.dialog = &exportDialog{}; return nil }).footer().when(r.loaded),
 			do(pKeys.Versions, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd { return loadVersionsCmd(m.svc, m.report.id) }).when(r.loaded),
+			do(pKeys.Update, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd {
+				return updateRunCmd(m.ctx, m.svc, m.report.id, m.report.title)
+			}).when(r.loaded),
+			do(pKeys.Follow, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd {
+				s, ok := m.listed(m.report.id)
+				if !ok {
+					s = store.Session{ID: m.report.id}
+				}
+				return m.toggleFollow(s)
+			}).when(r.loaded),
 			do(pKeys.Timeline, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd {
 				return loadTimelineCmd(m.svc, m.report.id, m.report.title)
 			}).when(r.id != ""),

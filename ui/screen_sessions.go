@@ -222,6 +222,7 @@ func (m *rootModel) sessionsKeys() keyTable {
 			}).when(s.query != ""),
 			do(sKeys.Delete, (*rootModel).deleteSelected).footer().when(sel),
 			do(sKeys.Resume, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd { return m.resumeSelected() }).footer().when(sel),
+			do(sKeys.Follow, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd { return m.toggleFollow(m.sessions.selected().s) }).when(sel),
 		},
 		m.globalGroup(true),
 	}}
@@ -510,7 +511,7 @@ func (m *rootModel) sessionLine(r *sessionRow, w int, sel, focused bool) string 
 	}
 	titleW := w - 2 - 17 - 1 - 1 - len(meta)
 	marker := "  "
-	title := padRight(r.title, max(titleW, 4))
+	title := padRight(livingMark(r.s)+r.title, max(titleW, 4))
 	switch {
 	case sel && focused:
 		marker = st.Cursor.Render("▸ ")
@@ -556,6 +557,9 @@ func (m *rootModel) sessionPreview(r *sessionRow, w, h int) string {
 	lines = append(lines, kv("cost", fmtCost(s.CostUSD)))
 	if s.Warnings > 0 {
 		lines = append(lines, kv("warnings", fmt.Sprint(s.Warnings)))
+	}
+	for i, l := range livingLines(s, m.now()) {
+		lines = append(lines, kv(map[bool]string{true: "updates"}[i == 0], l))
 	}
 	if e := sanitizeLine(s.Error); e != "" {
 		lines = append(lines, st.Error.Render(trunc("error: "+e, w)))

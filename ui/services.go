@@ -46,6 +46,12 @@ type services interface {
 	// lists its report's versions.
 	Ask(ctx context.Context, id, question string) (runHandle, error)
 	Versions(id string) ([]pipeline.Version, error)
+	// Update checks a finished session for new work (a living review);
+	// Follow sets how often `update --due` does (0: not followed);
+	// MarkRead clears the mark of a version an update wrote.
+	Update(ctx context.Context, id string) (runHandle, error)
+	Follow(id string, every time.Duration) (store.Session, error)
+	MarkRead(id string) error
 	// Events is a session's stored event log (its timeline).
 	Events(id string) ([]pipeline.Event, error)
 	// Candidates are a session's ranked candidates, read or not, with
@@ -219,6 +225,28 @@ func (l liveServices) Ask(ctx context.Context, id, question string) (runHandle, 
 	}
 	return r, nil
 }
+
+func (l liveServices) Update(ctx context.Context, id string) (runHandle, error) {
+	if l.eng == nil {
+		return nil, errNoBackend
+	}
+	if sess, err := l.st.Session(id); err == nil {
+		if err := l.checkBackend(ctx, sess.Model, sess.EmbedModel); err != nil {
+			return nil, err
+		}
+	}
+	r, err := l.eng.Update(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func (l liveServices) Follow(id string, every time.Duration) (store.Session, error) {
+	return pipeline.Follow(l.st, id, every)
+}
+
+func (l liveServices) MarkRead(id string) error { return pipeline.MarkRead(l.st, id) }
 
 func (l liveServices) Events(id string) ([]pipeline.Event, error) {
 	return pipeline.LoadEvents(l.st, id)

@@ -1,0 +1,86 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/researchtui/researchtui/store"
+)
+
+// livingSessions are the fixtures with s4 followed weekly, its last check
+// a day ago having found 2 new sources in version 3, not yet opened; s1
+// checked once, not followed.
+func livingSessions() []store.Session {
+	s := fixtureSessions()
+	s[2].Living = &store.Living{Every: 7 * 24 * time.Hour, LastChecked: testNow.Add(-24 * time.Hour), LastNew: 2, Checks: 2, Unread: 3}
+	s[5].Living = &store.Living{LastChecked: testNow.Add(-3 * 24 * time.Hour), Checks: 1}
+	return s
+}
+
+// TestUpdateFromTheReport: u on a report checks the session for new work
+// and shows the update's run.
+func TestUpdateFromTheReport(t *testing.T) {
+	m, svc := newTestModel(t, 120, 40, "dark", false)
+	openFixtureReport(t, m)
+	press(t, m, "u")
+	svc.mu.Lock()
+	updated := append([]string(nil), svc.updated...)
+	svc.mu.Unlock()
+	if len(updated) != 1 || updated[0] != "s4" {
+		t.Fatalf("u updated %q", updated)
+	}
+	if m.screen != screenRun {
+		t.Errorf("the update's run is not shown (screen %v)", m.screen)
+	}
+}
+
+// TestFollowMarksAndUnread: F on the list follows a finished session (a
+// notice says how updates happen) and F again stops; the list marks a
+// followed session ↻ and one with an unread update ●, the preview says
+// when it was checked; opening its report clears the mark.
+func TestFollowMarksAndUnread(t *testing.T) {
+	m, svc := newTestModel(t, 120, 40, "dark", false)
+	toList(t, m)
+	press(t, m, "g", "down", "down") // s4
+	press(t, m, "F")
+	if s, _ := svc.Session("s4"); s.Living == nil || s.Living.Every != followEvery {
+		t.Fatalf("F did not follow s4: %+v", s.Living)
+	}
+	m.Update(listLoaded(m, svc.sessions...))
+	view := ansi.Strip(m.render())
+	if !strings.Contains(view, "update --due") || !strings.Contains(view, "↻ Perovskite solar cell") {
+		t.Errorf("following is not shown:\n%s", view)
+	}
+	press(t, m, "F")
+	if s, _ := svc.Session("s4"); s.Living == nil || s.Living.Every != 0 {
+		t.Errorf("F again did not unfollow: %+v", s.Living)
+	}
+	// F is for finished sessions only.
+	press(t, m, "g")
+	press(t, m, "F")
+	if s, _ := svc.Session("s6"); s.Living != nil {
+		t.Errorf("F followed a running session")
+	}
+
+	svc.mu.Lock()
+	svc.sessions = livingSessions()
+	svc.mu.Unlock()
+	m.Update(listLoaded(m, livingSessions()...))
+	press(t, m, "g", "down", "down")
+	view = ansi.Strip(m.render())
+	for _, want := range []string{"● Perovskite solar cell", "updates   every 7d", "checked Nov 21: 2 new sources", "version 3 unread"} {
+		if !strings.Contains(view, want) {
+			t.Errorf("the list does not show %q:\n%s", want, view)
+		}
+	}
+	press(t, m, "enter")
+	svc.mu.Lock()
+	marked := append([]string(nil), svc.markedRead...)
+	svc.mu.Unlock()
+	if len(marked) != 1 || marked[0] != "s4" {
+		t.Errorf("opening the updated report marked %q read", marked)
+	}
+}
