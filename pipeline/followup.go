@@ -571,7 +571,7 @@ func (o *orchestrator) followUpNote(kind string, added int) string {
 	}
 	if kind == VersionUpdate {
 		return fmt.Sprintf("*Update (version %d): the searches were run again on %s for work since %s; %s.*", o.follow.N,
-			o.engine.now().Format("2 January 2006"), o.follow.Since.Format("2 January 2006"), plural(added, "new source was read and added", "new sources were read and added"))
+			o.engine.now().Format("2 January 2006"), o.follow.Since.Format("2 January 2006"), textkit.Plural(added, "new source was read and added", "new sources were read and added"))
 	}
 	how := "answered from the session's own sources; nothing new was searched"
 	if added > 0 {

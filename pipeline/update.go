@@ -12,6 +12,7 @@ import (
 	"github.com/researchtui/researchtui/llm"
 	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/store"
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // An update keeps a finished report up to date (a living review): it runs
@@ -108,7 +109,7 @@ func (o *orchestrator) updateStages(ctx context.Context) error {
 	check := found.check
 	check.N, check.At, check.Since = o.follow.Update, o.engine.now(), o.follow.Since
 	o.emit(Event{Type: StageFinished, Stage: StageResearch, Count: len(found.added), Elapsed: time.Since(start),
-		Message: fmt.Sprintf("%s seen, %d new, %d kept", plural(check.Seen, "work", "works"), check.New, check.Kept)})
+		Message: fmt.Sprintf("%s seen, %d new, %d kept", textkit.Plural(check.Seen, "work", "works"), check.New, check.Kept)})
 	check.Merged = found.merged
 	if len(found.added) == 0 {
 		check.Reason = noneKept(check)
@@ -140,7 +141,7 @@ func (o *orchestrator) updateStages(ctx context.Context) error {
 		return err
 	}
 	check.Version = o.follow.N
-	o.doneMsg = fmt.Sprintf("version %d: %s", o.follow.N, plural(check.Kept, "new source", "new sources"))
+	o.doneMsg = fmt.Sprintf("version %d: %s", o.follow.N, textkit.Plural(check.Kept, "new source", "new sources"))
 	return o.recordCheck(check, tok0, t0)
 }
 
@@ -150,11 +151,11 @@ func noneKept(c UpdateCheck) string {
 	case c.Seen == 0:
 		return "the searches returned nothing"
 	case c.New == 0:
-		return fmt.Sprintf("all %s the searches returned were met before", plural(c.Seen, "work", "works"))
+		return fmt.Sprintf("all %s the searches returned were met before", textkit.Plural(c.Seen, "work", "works"))
 	case c.Read == 0:
-		return fmt.Sprintf("%s, none relevant enough to read", plural(c.New, "new work", "new works"))
+		return fmt.Sprintf("%s, none relevant enough to read", textkit.Plural(c.New, "new work", "new works"))
 	}
-	return fmt.Sprintf("%s read, none relevant to the question", plural(c.Read, "new work", "new works"))
+	return fmt.Sprintf("%s read, none relevant to the question", textkit.Plural(c.Read, "new work", "new works"))
 }
 
 // atTop puts a section right under the report's title (above any earlier
@@ -436,7 +437,7 @@ func (o *orchestrator) whatsNew(ctx context.Context, pinned int) (string, error)
 		a.fail()
 		return "", err
 	}
-	text = strings.TrimSpace(o.withFindings(a, search.StripControls(stripThink(resp.Content))))
+	text = strings.TrimSpace(o.withFindings(a, textkit.StripControls(stripThink(resp.Content))))
 	if err != nil || !plausible(text, 5) {
 		a.warn("the writer's answer was unusable; the update lists what the new sources found")
 		var b strings.Builder

@@ -10,6 +10,7 @@ import (
 
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/store"
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // Living reviews in the TUI (pipeline/update.go): u on a report checks it
@@ -117,7 +118,7 @@ func livingLines(s store.Session, now time.Time) []string {
 		parts = append(parts, "every "+everyText(l.Every))
 	}
 	if !l.LastChecked.IsZero() {
-		parts = append(parts, fmt.Sprintf("checked %s: %s", fmtDate(l.LastChecked, now), plural(l.LastNew, "new source", "new sources")))
+		parts = append(parts, fmt.Sprintf("checked %s: %s", fmtDate(l.LastChecked, now), textkit.Plural(l.LastNew, "new source", "new sources")))
 	}
 	if l.Unread > 0 {
 		parts = append(parts, fmt.Sprintf("version %d unread", l.Unread))

@@ -122,7 +122,7 @@ func sessionsShow() *cobra.Command {
 				}
 				for i, c := range d.Updates {
 					fmt.Fprintf(out, "%-9s %s: %s; %s, %s generated, %s\n", map[bool]string{true: "updates", false: ""}[i == 0],
-						c.At.Local().Format("2006-01-02 15:04"), checkLine(c), search.Plural(c.Queries, "query", "queries"), search.Plural(c.GeneratedTokens, "token", "tokens"), c.Elapsed.Round(100*time.Millisecond))
+						c.At.Local().Format("2006-01-02 15:04"), checkLine(c), textkit.Plural(c.Queries, "query", "queries"), textkit.Plural(c.GeneratedTokens, "token", "tokens"), c.Elapsed.Round(100*time.Millisecond))
 				}
 				if len(d.Sources) > 0 {
 					fmt.Fprintf(out, "\nsources\n")

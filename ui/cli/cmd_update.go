@@ -13,8 +13,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/researchtui/researchtui/pipeline"
-	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/store"
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // updateCommand is `researchtui update ID` and `update --due`: a living
@@ -107,7 +107,7 @@ func dueSessions(stderr io.Writer, cfg *Config) ([]string, error) {
 	if followed == 0 {
 		fmt.Fprintln(stderr, "no session is followed; follow one with `researchtui follow ID --every 7d`")
 	} else {
-		fmt.Fprintf(stderr, "nothing is due: %s followed; the next, %s, is due %s\n", search.Plural(followed, "session", "sessions"), nextID, next.Local().Format("2006-01-02 15:04"))
+		fmt.Fprintf(stderr, "nothing is due: %s followed; the next, %s, is due %s\n", textkit.Plural(followed, "session", "sessions"), nextID, next.Local().Format("2006-01-02 15:04"))
 	}
 	return nil, nil
 }
@@ -156,13 +156,13 @@ func updateOne(cmd *cobra.Command, cfg *Config, id string, asJSON bool) error {
 
 // checkLine says what one check found, in a line.
 func checkLine(c pipeline.UpdateCheck) string {
-	seen := fmt.Sprintf("%s seen, %d new", search.Plural(c.Seen, "work", "works"), c.New)
+	seen := fmt.Sprintf("%s seen, %d new", textkit.Plural(c.Seen, "work", "works"), c.New)
 	if c.Version == 0 {
 		return "nothing new (" + c.Reason + "; " + seen + ")"
 	}
-	s := fmt.Sprintf("version %d: %s (%s)", c.Version, search.Plural(c.Kept, "new source", "new sources"), seen)
+	s := fmt.Sprintf("version %d: %s (%s)", c.Version, textkit.Plural(c.Kept, "new source", "new sources"), seen)
 	if len(c.Merged) > 0 {
-		s += fmt.Sprintf("; %s now published", search.Plural(len(c.Merged), "cited preprint", "cited preprints"))
+		s += fmt.Sprintf("; %s now published", textkit.Plural(len(c.Merged), "cited preprint", "cited preprints"))
 	}
 	return s
 }
