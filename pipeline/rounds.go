@@ -313,7 +313,7 @@ func countPrefix(ss []string, prefixes ...string) int {
 // knownBefore says whether an update's search result is a work the
 // session met before; a published version of a cited work is kept aside,
 // to merge its metadata into the cited record (same number, no reading).
-func (f *flow) knownBefore(r search.Record) bool {
+func (f *gather) knownBefore(r search.Record) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	key, known := f.known.match(r)

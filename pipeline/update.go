@@ -225,7 +225,7 @@ func (o *orchestrator) updateResearch(ctx context.Context, parent Report) (updat
 		return out, err
 	}
 	nsq := len(o.st.Plan.SubQuestions)
-	f := &flow{
+	f := &gather{
 		o: o, reg: newRegistry(), share: firstShare(o.plan.Include, nsq), runCap: o.plan.Include,
 		calibrate: floorCalibration(o.opt.Depth, nsq),
 		claimed:   map[string]bool{}, bySubQ: map[string][]string{}, candidates: map[string][]Candidate{},
