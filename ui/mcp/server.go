@@ -97,6 +97,7 @@ func New(cfg Config) *Server {
 		UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
 	})
 	s.addResearchTools()
+	s.addUpdateTools()
 	s.addJobTools()
 	s.addLibraryTools()
 	s.addResources()

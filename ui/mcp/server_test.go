@@ -109,7 +109,7 @@ func decode[T any](t *testing.T, res *mcp.CallToolResult) T {
 func TestToolsAreDescribed(t *testing.T) {
 	h := newHarness(t, nil)
 	ctx := context.Background()
-	want := map[string]bool{"research": true, "search_knowledge": true, "list_sessions": true, "get_session": true, "resume_session": true, "follow_up": true, "start_research": true, "cancel_session": true}
+	want := map[string]bool{"research": true, "search_knowledge": true, "list_sessions": true, "get_session": true, "resume_session": true, "follow_up": true, "start_research": true, "cancel_session": true, "update_session": true}
 	for tool, err := range h.cs.Tools(ctx, nil) {
 		if err != nil {
 			t.Fatal(err)
