@@ -24,14 +24,14 @@ var chemCrow = search.Record{Title: "ChemCrow: Augmenting large language models 
 	Authors: []string{"Andres M. Bran", "Sam Cox"}, ArxivID: "2304.05376", Venue: "arXiv",
 	Abstract: "Large language models augmented with chemistry tools plan syntheses. ChemCrow gives a language model eighteen chemistry tools and completes synthesis tasks."}
 
-// shelfWorld is a session's world: a shelf of on-topic works the first run
-// reads, with a screener that knows sourdough is off topic.
-func shelfWorld(t *testing.T) (*pipelinetest.Env, *pipelinetest.Shelf, pipeline.Options) {
-	t.Helper()
-	script := &pipelinetest.Script{Screen: &pipelinetest.ScreenScript{OffTopic: func(title string) bool { return strings.Contains(title, "Sourdough") }}}
-	env := pipelinetest.NewEnv(t, script, "")
+// shelfScript's screener knows sourdough is off topic.
+func shelfScript() *pipelinetest.Script {
+	return &pipelinetest.Script{Screen: &pipelinetest.ScreenScript{OffTopic: func(title string) bool { return strings.Contains(title, "Sourdough") }}}
+}
+
+// firstShelf is the on-topic works a session's first run reads.
+func firstShelf() *pipelinetest.Shelf {
 	shelf := &pipelinetest.Shelf{}
-	env.Engine.Sources = map[string]search.Source{"openalex": shelf}
 	shelf.Add(
 		work("Mutation testing techniques for software test suites", 2021, "Mutation testing is a software testing technique that injects faults. Mutation scores predict how many real faults a test suite detects."),
 		work("Search-based software testing of web applications", 2020, "Search-based software testing generates tests for web applications. The generated tests reach higher branch coverage than manual tests."),
@@ -39,6 +39,30 @@ func shelfWorld(t *testing.T) (*pipelinetest.Env, *pipelinetest.Shelf, pipeline.
 		chemCrow,
 		work("Tool use by language models for chemistry synthesis planning", 2023, "Language models that call chemistry tools plan syntheses more reliably. Tool calls reduce hallucinated reactions in synthesis planning."),
 	)
+	return shelf
+}
+
+// grow adds what appears after the first run: two works on topic, one
+// off topic, one citing a cited work (found only by following citations),
+// and the published version of the cited preprint.
+func grow(shelf *pipelinetest.Shelf) {
+	shelf.Add(
+		work("Property-based software testing techniques in practice", 2026, "Property-based testing is a software testing technique that checks invariants on generated inputs. Teams adopting it found subtle bugs that unit tests missed."),
+		work("Language models with laboratory tools for chemistry automation", 2026, "Language models given laboratory tools automate chemistry experiments. The models planned and ran syntheses with few human corrections."),
+		work("Sourdough fermentation: testing bread recipes at home", 2026, "Testing bread recipes at home shows that longer fermentation improves sourdough flavour."),
+		search.Record{Title: "Augmenting large language models with chemistry tools", Year: 2024, Authors: []string{"Andres M. Bran", "Sam Cox"},
+			DOI: "10.1038/s42256-024-00832-8", Venue: "Nature Machine Intelligence", Abstract: chemCrow.Abstract},
+	)
+	shelf.AddCiting("Mutation testing techniques for software test suites",
+		work("Equivalent mutants in software testing revisited", 2026, "Equivalent mutants inflate mutation scores in software testing studies. Removing them changes which testing technique looks best."))
+}
+
+// shelfWorld is a session's world: the first shelf, searched as OpenAlex.
+func shelfWorld(t *testing.T) (*pipelinetest.Env, *pipelinetest.Shelf, pipeline.Options) {
+	t.Helper()
+	env := pipelinetest.NewEnv(t, shelfScript(), "")
+	shelf := firstShelf()
+	env.Engine.Sources = map[string]search.Source{"openalex": shelf}
 	opt := env.Options(question)
 	opt.Sources = []string{"openalex"}
 	return env, shelf, opt
@@ -87,15 +111,7 @@ func TestUpdateReadsOnlyNewWork(t *testing.T) {
 	before := prompts(env.Ollama.ChatCalls())
 	ncalls := len(env.Ollama.ChatCalls())
 
-	shelf.Add(
-		work("Property-based software testing techniques in practice", 2026, "Property-based testing is a software testing technique that checks invariants on generated inputs. Teams adopting it found subtle bugs that unit tests missed."),
-		work("Language models with laboratory tools for chemistry automation", 2026, "Language models given laboratory tools automate chemistry experiments. The models planned and ran syntheses with few human corrections."),
-		work("Sourdough fermentation: testing bread recipes at home", 2026, "Testing bread recipes at home shows that longer fermentation improves sourdough flavour."),
-		search.Record{Title: "Augmenting large language models with chemistry tools", Year: 2024, Authors: []string{"Andres M. Bran", "Sam Cox"},
-			DOI: "10.1038/s42256-024-00832-8", Venue: "Nature Machine Intelligence", Abstract: chemCrow.Abstract},
-	)
-	shelf.AddCiting("Mutation testing techniques for software test suites",
-		work("Equivalent mutants in software testing revisited", 2026, "Equivalent mutants inflate mutation scores in software testing studies. Removing them changes which testing technique looks best."))
+	grow(shelf)
 	sess = update(t, env, sess.ID)
 
 	vs, _ := pipeline.LoadVersions(env.Store, sess.ID)

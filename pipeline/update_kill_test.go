@@ -1,0 +1,139 @@
+package pipeline_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/researchtui/researchtui/llm"
+	"github.com/researchtui/researchtui/llm/ollamafake"
+	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/pipelinetest"
+	"github.com/researchtui/researchtui/search"
+	"github.com/researchtui/researchtui/store"
+)
+
+// shelfEngine is an engine on the store whose source is the shelf: the
+// first one, or grown (each process builds the same world).
+func shelfEngine(st *store.Store, backend llm.Backend, grown bool) *pipeline.Engine {
+	shelf := firstShelf()
+	if grown {
+		grow(shelf)
+	}
+	return &pipeline.Engine{Store: st, LLM: backend, Sources: map[string]search.Source{"openalex": shelf}}
+}
+
+// TestKilledUpdateChild is the child half of TestKillDuringAnUpdate: it
+// updates the session until the parent kills it.
+func TestKilledUpdateChild(t *testing.T) {
+	db := os.Getenv("RESEARCHTUI_KILL_UPDATE_DB")
+	if db == "" {
+		t.Skip("helper for TestKillDuringAnUpdateThenUpdateAgain")
+	}
+	st, err := store.Open(db, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	backend, err := llm.NewOllama(os.Getenv("RESEARCHTUI_KILL_UPDATE_OLLAMA"), llm.OllamaOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sessions, _ := st.ListSessions()
+	r, err := shelfEngine(st, backend, true).Update(context.Background(), sessions[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mark, _ := os.OpenFile(os.Getenv("RESEARCHTUI_KILL_UPDATE_MARK"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	for ev := range r.Events() {
+		if ev.Type == pipeline.AnalysisDone && mark != nil {
+			mark.WriteString("saved\n")
+		}
+	}
+	time.Sleep(time.Minute) // the parent kills us long before
+}
+
+// TestKillDuringAnUpdateThenUpdateAgain kills (SIGKILL) a process while
+// its update analyses the new works; `update` again in a new process
+// continues it: it completes with one version and one check, makes no
+// finished model call again, and never plans.
+func TestKillDuringAnUpdateThenUpdateAgain(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a child process")
+	}
+	script := shelfScript()
+	oll := ollamafake.New(ollamafake.Options{Responder: script.Responder(), TokenDelay: 3 * time.Millisecond, Parallel: 1})
+	defer oll.Close()
+	dir := t.TempDir()
+	db := dir + "/researchtui.db"
+	st, err := store.Open(db, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	backend, _ := llm.NewOllama(oll.URL, llm.OllamaOptions{})
+	first := &pipelinetest.Env{Engine: shelfEngine(st, backend, false)}
+	opt := pipeline.Options{Question: question, Model: pipelinetest.Model, EmbedModel: pipelinetest.EmbedModel, Sources: []string{"openalex"}, MaxRevisions: 2}
+	_, sess := runToEnd(t, first, opt)
+	st.Close()
+	base := len(oll.ChatCalls())
+
+	cmd := exec.Command(os.Args[0], "-test.run=^TestKilledUpdateChild$", "-test.v")
+	cmd.Env = append(os.Environ(), "RESEARCHTUI_KILL_UPDATE_DB="+db, "RESEARCHTUI_KILL_UPDATE_OLLAMA="+oll.URL, "RESEARCHTUI_KILL_UPDATE_MARK="+dir+"/saved")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if b, _ := os.ReadFile(dir + "/saved"); len(b) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("the child's update never analysed a new work")
+		}
+	}
+	cmd.Process.Kill() // SIGKILL: no cancellation, no deferred cleanup
+	cmd.Wait()
+	killedAt := len(oll.ChatCalls())
+
+	st, err = store.Open(db, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := st.MarkInterrupted(); err != nil {
+		t.Fatal(err)
+	}
+	if vs, _ := pipeline.LoadVersions(st, sess.ID); len(vs) != 1 {
+		t.Fatalf("the killed update wrote version %d", len(vs))
+	}
+	backend, _ = llm.NewOllama(oll.URL, llm.OllamaOptions{})
+	env := &pipelinetest.Env{Engine: shelfEngine(st, backend, true), Store: st}
+	update(t, env, sess.ID)
+
+	vs, _ := pipeline.LoadVersions(st, sess.ID)
+	checks, _ := pipeline.LoadUpdateChecks(st, sess.ID)
+	if len(vs) != 2 || vs[1].Kind != pipeline.VersionUpdate || len(checks) != 1 || checks[0].Version != 2 || !strings.Contains(vs[1].Report, "Property-based") {
+		t.Fatalf("after the kill and update: %d versions, checks %+v", len(vs), checks)
+	}
+	calls := oll.ChatCalls()
+	before := prompts(calls[base:killedAt])
+	repeated := 0
+	for _, c := range calls[killedAt:] {
+		for k := range prompts([]ollamafake.ChatCall{c}) {
+			if before[k] {
+				repeated++
+			}
+		}
+		if pipelinetest.KindOf(c) == pipelinetest.Planner {
+			t.Error("an update planned")
+		}
+	}
+	t.Logf("calls: %d before the kill, %d after, %d repeated", killedAt-base, len(calls)-killedAt, repeated)
+	// The one model call under way when the process died may run again;
+	// every finished one is checkpointed.
+	if repeated > 1 {
+		t.Errorf("%d model calls repeated after the kill", repeated)
+	}
+}
