@@ -150,7 +150,7 @@ func updateOne(cmd *cobra.Command, cfg *Config, id string, asJSON bool) error {
 			pipeline.UpdateCheck
 		}{id, c})
 	}
-	fmt.Fprintf(out, "%s  %s  %s\n", id, checkLine(c), sanitize(truncate(sess.Title, 60)))
+	fmt.Fprintf(out, "%s  %s  %s\n", id, checkLine(c), textkit.StripControls(textkit.Clip(sess.Title, 60)))
 	return nil
 }
 
