@@ -12,6 +12,7 @@ import (
 	"github.com/researchtui/researchtui/llm"
 	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/store"
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // Engine starts and resumes runs. One Engine serves a process; its fields
@@ -372,13 +373,9 @@ func (e *Engine) index(model string) (store.RunIndex, error) {
 // Events reads a session's persisted event log (its trace).
 func (e *Engine) Events(id string) ([]Event, error) { return LoadEvents(e.Store, id) }
 
-func shortTitle(q string) string {
-	r := []rune(q)
-	if len(r) <= 80 {
-		return q
-	}
-	return string(r[:79]) + "…"
-}
+// shortTitle is a session's title made of a question or a planner's
+// title: at most 80 runes.
+func shortTitle(q string) string { return textkit.Clip(q, 80) }
 
 func usageFromStore(u store.Usage) UsageTotals {
 	return UsageTotals{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, EmbeddingTokens: u.EmbeddingTokens}

@@ -40,6 +40,7 @@ import (
 
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/history"
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // Config is what ui/cli knows about tracing: the [tracing] table of the
@@ -236,10 +237,6 @@ func (g *idGenerator) NewSpanID(context.Context, trace.TraceID) trace.SpanID {
 
 func randRead(b []byte) { _, _ = rand.Read(b) }
 
-func shortErr(err error) string {
-	s := err.Error()
-	if r := []rune(s); len(r) > 160 {
-		s = string(r[:159]) + "…"
-	}
-	return s
-}
+// shortErr is an export error short enough for one warning: at most 160
+// runes.
+func shortErr(err error) string { return textkit.Clip(err.Error(), 160) }
