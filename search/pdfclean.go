@@ -15,7 +15,7 @@ import (
 // (the result has one string per input page, so page numbers stay):
 //
 //   - line ends become \n; control characters (unmapped glyphs of math
-//     fonts) and terminal escapes go (CleanText);
+//     fonts) and terminal escapes go (textkit.CleanText);
 //   - a word hyphenated across a line end is joined: pdfium marks the
 //     hyphens it recognises with U+FFFE and U+0002, and a line that still
 //     ends in letter + "-" before a lowercase letter is joined too (as
