@@ -501,7 +501,10 @@ func (o *orchestrator) finaliseFollowUp(ctx context.Context, kind string, pinned
 	// The PRISMA flow stays the original run's: a follow-up's sources are not a
 	// new screening (the PRISMA section in the text says so by its counts).
 	rep := Report{SessionID: o.session.ID, Language: parent.Language, Title: parent.Title, Question: o.session.Question, Reviews: parent.Reviews, Decisions: parent.Decisions, Rounds: parent.Rounds,
-		Model: o.opt.Model, Searched: parent.Searched, Flow: parent.Flow, PlanReview: parent.PlanReview}
+		Model: o.opt.Model, Searched: parent.Searched, Flow: parent.Flow, PlanReview: parent.PlanReview, Updates: parent.Updates}
+	if kind == VersionUpdate {
+		rep.Updates = append(rep.Updates, UpdateNote{Version: o.follow.N, At: o.engine.now(), New: len(o.st.Analyses) - pinned})
+	}
 	var refs strings.Builder
 	for i, old := range check.order {
 		an := o.st.Analyses[old-1]

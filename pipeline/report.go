@@ -3,6 +3,7 @@ package pipeline
 import (
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/store"
@@ -108,6 +109,17 @@ type Report struct {
 	Warnings   []string        `json:"warnings,omitempty"`
 	// Language is the report's language tag (--language); "" for English.
 	Language string `json:"language,omitempty"`
+	// Updates are the versions living-review updates wrote (update.go),
+	// oldest first.
+	Updates []UpdateNote `json:"updates,omitempty"`
+}
+
+// UpdateNote is a version an update wrote: when, and how many new works
+// it added.
+type UpdateNote struct {
+	Version int       `json:"version"`
+	At      time.Time `json:"at"`
+	New     int       `json:"new"`
 }
 
 // checkpointReport is the checkpoint name the finalise stage writes.

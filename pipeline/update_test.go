@@ -7,6 +7,7 @@ import (
 
 	"github.com/researchtui/researchtui/llm/ollamafake"
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/history"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
 	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/store"
@@ -163,6 +164,18 @@ func TestUpdateReadsOnlyNewWork(t *testing.T) {
 				t.Errorf("the update analysed a work the session had read")
 			}
 		}
+	}
+	// The exports say so, and the new works' references export alone.
+	if len(rep.Updates) != 1 || rep.Updates[0].Version != 2 || rep.Updates[0].New != 3 {
+		t.Errorf("the report's updates: %+v", rep.Updates)
+	}
+	if page, _ := history.ExportReport(rep, "html"); !strings.Contains(string(page), ": 3 new works (version 2).</p>") {
+		t.Errorf("the HTML export does not say it was updated:\n%s", page)
+	}
+	fresh, err := history.ReferencesSince(env.Store, rep, 1)
+	ris, _ := history.ExportReport(fresh, "ris")
+	if err != nil || len(fresh.Sources) != 3 || !strings.Contains(string(ris), "Property-based") || strings.Contains(string(ris), "Fuzzing") {
+		t.Errorf("the references since version 1: %v, %d sources\n%s", err, len(fresh.Sources), ris)
 	}
 	checks, err := pipeline.LoadUpdateChecks(env.Store, sess.ID)
 	if err != nil || len(checks) != 1 {

@@ -211,6 +211,29 @@ func ReportVersion(st store.Reader, latest pipeline.Report, n int) (pipeline.Rep
 	return pipeline.Report{}, fmt.Errorf("session %s has no version %d (it has %d)", latest.SessionID, n, len(vs))
 }
 
+// ReferencesSince is the report with only the sources added after
+// version n (an update's or follow-up's new works), for a reference
+// manager: citation numbers are stable, so they are the sources version n
+// does not list.
+func ReferencesSince(st store.Reader, latest pipeline.Report, n int) (pipeline.Report, error) {
+	old, err := ReportVersion(st, latest, n)
+	if err != nil {
+		return old, err
+	}
+	had := map[int]bool{}
+	for _, s := range old.Sources {
+		had[s.N] = true
+	}
+	rep := latest
+	rep.Sources = nil
+	for _, s := range latest.Sources {
+		if !had[s.N] {
+			rep.Sources = append(rep.Sources, s)
+		}
+	}
+	return rep, nil
+}
+
 // decisionCheckpoints are the review decisions a run recorded so far
 // (checkpoints decision/1, decision/2, …).
 func decisionCheckpoints(st store.Reader, id string) []pipeline.Decision {

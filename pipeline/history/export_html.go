@@ -165,6 +165,11 @@ func htmlHeader(rep pipeline.Report) string {
 	if v := rep.Metrics.Verified; v != nil {
 		fmt.Fprintf(&b, "<p class=\"verified\">%s</p>\n", html.EscapeString(verifiedLine(*v)))
 	}
+	for i := len(rep.Updates) - 1; i >= 0; i-- { // the newest first, as the sections are
+		u := rep.Updates[i]
+		fmt.Fprintf(&b, "<p class=\"updated\">Updated <time datetime=\"%s\">%s</time>: %s (version %d).</p>\n",
+			u.At.UTC().Format("2006-01-02"), u.At.UTC().Format("2 January 2006"), textkit.Plural(u.New, "new work", "new works"), u.Version)
+	}
 	b.WriteString("</header>\n")
 	return b.String()
 }

@@ -143,7 +143,7 @@ func sessionsShow() *cobra.Command {
 
 func sessionsExport() *cobra.Command {
 	var format, out string
-	var version int
+	var version, since int
 	cmd := &cobra.Command{
 		Use:   "export ID --format md|html|json|bibtex|ris|csljson [--out FILE]",
 		Short: "Export a session's report",
@@ -157,7 +157,19 @@ func sessionsExport() *cobra.Command {
 				if err != nil {
 					return &exitError{exitFailed, err}
 				}
-				if version != 0 {
+				switch {
+				case since != 0 && version != 0:
+					return fmt.Errorf("%w: give --version or --since, not both", errUsage)
+				case since != 0 && format != "bibtex" && format != "ris" && format != "csljson":
+					return fmt.Errorf("%w: --since exports the references of the works added since a version: use --format bibtex, ris or csljson", errUsage)
+				case since != 0:
+					if rep, err = history.ReferencesSince(st, rep, since); err != nil {
+						return fmt.Errorf("%w: %v", errUsage, err)
+					}
+					if len(rep.Sources) == 0 {
+						fmt.Fprintf(cmd.ErrOrStderr(), "no works were added after version %d\n", since)
+					}
+				case version != 0:
 					if rep, err = history.ReportVersion(st, rep, version); err != nil {
 						return fmt.Errorf("%w: %v", errUsage, err)
 					}
@@ -181,6 +193,7 @@ func sessionsExport() *cobra.Command {
 	cmd.Flags().StringVar(&format, "format", "md", "md|html|json|bibtex|ris|csljson (ris and csljson import into Zotero and other reference managers)")
 	cmd.Flags().StringVar(&out, "out", "", "write to FILE instead of stdout")
 	cmd.Flags().IntVar(&version, "version", 0, "the report version to export (default: the latest)")
+	cmd.Flags().IntVar(&since, "since", 0, "with --format bibtex, ris or csljson: only the works added after this version (an update's new works)")
 	return cmd
 }
 

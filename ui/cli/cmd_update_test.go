@@ -90,6 +90,12 @@ func TestUpdateFollowAndDue(t *testing.T) {
 	if !strings.Contains(stdout, "[follows 7d; checked ") {
 		t.Errorf("sessions list does not mark the followed session:\n%s", stdout)
 	}
+	if _, stderr, code, _ = c.run("sessions", "export", id, "--since", "1", "--format", "ris"); code != 0 || !strings.Contains(stderr, "no works were added after version 1") {
+		t.Errorf("export --since 1 with nothing added: exit %d: %s", code, stderr)
+	}
+	if _, stderr, code, _ = c.run("sessions", "export", id, "--since", "1", "--format", "md"); code != 2 {
+		t.Errorf("export --since as Markdown: exit %d, want 2: %s", code, stderr)
+	}
 	if stdout, _, code, _ = c.run("follow", id, "--off"); code != 0 || !strings.Contains(stdout, "no longer followed") {
 		t.Errorf("follow --off: exit %d: %s", code, stdout)
 	}
