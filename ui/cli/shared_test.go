@@ -139,6 +139,19 @@ func TestTwoProcessesShareADataDir(t *testing.T) {
 	if stdout, _, _, _ = c.run("doctor"); !strings.Contains(stdout, "owned by researchtui pid") {
 		t.Errorf("doctor beside the owner:\n%s", stdout)
 	}
+	// A living review's commands run beside the owner (the open TUI, for
+	// cron's update --due): follow, then the due update through it.
+	if stdout, stderr, code, _ = c.run("follow", out.SessionID, "--every", "7d"); code != 0 {
+		t.Errorf("follow beside the owner: exit %d %q %s", code, stdout, stderr)
+	}
+	if stdout, stderr, code, _ = c.run("update", out.SessionID); code != 0 || !strings.Contains(stdout, "nothing new") {
+		t.Errorf("update beside the owner: exit %d %q %s", code, stdout, stderr)
+	}
+	if res, _ := callText(t, owner, "get_session", map[string]any{"id": out.SessionID, "part": "all"}); res != nil {
+		if raw, _ := json.Marshal(res.StructuredContent); !strings.Contains(string(raw), `"updates":[{"at"`) {
+			t.Errorf("the owner does not see the check:\n%s", raw)
+		}
+	}
 	if _, stderr, code, _ = c.run("sessions", "show", "01nosuchsession"); code != exitUsage {
 		t.Errorf("an unknown session through the owner: exit %d %s", code, stderr)
 	}
