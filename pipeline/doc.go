@@ -29,7 +29,9 @@
 //	finalise   finalise.go   stageFinalise
 //
 // A follow-up question on a finished session runs followUpStages
-// (followup.go) instead.
+// (followup.go) instead, and a living review's update updateStages
+// (update.go): the session's searches again, only works it never met,
+// a "What's new since" section. Both start from finished.go.
 //
 // What only reads stored sessions (details, scores, the timeline, exports)
 // is in pipeline/history, which imports this package; OpenTelemetry export

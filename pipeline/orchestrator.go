@@ -108,6 +108,9 @@ func (o *orchestrator) execute(ctx context.Context) (store.Session, error) {
 	started := Event{Type: RunStarted, Message: o.opt.Question}
 	if o.follow != nil {
 		started.Count = o.follow.N // a follow-up's version: a new run on the session, not a resume
+		if o.follow.Update > 0 {
+			started.Message = fmt.Sprintf("update %d: searching again for work since %s", o.follow.Update, o.follow.Since.Format("2 January 2006"))
+		}
 	}
 	o.emit(started)
 	if o.engine.Fetcher != nil {

@@ -1,0 +1,84 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/researchtui/researchtui/store"
+	"github.com/researchtui/researchtui/themes"
+)
+
+// sessionPreview summarises the selected session (from the list data only:
+// drawing must not read the store).
+func (m *rootModel) sessionPreview(r *sessionRow, w, h int) string {
+	st := m.st
+	if r == nil || h <= 0 {
+		return fitLines(nil, w, h)
+	}
+	s := r.s
+	if rs := m.runs[s.ID]; rs != nil && rs.live() {
+		// The list's copy of a live run is as old as the list: its stage
+		// and tokens come from the run's events instead.
+		s.Status = rs.status
+		if stage := rs.currentStage(); stage != "" {
+			s.Stage = string(stage)
+		}
+		u := rs.usage
+		s.Usage.PromptTokens, s.Usage.CompletionTokens, s.Usage.EmbeddingTokens = u.PromptTokens, u.CompletionTokens, u.EmbeddingTokens
+		s.CostUSD = u.CostUSD
+	}
+	var lines []string
+	for _, l := range strings.Split(wrapText(r.question, w), "\n") {
+		lines = append(lines, st.Title.Render(l))
+	}
+	lines = append(lines, "")
+	kv := func(k, v string) string { return st.Muted.Render(padRight(k, 10)) + st.Text.Render(v) }
+	lines = append(lines, kv("status", statusLabel(s.Status))+stageNote(st, s))
+	lines = append(lines, kv("created", s.CreatedAt.In(m.now().Location()).Format("2006-01-02 15:04")))
+	lines = append(lines, kv("model", r.model+st.Subtle.Render(" · embed "+sanitizeLine(s.EmbedModel))))
+	lines = append(lines, kv("tokens", fmt.Sprintf("%s prompt · %s completion · %s embed", fmtTokens(s.Usage.PromptTokens), fmtTokens(s.Usage.CompletionTokens), fmtTokens(s.Usage.EmbeddingTokens))))
+	lines = append(lines, kv("cost", fmtCost(s.CostUSD)))
+	if s.Warnings > 0 {
+		lines = append(lines, kv("warnings", fmt.Sprint(s.Warnings)))
+	}
+	for i, l := range livingLines(s, m.now()) {
+		lines = append(lines, kv(map[bool]string{true: "updates"}[i == 0], l))
+	}
+	if e := sanitizeLine(s.Error); e != "" {
+		lines = append(lines, st.Error.Render(trunc("error: "+e, w)))
+	}
+	lines = append(lines, "", st.Subtle.Render(actionHint(s.Status)))
+	if w < 100 && h < 10 { // stacked preview: compact
+		lines = []string{
+			st.Title.Render(trunc(r.question, w)),
+			kv("status", statusLabel(s.Status)) + stageNote(st, s) + st.Muted.Render(" · "+r.model+" · "+fmtCost(s.CostUSD)),
+			kv("tokens", fmt.Sprintf("%s prompt · %s completion", fmtTokens(s.Usage.PromptTokens), fmtTokens(s.Usage.CompletionTokens))),
+		}
+		if e := sanitizeLine(s.Error); e != "" {
+			lines = append(lines, st.Error.Render(trunc("error: "+e, w)))
+		}
+		lines = append(lines, st.Subtle.Render(actionHint(s.Status)))
+	}
+	return fitLines(lines, w, h)
+}
+
+func stageNote(st *themes.Styles, s store.Session) string {
+	if s.Stage == "" || s.Status == store.StatusCompleted {
+		return ""
+	}
+	return st.Subtle.Render(" (at " + sanitizeLine(s.Stage) + ")")
+}
+
+func actionHint(status string) string {
+	switch status {
+	case store.StatusCompleted:
+		return "enter: read the report"
+	case store.StatusAwaitingReview:
+		return "enter or R: decide the review"
+	case store.StatusInterrupted, store.StatusFailed, store.StatusCancelled:
+		return "R: resume from the last checkpoint · enter: read what exists"
+	case store.StatusRunning:
+		return "enter: watch it live (here or from another researchtui)"
+	}
+	return ""
+}
