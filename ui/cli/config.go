@@ -177,7 +177,7 @@ func (c *Config) dbPath() string   { return filepath.Join(c.dataDir, "researchtu
 func (c *Config) logDir() string   { return filepath.Join(c.dataDir, "logs") }
 func (c *Config) cacheDir() string { return filepath.Join(c.dataDir, "cache") }
 
-// corpusPath is the local corpus's manifest (search/corpus).
+// corpusPath is the local corpus's manifest (pipeline/corpus).
 func (c *Config) corpusPath() string { return filepath.Join(c.dataDir, "corpus.json") }
 
 // defaultOptions are the run options from config, before flags.
