@@ -50,6 +50,9 @@ type UpdateCheck struct {
 	Merged  []string  `json:"merged,omitempty"`  // cited sources whose published version appeared (their metadata merged)
 	Version int       `json:"version,omitempty"` // the version written, 0 when none
 	Reason  string    `json:"reason,omitempty"`  // why no version was written
+	// Warnings are what went wrong on the way (a source that failed: its
+	// works were not seen, so "nothing new" is not the whole truth).
+	Warnings []string `json:"warnings,omitempty"`
 	// Tokens are what the check's model calls generated and read.
 	GeneratedTokens int           `json:"generated_tokens"`
 	PromptTokens    int           `json:"prompt_tokens"`
@@ -101,13 +104,16 @@ func (o *orchestrator) updateStages(ctx context.Context) error {
 	pinned := len(o.st.Analyses)
 	o.st.Plan = &plan // the plan as the person last left it: no planner call
 	start := o.stageStart(StageResearch, "searching again for work since "+o.follow.Since.Format("2 Jan 2006"))
-	found, err := o.updateResearch(ctx, parent)
+	// The session's own searches were answered hours or days ago and
+	// cached: an update asks the network again.
+	found, err := o.updateResearch(search.WithFreshAnswers(ctx), parent)
 	if err != nil {
 		return err
 	}
 	o.st.Analyses = append(o.st.Analyses, found.added...)
 	check := found.check
 	check.N, check.At, check.Since = o.follow.Update, o.engine.now(), o.follow.Since
+	check.Warnings = dedupe(o.warningList())
 	o.emit(Event{Type: StageFinished, Stage: StageResearch, Count: len(found.added), Elapsed: time.Since(start),
 		Message: fmt.Sprintf("%s seen, %d new, %d kept", textkit.Plural(check.Seen, "work", "works"), check.New, check.Kept)})
 	check.Merged = found.merged
@@ -147,11 +153,17 @@ func (o *orchestrator) updateStages(ctx context.Context) error {
 
 // noneKept says why an update wrote no version.
 func noneKept(c UpdateCheck) string {
+	failed := ""
+	if len(c.Warnings) > 0 {
+		failed = " (" + textkit.Plural(len(c.Warnings), "warning", "warnings") + ": " + textkit.Clip(c.Warnings[0], 120) + ")"
+	}
 	switch {
+	case c.Seen == 0 && failed != "":
+		return "the searches failed" + failed
 	case c.Seen == 0:
 		return "the searches returned nothing"
 	case c.New == 0:
-		return fmt.Sprintf("all %s the searches returned were met before", textkit.Plural(c.Seen, "work", "works"))
+		return fmt.Sprintf("all %s the searches returned were met before", textkit.Plural(c.Seen, "work", "works")) + failed
 	case c.Read == 0:
 		return fmt.Sprintf("%s, none relevant enough to read", textkit.Plural(c.New, "new work", "new works"))
 	}

@@ -2,6 +2,7 @@ package pipeline_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -201,5 +202,25 @@ func TestUpdateReadsOnlyNewWork(t *testing.T) {
 	checks, _ = pipeline.LoadUpdateChecks(env.Store, sess.ID)
 	if len(checks) != 2 || checks[1].Version != 0 || checks[1].New != 0 || !strings.Contains(checks[1].Reason, "met before") {
 		t.Errorf("the second check: %+v", checks[len(checks)-1])
+	}
+}
+
+// TestUpdateWithTheSourceDown: the source fails during an update; the
+// check says so instead of "nothing new", and no version is written.
+func TestUpdateWithTheSourceDown(t *testing.T) {
+	env, shelf, opt := shelfWorld(t)
+	_, sess := runToEnd(t, env, opt)
+	grow(shelf)
+	shelf.Fail(errors.New("HTTP 503 Service Unavailable"))
+	sess = update(t, env, sess.ID)
+	checks, _ := pipeline.LoadUpdateChecks(env.Store, sess.ID)
+	if len(checks) != 1 || checks[0].Version != 0 || !strings.HasPrefix(checks[0].Reason, "the searches failed") || !strings.Contains(checks[0].Reason, "503") {
+		t.Fatalf("the check with the source down: %+v", checks)
+	}
+	// Back up, the next update finds the new works.
+	shelf.Fail(nil)
+	sess = update(t, env, sess.ID)
+	if checks, _ = pipeline.LoadUpdateChecks(env.Store, sess.ID); len(checks) != 2 || checks[1].Version != 2 {
+		t.Errorf("the check after the source came back: %+v", checks[len(checks)-1])
 	}
 }

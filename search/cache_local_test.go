@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -209,5 +210,48 @@ func TestLocalSourceKeywordSearch(t *testing.T) {
 	failing := NewLocal(func() ([]LocalDoc, error) { return nil, errors.New("store closed") })
 	if _, err := failing.Search(context.Background(), "lattice criticality", 5); err == nil {
 		t.Error("error hidden")
+	}
+}
+
+// TestFreshAnswersAskTheNetwork: a living review's update asks the API
+// again though its answer is cached and young, and the new answer
+// replaces the cached one; when the API then fails, the update's request
+// fails (an old answer would pass for "nothing new") while others are
+// still served from the cache.
+func TestFreshAnswersAskTheNetwork(t *testing.T) {
+	var n atomic.Int32
+	var down atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if down.Load() {
+			w.WriteHeader(503)
+			return
+		}
+		fmt.Fprintf(w, "answer %d", n.Add(1))
+	}))
+	defer srv.Close()
+	c := NewClient(ClientOptions{CacheDir: t.TempDir(), CacheMaxAge: time.Hour, Retries: -1})
+	get := func(ctx context.Context) string {
+		r, err := c.Get(ctx, srv.URL+"/works?search=x", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(r.Body)
+	}
+	ctx := context.Background()
+	if a, b := get(ctx), get(ctx); a != "answer 1" || b != "answer 1" {
+		t.Fatalf("cached answers %q %q", a, b)
+	}
+	if got := get(WithFreshAnswers(ctx)); got != "answer 2" {
+		t.Errorf("a fresh request got %q from the cache", got)
+	}
+	if got := get(ctx); got != "answer 2" {
+		t.Errorf("the fresh answer did not replace the cached one: %q", got)
+	}
+	down.Store(true)
+	if r, err := c.Get(WithFreshAnswers(ctx), srv.URL+"/works?search=x", nil); err == nil {
+		t.Errorf("with the API down, a fresh request got %q", r.Body)
+	}
+	if got := get(ctx); got != "answer 2" {
+		t.Errorf("with the API down, a plain request got %q, not the cached answer", got)
 	}
 }

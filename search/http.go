@@ -321,12 +321,12 @@ func (c *Client) get(ctx context.Context, rawURL string, header http.Header, o g
 	var ckey string
 	if c.cache != nil && !o.noCache {
 		ckey = cacheKey(o.method, u.String(), header, o.body)
-		if resp, fresh := c.cache.get(ckey); resp != nil && fresh {
+		if resp, fresh := c.cache.get(ckey); resp != nil && fresh && !wantsFresh(ctx) {
 			return resp, nil
 		}
 	}
 	if d := c.coolingFor(u.Host); d > 0 {
-		if resp := c.cache.stale(ckey); resp != nil {
+		if resp := c.cache.stale(ckey); resp != nil && !wantsFresh(ctx) {
 			return resp, nil
 		}
 		return nil, &RateLimitedError{Host: u.Host, RetryAfter: d}
@@ -337,7 +337,7 @@ func (c *Client) get(ctx context.Context, rawURL string, header http.Header, o g
 		if errors.As(err, &rl) {
 			c.coolDown(u.Host, rl.RetryAfter)
 		}
-		if resp == nil && ctx.Err() == nil {
+		if resp == nil && ctx.Err() == nil && !wantsFresh(ctx) {
 			// offline or the host is down: an expired cache entry beats nothing
 			if stale := c.cache.stale(ckey); stale != nil {
 				return stale, nil
@@ -601,4 +601,20 @@ func unwrapAll(err error) error {
 		return ue.Err
 	}
 	return err
+}
+
+type freshKey struct{}
+
+// WithFreshAnswers asks every request made with ctx of the network, not
+// of the cache, however young its cached answer: a living review's update
+// is there to see what changed since. The answer still refreshes the
+// cache; when the network fails the request fails too (an old answer
+// would pass for "nothing new").
+func WithFreshAnswers(ctx context.Context) context.Context {
+	return context.WithValue(ctx, freshKey{}, true)
+}
+
+func wantsFresh(ctx context.Context) bool {
+	fresh, _ := ctx.Value(freshKey{}).(bool)
+	return fresh
 }

@@ -19,6 +19,15 @@ type Shelf struct {
 	works    []search.Record
 	citing   map[string][]search.Record // normalised title → works citing it
 	searches int
+	fail     error
+}
+
+// Fail makes every later search and citation request fail with err (nil:
+// answer again).
+func (s *Shelf) Fail(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.fail = err
 }
 
 var _ search.CitationGraph = (*Shelf)(nil)
@@ -72,6 +81,9 @@ func (s *Shelf) Search(_ context.Context, query string, limit int) ([]search.Rec
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.searches++
+	if s.fail != nil {
+		return nil, s.fail
+	}
 	var out []search.Record
 	for _, r := range s.works {
 		text := strings.ToLower(r.Title + " " + r.Abstract)
@@ -97,6 +109,9 @@ func (s *Shelf) References(context.Context, search.Record, int) ([]search.Record
 func (s *Shelf) CitedBy(_ context.Context, rec search.Record, limit int) ([]search.Record, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.fail != nil {
+		return nil, s.fail
+	}
 	got := s.citing[search.NormalizeTitle(rec.Title)]
 	return append([]search.Record(nil), got[:min(limit, len(got))]...), nil
 }

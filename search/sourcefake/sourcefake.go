@@ -11,6 +11,7 @@ package sourcefake
 import (
 	"bytes"
 	"embed"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -42,6 +43,7 @@ type Server struct {
 	arxivNext     time.Time // ArxivSpacing: when arXiv may answer next
 	citationsFail bool
 	openAlexFail  int
+	openAlexNew   []map[string]any // works published since the recording (AddOpenAlexWork)
 }
 
 // New starts a fake server; Close it when done.
@@ -260,7 +262,7 @@ func (s *Server) openAlexList(w http.ResponseWriter, r *http.Request) {
 		w.Write(body("openalex/works-filter-title.search-paperqa.json"))
 		return
 	}
-	w.Write(body("openalex/works-filter-title.search-augmenting-llms-chemistry-tools.json"))
+	w.Write(s.withNewWorks(body("openalex/works-filter-title.search-augmenting-llms-chemistry-tools.json")))
 }
 
 func (s *Server) openAlexWork(w http.ResponseWriter, r *http.Request) {
@@ -292,4 +294,48 @@ func (s *Server) openAlexFailed(w http.ResponseWriter) bool {
 	w.WriteHeader(st)
 	w.Write([]byte(http.StatusText(st)))
 	return true
+}
+
+// AddOpenAlexWork adds a work to every OpenAlex list answer from now on,
+// in OpenAlex's own shape (the abstract as an inverted index): a paper
+// published after the recording, for living-review updates.
+func (s *Server) AddOpenAlexWork(id, doi, title string, year int, author, venue, abstract string) {
+	index := map[string][]int{}
+	for i, w := range strings.Fields(abstract) {
+		index[w] = append(index[w], i)
+	}
+	work := map[string]any{
+		"id": "https://openalex.org/" + id, "doi": "https://doi.org/" + doi, "title": title, "display_name": title,
+		"publication_year": year, "type": "article", "cited_by_count": 0,
+		"authorships":             []any{map[string]any{"author": map[string]any{"display_name": author}}},
+		"primary_location":        map[string]any{"source": map[string]any{"display_name": venue}},
+		"abstract_inverted_index": index,
+	}
+	s.mu.Lock()
+	s.openAlexNew = append(s.openAlexNew, work)
+	s.mu.Unlock()
+}
+
+// withNewWorks puts the added works first in a recorded list answer.
+func (s *Server) withNewWorks(recorded []byte) []byte {
+	s.mu.Lock()
+	added := append([]map[string]any(nil), s.openAlexNew...)
+	s.mu.Unlock()
+	if len(added) == 0 {
+		return recorded
+	}
+	var page map[string]any
+	if json.Unmarshal(recorded, &page) != nil {
+		return recorded
+	}
+	results, _ := page["results"].([]any)
+	for i := len(added) - 1; i >= 0; i-- {
+		results = append([]any{added[i]}, results...)
+	}
+	page["results"] = results
+	out, err := json.Marshal(page)
+	if err != nil {
+		return recorded
+	}
+	return out
 }

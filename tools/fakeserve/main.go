@@ -30,6 +30,7 @@ func main() {
 	pdfPath := flag.String("pdf", "", "a PDF served for every arXiv paper (e.g. ../shared/fixtures/pdf/arxiv-1111.2011v2.pdf); needs RESEARCHTUI_ALLOW_PRIVATE_FETCH=1")
 	careless := flag.Bool("careless", false, "a writer that cites the neighbouring source every third sentence and adds sweeping claims (the verifier repairs them)")
 	paraphrase := flag.Bool("paraphrase", false, "with -careless: the writer restates findings in other words (the verifier asks the model)")
+	grow := flag.Bool("grow", false, "on SIGUSR1 (kill -USR1 PID), OpenAlex answers gain two works published since the recording: a living review's update finds them")
 	flag.Parse()
 	script := &pipelinetest.Script{RevisionRounds: *rounds, Careless: *careless, Paraphrase: *paraphrase}
 	opt := ollamafake.Options{Responder: script.Responder(), TokenDelay: *delay}
@@ -67,6 +68,23 @@ func main() {
 	}
 	fmt.Fprintln(os.Stderr, "fakes running; Ctrl-C stops them")
 	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
-	<-sig
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM, syscall.SIGUSR1)
+	for s := range sig {
+		if s != syscall.SIGUSR1 {
+			return
+		}
+		if *grow {
+			growWorld(src)
+			fmt.Fprintln(os.Stderr, "two new works published")
+		}
+	}
+}
+
+// growWorld publishes two works on the fakes' topics (software testing,
+// language models with chemistry tools) after the recording.
+func growWorld(src *sourcefake.Server) {
+	src.AddOpenAlexWork("W9000000001", "10.9999/new.2026.001", "Property-based software testing techniques in industrial practice", 2026, "Bo Checker", "Journal of Software Testing",
+		"Property-based testing is a software testing technique that checks invariants on generated inputs. Teams adopting it found subtle bugs that unit tests missed and reported lower maintenance cost.")
+	src.AddOpenAlexWork("W9000000002", "10.9999/new.2026.002", "Language models with laboratory tools for chemistry automation", 2026, "Cara Chemist", "Digital Discovery",
+		"Language models given laboratory tools automate chemistry experiments. The models planned and ran syntheses with few human corrections.")
 }
