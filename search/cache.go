@@ -2,6 +2,7 @@ package search
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -124,4 +125,20 @@ func (c *diskCache) put(key string, resp *Response) {
 	if werr != nil || cerr != nil || os.Rename(f.Name(), p) != nil {
 		os.Remove(f.Name())
 	}
+}
+
+type freshKey struct{}
+
+// WithFreshAnswers asks every request made with ctx of the network, not
+// of the cache, however young its cached answer: a living review's update
+// is there to see what changed since. The answer still refreshes the
+// cache; when the network fails the request fails too (an old answer
+// would pass for "nothing new").
+func WithFreshAnswers(ctx context.Context) context.Context {
+	return context.WithValue(ctx, freshKey{}, true)
+}
+
+func wantsFresh(ctx context.Context) bool {
+	fresh, _ := ctx.Value(freshKey{}).(bool)
+	return fresh
 }

@@ -602,19 +602,3 @@ func unwrapAll(err error) error {
 	}
 	return err
 }
-
-type freshKey struct{}
-
-// WithFreshAnswers asks every request made with ctx of the network, not
-// of the cache, however young its cached answer: a living review's update
-// is there to see what changed since. The answer still refreshes the
-// cache; when the network fails the request fails too (an old answer
-// would pass for "nothing new").
-func WithFreshAnswers(ctx context.Context) context.Context {
-	return context.WithValue(ctx, freshKey{}, true)
-}
-
-func wantsFresh(ctx context.Context) bool {
-	fresh, _ := ctx.Value(freshKey{}).(bool)
-	return fresh
-}
