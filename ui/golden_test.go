@@ -38,6 +38,10 @@ var screens = []struct {
 		toList(t, m)
 		press(t, m, "g", "down", "down")
 	}},
+	{"report_updated", func(t *testing.T, m *rootModel, svc *fakeServices, c *clock) {
+		svc.reports["s4"] = updatedReport()
+		openFixtureReport(t, m)
+	}},
 	{"sessions_empty", func(t *testing.T, m *rootModel, svc *fakeServices, c *clock) {
 		m.Update(listLoaded(m))
 	}},

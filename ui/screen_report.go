@@ -441,6 +441,10 @@ func (m *rootModel) viewReport(w, h int) string {
 	info := ""
 	if r.loaded {
 		info = fmt.Sprintf("%d sources · %d citations", len(r.rep.Sources), r.rep.Metrics.Citations)
+		if n := len(r.rep.Updates); n > 0 && w >= 100 { // a living review: its last update
+			u := r.rep.Updates[n-1]
+			info = fmt.Sprintf("updated %s: %d new · ", fmtDate(u.At, m.now()), u.New) + info
+		}
 	}
 	head := st.Title.Render(trunc(r.title, max(w-len(info)-2, 10)))
 	header := head + strings.Repeat(" ", max(w-ansi.StringWidth(head)-len(info), 1)) + st.Muted.Render(info)
