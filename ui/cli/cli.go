@@ -124,6 +124,17 @@ func argsAreUsage(c *cobra.Command) {
 			if err == nil || errors.Is(err, errUsage) {
 				return err
 			}
+			// In the command's words, not cobra's ("requires at least 1
+			// arg(s), only received 0").
+			what := strings.TrimSpace(strings.TrimPrefix(cmd.Use, cmd.Name()))
+			switch {
+			case len(args) == 0 && what != "":
+				err = fmt.Errorf("%s needs %s", cmd.CommandPath(), what)
+			case what == "":
+				err = fmt.Errorf("%s takes no arguments (got %q)", cmd.CommandPath(), strings.Join(args, " "))
+			default:
+				err = fmt.Errorf("%s takes %s (got %s)", cmd.CommandPath(), what, textkit.Plural(len(args), "argument", "arguments"))
+			}
 			return fmt.Errorf("%w: %v (usage: %s)", errUsage, err, cmd.UseLine())
 		}
 	}

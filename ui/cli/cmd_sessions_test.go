@@ -79,7 +79,7 @@ func TestWrongArgumentsAreUsageErrors(t *testing.T) {
 	c := newCLI(t, "http://127.0.0.1:1", nil)
 	for _, args := range [][]string{{"library", "import"}, {"sessions", "show"}, {"dirs", "extra"}} {
 		_, stderr, code, _ := c.run(args...)
-		if code != 2 || !strings.Contains(stderr, "usage: researchtui "+args[0]) {
+		if code != 2 || !strings.Contains(stderr, "usage: researchtui "+args[0]) || strings.Contains(stderr, "arg(s)") {
 			t.Errorf("researchtui %s: exit %d, %q; want 2 and the usage line", strings.Join(args, " "), code, stderr)
 		}
 	}
