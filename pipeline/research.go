@@ -181,7 +181,7 @@ func (o *orchestrator) queryVectors(ctx context.Context) map[string][][]float32 
 	vecs, err := o.embedCached(ctx, a, roleQuery, texts)
 	if err != nil {
 		if ctx.Err() == nil {
-			o.warn(StageResearch, "ranker", "embedding the sub-questions failed (%s); candidates are ranked by their words only", shortErr(err))
+			o.warn(StageResearch, "", "embedding the sub-questions failed (%s); candidates are ranked by their words only", shortErr(err))
 		}
 		return nil
 	}

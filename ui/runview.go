@@ -303,7 +303,10 @@ func (rs *runView) apply(ev pipeline.Event) {
 		rs.status = "running"
 	case pipeline.UsageUpdated:
 		rs.takeTotals(ev.Usage)
-		if a := rs.agent(ev); a != nil {
+		// Only an agent already shown: usage is also reported for work
+		// no agent row stands for (the ranker's embeddings), which would
+		// otherwise be drawn as an agent pending for ever.
+		if a, ok := rs.agents[sanitizeLine(ev.Agent)]; ok {
 			a.counted = a.chars // the call's tokens are in the totals now
 		}
 	case pipeline.Warning:
