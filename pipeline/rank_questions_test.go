@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/eval"
 	"github.com/researchtui/researchtui/pipeline/history"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
 	"github.com/researchtui/researchtui/search"
@@ -22,37 +23,29 @@ type rankCase struct {
 	onTopic        []string // lower-case titles (prefixes) of the on-topic papers
 }
 
+// turingTestCase and turingCompleteCase are the eval's questions
+// (pipeline/eval: `researchtui eval`), their on-topic papers its ground
+// truth; the topics are what the scripted planner writes for them.
 var turingTestCase = rankCase{
 	name:     "turing test",
-	question: "How well do large language models and chatbots do in Turing tests, and what do these tests show?",
+	question: eval.TuringTest.Text,
 	topics: []pipelinetest.Topic{
 		{Question: "How do large language models and chatbots perform in Turing tests?", Strict: "large language models Turing test", Moderate: "chatbot Turing test", Broad: "Turing test"},
 		{Question: "What do Turing tests show about machine intelligence?", Strict: "Turing test machine intelligence", Moderate: "Turing test", Broad: "Turing"},
 	},
 	canonical: "Turing test",
-	onTopic: []string{
-		"large language models pass the turing test", "a turing test of whether ai chatbots", "people cannot distinguish gpt-4",
-		"chatgpt broke the turing test", "does gpt-4 pass the turing test", "the turing trap", "putting chatgpt's medical advice",
-		"large language models and the reverse turing test", "turingbench", "the turing test is a thought experiment",
-		"can gpt-3 pass a writer", "towards an automatic turing test", "common sense, the turing test", "can machines think? a report on turing test",
-		"twitter turing test", "a visual turing test", "simulated penetration testing",
-	},
+	onTopic:   eval.TuringTest.OnTopic,
 }
 
 var turingCompleteCase = rankCase{
 	name:     "turing complete",
-	question: "Are transformers and recurrent neural networks Turing complete, and what can neural Turing machines compute?",
+	question: eval.TuringComplete.Text,
 	topics: []pipelinetest.Topic{
 		{Question: "Are transformers and recurrent neural networks Turing complete?", Strict: "transformers recurrent neural networks Turing complete", Moderate: "neural network Turing completeness", Broad: "Turing complete"},
 		{Question: "What can neural Turing machines compute?", Strict: "neural Turing machines computation", Moderate: "neural Turing machine", Broad: "Turing machine"},
 	},
 	canonical: "Turing completeness",
-	onTopic: []string{
-		"neural turing machines", "attention is turing-complete", "[pdf] neural networks and analog computation", "statistically meaningful approximation",
-		"on the turing completeness of modern neural", "turing completeness of bounded-precision", "implementing neural turing machines",
-		"dynamic neural turing machine", "reinforcement learning neural turing machines", "simplified and yet turing universal spiking neural",
-		"photonic information processing beyond turing",
-	},
+	onTopic:   eval.TuringComplete.OnTopic,
 }
 
 // wholePool asks the recorded Semantic Scholar answer for all of its 100
