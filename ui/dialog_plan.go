@@ -129,6 +129,9 @@ func (d *planDialog) handle(msg tea.KeyPressMsg, now time.Time) (action, bool, t
 		return actDecide{id: d.id, d: dec}, false, nil
 	case key.Matches(msg, vKeys.Later):
 		return actLater{id: d.id}, false, nil
+	case key.Matches(msg, planK.Cancel):
+		// Declined, the plan waits: v on the run screen opens it again.
+		return actRestore{d: newConfirmDialog("Cancel this run?", "Nothing has been searched yet. The session is kept as cancelled; R on the sessions screen resumes it at this plan.", actCancelRun{id: d.id}, now)}, false, nil
 	case key.Matches(msg, planK.Add):
 		return d.startInput(editAdd, "")
 	case !onRow:

@@ -230,7 +230,7 @@ var vKeys = reviewKeys{
 
 // planKeys are the plan review's keys (esc: vKeys.Later).
 type planKeys struct {
-	Go, Edit, Queries, Delete, Add key.Binding
+	Go, Edit, Queries, Delete, Add, Cancel key.Binding
 }
 
 var planK = planKeys{
@@ -239,6 +239,7 @@ var planK = planKeys{
 	Queries: kb([]string{"q"}, "q", "edit its queries"),
 	Delete:  kb([]string{"d"}, "d", "delete (again: undo)"),
 	Add:     kb([]string{"n"}, "n", "add a sub-question"),
+	Cancel:  kb([]string{"c"}, "c", "cancel the run (asks first)"),
 }
 
 type planKeyMap struct{}
@@ -249,7 +250,7 @@ var planShort = func() []key.Binding {
 		desc string
 	}{
 		{planK.Go, "go on"}, {planK.Edit, "edit"}, {planK.Queries, "queries"}, {planK.Delete, "delete"},
-		{planK.Add, "add"}, {vKeys.Later, "later"},
+		{planK.Add, "add"}, {vKeys.Later, "later"}, {planK.Cancel, "cancel"},
 	}
 	out := make([]key.Binding, len(short))
 	for i, s := range short {
@@ -262,7 +263,7 @@ var planShort = func() []key.Binding {
 func (planKeyMap) ShortHelp() []key.Binding { return planShort }
 
 func (planKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{nav.Up, nav.Down}, {planK.Go, planK.Edit, planK.Queries}, {planK.Delete, planK.Add, vKeys.Later}}
+	return [][]key.Binding{{nav.Up, nav.Down}, {planK.Go, planK.Edit, planK.Queries}, {planK.Delete, planK.Add, vKeys.Later, planK.Cancel}}
 }
 
 type reviewKeyMap struct{}

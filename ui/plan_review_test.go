@@ -113,3 +113,27 @@ func decisionsOf(r *fakeRun) []pipeline.Decision {
 	defer r.mu.Unlock()
 	return append([]pipeline.Decision(nil), r.decisions...)
 }
+
+// TestPlanDialogCancel: c in the plan dialog asks whether to cancel the
+// run; y cancels it, any other key leaves the plan waiting.
+func TestPlanDialogCancel(t *testing.T) {
+	for _, yes := range []bool{true, false} {
+		m, svc := newTestModel(t, 100, 30, "dark", false)
+		c := &clock{t: testNow}
+		m.now = c.now
+		r := startPlanReview(t, m, svc, c)
+		c.advance(time.Second)
+		press(t, m, "c")
+		if d, ok := m.dialog.(*confirmDialog); !ok || !strings.Contains(d.title, "Cancel") {
+			t.Fatalf("c in the plan dialog opened %T", m.dialog)
+		}
+		c.advance(time.Second)
+		press(t, m, map[bool]string{true: "y", false: "n"}[yes])
+		r.mu.Lock()
+		cancelled := r.cancelled
+		r.mu.Unlock()
+		if cancelled != yes || len(decisionsOf(r)) != 0 {
+			t.Errorf("answered %v: cancelled %v, decisions %+v", yes, cancelled, decisionsOf(r))
+		}
+	}
+}
