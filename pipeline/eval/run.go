@@ -34,7 +34,10 @@ type Setup struct {
 // one source, so runs compare across people and machines whatever their
 // configuration says.
 func (s Setup) Options(q Question) pipeline.Options {
-	return pipeline.Options{Question: q.Text, Model: s.Model, EmbedModel: s.EmbedModel, Sources: []string{"semanticscholar"}}
+	o := pipeline.DefaultOptions()
+	o.Question, o.Model, o.EmbedModel = q.Text, s.Model, s.EmbedModel
+	o.Sources, o.AutoSources = []string{"semanticscholar"}, false
+	return o
 }
 
 // RunQuestion runs q once in w with the model under test, on a fresh store,

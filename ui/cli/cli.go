@@ -106,7 +106,7 @@ With no command it opens the terminal UI; with a question it starts that researc
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	})
-	root.AddCommand(runCommand(), resumeCommand(), askCommand(), updateCommand(), followCommand(), sessionsCommand(), searchCommand(), corpusCommand(), libraryCommand(), storeCommand(), mcpCommand(), doctorCommand(), dirsCommand(), versionCommand())
+	root.AddCommand(runCommand(), resumeCommand(), askCommand(), updateCommand(), followCommand(), evalCommand(), sessionsCommand(), searchCommand(), corpusCommand(), libraryCommand(), storeCommand(), mcpCommand(), doctorCommand(), dirsCommand(), versionCommand())
 	for _, c := range root.Commands() {
 		refuseUnknownSubcommands(c)
 		argsAreUsage(c)

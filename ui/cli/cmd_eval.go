@@ -1,0 +1,191 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/eval"
+	"github.com/researchtui/researchtui/textkit"
+)
+
+// evalCommand is `researchtui eval` (issue 40): the person's model run on
+// a frozen world and scored against its ground truth and recorded text.
+func evalCommand() *cobra.Command {
+	var model, questions string
+	var runs int
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "eval [--model M] [--questions SET] [--runs N] [--json]",
+		Short: "Measure a model on frozen sources: recall, precision, facts, supported sentences, tokens, time",
+		Long: `eval runs each question of a set with your configured backend and model
+(or --model) on a frozen world: recorded Semantic Scholar answers served
+in-process (no network), each run on a fresh temporary store (never your
+data dir), with the pipeline's default options and every review approved.
+It scores the reports against the questions' ground truth and the recorded
+text, never the pipeline's own verdicts:
+
+  recall     on-topic works cited ÷ on-topic works in the world
+  precision  cited works that are on topic ÷ cited works
+  facts      key facts stated, each by a sentence citing a work whose
+             recorded abstract holds the fact's words
+  supported  cited sentences ≥ 60% of whose content words the recorded title
+             and abstract of a work they cite hold (the judge: lexical match
+             against the recorded text; a paraphrase can fall short of it)
+  repaired   sentences the verifier re-cited, uncited or dropped
+  tokens     prompt and generated tokens, model calls, wall time
+  parse      structured answers that stayed unparsable, and warnings that
+             an agent's answer was unusable, per agent
+
+Sets: turing (default; turing-test, turing-complete), or question IDs
+separated by commas. Questions run in a fixed order. Not yet: --judge MODEL
+(a second model for paraphrase) and --compare A,B (two models side by side).`,
+		Example: `  researchtui eval
+  researchtui eval --model qwen3:4b --runs 3 --json > qwen3-4b.json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runs < 1 || runs > 20 {
+				return fmt.Errorf("%w: --runs must be 1 to 20", errUsage)
+			}
+			qs, err := eval.Select(questions)
+			if err != nil {
+				return fmt.Errorf("%w: %v", errUsage, err)
+			}
+			cfg, err := loadConfig()
+			if err != nil {
+				return err
+			}
+			opt := cfg.defaultOptions()
+			if model != "" {
+				opt.Model = model
+			}
+			opt.Question = qs[0].Text // Normalize checks the models; each run takes its own question
+			if err := opt.Normalize(); err != nil {
+				return fmt.Errorf("%w: %v", errUsage, err)
+			}
+			return runEval(cmd, cfg, opt, qs, runs, asJSON)
+		},
+	}
+	cmd.Flags().StringVar(&model, "model", "", "the model to measure (default: the configured model)")
+	cmd.Flags().StringVar(&questions, "questions", eval.DefaultSet, "a question set, or question IDs separated by commas")
+	cmd.Flags().IntVar(&runs, "runs", 1, "runs of each question (1 to 20)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the results as one JSON object")
+	return cmd
+}
+
+func runEval(cmd *cobra.Command, cfg *Config, opt pipeline.Options, qs []eval.Question, runs int, asJSON bool) error {
+	ctx := cmd.Context()
+	b, err := newBackend(cfg)
+	if err != nil {
+		return err
+	}
+	if err := checkBackend(ctx, b, opt.Model, opt.EmbedModel); err != nil {
+		return err
+	}
+	w, err := eval.OpenWorld(ctx)
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	stderr := cmd.ErrOrStderr()
+	fmt.Fprintf(stderr, "eval: %s on %s; %s of %s; judge: %s\n", opt.Model, cfg.Backend,
+		textkit.Plural(len(qs)*runs, "run", "runs"), textkit.Plural(len(qs), "question", "questions"), eval.Judge)
+	setup := eval.Setup{LLM: b, Model: opt.Model, EmbedModel: opt.EmbedModel, ModelParallel: cfg.modelParallel(),
+		OnEvent: func(ev pipeline.Event) { evalEvent(stderr, ev) }}
+	sum, err := eval.Run(ctx, setup, w, qs, runs, func(s eval.Step) { evalStep(stderr, s) })
+	sum.Backend = cfg.Backend
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return &exitError{exitCancelled, errors.New("the eval was cancelled")}
+		}
+		return &exitError{exitFailed, fmt.Errorf("the eval stopped: %w", err)}
+	}
+	fmt.Fprintf(stderr, "eval: done in %s\n", time.Duration(sum.Overall.WallSeconds*float64(time.Second)).Round(time.Second))
+	if asJSON {
+		enc := json.NewEncoder(cmd.OutOrStdout())
+		enc.SetIndent("", "  ")
+		return enc.Encode(sum)
+	}
+	return evalTable(cmd.OutOrStdout(), sum)
+}
+
+// evalStep says which run starts, how long the eval has taken and about
+// how long it has left (the mean run so far times the runs to go).
+func evalStep(w io.Writer, s eval.Step) {
+	left := "time left unknown until a run finishes"
+	if s.I > 0 {
+		per := s.Elapsed / time.Duration(s.I)
+		left = fmt.Sprintf("about %s left", (per * time.Duration(s.N-s.I)).Round(time.Second))
+	}
+	fmt.Fprintf(w, "eval: question %d of %d: %s (run %d) · %s elapsed · %s\n", s.I+1, s.N, s.Question.ID, s.Run, s.Elapsed.Round(time.Second), left)
+}
+
+// evalEvent shows a run's stages and warnings, not its every event.
+func evalEvent(w io.Writer, ev pipeline.Event) {
+	switch ev.Type {
+	case pipeline.StageStarted, pipeline.Warning, pipeline.RunFailed:
+		if line := ev.Summary(); line != "" {
+			fmt.Fprintln(w, "  "+textkit.StripControls(line))
+		}
+	}
+}
+
+func evalTable(out io.Writer, sum eval.Summary) error {
+	fmt.Fprintf(out, "model %s (%s), embeddings %s\nworld %s\njudge: %s (a cited sentence is supported when ≥ %.0f%% of its content words are in a cited work's recorded title and abstract)\n\n",
+		sum.Model, sum.Backend, sum.EmbedModel, sum.World, sum.Judge, 100*sum.Threshold)
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "question\trun\trecall\tprecision\tfacts\tsupported\trepaired\tprompt tok\tgen tok\tcalls\twall s\tunparsable\t")
+	for _, r := range sum.Results {
+		if r.Error != "" {
+			fmt.Fprintf(tw, "%s\t%d\tfailed: %s\t\t\t\t\t%d\t%d\t%d\t%.1f\t%s\t\n", r.Question, r.Run, textkit.Clip(r.Error, 60),
+				r.PromptTokens, r.GeneratedTokens, r.ModelCalls, r.WallSeconds, perAgent(r.ParseFailures, r.Unusable))
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d/%d %.2f\t%d/%d %.2f\t%d/%d\t%d/%d %.2f\t%d\t%d\t%d\t%d\t%.1f\t%s\t\n", r.Question, r.Run,
+			r.OnTopicCited, r.OnTopic, r.Recall, r.CitedOnTopic, r.Cited, r.Precision, r.FactsCovered, r.Facts,
+			r.Supported, r.CitedSentences, r.SupportedShare, r.Repaired, r.PromptTokens, r.GeneratedTokens, r.ModelCalls, r.WallSeconds,
+			perAgent(r.ParseFailures, r.Unusable))
+	}
+	o := sum.Overall
+	fmt.Fprintf(tw, "overall\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%.1f\t%.0f\t%.0f\t%.1f\t%.1f\t%s\t\n", o.Runs, o.Recall, o.Precision, o.FactsCovered,
+		o.SupportedShare, o.Repaired, o.PromptTokens, o.Generated, o.ModelCalls, o.WallSeconds, perAgent(o.ParseFailures, o.Unusable))
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(out, "\noverall: ratios over all runs; repaired, tokens and calls per run; wall time in all. %d of %d runs failed.\n", o.Failed, o.Runs)
+	return err
+}
+
+// perAgent lists unparsable answers and unusable-answer warnings by agent:
+// "analyst 2, planner 1w" (w: a warning), "-" when none.
+func perAgent(failed, warned map[string]int) string {
+	var parts []string
+	for _, k := range sortedKeys(failed) {
+		parts = append(parts, fmt.Sprintf("%s %d", k, failed[k]))
+	}
+	for _, k := range sortedKeys(warned) {
+		parts = append(parts, fmt.Sprintf("%s %dw", k, warned[k]))
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func sortedKeys(m map[string]int) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
