@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/researchtui/researchtui/search"
 )
@@ -14,6 +15,8 @@ import (
 // citation graph: CitedBy returns the works added as citing a title.
 type Shelf struct {
 	SourceName string // "openalex" when empty
+	// Latency is each request's round trip, as a real API's (~300 ms).
+	Latency time.Duration
 
 	mu       sync.Mutex
 	works    []search.Record
@@ -76,8 +79,24 @@ func (s *Shelf) Name() string {
 	return s.SourceName
 }
 
+// wait is the request's round trip.
+func (s *Shelf) wait(ctx context.Context) error {
+	if s.Latency == 0 {
+		return nil
+	}
+	select {
+	case <-time.After(s.Latency):
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 // Search implements search.Source.
-func (s *Shelf) Search(_ context.Context, query string, limit int) ([]search.Record, error) {
+func (s *Shelf) Search(ctx context.Context, query string, limit int) ([]search.Record, error) {
+	if err := s.wait(ctx); err != nil {
+		return nil, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.searches++
@@ -106,7 +125,10 @@ func (s *Shelf) References(context.Context, search.Record, int) ([]search.Record
 }
 
 // CitedBy implements search.CitationGraph.
-func (s *Shelf) CitedBy(_ context.Context, rec search.Record, limit int) ([]search.Record, error) {
+func (s *Shelf) CitedBy(ctx context.Context, rec search.Record, limit int) ([]search.Record, error) {
+	if err := s.wait(ctx); err != nil {
+		return nil, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.fail != nil {
