@@ -29,7 +29,7 @@ func mcpCommand() *cobra.Command {
 		Short: "Serve researchtui to other agents over the Model Context Protocol (stdio, or Streamable HTTP at /mcp)",
 		Long: `Serves researchtui over the Model Context Protocol: the tools research, start_research (returns
 at once; the run goes on), cancel_session, search_knowledge, list_sessions, get_session,
-resume_session and follow_up, and every finished report as the resource
+resume_session, follow_up and update_session, and every finished report as the resource
 researchtui://sessions/{id}/report. At most --max-runs runs are driven at once; more are refused
 with an error naming the cap.
 
@@ -77,7 +77,7 @@ Sessions idle for --session-idle end (clients initialize again), and at most --m
 	cmd.Flags().StringVar(&token, "token", "", "bearer token HTTP clients must send (visible in ps: prefer --token-file or RESEARCHTUI_MCP_TOKEN; required off loopback)")
 	cmd.Flags().StringVar(&tokenFile, "token-file", "", "read the bearer token from this file (mode 0600)")
 	cmd.Flags().DurationVar(&httpOpt.SessionIdle, "session-idle", mcp.DefaultSessionIdle, "end an HTTP session after this long without a request")
-	cmd.Flags().IntVar(&maxRuns, "max-runs", mcp.DefaultMaxRuns, "research runs driven at once (research, start_research, follow_up, resume_session); more are refused naming the cap")
+	cmd.Flags().IntVar(&maxRuns, "max-runs", mcp.DefaultMaxRuns, "research runs driven at once (research, start_research, follow_up, resume_session, update_session); more are refused naming the cap")
 	cmd.Flags().IntVar(&httpOpt.MaxSessions, "max-sessions", mcp.DefaultMaxSessions, "HTTP sessions kept at once (a new one ends the longest idle)")
 	return cmd
 }

@@ -39,7 +39,7 @@ func TestMCPOverStdio(t *testing.T) {
 		t.Fatalf("connect: %v\nstderr: %s", err, stderr.String())
 	}
 	tools, err := cs.ListTools(ctx, nil)
-	if err != nil || len(tools.Tools) != 8 {
+	if err != nil || len(tools.Tools) != 9 {
 		t.Fatalf("tools: %v %v", tools, err)
 	}
 	help, _, _, _ := c.run("mcp", "--help")

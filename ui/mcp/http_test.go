@@ -99,7 +99,7 @@ func TestBearerToken(t *testing.T) {
 	}
 	defer cs.Close()
 	res, err := cs.ListTools(context.Background(), nil)
-	if err != nil || len(res.Tools) != 8 {
+	if err != nil || len(res.Tools) != 9 {
 		t.Fatalf("tools over HTTP with the token: %v", err)
 	}
 }
