@@ -212,7 +212,12 @@ func TestEvalScriptedModel(t *testing.T) {
 		t.Errorf("overall %+v; want recall ≥ 0.4, precision ≥ 0.8, ≥ 80%% of cited sentences supported, some facts", o)
 	}
 	if os.Getenv("EVAL_LOG") != "" {
-		t.Logf("overall %+v", o)
+		var b strings.Builder
+		sum.Model, sum.EmbedModel, sum.Backend, sum.World, sum.Judge, sum.Threshold = "scripted "+pipelinetest.Model, pipelinetest.EmbedModel, "ollamafake", eval.WorldName, eval.Judge, eval.SupportThreshold
+		if err := eval.WriteTable(&b, sum); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("overall %+v\n%s", o, b.String())
 	}
 }
 

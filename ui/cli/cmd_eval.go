@@ -6,9 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
-	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -115,7 +112,7 @@ func runEval(cmd *cobra.Command, cfg *Config, opt pipeline.Options, qs []eval.Qu
 		enc.SetIndent("", "  ")
 		return enc.Encode(sum)
 	}
-	return evalTable(cmd.OutOrStdout(), sum)
+	return eval.WriteTable(cmd.OutOrStdout(), sum)
 }
 
 // evalStep says which run starts, how long the eval has taken and about
@@ -137,55 +134,4 @@ func evalEvent(w io.Writer, ev pipeline.Event) {
 			fmt.Fprintln(w, "  "+textkit.StripControls(line))
 		}
 	}
-}
-
-func evalTable(out io.Writer, sum eval.Summary) error {
-	fmt.Fprintf(out, "model %s (%s), embeddings %s\nworld %s\njudge: %s (a cited sentence is supported when ≥ %.0f%% of its content words are in a cited work's recorded title and abstract)\n\n",
-		sum.Model, sum.Backend, sum.EmbedModel, sum.World, sum.Judge, 100*sum.Threshold)
-	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "question\trun\trecall\tprecision\tfacts\tsupported\trepaired\tprompt tok\tgen tok\tcalls\twall s\tunparsable\t")
-	for _, r := range sum.Results {
-		if r.Error != "" {
-			fmt.Fprintf(tw, "%s\t%d\tfailed: %s\t\t\t\t\t%d\t%d\t%d\t%.1f\t%s\t\n", r.Question, r.Run, textkit.Clip(r.Error, 60),
-				r.PromptTokens, r.GeneratedTokens, r.ModelCalls, r.WallSeconds, perAgent(r.ParseFailures, r.Unusable))
-			continue
-		}
-		fmt.Fprintf(tw, "%s\t%d\t%d/%d %.2f\t%d/%d %.2f\t%d/%d\t%d/%d %.2f\t%d\t%d\t%d\t%d\t%.1f\t%s\t\n", r.Question, r.Run,
-			r.OnTopicCited, r.OnTopic, r.Recall, r.CitedOnTopic, r.Cited, r.Precision, r.FactsCovered, r.Facts,
-			r.Supported, r.CitedSentences, r.SupportedShare, r.Repaired, r.PromptTokens, r.GeneratedTokens, r.ModelCalls, r.WallSeconds,
-			perAgent(r.ParseFailures, r.Unusable))
-	}
-	o := sum.Overall
-	fmt.Fprintf(tw, "overall\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%.1f\t%.0f\t%.0f\t%.1f\t%.1f\t%s\t\n", o.Runs, o.Recall, o.Precision, o.FactsCovered,
-		o.SupportedShare, o.Repaired, o.PromptTokens, o.Generated, o.ModelCalls, o.WallSeconds, perAgent(o.ParseFailures, o.Unusable))
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	_, err := fmt.Fprintf(out, "\noverall: ratios over all runs; repaired, tokens and calls per run; wall time in all. %d of %d runs failed.\n", o.Failed, o.Runs)
-	return err
-}
-
-// perAgent lists unparsable answers and unusable-answer warnings by agent:
-// "analyst 2, planner 1w" (w: a warning), "-" when none.
-func perAgent(failed, warned map[string]int) string {
-	var parts []string
-	for _, k := range sortedKeys(failed) {
-		parts = append(parts, fmt.Sprintf("%s %d", k, failed[k]))
-	}
-	for _, k := range sortedKeys(warned) {
-		parts = append(parts, fmt.Sprintf("%s %dw", k, warned[k]))
-	}
-	if len(parts) == 0 {
-		return "-"
-	}
-	return strings.Join(parts, ", ")
-}
-
-func sortedKeys(m map[string]int) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
