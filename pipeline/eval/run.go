@@ -27,6 +27,24 @@ type Setup struct {
 	Dir string
 	// OnEvent, when set, sees every event of every run (progress).
 	OnEvent func(pipeline.Event)
+	// Seed, when not 0, is the sampling seed of every chat call of run 1
+	// (Seed+1 of run 2, ...), so an eval repeats where the backend honours
+	// a seed (Ollama and OpenAI-compatible servers take one).
+	Seed int
+}
+
+// seeded gives every chat call that has no seed one.
+type seeded struct {
+	llm.Backend
+	seed int
+}
+
+func (b seeded) Chat(ctx context.Context, req llm.ChatRequest, onDelta func(llm.Delta)) (llm.ChatResponse, error) {
+	if req.Seed == nil {
+		seed := b.seed
+		req.Seed = &seed
+	}
+	return b.Backend.Chat(ctx, req, onDelta)
 }
 
 // Options are the run options of every eval run: the pipeline's defaults
@@ -68,7 +86,11 @@ func RunQuestion(ctx context.Context, s Setup, w *World, q Question, run int) (R
 
 	client := search.NewClient(search.ClientOptions{})
 	client.SetHostLimit(w.Host(), 0) // the recording answers at once; no politeness to keep
-	eng := &pipeline.Engine{Store: st, LLM: s.LLM, Sources: w.Sources(client), ModelParallel: s.ModelParallel}
+	backend := s.LLM
+	if s.Seed != 0 {
+		backend = seeded{s.LLM, s.Seed + run - 1}
+	}
+	eng := &pipeline.Engine{Store: st, LLM: backend, Sources: w.Sources(client), ModelParallel: s.ModelParallel}
 	start := time.Now()
 	r, err := eng.Start(ctx, s.Options(q))
 	if err != nil {
@@ -122,6 +144,7 @@ type Summary struct {
 	Threshold  float64   `json:"support_threshold"`
 	Questions  []string  `json:"questions"`
 	Runs       int       `json:"runs"`
+	Seed       int       `json:"seed,omitempty"` // run k's seed is Seed+k-1
 	Started    time.Time `json:"started"`
 	Results    []Result  `json:"results"`
 	Overall    Totals    `json:"overall"`
@@ -215,7 +238,7 @@ func Run(ctx context.Context, s Setup, w *World, qs []Question, runs int, step f
 		return Summary{}, errors.New("eval: no questions")
 	}
 	runs = max(runs, 1)
-	sum := Summary{Model: s.Model, EmbedModel: s.EmbedModel, World: w.Name, Judge: Judge, Threshold: SupportThreshold, Runs: runs, Started: time.Now()}
+	sum := Summary{Model: s.Model, EmbedModel: s.EmbedModel, World: w.Name, Judge: Judge, Threshold: SupportThreshold, Runs: runs, Seed: s.Seed, Started: time.Now()}
 	for _, q := range qs {
 		sum.Questions = append(sum.Questions, q.ID)
 	}

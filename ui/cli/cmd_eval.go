@@ -19,10 +19,10 @@ import (
 // a frozen world and scored against its ground truth and recorded text.
 func evalCommand() *cobra.Command {
 	var model, questions string
-	var runs int
+	var runs, seed int
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "eval [--model M] [--questions SET] [--runs N] [--json]",
+		Use:   "eval [--model M] [--questions SET] [--runs N] [--seed S] [--json]",
 		Short: "Measure a model on frozen sources: recall, precision, facts, supported sentences, tokens, time",
 		Long: `eval runs each question of a set with your configured backend and model
 (or --model) on a frozen world: recorded Semantic Scholar answers served
@@ -44,8 +44,11 @@ text, never the pipeline's own verdicts:
              an agent's answer was unusable, per agent
 
 Sets: turing (default; turing-test, turing-complete), or question IDs
-separated by commas. Questions run in a fixed order. Not yet: --judge MODEL
-(a second model for paraphrase) and --compare A,B (two models side by side).`,
+separated by commas. Questions run in a fixed order, each chat call with a
+sampling seed (--seed), so an eval repeats where the backend honours one.
+
+Not yet: --judge MODEL (a second model for paraphrase) and --compare A,B
+(two models side by side).`,
 		Example: `  researchtui eval
   researchtui eval --model qwen3:4b --runs 3 --json > qwen3-4b.json`,
 		Args: cobra.NoArgs,
@@ -69,17 +72,18 @@ separated by commas. Questions run in a fixed order. Not yet: --judge MODEL
 			if err := opt.Normalize(); err != nil {
 				return fmt.Errorf("%w: %v", errUsage, err)
 			}
-			return runEval(cmd, cfg, opt, qs, runs, asJSON)
+			return runEval(cmd, cfg, opt, qs, runs, seed, asJSON)
 		},
 	}
 	cmd.Flags().StringVar(&model, "model", "", "the model to measure (default: the configured model)")
 	cmd.Flags().StringVar(&questions, "questions", eval.DefaultSet, "a question set, or question IDs separated by commas")
 	cmd.Flags().IntVar(&runs, "runs", 1, "runs of each question (1 to 20)")
+	cmd.Flags().IntVar(&seed, "seed", 42, "the sampling seed of run 1 (run k: seed+k-1), where the backend takes one; 0: none")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the results as one JSON object")
 	return cmd
 }
 
-func runEval(cmd *cobra.Command, cfg *Config, opt pipeline.Options, qs []eval.Question, runs int, asJSON bool) error {
+func runEval(cmd *cobra.Command, cfg *Config, opt pipeline.Options, qs []eval.Question, runs, seed int, asJSON bool) error {
 	ctx := cmd.Context()
 	b, err := newBackend(cfg)
 	if err != nil {
@@ -96,7 +100,7 @@ func runEval(cmd *cobra.Command, cfg *Config, opt pipeline.Options, qs []eval.Qu
 	stderr := cmd.ErrOrStderr()
 	fmt.Fprintf(stderr, "eval: %s on %s; %s of %s; judge: %s\n", opt.Model, cfg.Backend,
 		textkit.Plural(len(qs)*runs, "run", "runs"), textkit.Plural(len(qs), "question", "questions"), eval.Judge)
-	setup := eval.Setup{LLM: b, Model: opt.Model, EmbedModel: opt.EmbedModel, ModelParallel: cfg.modelParallel(),
+	setup := eval.Setup{LLM: b, Model: opt.Model, EmbedModel: opt.EmbedModel, ModelParallel: cfg.modelParallel(), Seed: seed,
 		OnEvent: func(ev pipeline.Event) { evalEvent(stderr, ev) }}
 	sum, err := eval.Run(ctx, setup, w, qs, runs, func(s eval.Step) { evalStep(stderr, s) })
 	sum.Backend = cfg.Backend

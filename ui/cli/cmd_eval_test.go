@@ -45,8 +45,15 @@ func TestEvalJSON(t *testing.T) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
 		}
 	}
-	if _, out, code, _ := c.run("dirs"); code != 0 {
-		t.Fatal(out)
+	// Every chat call carries the seed (--seed 42 by default).
+	calls := oll.ChatCalls()
+	for _, call := range calls {
+		if seed, ok := call.Options["seed"].(float64); !ok || seed != 42 {
+			t.Fatalf("chat call %d without seed 42: %v", call.N, call.Options)
+		}
+	}
+	if sum.Seed != 42 || len(calls) == 0 {
+		t.Errorf("seed %d, %d calls", sum.Seed, len(calls))
 	}
 	if s, _, _, _ := c.run("sessions", "list", "--json"); strings.TrimSpace(s) != "" {
 		t.Errorf("the eval left sessions in the person's store: %s", s)
