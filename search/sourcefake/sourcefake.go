@@ -1,7 +1,8 @@
 // Package sourcefake is an in-process HTTP server that replays real
 // recorded arXiv, OpenAlex and Semantic Scholar responses (see testdata/ATTRIBUTION.md) for
 // tests of any package. It is a normal (non-test) package so other packages'
-// tests can import it; nothing in the shipped binary should.
+// tests can import it; in the shipped binary only `researchtui eval`
+// (pipeline/eval) does, to serve its frozen world.
 //
 // Bodies are served byte-identical: links inside them still point at
 // arxiv.org, nature.com, ..., so full-text fetches of those links fail
