@@ -225,7 +225,8 @@ func ratio(a, b int) float64 {
 type Step struct {
 	I, N     int
 	Question Question
-	Run      int // 1-based, of Setup's runs
+	Run      int // 1-based, of Runs of this question
+	Runs     int
 	Elapsed  time.Duration
 }
 
@@ -246,7 +247,7 @@ func Run(ctx context.Context, s Setup, w *World, qs []Question, runs int, step f
 	for _, q := range qs {
 		for run := 1; run <= runs; run++ {
 			if step != nil {
-				step(Step{I: i, N: n, Question: q, Run: run, Elapsed: time.Since(sum.Started)})
+				step(Step{I: i, N: n, Question: q, Run: run, Runs: runs, Elapsed: time.Since(sum.Started)})
 			}
 			res, err := RunQuestion(ctx, s, w, q, run)
 			if err != nil {

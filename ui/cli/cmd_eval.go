@@ -127,7 +127,11 @@ func evalStep(w io.Writer, s eval.Step) {
 		per := s.Elapsed / time.Duration(s.I)
 		left = fmt.Sprintf("about %s left", (per * time.Duration(s.N-s.I)).Round(time.Second))
 	}
-	fmt.Fprintf(w, "eval: question %d of %d: %s (run %d) · %s elapsed · %s\n", s.I+1, s.N, s.Question.ID, s.Run, s.Elapsed.Round(time.Second), left)
+	what := fmt.Sprintf("question %d of %d: %s", s.I+1, s.N, s.Question.ID)
+	if s.Runs > 1 {
+		what = fmt.Sprintf("run %d of %d: %s, its run %d of %d", s.I+1, s.N, s.Question.ID, s.Run, s.Runs)
+	}
+	fmt.Fprintf(w, "eval: %s · %s elapsed · %s\n", what, s.Elapsed.Round(time.Second), left)
 }
 
 // evalEvent shows a run's stages and warnings, not its every event.
