@@ -166,6 +166,15 @@ func (o *orchestrator) conclude(ctx context.Context, runErr error) (store.Sessio
 	default:
 		status, evType, msg = store.StatusFailed, RunFailed, runErr.Error()
 	}
+	if o.follow != nil && o.follow.Update > 0 && (status == store.StatusCancelled || status == store.StatusFailed) {
+		// An update that stops leaves the report as it was: the session
+		// stays completed, and the next update continues this one.
+		why := "cancelled"
+		if status == store.StatusFailed {
+			why = "failed: " + msg
+		}
+		status, msg = store.StatusCompleted, fmt.Sprintf("update stopped (%s); `researchtui update %s` or u on the report continues it", why, o.session.ID)
+	}
 	sess, err := o.engine.Store.UpdateSession(o.session.ID, func(s *store.Session) error {
 		s.Status = status
 		s.Usage = storeUsage(tot)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/researchtui/researchtui/llm/ollamafake"
 	"github.com/researchtui/researchtui/pipeline"
@@ -222,5 +223,36 @@ func TestUpdateWithTheSourceDown(t *testing.T) {
 	sess = update(t, env, sess.ID)
 	if checks, _ = pipeline.LoadUpdateChecks(env.Store, sess.ID); len(checks) != 2 || checks[1].Version != 2 {
 		t.Errorf("the check after the source came back: %+v", checks[len(checks)-1])
+	}
+}
+
+// TestCancelledUpdateLeavesTheReportCompleted: an update cancelled while
+// it searches leaves the session completed with its report as it was;
+// the next update continues it and writes the version.
+func TestCancelledUpdateLeavesTheReportCompleted(t *testing.T) {
+	env, shelf, opt := shelfWorld(t)
+	_, sess := runToEnd(t, env, opt)
+	grow(shelf)
+	shelf.Latency = 50 * time.Millisecond
+	r, err := env.Engine.Update(context.Background(), sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for ev := range r.Events() {
+		if ev.Type == pipeline.StageStarted && ev.Stage == pipeline.StageResearch {
+			r.Cancel()
+		}
+	}
+	got, _ := r.Wait()
+	if got.Status != store.StatusCompleted {
+		t.Fatalf("a cancelled update left the session %s", got.Status)
+	}
+	if vs, _ := pipeline.LoadVersions(env.Store, sess.ID); len(vs) != 1 {
+		t.Fatalf("a cancelled update wrote version %d", len(vs))
+	}
+	shelf.Latency = 0
+	update(t, env, sess.ID)
+	if vs, _ := pipeline.LoadVersions(env.Store, sess.ID); len(vs) != 2 {
+		t.Errorf("the next update did not write the version: %d versions", len(vs))
 	}
 }

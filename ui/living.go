@@ -23,10 +23,13 @@ import (
 // --every` sets any other interval.
 const followEvery = 7 * 24 * time.Hour
 
+// updateTitle begins an update's run title on the run screen.
+const updateTitle = "Update: "
+
 func updateRunCmd(ctx context.Context, svc services, id, title string) tea.Cmd {
 	return func() tea.Msg {
 		h, err := svc.Update(ctx, id)
-		opt := pipeline.Options{Question: "Update: " + title}
+		opt := pipeline.Options{Question: updateTitle + title}
 		if sess, serr := svc.Session(id); serr == nil {
 			opt.Model = sess.Model // an update runs on its session's model
 		}

@@ -101,3 +101,41 @@ func updatedReport() pipeline.Report {
 	rep.Updates = []pipeline.UpdateNote{{Version: 2, At: testNow, New: 1}}
 	return rep
 }
+
+// TestUpdateWithNothingNewSaysSo: an update that wrote no version brings
+// the report back with its last line ("nothing new: …"), and a cancel
+// question asked while it ran closes when it ends.
+func TestUpdateWithNothingNewSaysSo(t *testing.T) {
+	m, svc := newTestModel(t, 120, 40, "dark", false)
+	c := &clock{t: testNow}
+	m.now = c.now
+	openFixtureReport(t, m)
+	press(t, m, "u")
+	r := svc.runs[len(svc.runs)-1]
+	c.advance(time.Second)
+	press(t, m, "c")
+	if _, ok := m.dialog.(*confirmDialog); !ok {
+		t.Fatalf("c on the update's run opened %T", m.dialog)
+	}
+	evs := []pipeline.Event{
+		{Type: pipeline.RunStarted, Count: 2, Message: "update 1: searching again for work since 21 November 2026"},
+		{Type: pipeline.StageStarted, Stage: pipeline.StageResearch},
+		{Type: pipeline.StageFinished, Stage: pipeline.StageResearch, Message: "11 works seen, 0 new, 0 kept"},
+		{Type: pipeline.RunFinished, Status: "completed", Message: "nothing new: all 11 works the searches returned were met before"},
+	}
+	for i := range evs {
+		evs[i].SessionID, evs[i].Seq, evs[i].Time = r.id, int64(i+1), testNow
+	}
+	_, cmd := m.Update(runEventsMsg{id: r.id, events: evs, closed: true})
+	run(t, m, cmd)
+	settle(m)
+	if m.dialog != nil {
+		t.Errorf("the cancel question outlived the update: %T", m.dialog)
+	}
+	if m.screen != screenReport {
+		t.Fatalf("the report did not come back (screen %v)", m.screen)
+	}
+	if out := ansi.Strip(m.render()); !strings.Contains(out, "nothing new: all 11 works") {
+		t.Errorf("the report does not say the update found nothing new:\n%s", out)
+	}
+}

@@ -98,10 +98,18 @@ func (m *rootModel) onRunEvents(msg runEventsMsg) tea.Cmd {
 		if m.reviewOpen() && m.active == rs.id {
 			m.dialog = nil
 		}
+		if d, ok := m.dialog.(*confirmDialog); ok {
+			if c, ok := d.onYes.(actCancelRun); ok && c.id == rs.id {
+				m.dialog = nil // the run it would cancel has ended
+			}
+		}
 		statusChanged = true
 		if rs.status == "completed" && m.screen == screenRun && m.active == rs.id {
 			m.setNotice("", false) // "revising…" and the like are over
 			cmds = append(cmds, m.openReport(rs.id, rs.title))
+			if strings.HasPrefix(rs.endMsg, "nothing new") || strings.HasPrefix(rs.endMsg, "update stopped") {
+				m.setNotice(rs.endMsg, false) // an update that wrote no version: the report is as it was
+			}
 		}
 	} else {
 		cmds = append(cmds, waitEvents(msg.id, rs.h.Events()))

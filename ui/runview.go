@@ -101,6 +101,9 @@ type runView struct {
 	ended       time.Time
 	closed      bool // the event channel closed
 	lastSeq     int64
+	// endMsg is what the run's last event said ("nothing new: …" for an
+	// update that wrote no version).
+	endMsg string
 }
 
 func newRunView(id, title, model string, h runHandle, now time.Time) *runView {
@@ -424,6 +427,7 @@ func (rs *runView) finish(ev pipeline.Event, status string) {
 		status = ev.Status
 	}
 	rs.status = status
+	rs.endMsg = sanitizeLine(ev.Message)
 	rs.ended = ev.Time
 	if status != "awaiting_review" {
 		rs.review = nil

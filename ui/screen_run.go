@@ -23,7 +23,11 @@ func (m *rootModel) runKeys() keyTable {
 				return m.loadSessions()
 			}).footer(),
 			do(rKeys.Cancel, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd {
-				m.dialog = newConfirmDialog("Cancel this run?", "The run stops now. Finished stages stay saved, and R on the sessions screen resumes it later.", actCancelRun{id: rs.id}, m.now())
+				text := "The run stops now. Finished stages stay saved, and R on the sessions screen resumes it later."
+				if strings.HasPrefix(rs.title, updateTitle) {
+					text = "The update stops now. The report stays as it was, and u on the report continues the update later."
+				}
+				m.dialog = newConfirmDialog("Cancel this run?", text, actCancelRun{id: rs.id}, m.now())
 				return nil
 			}).footer().when(live),
 			do(rKeys.Review, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd {
