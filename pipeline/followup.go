@@ -436,6 +436,9 @@ func (o *orchestrator) finaliseFollowUp(ctx context.Context, kind string, pinned
 	rep.Funnel = parent.Funnel
 	rep.Funnel.Analysed += len(o.st.Analyses) - pinned
 	rep.Funnel.Cited = len(check.order)
+	if kind == VersionUpdate && o.updated != nil {
+		rep.Funnel, rep.Flow = updatedCounts(rep.Funnel, parent.Flow, *o.updated, rep.Funnel.Cited)
+	}
 	rep.Warnings = o.warningList()
 	versions, err := LoadVersions(o.engine.Store, o.session.ID)
 	if err != nil {

@@ -36,7 +36,8 @@ type Funnel struct {
 }
 
 // LoadCandidates reads a session's candidates (nil when the run has not
-// ranked any yet, or predates ranking). It needs no model backend.
+// ranked any yet, or predates ranking), then those of each update check
+// (Candidate.Update says which). It needs no model backend.
 func LoadCandidates(st store.Reader, id string) ([]Candidate, error) {
 	raw, ok, err := st.Checkpoint(id, CheckpointCandidates)
 	if err != nil || !ok {
@@ -45,6 +46,14 @@ func LoadCandidates(st store.Reader, id string) ([]Candidate, error) {
 	var out []Candidate
 	if err := json.Unmarshal(raw, &out); err != nil {
 		return nil, err
+	}
+	checks, _ := LoadUpdateChecks(st, id)
+	for _, c := range checks {
+		raw, ok, err := st.Checkpoint(id, fmt.Sprintf("up%d/%s", c.N, CheckpointCandidates))
+		var more []Candidate
+		if err == nil && ok && json.Unmarshal(raw, &more) == nil {
+			out = append(out, more...)
+		}
 	}
 	return out, nil
 }

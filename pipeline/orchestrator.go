@@ -46,6 +46,9 @@ type orchestrator struct {
 	// doneMsg, when set, is what the run's last event says instead of
 	// "report ready" (an update that found nothing new).
 	doneMsg string
+	// updated is an update's check so far, for the counts of the version
+	// it writes (update.go).
+	updated *UpdateCheck
 
 	indexState // waiting for the vector index (indexwait.go)
 

@@ -283,7 +283,14 @@ func (f *gather) unseen(recs []search.Record, origins []string) ([]search.Record
 	var r2 []search.Record
 	var o2 []string
 	for i, r := range recs {
-		if f.known != nil && f.knownBefore(r) {
+		if f.known != nil {
+			// An update: every new work is ranked for every sub-question
+			// that finds it (another one ranking it first must not hide
+			// it); what is known is the session's, not this round's.
+			if !f.knownBefore(r) {
+				f.reg.add(r)
+				r2, o2 = append(r2, r), append(o2, origins[i])
+			}
 			continue
 		}
 		key, _ := f.reg.add(r)

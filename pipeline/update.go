@@ -143,6 +143,7 @@ func (o *orchestrator) updateStages(ctx context.Context) error {
 	head := "## " + WhatsNewHeading + " " + o.follow.Since.Format("2 January 2006")
 	o.st.Drafts = append(o.st.Drafts, atTop(body, head+"\n\n"+strings.TrimSpace(section)))
 	o.emit(Event{Type: DraftReady, Stage: StageWrite, Text: o.lastDraft()})
+	o.updated = &check
 	if err := o.finaliseFollowUp(ctx, VersionUpdate, pinned, parent); err != nil {
 		return err
 	}
@@ -282,6 +283,7 @@ func (o *orchestrator) updateResearch(ctx context.Context, parent Report) (updat
 	for _, sq := range o.st.Plan.SubQuestions {
 		for _, c := range f.candidates[sq.ID] {
 			if c.Round == f.round {
+				c.Update = o.follow.Update
 				cands = append(cands, c)
 			}
 		}
@@ -541,4 +543,32 @@ func MarkRead(st store.DB, id string) error {
 		return nil
 	})
 	return err
+}
+
+// updatedCounts are the funnel and PRISMA flow of a version an update
+// wrote: the report's counts plus the check's (an updated review's flow
+// counts the earlier studies and the new ones together). cited is what
+// the version cites.
+func updatedCounts(fn Funnel, flow *Flow, c UpdateCheck, cited int) (Funnel, *Flow) {
+	fn.Found += c.New
+	fn.Read += c.Read
+	fn.Cited = cited
+	if fn.Read > 0 {
+		fn.CitedOfRead = float64(min(fn.Cited, fn.Read)) / float64(fn.Read)
+	}
+	if flow == nil {
+		return fn, nil
+	}
+	f := *flow
+	f.Other = append(append([]RouteCount(nil), f.Other...), RouteCount{Route: fmt.Sprintf("update %d (%s)", c.N, c.At.Format("2 Jan 2006")), Records: c.Seen})
+	f.Identified += c.Seen
+	f.Duplicates += c.Seen - c.New // met before: by the run, or by an earlier update
+	f.Screened += c.New
+	f.Excluded += c.New - c.Read
+	f.Sought += c.Read
+	f.Assessed += c.Read
+	f.AssessedAbstract += c.Read // an update reads what its searches give; full texts are counted with the run's
+	f.Reports += c.Read - c.Kept
+	f.Included = cited
+	return fn, &f
 }

@@ -179,6 +179,17 @@ func TestUpdateReadsOnlyNewWork(t *testing.T) {
 	if err != nil || len(fresh.Sources) != 3 || !strings.Contains(string(ris), "Property-based") || strings.Contains(string(ris), "Fuzzing") {
 		t.Errorf("the references since version 1: %v, %d sources\n%s", err, len(fresh.Sources), ris)
 	}
+	// The update's candidates are the session's too, each with its verdict.
+	cands, _ := pipeline.LoadCandidates(env.Store, sess.ID)
+	sourdough := false
+	for _, c := range cands {
+		if c.Update == 1 && strings.Contains(c.Title, "Sourdough") && !c.Read && c.Reason != "" {
+			sourdough = true
+		}
+	}
+	if !sourdough {
+		t.Errorf("the update's candidates do not show the off-topic work and why it was not read: %+v", cands)
+	}
 	checks, err := pipeline.LoadUpdateChecks(env.Store, sess.ID)
 	if err != nil || len(checks) != 1 {
 		t.Fatalf("checks %+v, %v", checks, err)
@@ -186,6 +197,13 @@ func TestUpdateReadsOnlyNewWork(t *testing.T) {
 	c := checks[0]
 	if c.Version != 2 || c.Kept < 3 || c.New < 4 || len(c.Merged) != 1 || c.Seen <= c.New || c.Chased == 0 {
 		t.Errorf("the check records %+v", c)
+	}
+	// The version's counts add the check's to the run's.
+	if f := rep.Funnel; f.Read != v1.Funnel.Read+c.Read || f.Found != v1.Funnel.Found+c.New || f.Cited != len(rep.Sources) || f.Cited > f.Analysed {
+		t.Errorf("the updated funnel %+v (the run's %+v, the check %+v)", f, v1.Funnel, c)
+	}
+	if v1.Flow != nil && (rep.Flow == nil || rep.Flow.Included != len(rep.Sources) || rep.Flow.Identified != v1.Flow.Identified+c.Seen) {
+		t.Errorf("the updated PRISMA flow %+v (the run's %+v)", rep.Flow, v1.Flow)
 	}
 	if sess.Living == nil || sess.Living.Unread != 2 || sess.Living.LastNew != c.Kept {
 		t.Errorf("the session's living state %+v", sess.Living)
@@ -254,5 +272,22 @@ func TestCancelledUpdateLeavesTheReportCompleted(t *testing.T) {
 	update(t, env, sess.ID)
 	if vs, _ := pipeline.LoadVersions(env.Store, sess.ID); len(vs) != 2 {
 		t.Errorf("the next update did not write the version: %d versions", len(vs))
+	}
+}
+
+// TestUpdateRanksANewWorkForEverySubQuestion: a new work that one
+// sub-question's search finds first (and ranks low) is still ranked, and
+// read, for the sub-question it answers. Sub-questions are researched one
+// at a time, the first first, so the first always meets it first.
+func TestUpdateRanksANewWorkForEverySubQuestion(t *testing.T) {
+	env, shelf, opt := shelfWorld(t)
+	_, sess := runToEnd(t, env, opt)
+	env.Engine.Workers = 1
+	shelf.Add(work("Language models with laboratory tools for chemistry automation", 2026,
+		"Language models given laboratory tools automate chemistry experiments. Testing the models on real syntheses needed few human corrections."))
+	update(t, env, sess.ID)
+	rep, _ := pipeline.LoadReport(env.Store, sess.ID)
+	if !strings.Contains(rep.Markdown, "laboratory tools for chemistry automation") {
+		t.Errorf("the new work on chemistry tools, found first by the testing sub-question, was not read for its own:\n%s", rep.Markdown)
 	}
 }

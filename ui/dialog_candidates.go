@@ -98,7 +98,11 @@ func (d *candidatesDialog) view(st *themes.Styles, w, h int) string {
 		if c.Read {
 			mark, name = st.Accent.Render("✓ "), st.Text
 		}
-		head := fmt.Sprintf("%s r%d  %s", sanitizeLine(c.SubQ), c.Round, sanitizeLine(c.Title))
+		round := fmt.Sprintf("r%d", c.Round)
+		if c.Update > 0 {
+			round = fmt.Sprintf("u%d", c.Update) // found by the session's update check n
+		}
+		head := fmt.Sprintf("%s %s  %s", sanitizeLine(c.SubQ), round, sanitizeLine(c.Title))
 		body = append(body, trunc(mark+name.Render(trunc(head, inner-2)), inner))
 		body = append(body, st.Subtle.Render(trunc("    "+candidateScores(c), inner)))
 	}

@@ -118,7 +118,11 @@ func livingLines(s store.Session, now time.Time) []string {
 	}
 	var parts []string
 	if l.Every > 0 {
-		parts = append(parts, "every "+everyText(l.Every))
+		every := "every " + everyText(l.Every)
+		if !l.LastChecked.IsZero() { // any check starts the interval again
+			every += " · next " + fmtDate(l.LastChecked.Add(l.Every), now)
+		}
+		parts = append(parts, every)
 	}
 	if !l.LastChecked.IsZero() {
 		parts = append(parts, fmt.Sprintf("checked %s: %s", fmtDate(l.LastChecked, now), textkit.Plural(l.LastNew, "new source", "new sources")))

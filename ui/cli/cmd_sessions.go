@@ -158,6 +158,8 @@ func sessionsExport() *cobra.Command {
 					return &exitError{exitFailed, err}
 				}
 				switch {
+				case since < 0 || version < 0 || cmd.Flags().Changed("since") && since == 0:
+					return fmt.Errorf("%w: versions are numbered from 1 (sessions show lists them)", errUsage)
 				case since != 0 && version != 0:
 					return fmt.Errorf("%w: give --version or --since, not both", errUsage)
 				case since != 0 && format != "bibtex" && format != "ris" && format != "csljson":

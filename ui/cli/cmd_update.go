@@ -176,7 +176,10 @@ func followCommand() *cobra.Command {
 		Short: "Keep a finished session up to date: `update --due` updates it at this interval",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if off == (every != "") {
+			switch {
+			case off && every != "":
+				return fmt.Errorf("%w: give --every INTERVAL or --off, not both", errUsage)
+			case !off && every == "":
 				return fmt.Errorf("%w: give --every INTERVAL (e.g. 7d, 2w, 12h) or --off", errUsage)
 			}
 			d := time.Duration(0)
@@ -211,6 +214,9 @@ func followCommand() *cobra.Command {
 // (7d, 2w), which Go's parser lacks.
 func parseEvery(s string) (time.Duration, error) {
 	s = strings.TrimSpace(strings.ToLower(s))
+	if strings.HasPrefix(s, "-") || strings.Trim(s, "0dwhms.") == "" {
+		return 0, fmt.Errorf("the interval must be positive (got %q; write e.g. 7d, 2w or 12h)", s)
+	}
 	unit := map[byte]time.Duration{'d': 24 * time.Hour, 'w': 7 * 24 * time.Hour}
 	if n := len(s); n > 1 && unit[s[n-1]] > 0 {
 		v, err := strconv.ParseFloat(s[:n-1], 64)
