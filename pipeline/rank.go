@@ -43,10 +43,10 @@ type Candidate struct {
 	// Round is the round of research that found it (1 is the first);
 	// Origin how: "search: arxiv", "knowledge base", "query: …" (a later
 	// round's query), "reference of <key>" or "cites <key>".
-	Round  int    `json:"round"`
+	Round int `json:"round"`
 	// Update is the living-review check that found it (update.go); 0 for
 	// the run's own rounds.
-	Update int `json:"update,omitempty"`
+	Update int    `json:"update,omitempty"`
 	Origin string `json:"origin"`
 	// Library names the person's library the work is in ("zotero", a
 	// file's name); "" for a work only found online.
