@@ -444,7 +444,11 @@ func (o *orchestrator) finaliseFollowUp(ctx context.Context, kind string, pinned
 	if err != nil {
 		return err
 	}
-	versions = append(versions, Version{N: o.follow.N, Kind: kind, Question: o.follow.Question, CreatedAt: o.engine.now(), Report: md})
+	question := o.follow.Question
+	if kind == VersionUpdate { // the versions list says what the update brought
+		question = fmt.Sprintf("what's new since %s: %s", o.follow.Since.Format("2 January 2006"), textkit.Plural(len(o.st.Analyses)-pinned, "new source", "new sources"))
+	}
+	versions = append(versions, Version{N: o.follow.N, Kind: kind, Question: question, CreatedAt: o.engine.now(), Report: md})
 	done := *o.follow
 	done.Done = true
 	for name, v := range map[string]any{checkpointReport: rep, checkpointVersions: versions, checkpointFollowUp: done} {

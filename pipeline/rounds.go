@@ -165,7 +165,11 @@ func (f *gather) researchLater(ctx context.Context, round int, plans []roundPlan
 				chasedMu.Unlock()
 				return f.apply(gctx, p.sq, unit, true)
 			}
-			a := o.startAgent(StageResearch, fmt.Sprintf("researcher %s (round %d)", p.sq.ID, round), "missing: "+orNone(p.missing))
+			agent := fmt.Sprintf("researcher %s (round %d)", p.sq.ID, round)
+			if o.follow != nil && o.follow.Update > 0 {
+				agent = fmt.Sprintf("researcher %s (update %d)", p.sq.ID, o.follow.Update)
+			}
+			a := o.startAgent(StageResearch, agent, "missing: "+orNone(p.missing))
 			var recs []search.Record
 			var origins []string
 			for _, q := range p.queries {
