@@ -120,7 +120,11 @@ func (e *Engine) Ask(ctx context.Context, id, question string, adjust func(*Opti
 
 // pendingFollowUp is the follow-up a session was working on, if any.
 func (e *Engine) pendingFollowUp(id string) (*followUp, error) {
-	raw, ok, err := e.Store.Checkpoint(id, checkpointFollowUp)
+	return pendingFollowUp(e.Store, id)
+}
+
+func pendingFollowUp(st store.Reader, id string) (*followUp, error) {
+	raw, ok, err := st.Checkpoint(id, checkpointFollowUp)
 	if err != nil || !ok {
 		return nil, err
 	}

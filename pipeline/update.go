@@ -509,8 +509,15 @@ func Due(st store.Reader, now time.Time) ([]store.Session, error) {
 	}
 	var due []store.Session
 	for _, s := range all {
-		if s.Living == nil || s.Living.Every <= 0 || s.Status != store.StatusCompleted {
+		if s.Living == nil || s.Living.Every <= 0 {
 			continue
+		}
+		if s.Status != store.StatusCompleted {
+			// An update killed on the way (a reboot) leaves the session
+			// interrupted: it is still due, and the update continues it.
+			if fu, err := pendingFollowUp(st, s.ID); err != nil || fu == nil || fu.Update == 0 {
+				continue
+			}
 		}
 		if !now.Before(LastChecked(st, s).Add(s.Living.Every)) {
 			due = append(due, s)

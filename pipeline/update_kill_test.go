@@ -108,6 +108,13 @@ func TestKillDuringAnUpdateThenUpdateAgain(t *testing.T) {
 	if vs, _ := pipeline.LoadVersions(st, sess.ID); len(vs) != 1 {
 		t.Fatalf("the killed update wrote version %d", len(vs))
 	}
+	// Followed, it is still due: cron's update --due continues it.
+	if _, err := pipeline.Follow(st, sess.ID, 7*24*time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if due, _ := pipeline.Due(st, time.Now().Add(8*24*time.Hour)); len(due) != 1 {
+		t.Errorf("the interrupted update's session is not due: %d due", len(due))
+	}
 	backend, _ = llm.NewOllama(oll.URL, llm.OllamaOptions{})
 	env := &pipelinetest.Env{Engine: shelfEngine(st, backend, true), Store: st}
 	update(t, env, sess.ID)
