@@ -546,7 +546,9 @@ func MarkRead(st store.DB, id string) error {
 		return err
 	}
 	_, err = st.UpdateSession(id, func(s *store.Session) error {
-		s.Living.Unread = 0
+		if s.Living != nil { // read again: another process may have changed it
+			s.Living.Unread = 0
+		}
 		return nil
 	})
 	return err
