@@ -274,7 +274,9 @@ func (o *orchestrator) updateResearch(ctx context.Context, parent Report) (updat
 	}
 	out.check.Chased = len(chased)
 	for _, k := range citationOrder(o.st.Plan.SubQuestions, f.bySubQ) {
-		if an, ok := f.analyses[k]; ok {
+		// Never a work the report already cites (a check killed after its
+		// version was written is run again from its own checkpoints).
+		if an, ok := f.analyses[k]; ok && !f.cited[k] {
 			out.added = append(out.added, an)
 		}
 	}
