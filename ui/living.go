@@ -70,7 +70,7 @@ func (m *rootModel) onFollowed(msg followedMsg) tea.Cmd {
 		return nil
 	}
 	if l := msg.sess.Living; l != nil && l.Every > 0 {
-		m.setNotice(fmt.Sprintf("followed: `researchtui update --due` (cron or a timer) updates it every %s; F again stops", everyText(l.Every)), false)
+		m.setNotice(fmt.Sprintf("following every %s: `researchtui update --due` (cron) updates it", everyText(l.Every)), false)
 	} else {
 		m.setNotice("no longer followed", false)
 	}
