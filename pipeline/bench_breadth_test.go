@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/eval"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
 	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/search/sourcefake"
@@ -37,7 +38,7 @@ func BenchmarkOneGPUBreadth(b *testing.B) {
 				b.Cleanup(s2.Close)
 				client := search.NewClient(search.ClientOptions{})
 				client.SetHostLimit(strings.TrimPrefix(s2.URL, "http://"), time.Second)
-				w.engine.Sources["semanticscholar"] = wholePool{search.NewSemanticScholar(client, s2.SemanticScholarURL(), "")}
+				w.engine.Sources["semanticscholar"] = eval.WholePool{Source: search.NewSemanticScholar(client, s2.SemanticScholarURL(), "")}
 				b.StartTimer()
 				start := time.Now()
 				r, err := w.engine.Start(context.Background(), pipeline.Options{Question: c.question,

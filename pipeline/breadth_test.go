@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/eval"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
 	"github.com/researchtui/researchtui/search"
 )
@@ -71,7 +72,7 @@ func TestOverlappingSubQuestionsReadMoreUnderRateLimits(t *testing.T) {
 	}))
 	defer s2.Close()
 	env.Client.SetHostLimit(strings.TrimPrefix(s2.URL, "http://"), 0)
-	env.Engine.Sources["semanticscholar"] = wholePool{search.NewSemanticScholar(env.Client, s2.URL+"/s2", "")}
+	env.Engine.Sources["semanticscholar"] = eval.WholePool{Source: search.NewSemanticScholar(env.Client, s2.URL+"/s2", "")}
 	opt := env.Options("How well do large language models and chatbots do in Turing tests?")
 	opt.Sources = []string{"arxiv", "openalex", "semanticscholar"}
 	_, sess := runToEnd(t, env, opt)
@@ -136,7 +137,7 @@ func TestReviewIncludesThePool(t *testing.T) {
 		{Question: "When do Turing instabilities and Turing-Hopf bifurcations arise?", Strict: "Turing instability Turing-Hopf bifurcation", Moderate: "Turing instability", Broad: "Turing patterns"},
 	}}
 	env := pipelinetest.NewEnv(t, script, "")
-	env.Engine.Sources["semanticscholar"] = wholePool{search.NewSemanticScholar(env.Client, env.Sources.SemanticScholarURL(), "")}
+	env.Engine.Sources["semanticscholar"] = eval.WholePool{Source: search.NewSemanticScholar(env.Client, env.Sources.SemanticScholarURL(), "")}
 	opt := env.Options(patternsQuestion)
 	opt.Sources = []string{"semanticscholar"}
 	opt.Kind = pipeline.KindReview

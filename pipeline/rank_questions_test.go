@@ -1,7 +1,6 @@
 package pipeline_test
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"strings"
@@ -46,24 +45,6 @@ var turingCompleteCase = rankCase{
 	},
 	canonical: "Turing completeness",
 	onTopic:   eval.TuringComplete.OnTopic,
-}
-
-// wholePool asks the recorded Semantic Scholar answer for all of its 100
-// papers whatever the depth's results per call, so every question is
-// ranked over the same pool; references and citing works are followed
-// as usual.
-type wholePool struct{ search.Source }
-
-func (w wholePool) Search(ctx context.Context, q string, _ int) ([]search.Record, error) {
-	return w.Source.Search(ctx, q, 100)
-}
-
-func (w wholePool) References(ctx context.Context, r search.Record, n int) ([]search.Record, error) {
-	return w.Source.(search.CitationGraph).References(ctx, r, n)
-}
-
-func (w wholePool) CitedBy(ctx context.Context, r search.Record, n int) ([]search.Record, error) {
-	return w.Source.(search.CitationGraph).CitedBy(ctx, r, n)
 }
 
 var turingCatalystCase = rankCase{
@@ -117,7 +98,7 @@ func runRankCase(t *testing.T, c rankCase, script *pipelinetest.Script, tune fun
 	script.Topics, script.Canonical = c.topics, c.canonical
 	script.MissingSlot, script.GapQueries = "open problems", []string{"turing open problems"}
 	env := pipelinetest.NewEnv(t, script, "")
-	env.Engine.Sources["semanticscholar"] = wholePool{search.NewSemanticScholar(env.Client, env.Sources.SemanticScholarURL(), "")}
+	env.Engine.Sources["semanticscholar"] = eval.WholePool{Source: search.NewSemanticScholar(env.Client, env.Sources.SemanticScholarURL(), "")}
 	opt := env.Options(c.question)
 	opt.Sources = []string{"semanticscholar"}
 	if tune != nil {
