@@ -68,3 +68,26 @@ func sortedKeys(m map[string]int) []string {
 	sort.Strings(out)
 	return out
 }
+
+// WriteComparison writes two evals' overall figures side by side, with B's
+// difference from A.
+func WriteComparison(out io.Writer, a, b Summary) error {
+	fmt.Fprintf(out, "compare: A %s, B %s (same questions, runs and seeds)\n", a.Model, b.Model)
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "%-14s\tA\tB\tB - A\t\n", "")
+	row := func(name, format string, x, y float64) {
+		fmt.Fprintf(tw, "%-14s\t"+format+"\t"+format+"\t%+.2f\t\n", name, x, y, y-x)
+	}
+	oa, ob := a.Overall, b.Overall
+	row("recall", "%.2f", oa.Recall, ob.Recall)
+	row("precision", "%.2f", oa.Precision, ob.Precision)
+	row("facts", "%.2f", oa.FactsCovered, ob.FactsCovered)
+	row("supported", "%.2f", oa.SupportedShare, ob.SupportedShare)
+	row("repaired/run", "%.1f", oa.Repaired, ob.Repaired)
+	row("gen tok/run", "%.0f", oa.Generated, ob.Generated)
+	row("prompt tok/run", "%.0f", oa.PromptTokens, ob.PromptTokens)
+	row("calls/run", "%.1f", oa.ModelCalls, ob.ModelCalls)
+	row("wall s", "%.1f", oa.WallSeconds, ob.WallSeconds)
+	row("failed runs", "%.0f", float64(oa.Failed), float64(ob.Failed))
+	return tw.Flush()
+}

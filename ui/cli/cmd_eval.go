@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -18,7 +19,7 @@ import (
 // evalCommand is `researchtui eval` (issue 40): the person's model run on
 // a frozen world and scored against its ground truth and recorded text.
 func evalCommand() *cobra.Command {
-	var model, questions string
+	var model, questions, compare string
 	var runs, seed int
 	var asJSON bool
 	cmd := &cobra.Command{
@@ -47,10 +48,13 @@ Sets: turing (default; turing-test, turing-complete), or question IDs
 separated by commas. Questions run in a fixed order, each chat call with a
 sampling seed (--seed), so an eval repeats where the backend honours one.
 
-Not yet: --judge MODEL (a second model for paraphrase) and --compare A,B
-(two models side by side).`,
+--compare A,B runs the same questions, runs and seeds with model A, then B,
+and prints both and a table of the two side by side.
+
+Not yet: --judge MODEL (a second model for paraphrase).`,
 		Example: `  researchtui eval
-  researchtui eval --model qwen3:4b --runs 3 --json > qwen3-4b.json`,
+  researchtui eval --model qwen3:4b --runs 3 --json > qwen3-4b.json
+  researchtui eval --compare qwen3:8b,qwen3:4b`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runs < 1 || runs > 20 {
@@ -72,10 +76,41 @@ Not yet: --judge MODEL (a second model for paraphrase) and --compare A,B
 			if err := opt.Normalize(); err != nil {
 				return fmt.Errorf("%w: %v", errUsage, err)
 			}
-			return runEval(cmd, cfg, opt, qs, runs, seed, asJSON)
+			if compare == "" {
+				return runEval(cmd, cfg, opt, qs, runs, seed, asJSON)
+			}
+			models := strings.Split(compare, ",")
+			for i := range models {
+				models[i] = strings.TrimSpace(models[i])
+			}
+			if len(models) != 2 || models[0] == "" || models[1] == "" || model != "" {
+				return fmt.Errorf("%w: --compare takes two models, A,B (and no --model)", errUsage)
+			}
+			var sums []eval.Summary
+			for _, m := range models {
+				opt.Model = m
+				sum, err := evalModel(cmd, cfg, opt, qs, runs, seed)
+				if err != nil {
+					return err
+				}
+				sums = append(sums, sum)
+			}
+			if asJSON {
+				enc := json.NewEncoder(cmd.OutOrStdout())
+				enc.SetIndent("", "  ")
+				return enc.Encode(map[string][]eval.Summary{"compare": sums})
+			}
+			for _, sum := range sums {
+				if err := eval.WriteTable(cmd.OutOrStdout(), sum); err != nil {
+					return err
+				}
+				fmt.Fprintln(cmd.OutOrStdout())
+			}
+			return eval.WriteComparison(cmd.OutOrStdout(), sums[0], sums[1])
 		},
 	}
 	cmd.Flags().StringVar(&model, "model", "", "the model to measure (default: the configured model)")
+	cmd.Flags().StringVar(&compare, "compare", "", "two models, A,B: the same eval with each, side by side")
 	cmd.Flags().StringVar(&questions, "questions", eval.DefaultSet, "a question set, or question IDs separated by commas")
 	cmd.Flags().IntVar(&runs, "runs", 1, "runs of each question (1 to 20)")
 	cmd.Flags().IntVar(&seed, "seed", 42, "the sampling seed of run 1 (run k: seed+k-1), where the backend takes one; 0: none")
@@ -84,17 +119,31 @@ Not yet: --judge MODEL (a second model for paraphrase) and --compare A,B
 }
 
 func runEval(cmd *cobra.Command, cfg *Config, opt pipeline.Options, qs []eval.Question, runs, seed int, asJSON bool) error {
+	sum, err := evalModel(cmd, cfg, opt, qs, runs, seed)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		enc := json.NewEncoder(cmd.OutOrStdout())
+		enc.SetIndent("", "  ")
+		return enc.Encode(sum)
+	}
+	return eval.WriteTable(cmd.OutOrStdout(), sum)
+}
+
+// evalModel runs the eval with opt.Model, progress on stderr.
+func evalModel(cmd *cobra.Command, cfg *Config, opt pipeline.Options, qs []eval.Question, runs, seed int) (eval.Summary, error) {
 	ctx := cmd.Context()
 	b, err := newBackend(cfg)
 	if err != nil {
-		return err
+		return eval.Summary{}, err
 	}
 	if err := checkBackend(ctx, b, opt.Model, opt.EmbedModel); err != nil {
-		return err
+		return eval.Summary{}, err
 	}
 	w, err := eval.OpenWorld(ctx)
 	if err != nil {
-		return err
+		return eval.Summary{}, err
 	}
 	defer w.Close()
 	stderr := cmd.ErrOrStderr()
@@ -106,17 +155,12 @@ func runEval(cmd *cobra.Command, cfg *Config, opt pipeline.Options, qs []eval.Qu
 	sum.Backend = cfg.Backend
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
-			return &exitError{exitCancelled, errors.New("the eval was cancelled")}
+			return sum, &exitError{exitCancelled, errors.New("the eval was cancelled")}
 		}
-		return &exitError{exitFailed, fmt.Errorf("the eval stopped: %w", err)}
+		return sum, &exitError{exitFailed, fmt.Errorf("the eval stopped: %w", err)}
 	}
 	fmt.Fprintf(stderr, "eval: done in %s\n", time.Duration(sum.Overall.WallSeconds*float64(time.Second)).Round(time.Second))
-	if asJSON {
-		enc := json.NewEncoder(cmd.OutOrStdout())
-		enc.SetIndent("", "  ")
-		return enc.Encode(sum)
-	}
-	return eval.WriteTable(cmd.OutOrStdout(), sum)
+	return sum, nil
 }
 
 // evalStep says which run starts, how long the eval has taken and about

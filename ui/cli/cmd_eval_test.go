@@ -87,3 +87,42 @@ func TestEvalTableAndUsage(t *testing.T) {
 		t.Errorf("unknown set: exit %d %s", code, stderr)
 	}
 }
+
+// TestEvalCompare: --compare A,B runs the eval with each model (the model
+// server sees both), prints both summaries as JSON, and side by side as a
+// table; a bad --compare is a usage error.
+func TestEvalCompare(t *testing.T) {
+	script := &pipelinetest.Script{RevisionRounds: 1}
+	models := ollamafake.DefaultModels()
+	models["qwen3:4b"] = models["qwen3:8b"]
+	oll := ollamafake.New(ollamafake.Options{Responder: script.Responder(), Models: models})
+	defer oll.Close()
+	c := newCLI(t, oll.URL, nil)
+	stdout, stderr, code, _ := c.run("eval", "--json", "--questions", "turing-test", "--compare", "qwen3:8b,qwen3:4b")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	var out struct {
+		Compare []eval.Summary `json:"compare"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil || len(out.Compare) != 2 || out.Compare[0].Model != "qwen3:8b" || out.Compare[1].Model != "qwen3:4b" ||
+		out.Compare[0].Overall.Runs != 1 || out.Compare[1].Overall.Runs != 1 {
+		t.Fatalf("compare JSON: %v\n%.600s", err, stdout)
+	}
+	used := map[string]bool{}
+	for _, call := range oll.ChatCalls() {
+		used[call.Model] = true
+	}
+	if !used["qwen3:8b"] || !used["qwen3:4b"] {
+		t.Errorf("the model server saw %v", used)
+	}
+	stdout, _, code, _ = c.run("eval", "--questions", "turing-test", "--compare", "qwen3:8b,qwen3:4b")
+	if code != 0 || !strings.Contains(stdout, "compare: A qwen3:8b, B qwen3:4b") || !strings.Contains(stdout, "B - A") {
+		t.Errorf("compare table: exit %d\n%s", code, stdout)
+	}
+	for _, bad := range [][]string{{"eval", "--compare", "qwen3:8b"}, {"eval", "--compare", "a,b,c"}, {"eval", "--compare", "qwen3:8b,qwen3:4b", "--model", "qwen3:8b"}} {
+		if _, stderr, code, _ := c.run(bad...); code != 2 {
+			t.Errorf("%q: exit %d, want 2 (%s)", bad, code, stderr)
+		}
+	}
+}
