@@ -154,8 +154,13 @@ func updateOne(cmd *cobra.Command, cfg *Config, id string, asJSON bool) error {
 	return nil
 }
 
-// checkLine says what one check found, in a line.
+// checkLine says what one check found, in a line. Its reason can quote a
+// source's failure (an API's error text): it is cleaned for the terminal.
 func checkLine(c pipeline.UpdateCheck) string {
+	return textkit.CleanLine(checkText(c))
+}
+
+func checkText(c pipeline.UpdateCheck) string {
 	seen := fmt.Sprintf("%s seen, %d new", textkit.Plural(c.Seen, "work", "works"), c.New)
 	if c.Version == 0 {
 		return "nothing new (" + c.Reason + "; " + seen + ")"

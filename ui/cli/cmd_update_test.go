@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/researchtui/researchtui/llm/ollamafake"
+	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
 	"github.com/researchtui/researchtui/search/sourcefake"
 	"github.com/researchtui/researchtui/store"
@@ -98,5 +99,14 @@ func TestUpdateFollowAndDue(t *testing.T) {
 	}
 	if stdout, _, code, _ = c.run("follow", id, "--off"); code != 0 || !strings.Contains(stdout, "no longer followed") {
 		t.Errorf("follow --off: exit %d: %s", code, stdout)
+	}
+}
+
+// TestCheckLineIsCleaned: a check's reason quotes a failing source's
+// error text; what the terminal gets has no control sequence in it.
+func TestCheckLineIsCleaned(t *testing.T) {
+	c := pipeline.UpdateCheck{Reason: "the searches failed (1 warning: openalex failed: \x1b]0;owned\x07HTTP 503\x1b[2J)", Seen: 0}
+	if got := checkLine(c); strings.ContainsAny(got, "\x1b\x07") || !strings.Contains(got, "HTTP 503") {
+		t.Errorf("checkLine = %q", got)
 	}
 }
