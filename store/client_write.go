@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"time"
 )
 
@@ -52,7 +53,19 @@ type putSessionArg struct {
 }
 
 // staleRetries bounds how often an update is reapplied after losing a race.
-const staleRetries = 20
+// Between tries the client waits a random while that doubles up to
+// staleBackoffMax: the owner writes without a round trip, so a client that
+// retried at once could lose every race to an owner writing in a loop.
+const (
+	staleRetries    = 40
+	staleBackoffMax = 64 * time.Millisecond
+)
+
+// staleBackoff is how long try i (from 0) waits before reading again.
+func staleBackoff(i int) time.Duration {
+	limit := time.Millisecond << min(i, 6)
+	return time.Duration(rand.Int64N(int64(min(limit, staleBackoffMax)))) + 1
+}
 
 // UpdateSession is Store.UpdateSession across processes: the session is
 // read, fn changes it here, and the owner writes it back only if nobody
@@ -75,7 +88,10 @@ func (c *Client) CheckpointAndUpdate(id, name string, data []byte, fn func(*Sess
 }
 
 func (c *Client) updateSession(id, name string, data []byte, fn func(*Session) error) (Session, error) {
-	for range staleRetries {
+	for i := range staleRetries {
+		if i > 0 {
+			time.Sleep(staleBackoff(i - 1))
+		}
 		cur, err := c.Session(id)
 		if err != nil {
 			return Session{}, err
