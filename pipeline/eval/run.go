@@ -31,6 +31,10 @@ type Setup struct {
 	// (Seed+1 of run 2, ...), so an eval repeats where the backend honours
 	// a seed (Ollama and OpenAI-compatible servers take one).
 	Seed int
+	// Judge, when set, is the second judge of cited sentences (--judge):
+	// another model, asked about paraphrase. Its calls are not the model
+	// under test's and are counted apart.
+	Judge *ModelJudge
 }
 
 // seeded gives every chat call that has no seed one.
@@ -131,6 +135,9 @@ func RunQuestion(ctx context.Context, s Setup, w *World, q Question, run int) (R
 	}
 	res := Score(q, w, rep, evs)
 	res.Run, res.WallSeconds = run, wall.Seconds()
+	if err := res.JudgeParaphrase(ctx, s.Judge); err != nil {
+		return Result{}, err
+	}
 	return res, nil
 }
 
@@ -166,6 +173,12 @@ type Totals struct {
 	WallSeconds    float64        `json:"wall_seconds"`     // all runs
 	ParseFailures  map[string]int `json:"parse_failures,omitempty"`
 	Unusable       map[string]int `json:"unusable_answers,omitempty"`
+	// The model judge's work in all runs (--judge): sentences put to it,
+	// accepted, answers it gave that said neither, its tokens.
+	Judged           int `json:"judged,omitempty"`
+	SupportedByJudge int `json:"supported_by_judge,omitempty"`
+	JudgeUnclear     int `json:"judge_unclear,omitempty"`
+	JudgeTokens      int `json:"judge_tokens,omitempty"`
 }
 
 // Total pools results.
@@ -190,6 +203,10 @@ func Total(rs []Result) Totals {
 		t.Generated += float64(r.GeneratedTokens)
 		t.ModelCalls += float64(r.ModelCalls)
 		t.WallSeconds += r.WallSeconds
+		t.Judged += r.Judged
+		t.SupportedByJudge += r.SupportedByJudge
+		t.JudgeUnclear += r.JudgeUnclear
+		t.JudgeTokens += r.JudgeTokens
 		for k, v := range r.ParseFailures {
 			t.ParseFailures = add(t.ParseFailures, k, v)
 		}
@@ -239,7 +256,7 @@ func Run(ctx context.Context, s Setup, w *World, qs []Question, runs int, step f
 		return Summary{}, errors.New("eval: no questions")
 	}
 	runs = max(runs, 1)
-	sum := Summary{Model: s.Model, EmbedModel: s.EmbedModel, World: w.Name, Judge: Judge, Threshold: SupportThreshold, Runs: runs, Seed: s.Seed, Started: time.Now()}
+	sum := Summary{Model: s.Model, EmbedModel: s.EmbedModel, World: w.Name, Judge: JudgeName(s.Judge), Threshold: SupportThreshold, Runs: runs, Seed: s.Seed, Started: time.Now()}
 	for _, q := range qs {
 		sum.Questions = append(sum.Questions, q.ID)
 	}

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"context"
 	"regexp"
 	"strconv"
 	"strings"
@@ -45,6 +46,13 @@ type Result struct {
 	CitedSentences int     `json:"cited_sentences"`
 	Supported      int     `json:"supported"`       // cited sentences the recorded text of a cited work holds
 	SupportedShare float64 `json:"supported_share"` // Supported ÷ CitedSentences
+	// SupportedByWords are those the lexical judge accepted; the rest of
+	// Supported the model judge (--judge) accepted as paraphrase.
+	SupportedByWords int `json:"supported_by_words"`
+	Judged           int `json:"judged,omitempty"`             // sentences put to the model judge
+	SupportedByJudge int `json:"supported_by_judge,omitempty"` // of them, accepted
+	JudgeUnclear     int `json:"judge_unclear,omitempty"`      // answers that said neither yes nor no, or failed
+	JudgeTokens      int `json:"judge_tokens,omitempty"`       // the judge's prompt and generated tokens (not the model's)
 	// Unsupported are a few of the sentences that failed, for reading.
 	Unsupported []string `json:"unsupported,omitempty"`
 	Repaired    int      `json:"repaired"` // sentences the pipeline's verifier re-cited, uncited or dropped
@@ -58,6 +66,8 @@ type Result struct {
 	// warnings saying an agent's answer was unusable, per agent.
 	ParseFailures map[string]int `json:"parse_failures,omitempty"`
 	Unusable      map[string]int `json:"unusable_answers,omitempty"`
+
+	rejected []rejection // for the model judge
 }
 
 // Score scores a finished run of q: its report against the ground truth and
@@ -116,12 +126,18 @@ func Score(q Question, w *World, rep pipeline.Report, evs []pipeline.Event) Resu
 			}
 		}
 		if len(claim) > 0 && best >= SupportThreshold {
-			r.Supported++
-		} else if len(r.Unsupported) < 3 {
-			r.Unsupported = append(r.Unsupported, textkit.Clip(s.Text, 160))
+			r.SupportedByWords++
+			continue
 		}
+		rej := rejection{text: s.Text}
+		for _, n := range s.Cites {
+			if p := byN[n]; p != nil && len(claim) > 0 {
+				rej.papers = append(rej.papers, p)
+			}
+		}
+		r.rejected = append(r.rejected, rej)
 	}
-	r.SupportedShare = ratio(r.Supported, r.CitedSentences)
+	r.settleSupport()
 	for i, ok := range stated {
 		if ok {
 			r.FactsCovered++
@@ -136,6 +152,62 @@ func Score(q Question, w *World, rep pipeline.Report, evs []pipeline.Event) Resu
 	}
 	r.addEvents(evs)
 	return r
+}
+
+// rejection is a cited sentence the lexical judge did not accept, with the
+// recorded works it cites (none: nothing for a model judge to read).
+type rejection struct {
+	text     string
+	papers   []*Paper
+	accepted bool // by the model judge
+}
+
+// settleSupport totals the sentences supported by either judge and keeps
+// a few of the rest for reading.
+func (r *Result) settleSupport() {
+	r.Supported = r.SupportedByWords + r.SupportedByJudge
+	r.SupportedShare = ratio(r.Supported, r.CitedSentences)
+	r.Unsupported = nil
+	for _, rej := range r.rejected {
+		if !rej.accepted && len(r.Unsupported) < 3 {
+			r.Unsupported = append(r.Unsupported, textkit.Clip(rej.text, 160))
+		}
+	}
+}
+
+// JudgeParaphrase puts each sentence the lexical judge rejected to the
+// model judge, source by source among the recorded works it cites, until
+// one is said to support it. An answer that says neither yes nor no, or a
+// call that fails, leaves the sentence unsupported and is counted; only a
+// cancelled context stops it.
+func (r *Result) JudgeParaphrase(ctx context.Context, j *ModelJudge) error {
+	if j == nil || j.Model == "" {
+		return nil
+	}
+	for i := range r.rejected {
+		rej := &r.rejected[i]
+		if len(rej.papers) == 0 || rej.accepted {
+			continue
+		}
+		r.Judged++
+		for _, p := range rej.papers {
+			v, use, err := j.Ask(ctx, rej.text, p)
+			r.JudgeTokens += use.PromptTokens + use.CompletionTokens
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if err != nil || v == Unclear {
+				r.JudgeUnclear++
+			}
+			if v == Yes {
+				rej.accepted = true
+				r.SupportedByJudge++
+				break
+			}
+		}
+	}
+	r.settleSupport()
+	return nil
 }
 
 // addEvents counts what the run's events say it cost: tokens and calls

@@ -40,7 +40,14 @@ func WriteTable(out io.Writer, sum Summary) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(out, "\noverall: ratios over all runs; repaired, tokens and calls per run; wall time in all. %d of %d runs failed.\n", o.Failed, o.Runs)
+	if _, err := fmt.Fprintf(out, "\noverall: ratios over all runs; repaired, tokens and calls per run; wall time in all. %d of %d runs failed.\n", o.Failed, o.Runs); err != nil {
+		return err
+	}
+	if o.Judged == 0 && sum.Judge == Judge {
+		return nil
+	}
+	_, err := fmt.Fprintf(out, "model judge: %s put to it, %d accepted as paraphrase (in supported above), %s neither yes nor no or failed; %s of its own, not counted above.\n",
+		textkit.Plural(o.Judged, "sentence", "sentences"), o.SupportedByJudge, textkit.Plural(o.JudgeUnclear, "answer", "answers"), textkit.Plural(o.JudgeTokens, "token", "tokens"))
 	return err
 }
 

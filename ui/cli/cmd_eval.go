@@ -19,11 +19,11 @@ import (
 // evalCommand is `researchtui eval` (issue 40): the person's model run on
 // a frozen world and scored against its ground truth and recorded text.
 func evalCommand() *cobra.Command {
-	var model, questions, compare string
+	var model, questions, compare, judge, backend string
 	var runs, seed int
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "eval [--model M] [--questions SET] [--runs N] [--seed S] [--json]",
+		Use:   "eval [--model M] [--backend B] [--judge J] [--questions SET] [--runs N] [--seed S] [--json]",
 		Short: "Measure a model on frozen sources: recall, precision, facts, supported sentences, tokens, time",
 		Long: `eval runs each question of a set with your configured backend and model
 (or --model) on a frozen world: recorded Semantic Scholar answers served
@@ -48,13 +48,19 @@ Sets: turing (default; turing-test, turing-complete), or question IDs
 separated by commas. Questions run in a fixed order, each chat call with a
 sampling seed (--seed), so an eval repeats where the backend honours one.
 
---compare A,B runs the same questions, runs and seeds with model A, then B,
-and prints both and a table of the two side by side.
+--judge J adds a second judge for paraphrase: each cited sentence the words
+alone do not support is put to model J with the recorded title and abstract
+of each work it cites ("does the source support the claim? YES or NO").
+J can only add support, never remove it; an answer that says neither counts
+as no and is reported. J must not be the model under test, and its tokens
+are counted apart.
 
-Not yet: --judge MODEL (a second model for paraphrase).`,
+--compare A,B runs the same questions, runs and seeds with model A, then B,
+and prints both and a table of the two side by side.`,
 		Example: `  researchtui eval
   researchtui eval --model qwen3:4b --runs 3 --json > qwen3-4b.json
-  researchtui eval --compare qwen3:8b,qwen3:4b`,
+  researchtui eval --compare qwen3:8b,qwen3:4b
+  researchtui eval --model qwen3:4b --judge qwen3:32b`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runs < 1 || runs > 20 {
@@ -68,6 +74,9 @@ Not yet: --judge MODEL (a second model for paraphrase).`,
 			if err != nil {
 				return err
 			}
+			if backend != "" {
+				cfg.Backend = backend
+			}
 			opt := cfg.defaultOptions()
 			if model != "" {
 				opt.Model = model
@@ -76,8 +85,12 @@ Not yet: --judge MODEL (a second model for paraphrase).`,
 			if err := opt.Normalize(); err != nil {
 				return fmt.Errorf("%w: %v", errUsage, err)
 			}
+			judge = strings.TrimSpace(judge)
 			if compare == "" {
-				return runEval(cmd, cfg, opt, qs, runs, seed, asJSON)
+				if judge != "" && judge == opt.Model {
+					return fmt.Errorf("%w: --judge %s is the model under test; a model never judges its own report", errUsage, judge)
+				}
+				return runEval(cmd, cfg, opt, qs, runs, seed, judge, asJSON)
 			}
 			models := strings.Split(compare, ",")
 			for i := range models {
@@ -86,10 +99,13 @@ Not yet: --judge MODEL (a second model for paraphrase).`,
 			if len(models) != 2 || models[0] == "" || models[1] == "" || model != "" {
 				return fmt.Errorf("%w: --compare takes two models, A,B (and no --model)", errUsage)
 			}
+			if judge != "" && (judge == models[0] || judge == models[1]) {
+				return fmt.Errorf("%w: --judge %s is one of the models compared; a model never judges its own report", errUsage, judge)
+			}
 			var sums []eval.Summary
 			for _, m := range models {
 				opt.Model = m
-				sum, err := evalModel(cmd, cfg, opt, qs, runs, seed)
+				sum, err := evalModel(cmd, cfg, opt, qs, runs, seed, judge)
 				if err != nil {
 					return err
 				}
@@ -111,6 +127,8 @@ Not yet: --judge MODEL (a second model for paraphrase).`,
 	}
 	cmd.Flags().StringVar(&model, "model", "", "the model to measure (default: the configured model)")
 	cmd.Flags().StringVar(&compare, "compare", "", "two models, A,B: the same eval with each, side by side")
+	cmd.Flags().StringVar(&judge, "judge", "", "a second model that judges paraphrase where the words alone do not support a cited sentence (never the model under test)")
+	cmd.Flags().StringVar(&backend, "backend", "", "model backend: ollama|openai (default: the configured one)")
 	cmd.Flags().StringVar(&questions, "questions", eval.DefaultSet, "a question set, or question IDs separated by commas")
 	cmd.Flags().IntVar(&runs, "runs", 1, "runs of each question (1 to 20)")
 	cmd.Flags().IntVar(&seed, "seed", 42, "the sampling seed of run 1 (run k: seed+k-1), where the backend takes one; 0: none")
@@ -118,8 +136,8 @@ Not yet: --judge MODEL (a second model for paraphrase).`,
 	return cmd
 }
 
-func runEval(cmd *cobra.Command, cfg *Config, opt pipeline.Options, qs []eval.Question, runs, seed int, asJSON bool) error {
-	sum, err := evalModel(cmd, cfg, opt, qs, runs, seed)
+func runEval(cmd *cobra.Command, cfg *Config, opt pipeline.Options, qs []eval.Question, runs, seed int, judge string, asJSON bool) error {
+	sum, err := evalModel(cmd, cfg, opt, qs, runs, seed, judge)
 	if err != nil {
 		return err
 	}
@@ -131,14 +149,21 @@ func runEval(cmd *cobra.Command, cfg *Config, opt pipeline.Options, qs []eval.Qu
 	return eval.WriteTable(cmd.OutOrStdout(), sum)
 }
 
-// evalModel runs the eval with opt.Model, progress on stderr.
-func evalModel(cmd *cobra.Command, cfg *Config, opt pipeline.Options, qs []eval.Question, runs, seed int) (eval.Summary, error) {
+// evalModel runs the eval with opt.Model (and judge, when not ""),
+// progress on stderr.
+func evalModel(cmd *cobra.Command, cfg *Config, opt pipeline.Options, qs []eval.Question, runs, seed int, judge string) (eval.Summary, error) {
 	ctx := cmd.Context()
 	b, err := newBackend(cfg)
 	if err != nil {
 		return eval.Summary{}, err
 	}
-	if err := checkBackend(ctx, b, opt.Model, opt.EmbedModel); err != nil {
+	models := []string{opt.Model, opt.EmbedModel}
+	var mj *eval.ModelJudge
+	if judge != "" {
+		models = append(models, judge)
+		mj = &eval.ModelJudge{LLM: b, Model: judge, Seed: seed}
+	}
+	if err := checkBackend(ctx, b, models...); err != nil {
 		return eval.Summary{}, err
 	}
 	w, err := eval.OpenWorld(ctx)
@@ -148,8 +173,8 @@ func evalModel(cmd *cobra.Command, cfg *Config, opt pipeline.Options, qs []eval.
 	defer w.Close()
 	stderr := cmd.ErrOrStderr()
 	fmt.Fprintf(stderr, "eval: %s on %s; %s of %s; judge: %s\n", opt.Model, cfg.Backend,
-		textkit.Plural(len(qs)*runs, "run", "runs"), textkit.Plural(len(qs), "question", "questions"), eval.Judge)
-	setup := eval.Setup{LLM: b, Model: opt.Model, EmbedModel: opt.EmbedModel, ModelParallel: cfg.modelParallel(), Seed: seed,
+		textkit.Plural(len(qs)*runs, "run", "runs"), textkit.Plural(len(qs), "question", "questions"), eval.JudgeName(mj))
+	setup := eval.Setup{LLM: b, Model: opt.Model, EmbedModel: opt.EmbedModel, ModelParallel: cfg.modelParallel(), Seed: seed, Judge: mj,
 		OnEvent: func(ev pipeline.Event) { evalEvent(stderr, ev) }}
 	sum, err := eval.Run(ctx, setup, w, qs, runs, func(s eval.Step) { evalStep(stderr, s) })
 	sum.Backend = cfg.Backend

@@ -126,3 +126,35 @@ func TestEvalCompare(t *testing.T) {
 		}
 	}
 }
+
+// TestEvalJudgeAndBackendFlags: --judge names a second model the eval
+// checks before it starts and the summary names; it may never be the
+// model under test; --backend picks the backend and refuses an unknown one.
+func TestEvalJudgeAndBackendFlags(t *testing.T) {
+	script := &pipelinetest.Script{RevisionRounds: 1}
+	models := ollamafake.DefaultModels()
+	models["judge:7b"] = models["qwen3:8b"]
+	oll := ollamafake.New(ollamafake.Options{Responder: script.Responder(), Models: models})
+	defer oll.Close()
+	c := newCLI(t, oll.URL, nil)
+	stdout, stderr, code, _ := c.run("eval", "--json", "--questions", "turing-complete", "--judge", "judge:7b", "--backend", "ollama")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	var sum eval.Summary
+	if err := json.Unmarshal([]byte(stdout), &sum); err != nil || !strings.Contains(sum.Judge, "judge:7b") || sum.Backend != "ollama" || !strings.Contains(stderr, "judge:7b") {
+		t.Errorf("summary %+v %v\nstderr %s", sum, err, stderr)
+	}
+	for _, bad := range [][]string{
+		{"eval", "--judge", pipelinetest.Model},                           // the model under test
+		{"eval", "--compare", "qwen3:8b,judge:7b", "--judge", "judge:7b"}, // one of those compared
+		{"eval", "--backend", "llamafile"},
+	} {
+		if _, stderr, code, _ := c.run(bad...); code != exitUsage {
+			t.Errorf("%q: exit %d, want %d (%s)", bad, code, exitUsage, stderr)
+		}
+	}
+	if _, stderr, code, _ := c.run("eval", "--judge", "absent:1b"); code == 0 || !strings.Contains(stderr, "absent:1b") {
+		t.Errorf("a judge model the server lacks: exit %d %s", code, stderr)
+	}
+}
