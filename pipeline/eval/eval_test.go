@@ -220,24 +220,3 @@ func TestEvalScriptedModel(t *testing.T) {
 		t.Logf("overall %+v\n%s", o, b.String())
 	}
 }
-
-// TestEvalCarelessModel: a writer that misattributes (every third sentence
-// cites the neighbouring source, every fifth claims what no source says)
-// and an analyst that answers batches with broken JSON move the scores the
-// right way: more repairs by the verifier, and the unparsable answers
-// counted per agent.
-func TestEvalCarelessModel(t *testing.T) {
-	careful := runScripted(t, func(eval.Question) *pipelinetest.Script {
-		return &pipelinetest.Script{RevisionRounds: 1}
-	}).Overall
-	careless := runScripted(t, func(eval.Question) *pipelinetest.Script {
-		return &pipelinetest.Script{RevisionRounds: 1, Careless: true, Batch: pipelinetest.BatchJunk}
-	}).Overall
-	t.Logf("careful %+v\ncareless %+v", careful, careless)
-	if careless.Repaired <= careful.Repaired {
-		t.Errorf("repairs: careless %.1f, careful %.1f; want more for the careless writer", careless.Repaired, careful.Repaired)
-	}
-	if len(careful.ParseFailures) != 0 || len(careless.ParseFailures)+len(careless.Unusable) == 0 {
-		t.Errorf("parse failures: careful %v, careless %v / %v; want none, then some", careful.ParseFailures, careless.ParseFailures, careless.Unusable)
-	}
-}

@@ -135,7 +135,7 @@ type Script struct {
 	Faults        []Fault
 	// Batch is how the analyst answers a call for several sources:
 	// BatchAll (default), BatchFirstOnly (it stops after the first
-	// source) or BatchJunk (broken JSON).
+	// source), BatchJunk (broken JSON) or BatchSentences (the form ignored).
 	Batch string
 	// Screen is how the relevance screener answers (screening.go).
 	Screen *ScreenScript
@@ -504,6 +504,10 @@ const (
 	BatchAll       = ""
 	BatchFirstOnly = "first-only"
 	BatchJunk      = "junk"
+	// BatchSentences is a small model ignoring the answer's form: each
+	// finding a sentence of its own words instead of an excerpt's
+	// reference, each slot by its name instead of its number.
+	BatchSentences = "sentences"
 )
 
 // severalAnalyses answers an analyst's call for several short sources:
@@ -533,8 +537,11 @@ func (s *Script) severalAnalyses(user string) string {
 		if json.Unmarshal([]byte(s.withSlots(one, block)), &an) != nil {
 			continue
 		}
-		if strings.Contains(user, "the numbers of the information slots") {
+		if strings.Contains(user, "the numbers of the information slots") && s.Batch != BatchSentences {
 			an["slots"] = slotNumbers(an["slots"])
+		}
+		if s.Batch == BatchSentences {
+			an["findings"] = []string{"The source reports results that bear on the question."}
 		}
 		n, _ := strconv.Atoi(user[l[2]:l[3]])
 		an["n"] = n

@@ -1,0 +1,65 @@
+package eval_test
+
+import (
+	"testing"
+
+	"github.com/researchtui/researchtui/pipeline/eval"
+	"github.com/researchtui/researchtui/pipeline/pipelinetest"
+)
+
+// A model made careless in each of the ways real small models are moves
+// the eval's scores the way a person choosing a model needs them to move,
+// each against the same careful scripted model.
+func TestEvalScoresMoveWithCarelessModels(t *testing.T) {
+	careful := runScripted(t, func(eval.Question) *pipelinetest.Script {
+		return &pipelinetest.Script{RevisionRounds: 1}
+	}).Overall
+
+	// A writer that misattributes (every third sentence cites the
+	// neighbouring source, every fifth claims what no source says): the
+	// verifier has more to repair.
+	t.Run("misattributes", func(t *testing.T) {
+		o := runScripted(t, func(eval.Question) *pipelinetest.Script {
+			return &pipelinetest.Script{RevisionRounds: 1, Careless: true}
+		}).Overall
+		if o.Repaired <= careful.Repaired {
+			t.Errorf("repaired per run: careless %.1f, careful %.1f; want more", o.Repaired, careful.Repaired)
+		}
+	})
+
+	// The same writer with a verifier that lets everything through: the
+	// eval's own judge, not the pipeline's verdict, finds the unsupported
+	// sentences.
+	t.Run("misattributes unchecked", func(t *testing.T) {
+		o := runScripted(t, func(eval.Question) *pipelinetest.Script {
+			return &pipelinetest.Script{RevisionRounds: 1, Careless: true, Paraphrase: true, VerifierJudges: pipelinetest.JudgeNothing}
+		}).Overall
+		if o.SupportedShare >= careful.SupportedShare {
+			t.Errorf("supported: unchecked careless %.2f, careful %.2f; want lower", o.SupportedShare, careful.SupportedShare)
+		}
+	})
+
+	// An analyst that ignores the answer's form (a sentence of its own
+	// where an excerpt's reference was asked, slots by name): its answers
+	// cannot be traced to the text, so the pipeline asks again and falls
+	// back. The report keeps its quality; the eval shows the price: the
+	// analyst's unusable answers, more calls, more tokens.
+	t.Run("ignores the reference form", func(t *testing.T) {
+		o := runScripted(t, func(eval.Question) *pipelinetest.Script {
+			return &pipelinetest.Script{RevisionRounds: 1, Batch: pipelinetest.BatchSentences}
+		}).Overall
+		if o.ParseFailures["analyst"]+o.Unusable["analyst"] == 0 || o.ModelCalls <= careful.ModelCalls || o.PromptTokens <= careful.PromptTokens {
+			t.Errorf("form ignored: %+v\ncareful: %+v\nwant the analyst's unusable answers counted, more calls and tokens", o, careful)
+		}
+	})
+
+	// An analyst whose batched answers are broken JSON: counted per agent.
+	t.Run("writes junk JSON", func(t *testing.T) {
+		o := runScripted(t, func(eval.Question) *pipelinetest.Script {
+			return &pipelinetest.Script{RevisionRounds: 1, Batch: pipelinetest.BatchJunk}
+		}).Overall
+		if len(careful.ParseFailures) != 0 || o.ParseFailures["analyst"]+o.Unusable["analyst"] == 0 {
+			t.Errorf("unparsable answers: careful %v, junk %v / %v; want none, then the analyst's", careful.ParseFailures, o.ParseFailures, o.Unusable)
+		}
+	})
+}
