@@ -167,6 +167,7 @@ type Totals struct {
 	FactsCovered   float64        `json:"facts_covered"` // share of all facts
 	SupportedShare float64        `json:"supported_share"`
 	Repaired       float64        `json:"repaired"`         // per run
+	Unfounded      float64        `json:"unfounded"`        // per run
 	PromptTokens   float64        `json:"prompt_tokens"`    // per run
 	Generated      float64        `json:"generated_tokens"` // per run
 	ModelCalls     float64        `json:"model_calls"`      // per run
@@ -199,6 +200,7 @@ func Total(rs []Result) Totals {
 		sentences += r.CitedSentences
 		supported += r.Supported
 		t.Repaired += float64(r.Repaired)
+		t.Unfounded += float64(r.Unfounded)
 		t.PromptTokens += float64(r.PromptTokens)
 		t.Generated += float64(r.GeneratedTokens)
 		t.ModelCalls += float64(r.ModelCalls)
@@ -218,7 +220,7 @@ func Total(rs []Result) Totals {
 	t.FactsCovered, t.SupportedShare = ratio(covered, facts), ratio(supported, sentences)
 	if t.Runs > 0 {
 		n := float64(t.Runs)
-		t.Repaired, t.PromptTokens, t.Generated, t.ModelCalls = t.Repaired/n, t.PromptTokens/n, t.Generated/n, t.ModelCalls/n
+		t.Repaired, t.Unfounded, t.PromptTokens, t.Generated, t.ModelCalls = t.Repaired/n, t.Unfounded/n, t.PromptTokens/n, t.Generated/n, t.ModelCalls/n
 	}
 	return t
 }

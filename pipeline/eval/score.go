@@ -53,6 +53,10 @@ type Result struct {
 	SupportedByJudge int `json:"supported_by_judge,omitempty"` // of them, accepted
 	JudgeUnclear     int `json:"judge_unclear,omitempty"`      // answers that said neither yes nor no, or failed
 	JudgeTokens      int `json:"judge_tokens,omitempty"`       // the judge's prompt and generated tokens (not the model's)
+	// Unfounded are the question's unfounded claims (facts no recorded
+	// work states) that the report states, cited or not.
+	Unfounded       int      `json:"unfounded"`
+	UnfoundedStated []string `json:"unfounded_stated,omitempty"`
 	// Unsupported are a few of the sentences that failed, for reading.
 	Unsupported []string `json:"unsupported,omitempty"`
 	Repaired    int      `json:"repaired"` // sentences the pipeline's verifier re-cited, uncited or dropped
@@ -92,6 +96,9 @@ func Score(q Question, w *World, rep pipeline.Report, evs []pipeline.Event) Resu
 	r.OnTopicCited = len(covered)
 	r.Recall, r.Precision = ratio(r.OnTopicCited, r.OnTopic), ratio(r.CitedOnTopic, r.Cited)
 
+	body := BodySentences(rep.Markdown)
+	r.UnfoundedStated = statedUnfounded(q, body)
+	r.Unfounded = len(r.UnfoundedStated)
 	sentences := CitedSentences(rep.Markdown)
 	textOf := map[*Paper]map[string]bool{}
 	recorded := func(p *Paper) map[string]bool {
@@ -290,11 +297,22 @@ var (
 	refSection = regexp.MustCompile(`(?im)^#{1,6}\s*(references|bibliography|sources|works cited)\s*$`)
 )
 
-// CitedSentences are the sentences of a report's body (before its
-// references section; headings left out) that cite something. The split is
-// plain: a sentence ends at . ! or ? followed by a space and a capital
-// letter, or at the end of a line.
+// CitedSentences are the sentences of a report's body that cite something.
 func CitedSentences(markdown string) []Sentence {
+	var out []Sentence
+	for _, s := range BodySentences(markdown) {
+		if len(s.Cites) > 0 {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// BodySentences are the sentences of a report's body (before its
+// references section; headings and table rows left out), cited or not. The
+// split is plain: a sentence ends at . ! or ? followed by a space and a
+// capital letter, or at the end of a line.
+func BodySentences(markdown string) []Sentence {
 	if loc := refSection.FindStringIndex(markdown); loc != nil {
 		markdown = markdown[:loc[0]]
 	}
@@ -309,9 +327,6 @@ func CitedSentences(markdown string) []Sentence {
 			var cites []int
 			for _, m := range citeMark.FindAllStringSubmatch(s, -1) {
 				cites = append(cites, expand(m[1])...)
-			}
-			if len(cites) == 0 {
-				continue
 			}
 			text := strings.Join(strings.Fields(citeMark.ReplaceAllString(s, "")), " ")
 			text = strings.NewReplacer("**", "", "__", "", "`", "").Replace(text)

@@ -22,25 +22,25 @@ func WriteTable(out io.Writer, sum Summary) error {
 		width = max(width, len(r.Question))
 	}
 	left := func(s string) string { return fmt.Sprintf("%-*s", width, s) }
-	fmt.Fprintf(tw, "%s\trun\trecall\tprecision\tfacts\tsupported\trepaired\tprompt tok\tgen tok\tcalls\twall s\tunparsable\t\n", left("question"))
+	fmt.Fprintf(tw, "%s\trun\trecall\tprecision\tfacts\tsupported\trepaired\tunfounded\tprompt tok\tgen tok\tcalls\twall s\tunparsable\t\n", left("question"))
 	for _, r := range sum.Results {
 		if r.Error != "" {
-			fmt.Fprintf(tw, "%s\t%d\tfailed: %s\t\t\t\t\t%d\t%d\t%d\t%.1f\t%s\t\n", left(r.Question), r.Run, textkit.Clip(r.Error, 60),
+			fmt.Fprintf(tw, "%s\t%d\tfailed: %s\t\t\t\t\t\t%d\t%d\t%d\t%.1f\t%s\t\n", left(r.Question), r.Run, textkit.Clip(r.Error, 60),
 				r.PromptTokens, r.GeneratedTokens, r.ModelCalls, r.WallSeconds, perAgent(r.ParseFailures, r.Unusable))
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d/%d %.2f\t%d/%d %.2f\t%d/%d\t%d/%d %.2f\t%d\t%d\t%d\t%d\t%.1f\t%s\t\n", left(r.Question), r.Run,
+		fmt.Fprintf(tw, "%s\t%d\t%d/%d %.2f\t%d/%d %.2f\t%d/%d\t%d/%d %.2f\t%d\t%s\t%d\t%d\t%d\t%.1f\t%s\t\n", left(r.Question), r.Run,
 			r.OnTopicCited, r.OnTopic, r.Recall, r.CitedOnTopic, r.Cited, r.Precision, r.FactsCovered, r.Facts,
-			r.Supported, r.CitedSentences, r.SupportedShare, r.Repaired, r.PromptTokens, r.GeneratedTokens, r.ModelCalls, r.WallSeconds,
+			r.Supported, r.CitedSentences, r.SupportedShare, r.Repaired, unfoundedCell(r), r.PromptTokens, r.GeneratedTokens, r.ModelCalls, r.WallSeconds,
 			perAgent(r.ParseFailures, r.Unusable))
 	}
 	o := sum.Overall
-	fmt.Fprintf(tw, "%s\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%.1f\t%.0f\t%.0f\t%.1f\t%.1f\t%s\t\n", left("overall"), o.Runs, o.Recall, o.Precision, o.FactsCovered,
-		o.SupportedShare, o.Repaired, o.PromptTokens, o.Generated, o.ModelCalls, o.WallSeconds, perAgent(o.ParseFailures, o.Unusable))
+	fmt.Fprintf(tw, "%s\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%.1f\t%.1f\t%.0f\t%.0f\t%.1f\t%.1f\t%s\t\n", left("overall"), o.Runs, o.Recall, o.Precision, o.FactsCovered,
+		o.SupportedShare, o.Repaired, o.Unfounded, o.PromptTokens, o.Generated, o.ModelCalls, o.WallSeconds, perAgent(o.ParseFailures, o.Unusable))
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	if _, err := fmt.Fprintf(out, "\noverall: ratios over all runs; repaired, tokens and calls per run; wall time in all. %d of %d runs failed.\n", o.Failed, o.Runs); err != nil {
+	if _, err := fmt.Fprintf(out, "\noverall: ratios over all runs; repaired, unfounded, tokens and calls per run; wall time in all. %d of %d runs failed.\n", o.Failed, o.Runs); err != nil {
 		return err
 	}
 	if o.Judged == 0 && sum.Judge == Judge {
@@ -49,6 +49,14 @@ func WriteTable(out io.Writer, sum Summary) error {
 	_, err := fmt.Fprintf(out, "model judge: %s put to it, %d accepted as paraphrase (in supported above), %s neither yes nor no or failed; %s of its own, not counted above.\n",
 		textkit.Plural(o.Judged, "sentence", "sentences"), o.SupportedByJudge, textkit.Plural(o.JudgeUnclear, "answer", "answers"), textkit.Plural(o.JudgeTokens, "token", "tokens"))
 	return err
+}
+
+// unfoundedCell is how many unfounded claims a run stated, and which.
+func unfoundedCell(r Result) string {
+	if r.Unfounded == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%d (%s)", r.Unfounded, strings.Join(r.UnfoundedStated, ", "))
 }
 
 // perAgent lists unparsable answers and unusable-answer warnings by agent:
@@ -91,6 +99,7 @@ func WriteComparison(out io.Writer, a, b Summary) error {
 	row("facts", "%.2f", oa.FactsCovered, ob.FactsCovered)
 	row("supported", "%.2f", oa.SupportedShare, ob.SupportedShare)
 	row("repaired/run", "%.1f", oa.Repaired, ob.Repaired)
+	row("unfounded/run", "%.1f", oa.Unfounded, ob.Unfounded)
 	row("gen tok/run", "%.0f", oa.Generated, ob.Generated)
 	row("prompt tok/run", "%.0f", oa.PromptTokens, ob.PromptTokens)
 	row("calls/run", "%.1f", oa.ModelCalls, ob.ModelCalls)

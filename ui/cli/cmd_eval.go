@@ -40,6 +40,9 @@ text, never the pipeline's own verdicts:
              and abstract of a work they cite hold (the judge: lexical match
              against the recorded text; a paraphrase can fall short of it)
   repaired   sentences the verifier re-cited, uncited or dropped
+  unfounded  claims no recorded work makes (the question's list: the
+             Loebner Prize, LSTMs being Turing complete, ...) that the
+             report states, cited or not
   tokens     prompt and generated tokens, model calls, wall time
   parse      structured answers that stayed unparsable, and warnings that
              an agent's answer was unusable, per agent
