@@ -40,6 +40,8 @@ func (c command) when(on bool) command { c.b.SetEnabled(on); return c }
 type keyTable struct {
 	title  string // what the help overlay is titled: screen and focus
 	groups [][]command
+	// legend explains the screen's marks below the keys ("" when none).
+	legend string
 }
 
 // dispatch runs the first enabled command whose binding matches.

@@ -144,3 +144,6 @@ func everyText(d time.Duration) string {
 	}
 	return strings.TrimSuffix(strings.TrimSuffix(d.String(), "0s"), "0m")
 }
+
+// sessionsLegend explains the sessions list's marks in its help.
+const sessionsLegend = "Marks before a question: ↻ followed (updated on its schedule by `researchtui update --due`), ● an update wrote a new version you have not opened yet."

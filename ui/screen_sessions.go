@@ -225,7 +225,7 @@ func (m *rootModel) sessionsKeys() keyTable {
 			do(sKeys.Follow, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd { return m.toggleFollow(m.sessions.selected().s) }).when(sel),
 		},
 		m.globalGroup(true),
-	}}
+	}, legend: sessionsLegend}
 }
 
 // sessionsUnbound takes the keys the table doesn't bind: typing in the

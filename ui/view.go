@@ -139,7 +139,11 @@ func (m *rootModel) liveCount() int {
 func (m *rootModel) helpView(w, h int) string {
 	t := m.keys()
 	dw := dialogWidth(w, 96)
-	body := helpColumns(m.st, t.FullHelp(), dw-m.st.Dialog.GetHorizontalFrameSize())
+	inner := dw - m.st.Dialog.GetHorizontalFrameSize()
+	body := helpColumns(m.st, t.FullHelp(), inner)
+	if t.legend != "" {
+		body += "\n\n" + m.st.Subtle.Render(wrapText(t.legend, inner))
+	}
 	if lines := strings.Split(body, "\n"); len(lines) > h-6 && h > 8 {
 		body = strings.Join(append(lines[:h-7], m.st.Subtle.Render("… (a larger window shows every key)")), "\n")
 	}

@@ -183,7 +183,7 @@ func openResearch(ctx context.Context, cfg *Config, sessionID string, models ...
 		sess, err := a.store.Session(sessionID)
 		if err != nil {
 			a.Close()
-			return nil, fmt.Errorf("%w: no session %q (see `researchtui sessions list`)", errUsage, sessionID)
+			return nil, fmt.Errorf("%w: no session %q (see `researchtui sessions list`)", pipeline.ErrBadInput, sessionID)
 		}
 		models = []string{sess.Model, sess.EmbedModel}
 	}

@@ -218,7 +218,7 @@ func sessionsDelete() *cobra.Command {
 
 func notFound(id string, err error) error {
 	if errors.Is(err, store.ErrNotFound) {
-		return fmt.Errorf("%w: no session %q (see `researchtui sessions list`)", errUsage, id)
+		return fmt.Errorf("%w: no session %q (see `researchtui sessions list`)", pipeline.ErrBadInput, id)
 	}
 	return err
 }
