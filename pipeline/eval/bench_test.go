@@ -20,12 +20,12 @@ import (
 //
 //	go test -run '^$' -bench EvalOneGPU -benchtime 1x ./pipeline/eval/
 func BenchmarkEvalOneGPU(b *testing.B) {
-	w, err := eval.OpenWorld(context.Background())
+	qs, _ := eval.Select(eval.DefaultSet)
+	ws, err := eval.OpenWorlds(context.Background(), qs)
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer w.Close()
-	qs, _ := eval.Select(eval.DefaultSet)
+	defer ws.Close()
 	var wall time.Duration
 	var results []eval.Result
 	for i := 0; i < b.N; i++ {
@@ -41,7 +41,7 @@ func BenchmarkEvalOneGPU(b *testing.B) {
 			setup := eval.Setup{LLM: backend, Model: pipelinetest.Model, EmbedModel: pipelinetest.EmbedModel, ModelParallel: 1, Dir: b.TempDir()}
 			b.StartTimer()
 			start := time.Now()
-			sum, err := eval.Run(context.Background(), setup, w, []eval.Question{q}, 1, nil)
+			sum, err := eval.Run(context.Background(), setup, ws, []eval.Question{q}, 1, nil)
 			wall += time.Since(start)
 			b.StopTimer()
 			oll.Close()

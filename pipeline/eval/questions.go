@@ -6,8 +6,10 @@
 //
 // It imports pipeline, search, search/sourcefake and store; nothing imports
 // it but ui/cli (researchtui eval) and tests. It is the one shipped package
-// that starts search/sourcefake: the eval's world is the recording, served
-// over loopback HTTP so the pipeline reads it as it reads the real API.
+// that starts search/sourcefake: each of the eval's worlds is a recording
+// (Semantic Scholar's pool for "turing", arXiv's answer for "testing"),
+// served over loopback HTTP so the pipeline reads it as it reads the real
+// API; each question names its world.
 package eval
 
 import (
@@ -21,6 +23,9 @@ type Question struct {
 	// ID names the question on the command line and in results.
 	ID   string `json:"id"`
 	Text string `json:"question"`
+	// World is the world the question is asked in (TuringWorld,
+	// TestingWorld); "" is TuringWorld, the first.
+	World string `json:"world"`
 	// OnTopic are the lower-case title prefixes of the world's on-topic
 	// works (each matches one recorded title, or a work and its revised
 	// version): recall is the share of them cited.
@@ -32,13 +37,22 @@ type Question struct {
 
 // Fact is a key fact: Words are what a report sentence must state (every
 // content word of them, compared as the scorer compares words), Paper the
-// recorded work (Semantic Scholar paperId) and Sentence the sentence of
-// its recorded abstract that states it.
+// recorded work (its ID in the question's world: a Semantic Scholar
+// paperId, an arXiv ID) and Sentence the sentence of its recorded abstract
+// that states it.
 type Fact struct {
 	ID       string `json:"id"`
 	Words    string `json:"words"`
 	Paper    string `json:"paper"`
 	Sentence string `json:"sentence"`
+}
+
+// WorldID is the world q is asked in.
+func (q Question) WorldID() string {
+	if q.World == "" {
+		return TuringWorld
+	}
+	return q.World
 }
 
 // On reports whether a title is one of q's on-topic works, and which
@@ -57,8 +71,9 @@ func (q Question) On(title string) (string, bool) {
 // recorded Semantic Scholar pool for "turing" (100 papers, most of them
 // namesakes: Turing patterns, machines, GPUs, catalysts).
 var TuringTest = Question{
-	ID:   "turing-test",
-	Text: "How well do large language models and chatbots do in Turing tests, and what do these tests show?",
+	ID:    "turing-test",
+	Text:  "How well do large language models and chatbots do in Turing tests, and what do these tests show?",
+	World: TuringWorld,
 	OnTopic: []string{
 		"large language models pass the turing test", "a turing test of whether ai chatbots", "people cannot distinguish gpt-4",
 		"chatgpt broke the turing test", "does gpt-4 pass the turing test", "the turing trap", "putting chatgpt's medical advice",
@@ -83,8 +98,9 @@ var TuringTest = Question{
 // TuringComplete asks about the Turing completeness of neural networks
 // over the same pool.
 var TuringComplete = Question{
-	ID:   "turing-complete",
-	Text: "Are transformers and recurrent neural networks Turing complete, and what can neural Turing machines compute?",
+	ID:    "turing-complete",
+	Text:  "Are transformers and recurrent neural networks Turing complete, and what can neural Turing machines compute?",
+	World: TuringWorld,
 	OnTopic: []string{
 		"neural turing machines", "attention is turing-complete", "[pdf] neural networks and analog computation", "statistically meaningful approximation",
 		"on the turing completeness of modern neural", "turing completeness of bounded-precision", "implementing neural turing machines",
@@ -105,11 +121,42 @@ var TuringComplete = Question{
 	},
 }
 
+// GUITesting asks about automated testing of GUIs, web and mobile apps
+// over the recorded arXiv answer for "testing" (10 papers on software
+// testing, three of them on this: GUI test case generation, a survey of
+// web testing, a review of automated GUI testing of mobile apps). REST API
+// test generation is testing of web services, not of their user-facing
+// applications, and is left off topic.
+var GUITesting = Question{
+	ID:    "gui-testing",
+	Text:  "What automated techniques exist for testing graphical user interfaces, web applications and mobile apps?",
+	World: TestingWorld,
+	OnTopic: []string{
+		"study paper on test case generation for gui based testing", "a survey on web testing",
+		"a systematic literature review of automated techniques for functional gui testing",
+	},
+	Facts: []Fact{
+		{ID: "gui-sequence-length", Words: "length of the test sequence", Paper: "1202.4527",
+			Sentence: "To cover all use cases and to provide testing for all possible (success/failure) scenarios the length of the test sequence is considered important."},
+		{ID: "web-black-box", Words: "automation black-box testing", Paper: "2503.05378",
+			Sentence: "Most studies focus on novel techniques, emphasizing automation in black-box testing."},
+		{ID: "selenium", Words: "Selenium most widely used tool", Paper: "2503.05378",
+			Sentence: "Selenium is the most widely used tool, while industrial adoption and human studies remain comparatively limited."},
+		{ID: "beats-random", Words: "symbolic execution more effective than random test generation", Paper: "1812.11470",
+			Sentence: "From effectiveness, we conclude that testing techniques which implement model-checking, symbolic execution, constraint solving, and search-based test generation approach tend to be more effective than those implementing random test generation."},
+		{ID: "half-effective", Words: "nearly half of the desired level of effectiveness", Paper: "1812.11470",
+			Sentence: "For effectiveness, we observe that the existing automated testing techniques are not effective enough, and currently they achieve nearly half of the desired level of effectiveness."},
+	},
+}
+
 // Sets are the question sets by name; DefaultSet is what eval runs unless
-// told otherwise. Every set is over the world of the recorded Semantic
-// Scholar pool for "turing".
+// told otherwise. Each question names its world: "turing" is over the
+// recorded Semantic Scholar pool for "turing", "testing" over the
+// recorded arXiv answer for "testing", "all" both.
 var Sets = map[string][]Question{
-	"turing": {TuringTest, TuringComplete},
+	"turing":  {TuringTest, TuringComplete},
+	"testing": {GUITesting},
+	"all":     {TuringTest, TuringComplete, GUITesting},
 }
 
 // DefaultSet is the set eval runs by default.

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/researchtui/researchtui/llm"
@@ -52,22 +54,25 @@ func (b seeded) Chat(ctx context.Context, req llm.ChatRequest, onDelta func(llm.
 }
 
 // Options are the run options of every eval run: the pipeline's defaults
-// (standard depth, the verifier on), the model under test, and the world's
-// one source, so runs compare across people and machines whatever their
+// (standard depth, the verifier on), the model under test, and the sources
+// of q's world, so runs compare across people and machines whatever their
 // configuration says.
 func (s Setup) Options(q Question) pipeline.Options {
 	o := pipeline.DefaultOptions()
 	o.Question, o.Model, o.EmbedModel = q.Text, s.Model, s.EmbedModel
-	o.Sources, o.AutoSources = []string{"semanticscholar"}, false
+	o.Sources, o.AutoSources = append([]string(nil), worldSpecs[q.WorldID()].sources...), false
 	return o
 }
 
-// RunQuestion runs q once in w with the model under test, on a fresh store,
-// approving every review as a headless run does, and scores it. A run that
-// fails is a Result with Error set, not an error: the eval goes on; the
-// error is for what stops the eval (a cancelled context, a store that
-// cannot be made).
+// RunQuestion runs q once in w, its world, with the model under test, on a
+// fresh store, approving every review as a headless run does, and scores
+// it. A run that fails is a Result with Error set, not an error: the eval
+// goes on; the error is for what stops the eval (a cancelled context, a
+// store that cannot be made, w not q's world).
 func RunQuestion(ctx context.Context, s Setup, w *World, q Question, run int) (Result, error) {
+	if _, err := w.For(q); err != nil {
+		return Result{}, err
+	}
 	dir := s.Dir
 	if dir == "" {
 		d, err := os.MkdirTemp("", "researchtui-eval-")
@@ -249,26 +254,39 @@ type Step struct {
 	Elapsed  time.Duration
 }
 
-// Run runs every question runs times, in order (question by question, each
-// one's runs together), calling step before each run, and pools the
-// results. It stops at the first error that stops an eval (see
-// RunQuestion) and returns what was done with it.
-func Run(ctx context.Context, s Setup, w *World, qs []Question, runs int, step func(Step)) (Summary, error) {
+// Run runs every question runs times, in its world (ws: one *World, or
+// the WorldSet OpenWorlds opens for qs), in order (question by question,
+// each one's runs together), calling step before each run, and pools the
+// results; the summary names every world asked in. It stops at the first
+// error that stops an eval (see RunQuestion; a question whose world ws
+// lacks stops it before any run) and returns what was done with it.
+func Run(ctx context.Context, s Setup, ws Worlds, qs []Question, runs int, step func(Step)) (Summary, error) {
 	if len(qs) == 0 {
 		return Summary{}, errors.New("eval: no questions")
 	}
 	runs = max(runs, 1)
-	sum := Summary{Model: s.Model, EmbedModel: s.EmbedModel, World: w.Name, Judge: JudgeName(s.Judge), Threshold: SupportThreshold, Runs: runs, Seed: s.Seed, Started: time.Now()}
+	worlds := make([]*World, len(qs))
+	var names []string
+	for i, q := range qs {
+		w, err := ws.For(q)
+		if err != nil {
+			return Summary{}, err
+		}
+		if worlds[i] = w; !slices.Contains(names, w.Name) {
+			names = append(names, w.Name)
+		}
+	}
+	sum := Summary{Model: s.Model, EmbedModel: s.EmbedModel, World: strings.Join(names, "; "), Judge: JudgeName(s.Judge), Threshold: SupportThreshold, Runs: runs, Seed: s.Seed, Started: time.Now()}
 	for _, q := range qs {
 		sum.Questions = append(sum.Questions, q.ID)
 	}
 	n, i := len(qs)*runs, 0
-	for _, q := range qs {
+	for qi, q := range qs {
 		for run := 1; run <= runs; run++ {
 			if step != nil {
 				step(Step{I: i, N: n, Question: q, Run: run, Runs: runs, Elapsed: time.Since(sum.Started)})
 			}
-			res, err := RunQuestion(ctx, s, w, q, run)
+			res, err := RunQuestion(ctx, s, worlds[qi], q, run)
 			if err != nil {
 				sum.Overall = Total(sum.Results)
 				return sum, err

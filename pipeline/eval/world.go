@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -14,44 +15,119 @@ import (
 
 // Paper is one recorded work of the world, as the recording holds it.
 type Paper struct {
-	ID       string // Semantic Scholar paperId
+	ID       string // the world's identifier: Semantic Scholar paperId, or arXiv ID without its version
 	DOI      string // lower case, "" when none
 	Title    string
 	Abstract string
 }
 
-// World is a frozen world: the recorded Semantic Scholar pool for
-// "turing" (search/sourcefake; its attribution is in
-// search/sourcefake/testdata/ATTRIBUTION.md) served over loopback HTTP,
-// and the recorded text the scorer reads. Close it when done.
+// World is a frozen world: recorded answers of one or more sources (see
+// search/sourcefake/testdata/ATTRIBUTION.md) served over loopback HTTP by
+// search/sourcefake, and the recorded text the scorer reads. Close it
+// when done.
 type World struct {
+	ID     string // what a Question's World names: TuringWorld, TestingWorld
 	Name   string
 	Papers []Paper
 
-	srv *sourcefake.Server
+	srv     *sourcefake.Server
+	sources func(w *World, c *search.Client) map[string]search.Source
 }
 
-// WorldName is the name of the one world so far.
+// The worlds a Question can be asked in.
+const (
+	// TuringWorld is the recorded Semantic Scholar pool for "turing".
+	TuringWorld = "semanticscholar-turing"
+	// TestingWorld is the recorded arXiv answer for "testing"
+	// (world_arxiv.go).
+	TestingWorld = "arxiv-testing"
+)
+
+// WorldName is the name of the Semantic Scholar "turing" world, the first.
 const WorldName = "semanticscholar-turing-100 (recorded; search/sourcefake)"
 
-// OpenWorld starts the world's server and reads the recorded pool from it,
-// so the scorer reads exactly the bytes the pipeline is served.
+// worldSpec is what a world is before it is opened: the sources a run in
+// it searches (the run's Sources option, Setup.Options) and how it opens.
+type worldSpec struct {
+	sources []string
+	open    func(ctx context.Context) (*World, error)
+}
+
+var worldSpecs = map[string]worldSpec{
+	TuringWorld:  {[]string{"semanticscholar"}, OpenWorld},
+	TestingWorld: {[]string{"arxiv"}, openTesting},
+}
+
+// Open opens the world with this ID (TuringWorld, TestingWorld).
+func Open(ctx context.Context, id string) (*World, error) {
+	spec, ok := worldSpecs[id]
+	if !ok {
+		return nil, fmt.Errorf("eval: no world %q (worlds: %s)", id, strings.Join(names(worldSpecs), ", "))
+	}
+	return spec.open(ctx)
+}
+
+// Worlds give each question of an eval its world: one *World, in which
+// every question must be asked, or a WorldSet.
+type Worlds interface {
+	For(q Question) (*World, error)
+}
+
+// For is w when q is asked in it, else an error.
+func (w *World) For(q Question) (*World, error) {
+	if id := q.WorldID(); id != w.ID {
+		return nil, fmt.Errorf("eval: question %s is asked in world %s, not %s", q.ID, id, w.ID)
+	}
+	return w, nil
+}
+
+// WorldSet are open worlds by ID.
+type WorldSet map[string]*World
+
+// OpenWorlds opens each world the questions are asked in, once.
+func OpenWorlds(ctx context.Context, qs []Question) (WorldSet, error) {
+	ws := WorldSet{}
+	for _, q := range qs {
+		id := q.WorldID()
+		if ws[id] != nil {
+			continue
+		}
+		w, err := Open(ctx, id)
+		if err != nil {
+			ws.Close()
+			return nil, err
+		}
+		ws[id] = w
+	}
+	return ws, nil
+}
+
+// For is the world q is asked in, or an error when it is not open.
+func (ws WorldSet) For(q Question) (*World, error) {
+	if w := ws[q.WorldID()]; w != nil {
+		return w, nil
+	}
+	return nil, fmt.Errorf("eval: question %s is asked in world %s, which is not open", q.ID, q.WorldID())
+}
+
+// Close closes every world.
+func (ws WorldSet) Close() {
+	for _, w := range ws {
+		w.Close()
+	}
+}
+
+// OpenWorld opens the Semantic Scholar "turing" world: it starts the
+// world's server and reads the recorded pool from it, so the scorer reads
+// exactly the bytes the pipeline is served.
 func OpenWorld(ctx context.Context) (*World, error) {
 	srv := sourcefake.New()
-	w := &World{Name: WorldName, srv: srv}
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.SemanticScholarURL()+"/graph/v1/paper/search?query=turing&limit=100", nil)
+	w := &World{ID: TuringWorld, Name: WorldName, srv: srv, sources: semanticScholarSources}
+	b, err := recorded(ctx, srv.SemanticScholarURL()+"/graph/v1/paper/search?query=turing&limit=100")
 	if err != nil {
 		srv.Close()
 		return nil, err
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		srv.Close()
-		return nil, fmt.Errorf("eval world: %w", err)
-	}
-	defer resp.Body.Close()
 	var page struct {
 		Data []struct {
 			PaperID     string         `json:"paperId"`
@@ -60,7 +136,7 @@ func OpenWorld(ctx context.Context) (*World, error) {
 			ExternalIDs map[string]any `json:"externalIds"`
 		} `json:"data"`
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&page); err != nil {
+	if err := json.Unmarshal(b, &page); err != nil {
 		srv.Close()
 		return nil, fmt.Errorf("eval world: the recorded pool: %w", err)
 	}
@@ -81,6 +157,25 @@ func OpenWorld(ctx context.Context) (*World, error) {
 	return w, nil
 }
 
+// recorded is the body the world's server answers a GET of url with.
+func recorded(ctx context.Context, url string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("eval world: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("eval world: the recording answered %s", resp.Status)
+	}
+	return io.ReadAll(resp.Body)
+}
+
 // Close stops the world's server.
 func (w *World) Close() { w.srv.Close() }
 
@@ -90,10 +185,16 @@ func (w *World) SemanticScholarURL() string { return w.srv.SemanticScholarURL() 
 // Host is the world server's host:port, for search.Client.SetHostLimit.
 func (w *World) Host() string { return strings.TrimPrefix(w.srv.URL, "http://") }
 
-// Sources are the sources a run in this world searches: Semantic Scholar
-// asked for the whole recorded pool whatever the depth, so every question
-// is ranked over the same 100 papers.
-func (w *World) Sources(c *search.Client) map[string]search.Source {
+// ArxivURL is the world's arXiv base URL.
+func (w *World) ArxivURL() string { return w.srv.ArxivURL() }
+
+// Sources are the sources a run in this world searches, by name.
+func (w *World) Sources(c *search.Client) map[string]search.Source { return w.sources(w, c) }
+
+// semanticScholarSources are the "turing" world's: Semantic Scholar asked
+// for the whole recorded pool whatever the depth, so every question is
+// ranked over the same 100 papers.
+func semanticScholarSources(w *World, c *search.Client) map[string]search.Source {
 	return map[string]search.Source{"semanticscholar": WholePool{search.NewSemanticScholar(c, w.SemanticScholarURL(), "")}}
 }
 
@@ -117,9 +218,10 @@ func (p WholePool) CitedBy(ctx context.Context, r search.Record, n int) ([]searc
 	return p.Source.(search.CitationGraph).CitedBy(ctx, r, n)
 }
 
-// Find returns the recorded work a cited source is, by paperId in its URL
-// or key, then DOI, then title; nil when it is not in the pool (a work
-// reached through the recorded references or citations).
+// Find returns the recorded work a cited source is, by the work's ID
+// (paperId, arXiv ID) in its URL or key, then DOI, then title; nil when it
+// is not in the pool (a work reached through the recorded references or
+// citations).
 func (w *World) Find(key, url, doi, title string) *Paper {
 	for i := range w.Papers {
 		p := &w.Papers[i]
@@ -143,7 +245,7 @@ func (w *World) Find(key, url, doi, title string) *Paper {
 	return nil
 }
 
-// Paper is the recorded work with this paperId, or nil.
+// Paper is the recorded work with this ID (paperId, arXiv ID), or nil.
 func (w *World) Paper(id string) *Paper {
 	for i := range w.Papers {
 		if w.Papers[i].ID == id {

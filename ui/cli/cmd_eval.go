@@ -47,9 +47,11 @@ text, never the pipeline's own verdicts:
   parse      structured answers that stayed unparsable, and warnings that
              an agent's answer was unusable, per agent
 
-Sets: turing (default; turing-test, turing-complete), or question IDs
-separated by commas. Questions run in a fixed order, each chat call with a
-sampling seed (--seed), so an eval repeats where the backend honours one.
+Sets: turing (default; turing-test, turing-complete, on recorded Semantic
+Scholar answers), testing (gui-testing, on a recorded arXiv answer), all,
+or question IDs separated by commas. Questions run in a fixed order, each
+chat call with a sampling seed (--seed), so an eval repeats where the
+backend honours one.
 
 --judge J adds a second judge for paraphrase: each cited sentence the words
 alone do not support is put to model J with the recorded title and abstract
@@ -169,17 +171,17 @@ func evalModel(cmd *cobra.Command, cfg *Config, opt pipeline.Options, qs []eval.
 	if err := checkBackend(ctx, b, models...); err != nil {
 		return eval.Summary{}, err
 	}
-	w, err := eval.OpenWorld(ctx)
+	ws, err := eval.OpenWorlds(ctx, qs)
 	if err != nil {
 		return eval.Summary{}, err
 	}
-	defer w.Close()
+	defer ws.Close()
 	stderr := cmd.ErrOrStderr()
 	fmt.Fprintf(stderr, "eval: %s on %s; %s of %s; judge: %s\n", opt.Model, cfg.Backend,
 		textkit.Plural(len(qs)*runs, "run", "runs"), textkit.Plural(len(qs), "question", "questions"), eval.JudgeName(mj))
 	setup := eval.Setup{LLM: b, Model: opt.Model, EmbedModel: opt.EmbedModel, ModelParallel: cfg.modelParallel(), Seed: seed, Judge: mj,
 		OnEvent: func(ev pipeline.Event) { evalEvent(stderr, ev) }}
-	sum, err := eval.Run(ctx, setup, w, qs, runs, func(s eval.Step) { evalStep(stderr, s) })
+	sum, err := eval.Run(ctx, setup, ws, qs, runs, func(s eval.Step) { evalStep(stderr, s) })
 	sum.Backend = cfg.Backend
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
