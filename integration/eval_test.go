@@ -1,0 +1,182 @@
+//go:build integration
+
+package integration
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/researchtui/researchtui/llm"
+	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/eval"
+)
+
+// TestEvalOnRealOllama (issue 40): with the genuine server and the tiny
+// random model, eval completes and reports, however bad the scores. A run
+// the gibberish model makes fail must be a Result with its Error, not a
+// stopped eval.
+//
+// One run of one question, with eval's own options (standard depth): no
+// cap on generation is needed, as the tiny model stops by itself (~900
+// tokens in all). Most of the wall time (~1.5 min on 2 idle cores, up to
+// ~4 when they are shared) is tiny-embed on the CPU embedding abstracts.
+// The deadline fails a stuck run clearly, within the suite's timeout.
+func TestEvalOnRealOllama(t *testing.T) {
+	t0 := time.Now()
+	const deadline = 4 * time.Minute
+	ctx, cancel := context.WithTimeout(t.Context(), deadline)
+	defer cancel()
+	w, err := eval.OpenWorld(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	qs, err := eval.Select("turing-complete")
+	if err != nil || len(qs) != 1 {
+		t.Fatalf("select: %v %v", qs, err)
+	}
+
+	var mu sync.Mutex
+	var stages []string
+	m := newMeter(t, ollamaURL)
+	b, err := llm.NewOllama(m.URL, llm.OllamaOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	timed := &timedBackend{Backend: b}
+	setup := eval.Setup{
+		LLM: timed, Model: chatModel, EmbedModel: embedModel, Seed: 42, Dir: t.TempDir(),
+		OnEvent: func(ev pipeline.Event) {
+			switch ev.Type {
+			case pipeline.StageStarted, pipeline.Warning, pipeline.RunFailed:
+				mu.Lock()
+				stages = append(stages, time.Since(t0).Round(time.Second).String()+" "+ev.Summary())
+				mu.Unlock()
+			}
+		},
+	}
+	sum, err := eval.Run(ctx, setup, w, qs, 1, nil)
+	sum.Backend = "ollama"
+	t.Logf("eval took %s", time.Since(t0).Round(time.Millisecond))
+	for _, s := range stages {
+		t.Logf("  %.200s", s)
+	}
+	t.Logf("backend time: %s", timed)
+	if errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("the eval took over %s: %v", deadline, err)
+	}
+	if err != nil {
+		t.Fatalf("the eval stopped: %v", err)
+	}
+
+	if len(sum.Results) != 1 || sum.Results[0].Question != "turing-complete" || sum.Results[0].Run != 1 {
+		t.Fatalf("results %+v, want one run of turing-complete", sum.Results)
+	}
+	r := sum.Results[0]
+	if r.Error != "" {
+		t.Logf("the random model's run failed: %s", r.Error)
+	} else if r.Session == "" || r.OnTopic == 0 || r.Facts == 0 {
+		t.Errorf("a run with no error but no scored report: %+v", r)
+	}
+	if sum.Overall.Runs != 1 {
+		t.Errorf("overall runs %d, want 1", sum.Overall.Runs)
+	}
+	if r.ModelCalls == 0 || r.PromptTokens+r.GeneratedTokens == 0 {
+		t.Errorf("the model was not called: %d calls, %d prompt and %d generated tokens", r.ModelCalls, r.PromptTokens, r.GeneratedTokens)
+	}
+	got := m.served()
+	t.Logf("server reported %+v; the eval counted %d calls, %d prompt and %d generated tokens", got, r.ModelCalls, r.PromptTokens, r.GeneratedTokens)
+	if r.PromptTokens != got.Prompt || r.GeneratedTokens != got.Completion {
+		t.Errorf("the eval's tokens (%d prompt, %d generated) differ from the server's (%d, %d)", r.PromptTokens, r.GeneratedTokens, got.Prompt, got.Completion)
+	}
+	// A structured call's retry after an unusable answer is the same call
+	// (its tokens are counted), so the server can see more chats.
+	if r.ModelCalls > got.Chats {
+		t.Errorf("the eval counted %d model calls, the server answered %d", r.ModelCalls, got.Chats)
+	}
+	for name, v := range map[string]float64{
+		"recall": r.Recall, "precision": r.Precision, "supported": r.SupportedShare,
+		"overall recall": sum.Overall.Recall, "overall precision": sum.Overall.Precision,
+		"overall facts": sum.Overall.FactsCovered, "overall supported": sum.Overall.SupportedShare,
+	} {
+		if v < 0 || v > 1 {
+			t.Errorf("%s = %v, outside [0,1]", name, v)
+		}
+	}
+
+	var table bytes.Buffer
+	if err := eval.WriteTable(&table, sum); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("\n%s", table.String())
+	for _, want := range []string{"turing-complete", "overall", chatModel} {
+		if !strings.Contains(table.String(), want) {
+			t.Errorf("the table lacks %q", want)
+		}
+	}
+
+	enc, err := json.Marshal(sum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back eval.Summary
+	if err := json.Unmarshal(enc, &back); err != nil {
+		t.Fatalf("the summary's JSON does not decode: %v", err)
+	}
+	if back.Overall.Runs != 1 || len(back.Results) != 1 || back.Results[0].Error != r.Error || back.Model != chatModel {
+		t.Errorf("the summary's JSON round trip lost something: %s", enc)
+	}
+}
+
+// timedBackend adds up the time spent in each kind of call, so the log
+// says where an eval's wall time went.
+type timedBackend struct {
+	llm.Backend
+	mu                          sync.Mutex
+	chats, embeds, embedsFailed int
+	chatTime, embedTime         time.Duration
+	slowestEmbed                time.Duration
+	slowestInputs               int
+}
+
+func (b *timedBackend) Chat(ctx context.Context, req llm.ChatRequest, onDelta func(llm.Delta)) (llm.ChatResponse, error) {
+	t0 := time.Now()
+	resp, err := b.Backend.Chat(ctx, req, onDelta)
+	b.mu.Lock()
+	b.chats++
+	b.chatTime += time.Since(t0)
+	b.mu.Unlock()
+	return resp, err
+}
+
+func (b *timedBackend) Embed(ctx context.Context, model string, inputs []string) ([][]float32, llm.Usage, error) {
+	t0 := time.Now()
+	out, u, err := b.Backend.Embed(ctx, model, inputs)
+	b.mu.Lock()
+	b.embeds++
+	if err != nil {
+		b.embedsFailed++
+	}
+	d := time.Since(t0)
+	b.embedTime += d
+	if d > b.slowestEmbed {
+		b.slowestEmbed, b.slowestInputs = d, len(inputs)
+	}
+	b.mu.Unlock()
+	return out, u, err
+}
+
+func (b *timedBackend) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return fmt.Sprintf("%d chat calls in %s; %d embed calls (%d failed) in %s, the slowest %s for %d inputs (calls overlap: the sums can exceed the wall time)",
+		b.chats, b.chatTime.Round(time.Millisecond), b.embeds, b.embedsFailed, b.embedTime.Round(time.Millisecond),
+		b.slowestEmbed.Round(time.Millisecond), b.slowestInputs)
+}
