@@ -126,22 +126,44 @@ func (o *orchestrator) updateStages(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if o.opt.Verify != VerifyOff {
-		verifyStart := o.stageStart(StageVerify, "checking the new section's cited sentences against their sources")
-		if section, err = o.verifyDraft(ctx, 0, section); err != nil {
-			return err
-		}
-		if err := o.stageDone(StageVerify, verifyStart, o.verifiedText()); err != nil {
-			return err
-		}
-	}
 	body := stripReferences(prev.Report)
 	for _, h := range MethodHeadings() {
 		body = stripSection(body, h)
 	}
 	body = stripSection(body, StudiesHeading)
 	head := "## " + WhatsNewHeading + " " + o.follow.Since.Format("2 January 2006")
-	o.st.Drafts = append(o.st.Drafts, atTop(body, head+"\n\n"+strings.TrimSpace(section)))
+	heading := summaryHeading(body)
+	summary, err := o.updatedSummary(ctx, body, heading, section)
+	if err != nil {
+		return err
+	}
+	if o.opt.Verify != VerifyOff {
+		// One check of what this update wrote: the new section and, when
+		// it changed, the summary (its old sentences were checked before).
+		what, text := "checking the new section's cited sentences against their sources", head+"\n\n"+strings.TrimSpace(section)+"\n"
+		if summary != "" {
+			what, text = "checking the new section's and the revised summary's cited sentences against their sources", text+"\n"+heading+"\n\n"+summary+"\n"
+		}
+		verifyStart := o.stageStart(StageVerify, what)
+		checked, err := o.verifyDraft(ctx, 0, text)
+		if err != nil {
+			return err
+		}
+		section = sectionBody(checked, head)
+		if summary != "" {
+			summary = sectionBody(checked, heading)
+		}
+		if err := o.stageDone(StageVerify, verifyStart, o.verifiedText()); err != nil {
+			return err
+		}
+	}
+	draft := atTop(body, head+"\n\n"+strings.TrimSpace(section))
+	if summary != "" {
+		if spliced, ok := spliceSections(draft, heading+"\n\n"+summary); ok {
+			draft = spliced
+		}
+	}
+	o.st.Drafts = append(o.st.Drafts, draft)
 	o.emit(Event{Type: DraftReady, Stage: StageWrite, Text: o.lastDraft()})
 	o.updated = &check
 	if err := o.finaliseFollowUp(ctx, VersionUpdate, pinned, parent); err != nil {

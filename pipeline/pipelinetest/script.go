@@ -211,6 +211,9 @@ func (s *Script) Responder() ollamafake.Responder {
 		case Translator:
 			return ollamafake.Reply{Content: "[translated] " + lastUser(call)}
 		case Writer:
+			if strings.Contains(user, "\nExecutive summary now:\n") {
+				return ollamafake.Reply{Content: updatedSummary(user)}
+			}
 			if strings.Contains(user, "\nNew sources since ") {
 				return ollamafake.Reply{Content: whatsNew(user)}
 			}

@@ -150,6 +150,27 @@ var newSources = regexp.MustCompile(`(?m)^New sources since [^:]+: (.+)$`)
 
 // whatsNew answers an update's writer: each new source's first finding,
 // cited.
+var (
+	summaryNow = regexp.MustCompile(`(?s)Executive summary now:\n<<<\n(.*?)\n>>>`)
+	addedNow   = regexp.MustCompile(`(?s)add:\n<<<\n(.*?)\n>>>`)
+	citedOne   = regexp.MustCompile(`[^.]*\[\d+\]\.`)
+)
+
+// updatedSummary answers an update's call to revise the executive
+// summary as a good model does: the new section's first cited sentence,
+// to add (UNCHANGED when it has none).
+func updatedSummary(user string) string {
+	old, added := summaryNow.FindStringSubmatch(user), addedNow.FindStringSubmatch(user)
+	if old == nil || added == nil {
+		return "UNCHANGED"
+	}
+	first := citedOne.FindString(added[1])
+	if first == "" {
+		return "UNCHANGED"
+	}
+	return "Since then, " + strings.TrimSpace(first)
+}
+
 func whatsNew(user string) string {
 	m := newSources.FindStringSubmatch(user)
 	if m == nil {
