@@ -30,7 +30,7 @@ import (
 // The deadline fails a stuck run clearly, within the suite's timeout.
 func TestEvalOnRealOllama(t *testing.T) {
 	t0 := time.Now()
-	const deadline = 4 * time.Minute
+	const deadline = 8 * time.Minute
 	ctx, cancel := context.WithTimeout(t.Context(), deadline)
 	defer cancel()
 	w, err := eval.OpenWorld(ctx)

@@ -148,17 +148,20 @@ func TestScoreHandMadeReport(t *testing.T) {
 	}
 }
 
+// TestScoreCountsEvents: tokens and calls from the run's events, a call
+// retried counted once per request the backend answered (the planner's
+// three attempts here), failed parses and unusable answers per agent.
 func TestScoreCountsEvents(t *testing.T) {
 	w := openWorld(t)
 	evs := []pipeline.Event{
-		{Type: pipeline.ModelCalled, Agent: "planner", Usage: &pipeline.UsageTotals{PromptTokens: 100, CompletionTokens: 20}, Call: &pipeline.Call{Operation: "chat", Structured: pipeline.StructuredFallback}},
+		{Type: pipeline.ModelCalled, Agent: "planner", Usage: &pipeline.UsageTotals{PromptTokens: 100, CompletionTokens: 20}, Call: &pipeline.Call{Operation: "chat", Structured: pipeline.StructuredFallback, Attempts: 3}},
 		{Type: pipeline.ModelCalled, Agent: "analyst", Usage: &pipeline.UsageTotals{PromptTokens: 50, CompletionTokens: 5}, Call: &pipeline.Call{Operation: "chat", Structured: pipeline.StructuredOK}},
 		{Type: pipeline.ModelCalled, Usage: &pipeline.UsageTotals{EmbeddingTokens: 7}, Call: &pipeline.Call{Operation: "embeddings"}},
 		{Type: pipeline.Warning, Agent: "planner", Message: "the planner's answer was unusable; searching for the question as asked"},
 		{Type: pipeline.Warning, Message: "a source failed"},
 	}
 	r := eval.Score(eval.TuringTest, w, handReport(""), evs)
-	if r.PromptTokens != 150 || r.GeneratedTokens != 25 || r.ModelCalls != 2 || r.ParseFailures["planner"] != 1 || r.Unusable["planner"] != 1 || len(r.Unusable) != 1 {
+	if r.PromptTokens != 150 || r.GeneratedTokens != 25 || r.ModelCalls != 4 || r.ParseFailures["planner"] != 1 || r.Unusable["planner"] != 1 || len(r.Unusable) != 1 {
 		t.Errorf("from events: %+v", r)
 	}
 }

@@ -63,7 +63,7 @@ type Result struct {
 
 	PromptTokens    int     `json:"prompt_tokens"`
 	GeneratedTokens int     `json:"generated_tokens"`
-	ModelCalls      int     `json:"model_calls"` // chat calls (structured or not); embeddings apart
+	ModelCalls      int     `json:"model_calls"` // chat requests (each retry one more); embeddings apart
 	WallSeconds     float64 `json:"wall_seconds"`
 	// ParseFailures are structured answers that stayed unparsable after
 	// repair and retry (the call fell back), per agent; Unusable the
@@ -229,7 +229,7 @@ func (r *Result) addEvents(evs []pipeline.Event) {
 				r.GeneratedTokens += ev.Usage.CompletionTokens
 			}
 			if ev.Call != nil && ev.Call.Operation == "chat" {
-				r.ModelCalls++
+				r.ModelCalls += max(ev.Call.Attempts, 1) // a retried call is several requests
 			}
 			if ev.Call != nil && ev.Call.Structured == pipeline.StructuredFallback {
 				r.ParseFailures = inc(r.ParseFailures, agentOf(ev))

@@ -25,6 +25,12 @@ var unfounded = map[string][]Unfounded{
 		{ID: "halting-decidable", Words: "halting problem decidable", Why: "no recorded work calls it decidable"},
 		{ID: "ntm-2016", Words: "Neural Turing Machines 2016", Why: "the recorded paper is from 2014"},
 	},
+	GUITesting.ID: {
+		{ID: "appium", Words: "Appium", Why: "the mobile test framework; no recorded work names it"},
+		{ID: "android-monkey", Words: "Android Monkey", Why: "Android's random UI exerciser; the recording names neither"},
+		{ID: "cypress", Words: "Cypress", Why: "the web test framework; not in the recording"},
+		{ID: "record-replay", Words: "record replay", Why: "record-and-replay tools; no recorded work mentions them"},
+	},
 }
 
 // UnfoundedClaims are q's unfounded claims (none when the question has none).

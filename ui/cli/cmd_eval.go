@@ -26,8 +26,8 @@ func evalCommand() *cobra.Command {
 		Use:   "eval [--model M] [--backend B] [--judge J] [--questions SET] [--runs N] [--seed S] [--json]",
 		Short: "Measure a model on frozen sources: recall, precision, facts, supported sentences, tokens, time",
 		Long: `eval runs each question of a set with your configured backend and model
-(or --model) on a frozen world: recorded Semantic Scholar answers served
-in-process (no network), each run on a fresh temporary store (never your
+(or --model) on a frozen world: recorded scholarly API answers (Semantic
+Scholar, arXiv) served in-process (no network), each run on a fresh temporary store (never your
 data dir), with the pipeline's default options and every review approved.
 It scores the reports against the questions' ground truth and the recorded
 text, never the pipeline's own verdicts:
