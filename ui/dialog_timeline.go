@@ -70,7 +70,7 @@ func (d *timelineDialog) view(st *themes.Styles, w, h int) string {
 		switch l.Kind {
 		case "scale":
 			head = append(head, st.Muted.Render(trunc(text, inner)))
-		case "model", "stage", "agent", "wait":
+		case "model", "stage", "agent", "wait", "segment":
 			line := d.row(st, l, inner)
 			if l.Kind == "model" {
 				head = append(head, line)
@@ -129,6 +129,8 @@ func (d *timelineDialog) row(st *themes.Styles, l history.WaterfallLine, inner i
 	switch {
 	case l.Kind == "stage":
 		name = st.Heading
+	case l.Kind == "segment": // a run on the session: the first, a follow-up, an update
+		name = st.Title
 	case l.Kind == "model":
 		name = st.Muted
 	case l.Kind == "wait": // a person's time, not the machine's
@@ -138,7 +140,7 @@ func (d *timelineDialog) row(st *themes.Styles, l history.WaterfallLine, inner i
 	}
 	bar := st.Info
 	switch l.Kind {
-	case "stage":
+	case "stage", "segment":
 		bar = st.Subtle
 	case "wait":
 		bar = st.Warning

@@ -2,8 +2,10 @@ package history
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/researchtui/researchtui/pipeline"
@@ -45,7 +47,7 @@ type Timeline struct {
 // Span is one stage, agent, model call or source search, as offsets from
 // the run's start.
 type Span struct {
-	Kind  string         `json:"kind"` // stage | agent | call | search | wait (for a person)
+	Kind  string         `json:"kind"` // stage | agent | call | search | wait (for a person) | segment (a later run starts)
 	Name  string         `json:"name"`
 	Stage pipeline.Stage `json:"stage"`
 	// Parent is the index in Spans of the agent (or else the stage) a call
@@ -172,6 +174,12 @@ func (b *timelineBuilder) add(ev pipeline.Event) {
 		delete(b.open, "wait")
 	}
 	switch ev.Type {
+	case pipeline.RunStarted:
+		if ev.Count > 0 {
+			// A later run on the session (a follow-up or an update): a row
+			// of its own, so its stages are told apart from the first run's.
+			tl.Spans = append(tl.Spans, Span{Kind: "segment", Name: segmentName(ev), Parent: -1, Start: at, End: at})
+		}
 	case pipeline.ReviewRequested:
 		// The reviewer asked for changes: the run waits for a person's
 		// decision (a policy decides at once, a person in their own time).
@@ -240,6 +248,17 @@ func (b *timelineBuilder) add(ev pipeline.Event) {
 		}
 		tl.Spans = append(tl.Spans, sp)
 	}
+}
+
+// segmentName names a later run on a session: "update 2", or
+// "follow-up v3" (the version it wrote).
+func segmentName(ev pipeline.Event) string {
+	if strings.HasPrefix(ev.Message, "update ") {
+		if name, _, ok := strings.Cut(ev.Message, ":"); ok {
+			return name
+		}
+	}
+	return fmt.Sprintf("follow-up v%d", ev.Count)
 }
 
 // WaitName names the timeline's row of the time a run waited for a person.

@@ -11,18 +11,55 @@ import (
 
 // Marks of the waterfall's bars.
 const (
-	markStage  = '─'
-	markAgent  = '░'
-	markCall   = '█' // a model request of the agent's in flight
-	markResume = '┊' // a later attempt starts here
-	markWait   = '▒' // the run waited for a person's decision
+	markStage   = '─'
+	markAgent   = '░'
+	markCall    = '█' // a model request of the agent's in flight
+	markResume  = '┊' // a later attempt starts here
+	markWait    = '▒' // the run waited for a person's decision
+	markSegment = '╌' // a run on the session: the first, a follow-up, an update
 )
+
+// segment is one run on the session in the timeline: the first, then each
+// follow-up and update, with its time and the chat tokens its agents used,
+// so a session's later runs are not read as part of the first.
+type segment struct {
+	name       string
+	at         int // its "segment" span's index; -1 for the first run
+	start, end time.Duration
+	tokens     string
+}
+
+// segments are the session's runs, the first one included, or just the
+// first when there were no later runs.
+func (tl Timeline) segments() []segment {
+	out := []segment{{name: "the run", at: -1}}
+	for i, s := range tl.Spans {
+		if s.Kind == "segment" {
+			out[len(out)-1].end = s.Start
+			out = append(out, segment{name: s.Name, at: i, start: s.Start})
+		}
+	}
+	out[len(out)-1].end = tl.Wall
+	for k := range out {
+		n := 0
+		for _, s := range tl.Spans {
+			if s.Kind == "agent" && s.Start >= out[k].start && (s.Start < out[k].end || k == len(out)-1) {
+				n += s.Prompt + s.Completion
+			}
+		}
+		if n > 0 {
+			out[k].tokens = fmtCount(n) + " tok"
+		}
+	}
+	return out
+}
 
 // WaterfallLine is one line of the drawn timeline. Kind says what it is,
 // so a screen can style and scroll the rows and keep the rest in view:
 // scale (the time axis), model (when a model request was in flight), stage,
 // agent (Critical: on the critical path), wait (the run waited for a
-// person's decision), summary (busy time, idle gaps,
+// person's decision), segment (a run on the session: the first, a
+// follow-up, an update, with its time and tokens), summary (busy time, idle gaps,
 // tokens), critical (the critical path, maybe over several lines) and
 // legend.
 type WaterfallLine struct {
@@ -87,7 +124,24 @@ func (tl Timeline) Lines(width int) []WaterfallLine {
 		}
 	}
 	row("model", "model in flight", busy, fmt.Sprintf("%6s %7.0f%%", shortDur(tl.ModelBusy), 100*tl.ModelUtil), false)
+	segments := tl.segments()
+	segmentRow := func(g segment) {
+		bar := []rune(strings.Repeat(" ", barW))
+		fill(bar, g.start, g.end, markSegment)
+		row("segment", "── "+g.name, bar, fmt.Sprintf("%6s %8s", shortDur(g.end-g.start), g.tokens), false)
+	}
+	if len(segments) > 1 {
+		segmentRow(segments[0]) // the first run, named once there are later ones
+	}
 	for i, s := range tl.Spans {
+		if s.Kind == "segment" {
+			for _, g := range segments {
+				if g.at == i {
+					segmentRow(g)
+				}
+			}
+			continue
+		}
 		if s.Kind == "wait" {
 			bar := []rune(strings.Repeat(" ", barW))
 			fill(bar, s.Start, s.End, markWait)
@@ -184,6 +238,9 @@ func (tl Timeline) Lines(width int) []WaterfallLine {
 	}
 	if tl.Waiting > 0 {
 		legend += fmt.Sprintf("  %c waiting for you", markWait)
+	}
+	if len(tl.segments()) > 1 {
+		legend += fmt.Sprintf("  %c a run on the session", markSegment)
 	}
 	if len(tl.Resumes) > 0 {
 		legend += fmt.Sprintf("  %c resumed", markResume)

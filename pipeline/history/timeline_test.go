@@ -182,3 +182,44 @@ func TestTimelineOfAFollowUpIsNotAResume(t *testing.T) {
 		t.Errorf("attempts %d, resumes %v, wall %v; want 1, none, 30s", tl.Attempts, tl.Resumes, tl.Wall)
 	}
 }
+
+// A session's later runs are rows of their own, each with its time and
+// the chat tokens its agents used, so a follow-up's or an update's stages
+// are not read as the first run's, nor their tokens summed with its.
+func TestTimelineLabelsFollowUpsAndUpdates(t *testing.T) {
+	t0 := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	agent := func(name string, from, to, tokens int) []pipeline.Event {
+		return []pipeline.Event{
+			{Type: pipeline.AgentStarted, Stage: pipeline.StageWrite, Agent: name, Time: at(from)},
+			{Type: pipeline.AgentFinished, Stage: pipeline.StageWrite, Agent: name, Time: at(to), Usage: &pipeline.UsageTotals{PromptTokens: tokens, CompletionTokens: tokens}},
+		}
+	}
+	var evs []pipeline.Event
+	evs = append(evs, pipeline.Event{Type: pipeline.RunStarted, Time: at(0)}, pipeline.Event{Type: pipeline.StageStarted, Stage: pipeline.StageWrite, Time: at(0)})
+	evs = append(evs, agent("writer", 0, 20, 1000)...)
+	evs = append(evs, pipeline.Event{Type: pipeline.StageFinished, Stage: pipeline.StageWrite, Time: at(20)}, pipeline.Event{Type: pipeline.RunFinished, Time: at(20)})
+	evs = append(evs, pipeline.Event{Type: pipeline.RunStarted, Count: 2, Message: "why?", Time: at(3600)})
+	evs = append(evs, agent("writer", 3600, 3610, 200)...)
+	evs = append(evs, pipeline.Event{Type: pipeline.RunStarted, Count: 3, Message: "update 1: searching again for work since 1 May 2026", Time: at(90000)})
+	evs = append(evs, agent("writer", 90000, 90005, 50)...)
+	tl := history.BuildTimeline("s1", evs)
+	drawn := tl.Waterfall(100)
+	for _, want := range []string{"── the run", "── follow-up v2", "── update 1", "╌ a run on the session"} {
+		if !strings.Contains(drawn, want) {
+			t.Errorf("the waterfall lacks %q:\n%s", want, drawn)
+		}
+	}
+	for _, l := range tl.Lines(100) {
+		switch {
+		case strings.HasPrefix(l.Name, "── the run") && !strings.Contains(l.Stats, "20.0s") && !strings.Contains(l.Stats, "2.0k tok"),
+			strings.HasPrefix(l.Name, "── follow-up") && !strings.Contains(l.Stats, "400 tok"),
+			strings.HasPrefix(l.Name, "── update 1") && (!strings.Contains(l.Stats, "100 tok") || !strings.Contains(l.Stats, "5.0s")):
+			t.Errorf("segment row %q %q", l.Name, l.Stats)
+		}
+	}
+	// A session with one run has no segment rows.
+	if one := history.BuildTimeline("s2", evs[:5]).Waterfall(100); strings.Contains(one, "──  the run") || strings.Contains(one, "╌") {
+		t.Errorf("a single run drawn with segments:\n%s", one)
+	}
+}
