@@ -193,8 +193,9 @@ func evalModel(cmd *cobra.Command, cfg *Config, opt pipeline.Options, qs []eval.
 	return sum, nil
 }
 
-// evalStep says which run starts, how long the eval has taken and about
-// how long it has left (the mean run so far times the runs to go).
+// evalStep says, with a bar of the runs done, which run starts, how long
+// the eval has taken and about how long it has left (the mean run so far
+// times the runs to go).
 func evalStep(w io.Writer, s eval.Step) {
 	left := "time left unknown until a run finishes"
 	if s.I > 0 {
@@ -205,7 +206,16 @@ func evalStep(w io.Writer, s eval.Step) {
 	if s.Runs > 1 {
 		what = fmt.Sprintf("run %d of %d: %s, its run %d of %d", s.I+1, s.N, s.Question.ID, s.Run, s.Runs)
 	}
-	fmt.Fprintf(w, "eval: %s · %s elapsed · %s\n", what, s.Elapsed.Round(time.Second), left)
+	fmt.Fprintf(w, "eval: %s %s · %s elapsed · %s\n", progressBar(s.I, s.N, 12), what, s.Elapsed.Round(time.Second), left)
+}
+
+// progressBar draws done of n as a bar of width cells: [████░░░░].
+func progressBar(done, n, width int) string {
+	full := 0
+	if n > 0 {
+		full = min(done*width/n, width)
+	}
+	return "[" + strings.Repeat("█", full) + strings.Repeat("░", width-full) + "]"
 }
 
 // evalEvent shows a run's stages and warnings, not its every event.

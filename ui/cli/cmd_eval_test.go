@@ -43,7 +43,7 @@ func TestEvalJSON(t *testing.T) {
 			t.Errorf("result %+v", r)
 		}
 	}
-	for _, want := range []string{"question 1 of 2: turing-test", "question 2 of 2: turing-complete", "left", eval.Judge} {
+	for _, want := range []string{"[░░░░░░░░░░░░] question 1 of 2: turing-test", "[██████░░░░░░] question 2 of 2: turing-complete", "left", eval.Judge} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
 		}
