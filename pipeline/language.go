@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"golang.org/x/text/language"
 	"golang.org/x/text/language/display"
@@ -89,8 +90,9 @@ func writeInLanguage(tag string) string {
 }
 
 // codeHeadings are the headings the code writes, per language; other
-// languages keep the English ones.
-type codeHeadings struct{ Method, References, Flow string }
+// languages keep the English ones. WhatsNew is an update's heading, %s its
+// date.
+type codeHeadings struct{ Method, References, Flow, WhatsNew string }
 
 // flowIntros are the sentence that opens the PRISMA section, in the
 // languages it has been written in; others keep the English one.
@@ -128,25 +130,25 @@ func flowIntroFor(tag string) string {
 }
 
 var headingsByLanguage = map[string]codeHeadings{
-	"":   {"Method", "References", "PRISMA 2020 flow"},
-	"de": {"Methode", "Literatur", "PRISMA-2020-Flussdiagramm"},
-	"fr": {"Méthode", "Références", "Diagramme de flux PRISMA 2020"},
-	"es": {"Método", "Referencias", "Diagrama de flujo PRISMA 2020"},
-	"it": {"Metodo", "Bibliografia", "Diagramma di flusso PRISMA 2020"},
-	"pt": {"Método", "Referências", "Fluxograma PRISMA 2020"},
-	"nl": {"Methode", "Literatuur", "PRISMA 2020-stroomdiagram"},
-	"pl": {"Metoda", "Bibliografia", "Diagram przepływu PRISMA 2020"},
-	"sv": {"Metod", "Referenser", "PRISMA 2020-flödesschema"},
-	"da": {"Metode", "Referencer", "PRISMA 2020-flowdiagram"},
-	"nb": {"Metode", "Referanser", "PRISMA 2020-flytdiagram"},
-	"fi": {"Menetelmä", "Lähteet", "PRISMA 2020 -vuokaavio"},
-	"cs": {"Metoda", "Literatura", "Vývojový diagram PRISMA 2020"},
-	"ru": {"Метод", "Литература", "Блок-схема PRISMA 2020"},
-	"uk": {"Метод", "Література", "Блок-схема PRISMA 2020"},
-	"tr": {"Yöntem", "Kaynaklar", "PRISMA 2020 akış diyagramı"},
-	"zh": {"方法", "参考文献", "PRISMA 2020 流程图"},
-	"ja": {"方法", "参考文献", "PRISMA 2020 フロー図"},
-	"ko": {"방법", "참고문헌", "PRISMA 2020 흐름도"},
+	"":   {"Method", "References", "PRISMA 2020 flow", "What's new since %s"},
+	"de": {"Methode", "Literatur", "PRISMA-2020-Flussdiagramm", "Neu seit %s"},
+	"fr": {"Méthode", "Références", "Diagramme de flux PRISMA 2020", "Nouveautés depuis le %s"},
+	"es": {"Método", "Referencias", "Diagrama de flujo PRISMA 2020", "Novedades desde el %s"},
+	"it": {"Metodo", "Bibliografia", "Diagramma di flusso PRISMA 2020", "Novità dal %s"},
+	"pt": {"Método", "Referências", "Fluxograma PRISMA 2020", "Novidades desde %s"},
+	"nl": {"Methode", "Literatuur", "PRISMA 2020-stroomdiagram", "Nieuw sinds %s"},
+	"pl": {"Metoda", "Bibliografia", "Diagram przepływu PRISMA 2020", "Nowości od %s"},
+	"sv": {"Metod", "Referenser", "PRISMA 2020-flödesschema", "Nytt sedan %s"},
+	"da": {"Metode", "Referencer", "PRISMA 2020-flowdiagram", "Nyt siden %s"},
+	"nb": {"Metode", "Referanser", "PRISMA 2020-flytdiagram", "Nytt siden %s"},
+	"fi": {"Menetelmä", "Lähteet", "PRISMA 2020 -vuokaavio", "Uutta %s jälkeen"},
+	"cs": {"Metoda", "Literatura", "Vývojový diagram PRISMA 2020", "Novinky od %s"},
+	"ru": {"Метод", "Литература", "Блок-схема PRISMA 2020", "Новое с %s"},
+	"uk": {"Метод", "Література", "Блок-схема PRISMA 2020", "Нове з %s"},
+	"tr": {"Yöntem", "Kaynaklar", "PRISMA 2020 akış diyagramı", "%s tarihinden bu yana yenilikler"},
+	"zh": {"方法", "参考文献", "PRISMA 2020 流程图", "自 %s 以来的新进展"},
+	"ja": {"方法", "参考文献", "PRISMA 2020 フロー図", "%s 以降の新しい研究"},
+	"ko": {"방법", "참고문헌", "PRISMA 2020 흐름도", "%s 이후의 새로운 연구"},
 }
 
 // headingsFor are the code's headings in the report's language.
@@ -155,6 +157,18 @@ func headingsFor(tag string) codeHeadings {
 		return h
 	}
 	return headingsByLanguage[""]
+}
+
+// whatsNewHeading is an update's heading in the report's language: its date
+// written out in English, as a number (2006-01-02) in other languages,
+// whose month names the code does not know.
+func whatsNewHeading(tag string, since time.Time) string {
+	h := headingsFor(tag)
+	date := since.Format("2006-01-02")
+	if h == headingsByLanguage[""] {
+		date = since.Format("2 January 2006")
+	}
+	return fmt.Sprintf(h.WhatsNew, date)
 }
 
 // ReferencesHeadings are every language's References heading, for the

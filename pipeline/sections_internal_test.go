@@ -3,6 +3,7 @@ package pipeline
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 const draftForRevision = `# Title
@@ -69,5 +70,25 @@ func TestSpliceAddsANewSectionBeforeConsensus(t *testing.T) {
 	}
 	if _, ok := spliceSections(draftForRevision, "No headings at all."); ok {
 		t.Error("a revision with no section was accepted")
+	}
+}
+
+// An update's heading is in the report's language; its date written out in
+// English, a number elsewhere (the code knows no other month names).
+func TestWhatsNewHeadingInTheReportsLanguage(t *testing.T) {
+	since := time.Date(2026, 11, 2, 0, 0, 0, 0, time.UTC)
+	for tag, want := range map[string]string{
+		"": "What's new since 2 November 2026", "en-GB": "What's new since 2 November 2026",
+		"de": "Neu seit 2026-11-02", "fr-CA": "Nouveautés depuis le 2026-11-02", "ja": "2026-11-02 以降の新しい研究",
+		"eo": "What's new since 2 November 2026", // a language without headings keeps the English ones
+	} {
+		if got := whatsNewHeading(tag, since); got != want {
+			t.Errorf("%q: %q, want %q", tag, got, want)
+		}
+	}
+	for tag, h := range headingsByLanguage {
+		if strings.Count(h.WhatsNew, "%s") != 1 {
+			t.Errorf("%q: the update heading %q must hold the date once", tag, h.WhatsNew)
+		}
 	}
 }

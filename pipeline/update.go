@@ -32,7 +32,8 @@ const VersionUpdate = "update"
 // checkpointUpdates holds the session's []UpdateCheck.
 const checkpointUpdates = "updates"
 
-// WhatsNewHeading opens an update's section; the date follows it.
+// WhatsNewHeading opens an update's section in English; the date follows
+// it (whatsNewHeading gives it in the report's language).
 const WhatsNewHeading = "What's new since"
 
 // UpdateCheck is one check of a living review for new work (`sessions show
@@ -131,7 +132,7 @@ func (o *orchestrator) updateStages(ctx context.Context) error {
 		body = stripSection(body, h)
 	}
 	body = stripSection(body, StudiesHeading)
-	head := "## " + WhatsNewHeading + " " + o.follow.Since.Format("2 January 2006")
+	head := "## " + whatsNewHeading(o.opt.Language, o.follow.Since)
 	heading := summaryHeading(body)
 	summary, err := o.updatedSummary(ctx, body, heading, section)
 	if err != nil {
