@@ -8,10 +8,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/ollama/ollama/api"
 
 	"github.com/researchtui/researchtui/llm"
 	"github.com/researchtui/researchtui/pipeline"
@@ -96,8 +100,8 @@ func TestEvalOnRealOllama(t *testing.T) {
 	if r.PromptTokens != got.Prompt || r.GeneratedTokens != got.Completion {
 		t.Errorf("the eval's tokens (%d prompt, %d generated) differ from the server's (%d, %d)", r.PromptTokens, r.GeneratedTokens, got.Prompt, got.Completion)
 	}
-	// A structured call's retry after an unusable answer is the same call
-	// (its tokens are counted), so the server can see more chats.
+	// Every request a call made counts, retries too; the server may also
+	// have answered requests of calls whose event was never logged.
 	if r.ModelCalls > got.Chats {
 		t.Errorf("the eval counted %d model calls, the server answered %d", r.ModelCalls, got.Chats)
 	}
@@ -132,6 +136,56 @@ func TestEvalOnRealOllama(t *testing.T) {
 	}
 	if back.Overall.Runs != 1 || len(back.Results) != 1 || back.Results[0].Error != r.Error || back.Model != chatModel {
 		t.Errorf("the summary's JSON round trip lost something: %s", enc)
+	}
+}
+
+// TestEvalJudgeOnRealOllama: the --judge path over the genuine protocol.
+// A copy of the tiny model under another name (the judge may never be the
+// model under test) is asked about a paraphrase the lexical judge rejects;
+// its gibberish answer is read as a verdict or counted as unclear, its
+// tokens counted apart, and the sentence supported only on a YES.
+func TestEvalJudgeOnRealOllama(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	base, err := url.Parse(ollamaURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const judgeModel = "tiny-judge"
+	if err := api.NewClient(base, http.DefaultClient).Copy(ctx, &api.CopyRequest{Source: chatModel, Destination: judgeModel}); err != nil {
+		t.Fatalf("copying %s to %s: %v", chatModel, judgeModel, err)
+	}
+	w, err := eval.OpenWorld(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	ntm := w.Find("", "", "", "Neural Turing Machines")
+	if ntm == nil {
+		t.Fatal("the recording lacks Neural Turing Machines")
+	}
+	rep := pipeline.Report{
+		SessionID: "hand",
+		Markdown:  "# R\n\nGiving a network an addressable scratchpad lets it pick up simple procedures from examples [1].\n\n## References\n\n1. Graves (2014).\n",
+		Sources:   []pipeline.CitedSource{{N: 1, Key: "s2:" + ntm.ID, Title: ntm.Title}},
+	}
+	r := eval.Score(eval.TuringComplete, w, rep, nil)
+	if r.CitedSentences != 1 || r.SupportedByWords != 0 {
+		t.Fatalf("the paraphrase should fail the words: %+v", r)
+	}
+	b, err := llm.NewOllama(ollamaURL, llm.OllamaOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.JudgeParaphrase(ctx, &eval.ModelJudge{LLM: b, Model: judgeModel, Seed: 42}); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("judged %d, accepted %d, unclear %d, %d judge tokens", r.Judged, r.SupportedByJudge, r.JudgeUnclear, r.JudgeTokens)
+	if r.Judged != 1 || r.JudgeTokens == 0 || r.Supported != r.SupportedByJudge || r.SupportedByJudge+r.JudgeUnclear > 1 {
+		t.Errorf("the judge's work: %+v", r)
+	}
+	if name := eval.JudgeName(&eval.ModelJudge{Model: judgeModel}); !strings.Contains(name, judgeModel) {
+		t.Errorf("the judge's name %q", name)
 	}
 }
 
