@@ -223,6 +223,7 @@ func (e *Engine) Resume(ctx context.Context, id string, decision *Decision) (*Ru
 	if err == nil {
 		sess, err = e.Store.UpdateSession(id, func(s *store.Session) error {
 			s.Status = store.StatusRunning
+			s.Updating = fu != nil && fu.Update > 0
 			s.Error = ""
 			return nil
 		})

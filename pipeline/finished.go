@@ -63,6 +63,7 @@ func (e *Engine) startFollowUp(ctx context.Context, sess store.Session, opt Opti
 	if err == nil {
 		sess, err = e.Store.CheckpointAndUpdate(id, checkpointFollowUp, raw, func(s *store.Session) error {
 			s.Status = store.StatusRunning
+			s.Updating = fu.Update > 0
 			s.Error = ""
 			return nil
 		})

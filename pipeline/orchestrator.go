@@ -180,6 +180,7 @@ func (o *orchestrator) conclude(ctx context.Context, runErr error) (store.Sessio
 	}
 	sess, err := o.engine.Store.UpdateSession(o.session.ID, func(s *store.Session) error {
 		s.Status = status
+		s.Updating = false
 		s.Usage = storeUsage(tot)
 		s.CostUSD = tot.CostUSD
 		s.Steps = o.meter.stepsTaken()

@@ -108,6 +108,10 @@ func TestKillDuringAnUpdateThenUpdateAgain(t *testing.T) {
 	if vs, _ := pipeline.LoadVersions(st, sess.ID); len(vs) != 1 {
 		t.Fatalf("the killed update wrote version %d", len(vs))
 	}
+	// The report stands: the session is completed again, not interrupted.
+	if s, _ := st.Session(sess.ID); s.Status != store.StatusCompleted || s.Updating {
+		t.Errorf("after the kill the session is %q (updating %v); want completed", s.Status, s.Updating)
+	}
 	// Followed, it is still due: cron's update --due continues it.
 	if _, err := pipeline.Follow(st, sess.ID, 7*24*time.Hour); err != nil {
 		t.Fatal(err)

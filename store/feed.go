@@ -186,12 +186,12 @@ func (s *Store) SendControl(id string, c Control) error {
 
 // releaseConn ends a departed client's claims; its sessions still marked
 // running were left mid-run and become interrupted (resumable), as at open
-// after a crash.
+// after a crash (completed again when only an update was running).
 func (s *Store) releaseConn(conn uint64) {
 	for _, id := range s.feed.dropConn(conn) {
 		_, _ = s.UpdateSession(id, func(sess *Session) error {
 			if sess.Status == StatusRunning {
-				sess.Status = StatusInterrupted
+				sess.Status, sess.Updating = cutOff(*sess), false
 			}
 			return nil
 		})

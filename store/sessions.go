@@ -59,6 +59,10 @@ type Session struct {
 	// nil until it is followed or updated. It lives on the session so the
 	// list shows it without reading checkpoints.
 	Living *Living `json:"living,omitempty"`
+	// Updating is set while an update runs on the session's finished
+	// report: a process that dies mid-update leaves the session completed
+	// (the report stands; the next update continues), not interrupted.
+	Updating bool `json:"updating,omitempty"`
 }
 
 // Living is what a living review needs between its updates.
@@ -72,6 +76,16 @@ type Living struct {
 	// Unread is the version the last update wrote, until the person opens
 	// it (0: none).
 	Unread int `json:"unread,omitempty"`
+}
+
+// cutOff is the status of a running session whose process is gone:
+// interrupted (resumable), or completed again when only an update of its
+// finished report was running.
+func cutOff(s Session) string {
+	if s.Updating {
+		return StatusCompleted
+	}
+	return StatusInterrupted
 }
 
 // CreateSession stores a new session. It assigns ID (from CreatedAt) when
@@ -368,7 +382,8 @@ func (s *Store) MarkInterrupted() (int, error) {
 		}
 		now := time.Now().UTC()
 		for i := range changed {
-			changed[i].Status = StatusInterrupted
+			changed[i].Status = cutOff(changed[i])
+			changed[i].Updating = false
 			changed[i].UpdatedAt = now
 			meta, err := encodeSession(&changed[i])
 			if err != nil {
