@@ -3,7 +3,6 @@ package ui
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -70,7 +69,7 @@ func (m *rootModel) onFollowed(msg followedMsg) tea.Cmd {
 		return nil
 	}
 	if l := msg.sess.Living; l != nil && l.Every > 0 {
-		m.setNotice(fmt.Sprintf("following every %s: `researchtui update --due` (cron) updates it", everyText(l.Every)), false)
+		m.setNotice(fmt.Sprintf("following every %s: `researchtui update --due` (cron) updates it", store.EveryText(l.Every)), false)
 	} else {
 		m.setNotice("no longer followed", false)
 	}
@@ -118,7 +117,7 @@ func livingLines(s store.Session, now time.Time) []string {
 	}
 	var parts []string
 	if l.Every > 0 {
-		every := "every " + everyText(l.Every)
+		every := "every " + store.EveryText(l.Every)
 		if !l.LastChecked.IsZero() { // any check starts the interval again
 			every += " · next " + fmtDate(l.LastChecked.Add(l.Every), now)
 		}
@@ -131,18 +130,6 @@ func livingLines(s store.Session, now time.Time) []string {
 		parts = append(parts, fmt.Sprintf("version %d unread", l.Unread))
 	}
 	return parts
-}
-
-// everyText writes an interval as a person would: 7d, 12h.
-func everyText(d time.Duration) string {
-	day := 24 * time.Hour
-	switch {
-	case d%(7*day) == 0 && d >= 14*day:
-		return fmt.Sprintf("%dw", d/(7*day))
-	case d%day == 0:
-		return fmt.Sprintf("%dd", d/day)
-	}
-	return strings.TrimSuffix(strings.TrimSuffix(d.String(), "0s"), "0m")
 }
 
 // sessionsLegend explains the sessions list's marks in its help.

@@ -118,7 +118,7 @@ func sessionsShow() *cobra.Command {
 						f.Identified, f.Duplicates, f.Screened, f.Excluded, f.Sought, f.NotRetrieved, f.Assessed, f.Included)
 				}
 				if l := s.Living; l != nil && l.Every > 0 {
-					fmt.Fprintf(out, "follows   every %s; next due %s\n", everyText(l.Every), pipeline.LastChecked(st, s).Add(l.Every).Local().Format("2006-01-02 15:04"))
+					fmt.Fprintf(out, "follows   every %s; next due %s\n", store.EveryText(l.Every), pipeline.LastChecked(st, s).Add(l.Every).Local().Format("2006-01-02 15:04"))
 				}
 				for i, c := range d.Updates {
 					fmt.Fprintf(out, "%-9s %s: %s; %s, %s generated, %s\n", map[bool]string{true: "updates", false: ""}[i == 0],

@@ -205,7 +205,7 @@ func followCommand() *cobra.Command {
 				}
 				next := pipeline.LastChecked(st, sess).Add(d)
 				fmt.Fprintf(cmd.OutOrStdout(), "%s is followed every %s; next due %s (run `researchtui update --due` from cron or a timer)\n",
-					sess.ID, everyText(d), next.Local().Format("2006-01-02 15:04"))
+					sess.ID, store.EveryText(d), next.Local().Format("2006-01-02 15:04"))
 				return nil
 			})
 		},
@@ -237,18 +237,6 @@ func parseEvery(s string) (time.Duration, error) {
 	return d, nil
 }
 
-// everyText writes an interval as a person would: 7d, 2w, 12h.
-func everyText(d time.Duration) string {
-	day := 24 * time.Hour
-	switch {
-	case d%(7*day) == 0 && d >= 14*day:
-		return strconv.Itoa(int(d/(7*day))) + "w"
-	case d%day == 0:
-		return strconv.Itoa(int(d/day)) + "d"
-	}
-	return strings.TrimSuffix(strings.TrimSuffix(d.String(), "0s"), "0m")
-}
-
 // livingNote is what the sessions list adds for a living review: the
 // interval, the last check and what it found, an unread new version.
 func livingNote(s store.Session) string {
@@ -258,7 +246,7 @@ func livingNote(s store.Session) string {
 	}
 	var parts []string
 	if l.Every > 0 {
-		parts = append(parts, "follows "+everyText(l.Every))
+		parts = append(parts, "follows "+store.EveryText(l.Every))
 	}
 	if !l.LastChecked.IsZero() {
 		parts = append(parts, fmt.Sprintf("checked %s: %d new", l.LastChecked.Local().Format("2006-01-02"), l.LastNew))
