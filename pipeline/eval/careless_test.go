@@ -1,7 +1,14 @@
 package eval_test
 
 import (
+	"context"
+	"net/http"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/researchtui/researchtui/llm"
+	"github.com/researchtui/researchtui/llm/ollamafake"
 
 	"github.com/researchtui/researchtui/pipeline/eval"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
@@ -62,4 +69,30 @@ func TestEvalScoresMoveWithCarelessModels(t *testing.T) {
 			t.Errorf("unparsable answers: careful %v, junk %v / %v; want none, then the analyst's", careful.ParseFailures, o.ParseFailures, o.Unusable)
 		}
 	})
+}
+
+// A model that answers no chat call (an embedding model asked to chat, a
+// server that errs): the pipeline still assembles a report from the
+// abstracts, which would score well; the eval counts the run as failed
+// instead, with the reason, and scores it zero.
+func TestEvalModelThatAnswersNothingFails(t *testing.T) {
+	srv := ollamafake.New(ollamafake.Options{Responder: func(c ollamafake.ChatCall) ollamafake.Reply {
+		return ollamafake.Reply{Status: http.StatusBadRequest, Error: `"` + c.Model + `" does not support chat`}
+	}})
+	defer srv.Close()
+	b, err := llm.NewOllama(srv.URL, llm.OllamaOptions{RequestTimeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := openWorld(t)
+	s := eval.Setup{LLM: b, Model: pipelinetest.Model, EmbedModel: pipelinetest.EmbedModel, Dir: t.TempDir()}
+	sum, err := eval.Run(context.Background(), s, w, []eval.Question{eval.TuringComplete}, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, o := sum.Results[0], sum.Overall
+	if !strings.Contains(r.Error, "answered none of its") || !strings.Contains(r.Error, "does not support chat") || o.Failed != 1 ||
+		r.Recall != 0 || r.Precision != 0 || o.Recall != 0 || r.FailedCalls == 0 || r.FailedCalls != r.ModelCalls {
+		t.Errorf("a model that answers nothing: %+v\noverall %+v", r, o)
+	}
 }

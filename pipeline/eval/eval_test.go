@@ -178,6 +178,15 @@ func TestSelect(t *testing.T) {
 	if _, err := eval.Select("nope"); err == nil || !strings.Contains(err.Error(), "turing") {
 		t.Errorf("unknown: %v", err)
 	}
+	// Sets and IDs mix; each question once, in the order named; the
+	// unknown one is the one named in the error.
+	qs, err = eval.Select("gui-testing,turing,turing-test")
+	if err != nil || len(qs) != 3 || qs[0].ID != "gui-testing" || qs[1].ID != "turing-test" || qs[2].ID != "turing-complete" {
+		t.Errorf("a question, then a set: %v %v", qs, err)
+	}
+	if _, err := eval.Select("turing,nope"); err == nil || !strings.Contains(err.Error(), `"nope"`) || strings.Contains(err.Error(), `question "turing"`) {
+		t.Errorf("turing,nope: %v", err)
+	}
 }
 
 // runScripted runs the default set with the scripted model, planning each

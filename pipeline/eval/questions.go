@@ -162,16 +162,13 @@ var Sets = map[string][]Question{
 // DefaultSet is the set eval runs by default.
 const DefaultSet = "turing"
 
-// Select returns the questions a --questions value names: a set's name,
-// or question IDs separated by commas, in the order given (a set's own
-// order is fixed), so every run asks in the same order.
+// Select returns the questions a --questions value names: sets and
+// question IDs separated by commas, in the order given (a set's own order
+// is fixed), each question once, so every run asks in the same order.
 func Select(spec string) ([]Question, error) {
 	spec = strings.TrimSpace(spec)
 	if spec == "" {
 		spec = DefaultSet
-	}
-	if qs, ok := Sets[spec]; ok {
-		return append([]Question(nil), qs...), nil
 	}
 	byID := map[string]Question{}
 	for _, qs := range Sets {
@@ -183,13 +180,18 @@ func Select(spec string) ([]Question, error) {
 	seen := map[string]bool{}
 	for _, id := range strings.Split(spec, ",") {
 		id = strings.TrimSpace(id)
-		q, ok := byID[id]
+		qs, ok := Sets[id]
+		if q, one := byID[id]; one {
+			qs, ok = []Question{q}, true
+		}
 		if !ok {
 			return nil, fmt.Errorf("no question set or question %q (sets: %s; questions: %s)", id, strings.Join(names(Sets), ", "), strings.Join(names(byID), ", "))
 		}
-		if !seen[id] {
-			seen[id] = true
-			out = append(out, q)
+		for _, q := range qs {
+			if !seen[q.ID] {
+				seen[q.ID] = true
+				out = append(out, q)
+			}
 		}
 	}
 	return out, nil

@@ -131,6 +131,12 @@ func RunQuestion(ctx context.Context, s Setup, w *World, q Question, run int) (R
 	if err != nil {
 		return failed(err), nil
 	}
+	if chats, fails, first := chatFailures(evs); chats > 0 && fails == chats {
+		// The pipeline degrades to a report assembled from abstracts when
+		// the model answers nothing: that measures the fallback, not the
+		// model.
+		return failed(fmt.Errorf("the model answered none of its %d chat calls (%s)", chats, first)), nil
+	}
 	if sess.Status != store.StatusCompleted {
 		return failed(fmt.Errorf("the run ended %s", sess.Status)), nil
 	}
@@ -177,6 +183,7 @@ type Totals struct {
 	Generated      float64        `json:"generated_tokens"` // per run
 	ModelCalls     float64        `json:"model_calls"`      // per run
 	WallSeconds    float64        `json:"wall_seconds"`     // all runs
+	FailedCalls    float64        `json:"failed_calls,omitempty"` // per run
 	ParseFailures  map[string]int `json:"parse_failures,omitempty"`
 	Unusable       map[string]int `json:"unusable_answers,omitempty"`
 	// The model judge's work in all runs (--judge): sentences put to it,
@@ -206,6 +213,7 @@ func Total(rs []Result) Totals {
 		supported += r.Supported
 		t.Repaired += float64(r.Repaired)
 		t.Unfounded += float64(r.Unfounded)
+		t.FailedCalls += float64(r.FailedCalls)
 		t.PromptTokens += float64(r.PromptTokens)
 		t.Generated += float64(r.GeneratedTokens)
 		t.ModelCalls += float64(r.ModelCalls)
@@ -226,6 +234,7 @@ func Total(rs []Result) Totals {
 	if t.Runs > 0 {
 		n := float64(t.Runs)
 		t.Repaired, t.Unfounded, t.PromptTokens, t.Generated, t.ModelCalls = t.Repaired/n, t.Unfounded/n, t.PromptTokens/n, t.Generated/n, t.ModelCalls/n
+		t.FailedCalls /= n
 	}
 	return t
 }

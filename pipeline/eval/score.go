@@ -68,6 +68,9 @@ type Result struct {
 	// ParseFailures are structured answers that stayed unparsable after
 	// repair and retry (the call fell back), per agent; Unusable the
 	// warnings saying an agent's answer was unusable, per agent.
+	// FailedCalls are chat calls the model did not answer (an error, or
+	// nothing generated).
+	FailedCalls   int            `json:"failed_calls,omitempty"`
 	ParseFailures map[string]int `json:"parse_failures,omitempty"`
 	Unusable      map[string]int `json:"unusable_answers,omitempty"`
 
@@ -230,6 +233,9 @@ func (r *Result) addEvents(evs []pipeline.Event) {
 			}
 			if ev.Call != nil && ev.Call.Operation == "chat" {
 				r.ModelCalls += max(ev.Call.Attempts, 1) // a retried call is several requests
+				if unanswered(ev) {
+					r.FailedCalls++
+				}
 			}
 			if ev.Call != nil && ev.Call.Structured == pipeline.StructuredFallback {
 				r.ParseFailures = inc(r.ParseFailures, agentOf(ev))
@@ -240,6 +246,34 @@ func (r *Result) addEvents(evs []pipeline.Event) {
 			}
 		}
 	}
+}
+
+// unanswered reports whether a chat call got no answer from the model: an
+// error, or nothing generated (a structured call that fell back after its
+// requests failed logs no error of its own).
+func unanswered(ev pipeline.Event) bool {
+	return ev.Call.Error != "" || ev.Usage == nil || ev.Usage.CompletionTokens == 0
+}
+
+// chatFailures counts a run's chat calls and those the model did not
+// answer, with the first error's message.
+func chatFailures(evs []pipeline.Event) (chats, failed int, first string) {
+	for _, ev := range evs {
+		if ev.Type != pipeline.ModelCalled || ev.Call == nil || ev.Call.Operation != "chat" {
+			continue
+		}
+		chats++
+		if unanswered(ev) {
+			failed++
+			if first == "" && ev.Call.Error != "" {
+				first = textkit.Clip(ev.Call.Error, 120)
+			}
+		}
+	}
+	if first == "" {
+		first = "nothing generated"
+	}
+	return chats, failed, first
 }
 
 // unusable reports whether a warning says a model's answer could not be

@@ -13,7 +13,7 @@ import (
 // WriteTable writes an eval as a table: who was measured and how, a row
 // per run, and the overall row.
 func WriteTable(out io.Writer, sum Summary) error {
-	fmt.Fprintf(out, "model %s (%s), embeddings %s\nworld %s\njudge: %s (a cited sentence is supported when ≥ %.0f%% of its content words are in a cited work's recorded title and abstract)\n\n",
+	fmt.Fprintf(out, "model %s (%s), embeddings %s\nworld %s\njudge: %s\n       (the words: a cited sentence is supported when ≥ %.0f%% of its content words are in a cited work's recorded title and abstract)\n\n",
 		sum.Model, sum.Backend, sum.EmbedModel, sum.World, sum.Judge, 100*sum.Threshold)
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	// The question column reads left-aligned: its cells are padded alike.
@@ -22,25 +22,25 @@ func WriteTable(out io.Writer, sum Summary) error {
 		width = max(width, len(r.Question))
 	}
 	left := func(s string) string { return fmt.Sprintf("%-*s", width, s) }
-	fmt.Fprintf(tw, "%s\trun\trecall\tprecision\tfacts\tsupported\trepaired\tunfounded\tprompt tok\tgen tok\tcalls\twall s\tunparsable\t\n", left("question"))
+	fmt.Fprintf(tw, "%s\trun\trecall\tprecision\tfacts\tsupported\trepaired\tunfounded\tprompt tok\tgen tok\tcalls\tfailed\twall s\tunparsable\t\n", left("question"))
 	for _, r := range sum.Results {
 		if r.Error != "" {
-			fmt.Fprintf(tw, "%s\t%d\tfailed: %s\t\t\t\t\t\t%d\t%d\t%d\t%.1f\t%s\t\n", left(r.Question), r.Run, textkit.Clip(r.Error, 60),
-				r.PromptTokens, r.GeneratedTokens, r.ModelCalls, r.WallSeconds, perAgent(r.ParseFailures, r.Unusable))
+			fmt.Fprintf(tw, "%s\t%d\tfailed: %s\t\t\t\t\t\t%d\t%d\t%d\t%d\t%.1f\t%s\t\n", left(r.Question), r.Run, textkit.Clip(r.Error, 60),
+				r.PromptTokens, r.GeneratedTokens, r.ModelCalls, r.FailedCalls, r.WallSeconds, perAgent(r.ParseFailures, r.Unusable))
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d/%d %.2f\t%d/%d %.2f\t%d/%d\t%d/%d %.2f\t%d\t%s\t%d\t%d\t%d\t%.1f\t%s\t\n", left(r.Question), r.Run,
+		fmt.Fprintf(tw, "%s\t%d\t%d/%d %.2f\t%d/%d %.2f\t%d/%d\t%d/%d %.2f\t%d\t%s\t%d\t%d\t%d\t%d\t%.1f\t%s\t\n", left(r.Question), r.Run,
 			r.OnTopicCited, r.OnTopic, r.Recall, r.CitedOnTopic, r.Cited, r.Precision, r.FactsCovered, r.Facts,
-			r.Supported, r.CitedSentences, r.SupportedShare, r.Repaired, unfoundedCell(r), r.PromptTokens, r.GeneratedTokens, r.ModelCalls, r.WallSeconds,
+			r.Supported, r.CitedSentences, r.SupportedShare, r.Repaired, unfoundedCell(r), r.PromptTokens, r.GeneratedTokens, r.ModelCalls, r.FailedCalls, r.WallSeconds,
 			perAgent(r.ParseFailures, r.Unusable))
 	}
 	o := sum.Overall
-	fmt.Fprintf(tw, "%s\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%.1f\t%.1f\t%.0f\t%.0f\t%.1f\t%.1f\t%s\t\n", left("overall"), o.Runs, o.Recall, o.Precision, o.FactsCovered,
-		o.SupportedShare, o.Repaired, o.Unfounded, o.PromptTokens, o.Generated, o.ModelCalls, o.WallSeconds, perAgent(o.ParseFailures, o.Unusable))
+	fmt.Fprintf(tw, "%s\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%.1f\t%.1f\t%.0f\t%.0f\t%.1f\t%.1f\t%.1f\t%s\t\n", left("overall"), o.Runs, o.Recall, o.Precision, o.FactsCovered,
+		o.SupportedShare, o.Repaired, o.Unfounded, o.PromptTokens, o.Generated, o.ModelCalls, o.FailedCalls, o.WallSeconds, perAgent(o.ParseFailures, o.Unusable))
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	if _, err := fmt.Fprintf(out, "\noverall: ratios over all runs; repaired, unfounded, tokens and calls per run; wall time in all. %d of %d runs failed.\n", o.Failed, o.Runs); err != nil {
+	if _, err := fmt.Fprintf(out, "\noverall: ratios over all runs; repaired, unfounded, tokens, calls and failed calls per run; wall time in all. %d of %d runs failed.\n", o.Failed, o.Runs); err != nil {
 		return err
 	}
 	if o.Judged == 0 && sum.Judge == Judge {
@@ -75,6 +75,14 @@ func perAgent(failed, warned map[string]int) string {
 	return strings.Join(parts, ", ")
 }
 
+func total(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
+
 func sortedKeys(m map[string]int) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
@@ -91,7 +99,7 @@ func WriteComparison(out io.Writer, a, b Summary) error {
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "%-14s\tA\tB\tB - A\t\n", "")
 	row := func(name, format string, x, y float64) {
-		fmt.Fprintf(tw, "%-14s\t"+format+"\t"+format+"\t%+.2f\t\n", name, x, y, y-x)
+		fmt.Fprintf(tw, "%-14s\t"+format+"\t"+format+"\t%+"+format[1:]+"\t\n", name, x, y, y-x)
 	}
 	oa, ob := a.Overall, b.Overall
 	row("recall", "%.2f", oa.Recall, ob.Recall)
@@ -103,6 +111,8 @@ func WriteComparison(out io.Writer, a, b Summary) error {
 	row("gen tok/run", "%.0f", oa.Generated, ob.Generated)
 	row("prompt tok/run", "%.0f", oa.PromptTokens, ob.PromptTokens)
 	row("calls/run", "%.1f", oa.ModelCalls, ob.ModelCalls)
+	row("failed/run", "%.1f", oa.FailedCalls, ob.FailedCalls)
+	row("unparsable", "%.0f", float64(total(oa.ParseFailures)+total(oa.Unusable)), float64(total(ob.ParseFailures)+total(ob.Unusable)))
 	row("wall s", "%.1f", oa.WallSeconds, ob.WallSeconds)
 	row("failed runs", "%.0f", float64(oa.Failed), float64(ob.Failed))
 	return tw.Flush()

@@ -44,7 +44,7 @@ const (
 )
 
 // WorldName is the name of the Semantic Scholar "turing" world, the first.
-const WorldName = "semanticscholar-turing-100 (recorded; search/sourcefake)"
+const WorldName = "semanticscholar-turing: Semantic Scholar's answer for \"turing\", 100 papers, recorded"
 
 // worldSpec is what a world is before it is opened: the sources a run in
 // it searches (the run's Sources option, Setup.Options) and how it opens.

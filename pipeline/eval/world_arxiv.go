@@ -11,7 +11,7 @@ import (
 )
 
 // TestingWorldName is the name of the arXiv "testing" world.
-const TestingWorldName = "arxiv-testing-10 (recorded; search/sourcefake)"
+const TestingWorldName = "arxiv-testing: arXiv's answer for \"testing\", 10 papers, recorded"
 
 // testingFeed is how many entries the recorded arXiv answer holds.
 const testingFeed = 10

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/researchtui/researchtui/llm"
@@ -33,18 +34,36 @@ func newBackend(cfg *Config) (llm.Backend, error) {
 	return nil, fmt.Errorf("%w: unknown backend %q (use ollama or openai)", errUsage, cfg.Backend)
 }
 
-// checkBackend makes sure the server answers and both models are present,
-// so a run fails at once with the fix rather than minutes in.
+// checkBackend makes sure the server answers and the models are present,
+// the first of them (the chat model) one that can chat, so a run fails at
+// once with the fix rather than minutes in (an embedding model as the chat
+// model fails every call, and the run degrades to a report assembled from
+// abstracts that looks like a result).
 func checkBackend(ctx context.Context, b llm.Backend, models ...string) error {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if err := b.Ping(ctx); err != nil {
 		return err
 	}
-	for _, m := range models {
-		if _, err := b.Show(ctx, m); err != nil {
+	for i, m := range models {
+		mi, err := b.Show(ctx, m)
+		if err != nil {
 			return err
+		}
+		if i == 0 {
+			if err := canChat(m, mi); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
+}
+
+// canChat refuses a model whose server says it cannot chat (an embedding
+// model). A server that lists no capabilities is trusted.
+func canChat(name string, mi llm.ModelInfo) error {
+	if len(mi.Capabilities) == 0 || mi.Has("completion") {
+		return nil
+	}
+	return fmt.Errorf("%w: %s cannot chat (its server lists it for %s); choose a chat model", errUsage, name, strings.Join(mi.Capabilities, ", "))
 }

@@ -43,9 +43,16 @@ text, never the pipeline's own verdicts:
   unfounded  claims no recorded work makes (the question's list: the
              Loebner Prize, LSTMs being Turing complete, ...) that the
              report states, cited or not
-  tokens     prompt and generated tokens, model calls, wall time
-  parse      structured answers that stayed unparsable, and warnings that
-             an agent's answer was unusable, per agent
+  prompt tok, gen tok, calls
+             tokens and chat requests (a retry is one more)
+  failed     chat requests the backend answered with an error (a run in
+             which the model answered none is a failed run, not scored)
+  wall s     wall time
+  unparsable structured answers that stayed unparsable (analyst 4), and
+             warnings that an agent's answer was unusable (planner 1w)
+
+The overall row: ratios over all runs; repaired, unfounded, tokens, calls
+and failed calls per run; wall time in all (the same in --json's overall).
 
 Sets: turing (default; turing-test, turing-complete, on recorded Semantic
 Scholar answers), testing (gui-testing, on a recorded arXiv answer), all,
@@ -92,7 +99,7 @@ and prints both and a table of the two side by side.`,
 			}
 			judge = strings.TrimSpace(judge)
 			if compare == "" {
-				if judge != "" && judge == opt.Model {
+				if judge != "" && sameModel(judge, opt.Model) {
 					return fmt.Errorf("%w: --judge %s is the model under test; a model never judges its own report", errUsage, judge)
 				}
 				return runEval(cmd, cfg, opt, qs, runs, seed, judge, asJSON)
@@ -104,7 +111,10 @@ and prints both and a table of the two side by side.`,
 			if len(models) != 2 || models[0] == "" || models[1] == "" || model != "" {
 				return fmt.Errorf("%w: --compare takes two models, A,B (and no --model)", errUsage)
 			}
-			if judge != "" && (judge == models[0] || judge == models[1]) {
+			if sameModel(models[0], models[1]) {
+				return fmt.Errorf("%w: --compare %s,%s names one model twice; --runs N measures one model N times", errUsage, models[0], models[1])
+			}
+			if judge != "" && (sameModel(judge, models[0]) || sameModel(judge, models[1])) {
 				return fmt.Errorf("%w: --judge %s is one of the models compared; a model never judges its own report", errUsage, judge)
 			}
 			var sums []eval.Summary
@@ -162,14 +172,15 @@ func evalModel(cmd *cobra.Command, cfg *Config, opt pipeline.Options, qs []eval.
 	if err != nil {
 		return eval.Summary{}, err
 	}
-	models := []string{opt.Model, opt.EmbedModel}
+	if err := checkBackend(ctx, b, opt.Model, opt.EmbedModel); err != nil {
+		return eval.Summary{}, err
+	}
 	var mj *eval.ModelJudge
 	if judge != "" {
-		models = append(models, judge)
+		if err := checkBackend(ctx, b, judge); err != nil {
+			return eval.Summary{}, err
+		}
 		mj = &eval.ModelJudge{LLM: b, Model: judge, Seed: seed}
-	}
-	if err := checkBackend(ctx, b, models...); err != nil {
-		return eval.Summary{}, err
 	}
 	ws, err := eval.OpenWorlds(ctx, qs)
 	if err != nil {
@@ -177,8 +188,8 @@ func evalModel(cmd *cobra.Command, cfg *Config, opt pipeline.Options, qs []eval.
 	}
 	defer ws.Close()
 	stderr := cmd.ErrOrStderr()
-	fmt.Fprintf(stderr, "eval: %s on %s; %s of %s; judge: %s\n", opt.Model, cfg.Backend,
-		textkit.Plural(len(qs)*runs, "run", "runs"), textkit.Plural(len(qs), "question", "questions"), eval.JudgeName(mj))
+	fmt.Fprintf(stderr, "eval: %s on %s; %s, %s each (%s in all); judge: %s\n", opt.Model, cfg.Backend,
+		textkit.Plural(len(qs), "question", "questions"), textkit.Plural(runs, "run", "runs"), textkit.Plural(len(qs)*runs, "run", "runs"), eval.JudgeName(mj))
 	setup := eval.Setup{LLM: b, Model: opt.Model, EmbedModel: opt.EmbedModel, ModelParallel: cfg.modelParallel(), Seed: seed, Judge: mj,
 		OnEvent: func(ev pipeline.Event) { evalEvent(stderr, ev) }}
 	sum, err := eval.Run(ctx, setup, ws, qs, runs, func(s eval.Step) { evalStep(stderr, s) })
@@ -191,6 +202,19 @@ func evalModel(cmd *cobra.Command, cfg *Config, opt pipeline.Options, qs []eval.
 	}
 	fmt.Fprintf(stderr, "eval: done in %s\n", time.Duration(sum.Overall.WallSeconds*float64(time.Second)).Round(time.Second))
 	return sum, nil
+}
+
+// sameModel reports whether two Ollama model names are one model: "qwen3"
+// is "qwen3:latest".
+func sameModel(a, b string) bool {
+	tagged := func(m string) string {
+		m = strings.ToLower(strings.TrimSpace(m))
+		if !strings.Contains(m[strings.LastIndex(m, "/")+1:], ":") {
+			m += ":latest"
+		}
+		return m
+	}
+	return tagged(a) == tagged(b)
 }
 
 // evalStep says, with a bar of the runs done, which run starts, how long

@@ -129,7 +129,9 @@ func TestEvalCompare(t *testing.T) {
 
 // TestEvalJudgeAndBackendFlags: --judge names a second model the eval
 // checks before it starts and the summary names; it may never be the
-// model under test; --backend picks the backend and refuses an unknown one.
+// model under test, nor a model that cannot chat (nor may --model); the
+// same model twice is no comparison; --backend picks the backend and
+// refuses an unknown one.
 func TestEvalJudgeAndBackendFlags(t *testing.T) {
 	script := &pipelinetest.Script{RevisionRounds: 1}
 	models := ollamafake.DefaultModels()
@@ -147,6 +149,10 @@ func TestEvalJudgeAndBackendFlags(t *testing.T) {
 	}
 	for _, bad := range [][]string{
 		{"eval", "--judge", pipelinetest.Model},                           // the model under test
+		{"eval", "--judge", "QWEN3:8b"},                                   // the same, spelt otherwise
+		{"eval", "--judge", pipelinetest.EmbedModel},                      // cannot chat
+		{"eval", "--model", pipelinetest.EmbedModel},                      // cannot chat
+		{"eval", "--compare", "qwen3:8b,qwen3:8b"},                        // one model twice
 		{"eval", "--compare", "qwen3:8b,judge:7b", "--judge", "judge:7b"}, // one of those compared
 		{"eval", "--backend", "llamafile"},
 	} {
