@@ -441,7 +441,17 @@ func (o *orchestrator) finaliseFollowUp(ctx context.Context, kind string, pinned
 	rep.Funnel.Analysed += len(o.st.Analyses) - pinned
 	rep.Funnel.Cited = len(check.order)
 	if kind == VersionUpdate && o.updated != nil {
-		rep.Funnel, rep.Flow = updatedCounts(rep.Funnel, parent.Flow, *o.updated, rep.Funnel.Cited)
+		// The checks since the last version that found nothing to keep
+		// identified and screened works too: their counts join this one's.
+		checks, err := LoadUpdateChecks(o.engine.Store, o.session.ID)
+		if err != nil {
+			return err
+		}
+		fn, flow := rep.Funnel, parent.Flow
+		for _, c := range append(checksSinceVersion(checks, o.updated.N), *o.updated) {
+			fn, flow = updatedCounts(fn, flow, c, rep.Funnel.Cited)
+		}
+		rep.Funnel, rep.Flow = fn, flow
 	}
 	rep.Warnings = o.warningList()
 	versions, err := LoadVersions(o.engine.Store, o.session.ID)

@@ -98,6 +98,10 @@ func TestVerificationNoteAddsUp(t *testing.T) {
 			t.Errorf("note lacks %q:\n%s", want, got)
 		}
 	}
+	o.st.Verifications = []Verification{{Counts: VerifyCounts{Cited: 3, Supported: 2, Uncited: 1}}}
+	if got := o.verificationNote(); !strings.Contains(got, "1 lost its citation because no passage of a cited source supports it") {
+		t.Errorf("one sentence uncited:\n%s", got)
+	}
 	if strings.Contains(got, "synthesis") {
 		t.Errorf("uncited claims called synthesis:\n%s", got)
 	}

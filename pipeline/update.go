@@ -188,10 +188,14 @@ func noneKept(c UpdateCheck) string {
 		return "the searches returned nothing"
 	case c.New == 0:
 		return fmt.Sprintf("all %s the searches returned were met before", textkit.Plural(c.Seen, "work", "works")) + failed
+	case c.Read == 0 && c.New == 1:
+		return "the 1 new work was not relevant enough to read"
 	case c.Read == 0:
-		return fmt.Sprintf("%s, none relevant enough to read", textkit.Plural(c.New, "new work", "new works"))
+		return fmt.Sprintf("none of the %d new works was relevant enough to read", c.New)
+	case c.Read == 1:
+		return "the 1 new work read was not relevant to the question"
 	}
-	return fmt.Sprintf("%s read, none relevant to the question", textkit.Plural(c.Read, "new work", "new works"))
+	return fmt.Sprintf("none of the %d new works read was relevant to the question", c.Read)
 }
 
 // atTop puts a section right under the report's title (above any earlier
@@ -577,6 +581,22 @@ func MarkRead(st store.DB, id string) error {
 		return nil
 	})
 	return err
+}
+
+// checksSinceVersion are the recorded checks before check n that wrote no
+// version, after the last one that did.
+func checksSinceVersion(checks []UpdateCheck, n int) []UpdateCheck {
+	var out []UpdateCheck
+	for _, c := range checks {
+		switch {
+		case c.N >= n:
+		case c.Version > 0:
+			out = out[:0]
+		default:
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // updatedCounts are the funnel and PRISMA flow of a version an update

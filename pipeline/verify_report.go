@@ -111,7 +111,7 @@ func (o *orchestrator) verificationNote() string {
 		parts = append(parts, textkit.Plural(last.Recited, "was", "were")+" re-cited to the source that says it")
 	}
 	if last.Uncited > 0 {
-		parts = append(parts, textkit.Plural(last.Uncited, "lost its citation", "lost their citations")+" because no passage of a cited source supports them")
+		parts = append(parts, textkit.Plural(last.Uncited, "lost its citation because no passage of a cited source supports it", "lost their citations because no passage of a cited source supports them"))
 	}
 	if last.Dropped > 0 {
 		parts = append(parts, textkit.Plural(last.Dropped, "was", "were")+" removed")

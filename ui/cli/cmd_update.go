@@ -163,7 +163,7 @@ func checkLine(c pipeline.UpdateCheck) string {
 func checkText(c pipeline.UpdateCheck) string {
 	seen := fmt.Sprintf("%s seen, %d new", textkit.Plural(c.Seen, "work", "works"), c.New)
 	if c.Version == 0 {
-		return "nothing new (" + c.Reason + "; " + seen + ")"
+		return "no new version: " + c.Reason + " (" + textkit.Plural(c.Seen, "work", "works") + " seen)"
 	}
 	s := fmt.Sprintf("version %d: %s (%s)", c.Version, textkit.Plural(c.Kept, "new source", "new sources"), seen)
 	if len(c.Merged) > 0 {

@@ -38,7 +38,7 @@ func TestUpdateFollowAndDue(t *testing.T) {
 
 	calls := len(oll.ChatCalls())
 	stdout, stderr, code, _ = c.run("update", id)
-	if code != 0 || !strings.Contains(stdout, id+"  nothing new (") || !strings.Contains(stdout, "met before") {
+	if code != 0 || !strings.Contains(stdout, id+"  no new version: ") || !strings.Contains(stdout, "met before") {
 		t.Fatalf("update: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	if n := len(oll.ChatCalls()) - calls; n != 0 {
@@ -84,7 +84,7 @@ func TestUpdateFollowAndDue(t *testing.T) {
 		t.Errorf("a second update --due updated again: exit %d: %q %s", code, stdout, stderr)
 	}
 	stdout, _, _, _ = c.run("sessions", "show", id)
-	if !strings.Contains(stdout, "follows   every 7d") || !strings.Contains(stdout, "updates   ") || strings.Count(stdout, "nothing new") != 2 {
+	if !strings.Contains(stdout, "follows   every 7d") || !strings.Contains(stdout, "updates   ") || strings.Count(stdout, "no new version") != 2 {
 		t.Errorf("sessions show does not tell the checks:\n%s", stdout)
 	}
 	stdout, _, _, _ = c.run("sessions", "list")

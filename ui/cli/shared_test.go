@@ -144,7 +144,7 @@ func TestTwoProcessesShareADataDir(t *testing.T) {
 	if stdout, stderr, code, _ = c.run("follow", out.SessionID, "--every", "7d"); code != 0 {
 		t.Errorf("follow beside the owner: exit %d %q %s", code, stdout, stderr)
 	}
-	if stdout, stderr, code, _ = c.run("update", out.SessionID); code != 0 || !strings.Contains(stdout, "nothing new") {
+	if stdout, stderr, code, _ = c.run("update", out.SessionID); code != 0 || !strings.Contains(stdout, "no new version") {
 		t.Errorf("update beside the owner: exit %d %q %s", code, stdout, stderr)
 	}
 	if res, _ := callText(t, owner, "get_session", map[string]any{"id": out.SessionID, "part": "all"}); res != nil {
