@@ -94,12 +94,14 @@ func markReadCmd(svc services, id string) tea.Cmd {
 }
 
 // livingMark is the sessions list's mark before a title: ● a version an
-// update wrote and nobody opened, ↻ followed.
+// update wrote and nobody opened, ↻ followed (both: ●↻).
 func livingMark(s store.Session) string {
 	l := s.Living
 	switch {
 	case l == nil:
 		return ""
+	case l.Unread > 0 && l.Every > 0:
+		return "●↻ " // both: an unread version of a followed session
 	case l.Unread > 0:
 		return "● "
 	case l.Every > 0:

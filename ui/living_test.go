@@ -72,7 +72,7 @@ func TestFollowMarksAndUnread(t *testing.T) {
 	m.Update(listLoaded(m, livingSessions()...))
 	press(t, m, "g", "down", "down")
 	view = ansi.Strip(m.render())
-	for _, want := range []string{"● Perovskite solar cell", "updates   every 7d · next Nov 28", "checked Nov 21: 2 new sources", "version 3 unread"} {
+	for _, want := range []string{"●↻ Perovskite solar cell", "updates   every 7d · next Nov 28", "checked Nov 21: 2 new sources", "version 3 unread"} {
 		if !strings.Contains(view, want) {
 			t.Errorf("the list does not show %q:\n%s", want, view)
 		}
