@@ -96,3 +96,42 @@ func TestEvalModelThatAnswersNothingFails(t *testing.T) {
 		t.Errorf("a model that answers nothing: %+v\noverall %+v", r, o)
 	}
 }
+
+// A writer whose drafts are unusable: the pipeline assembles the report
+// from the analyses, and the eval marks the run so a person does not read
+// the fallback's scores as the model's.
+func TestEvalMarksAssembledReports(t *testing.T) {
+	script := &pipelinetest.Script{RevisionRounds: 1}
+	respond := script.Responder()
+	srv := ollamafake.New(ollamafake.Options{Responder: func(c ollamafake.ChatCall) ollamafake.Reply {
+		if pipelinetest.KindOf(c) == pipelinetest.Writer {
+			return ollamafake.Reply{Content: "ok"}
+		}
+		return respond(c)
+	}})
+	defer srv.Close()
+	b, err := llm.NewOllama(srv.URL, llm.OllamaOptions{RequestTimeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := openWorld(t)
+	s := eval.Setup{LLM: b, Model: pipelinetest.Model, EmbedModel: pipelinetest.EmbedModel, Dir: t.TempDir()}
+	sum, err := eval.Run(context.Background(), s, w, []eval.Question{eval.TuringComplete}, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := sum.Results[0]; !r.Assembled || r.Error != "" || sum.Overall.Assembled != 1 {
+		t.Fatalf("an assembled report: %+v", r)
+	}
+	var table strings.Builder
+	if err := eval.WriteTable(&table, sum); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(table.String(), "turing-complete*") || !strings.Contains(table.String(), "* 1 run: the writer's drafts were unusable") {
+		t.Errorf("the table does not mark the assembled run:\n%s", table.String())
+	}
+	careful := runScripted(t, func(eval.Question) *pipelinetest.Script { return &pipelinetest.Script{RevisionRounds: 1} }).Overall
+	if careful.Assembled != 0 {
+		t.Errorf("the careful model's reports counted as assembled: %+v", careful)
+	}
+}

@@ -184,6 +184,7 @@ type Totals struct {
 	ModelCalls     float64        `json:"model_calls"`            // per run
 	WallSeconds    float64        `json:"wall_seconds"`           // all runs
 	FailedCalls    float64        `json:"failed_calls,omitempty"` // per run
+	Assembled      int            `json:"assembled,omitempty"`    // runs whose report the pipeline assembled (the writer failed)
 	ParseFailures  map[string]int `json:"parse_failures,omitempty"`
 	Unusable       map[string]int `json:"unusable_answers,omitempty"`
 	// The model judge's work in all runs (--judge): sentences put to it,
@@ -214,6 +215,9 @@ func Total(rs []Result) Totals {
 		t.Repaired += float64(r.Repaired)
 		t.Unfounded += float64(r.Unfounded)
 		t.FailedCalls += float64(r.FailedCalls)
+		if r.Assembled {
+			t.Assembled++
+		}
 		t.PromptTokens += float64(r.PromptTokens)
 		t.Generated += float64(r.GeneratedTokens)
 		t.ModelCalls += float64(r.ModelCalls)

@@ -68,6 +68,10 @@ type Result struct {
 	// ParseFailures are structured answers that stayed unparsable after
 	// repair and retry (the call fell back), per agent; Unusable the
 	// warnings saying an agent's answer was unusable, per agent.
+	// Assembled is set when the writer's drafts were unusable and the
+	// pipeline assembled the report from the analyses: its scores then
+	// measure that fallback more than the model.
+	Assembled bool `json:"assembled,omitempty"`
 	// FailedCalls are chat calls the model did not answer (an error, or
 	// nothing generated).
 	FailedCalls   int            `json:"failed_calls,omitempty"`
@@ -243,6 +247,9 @@ func (r *Result) addEvents(evs []pipeline.Event) {
 		case pipeline.Warning:
 			if unusable(ev.Message) {
 				r.Unusable = inc(r.Unusable, agentOf(ev))
+			}
+			if strings.Contains(ev.Message, "the report is assembled from the analyses") {
+				r.Assembled = true
 			}
 		}
 	}

@@ -19,17 +19,21 @@ func WriteTable(out io.Writer, sum Summary) error {
 	// The question column reads left-aligned: its cells are padded alike.
 	width := len("overall")
 	for _, r := range sum.Results {
-		width = max(width, len(r.Question))
+		width = max(width, len(r.Question)+1)
 	}
 	left := func(s string) string { return fmt.Sprintf("%-*s", width, s) }
 	fmt.Fprintf(tw, "%s\trun\trecall\tprecision\tfacts\tsupported\trepaired\tunfounded\tprompt tok\tgen tok\tcalls\tfailed\twall s\tunparsable\t\n", left("question"))
 	for _, r := range sum.Results {
+		q := r.Question
+		if r.Assembled {
+			q += "*"
+		}
 		if r.Error != "" {
-			fmt.Fprintf(tw, "%s\t%d\tfailed: %s\t\t\t\t\t\t%d\t%d\t%d\t%d\t%.1f\t%s\t\n", left(r.Question), r.Run, textkit.Clip(r.Error, 60),
+			fmt.Fprintf(tw, "%s\t%d\tfailed: %s\t\t\t\t\t\t%d\t%d\t%d\t%d\t%.1f\t%s\t\n", left(q), r.Run, textkit.Clip(r.Error, 60),
 				r.PromptTokens, r.GeneratedTokens, r.ModelCalls, r.FailedCalls, r.WallSeconds, perAgent(r.ParseFailures, r.Unusable))
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d/%d %.2f\t%d/%d %.2f\t%d/%d\t%d/%d %.2f\t%d\t%s\t%d\t%d\t%d\t%d\t%.1f\t%s\t\n", left(r.Question), r.Run,
+		fmt.Fprintf(tw, "%s\t%d\t%d/%d %.2f\t%d/%d %.2f\t%d/%d\t%d/%d %.2f\t%d\t%s\t%d\t%d\t%d\t%d\t%.1f\t%s\t\n", left(q), r.Run,
 			r.OnTopicCited, r.OnTopic, r.Recall, r.CitedOnTopic, r.Cited, r.Precision, r.FactsCovered, r.Facts,
 			r.Supported, r.CitedSentences, r.SupportedShare, r.Repaired, unfoundedCell(r), r.PromptTokens, r.GeneratedTokens, r.ModelCalls, r.FailedCalls, r.WallSeconds,
 			perAgent(r.ParseFailures, r.Unusable))
@@ -42,6 +46,12 @@ func WriteTable(out io.Writer, sum Summary) error {
 	}
 	if _, err := fmt.Fprintf(out, "\noverall: ratios over all runs; repaired, unfounded, tokens, calls and failed calls per run; wall time in all. %d of %d runs failed.\n", o.Failed, o.Runs); err != nil {
 		return err
+	}
+	if o.Assembled > 0 {
+		if _, err := fmt.Fprintf(out, "* %s: the writer's drafts were unusable and the pipeline assembled the report from the analyses; those scores measure that fallback more than the model.\n",
+			textkit.Plural(o.Assembled, "run", "runs")); err != nil {
+			return err
+		}
 	}
 	if o.Judged == 0 && sum.Judge == Judge {
 		return nil
@@ -115,5 +125,6 @@ func WriteComparison(out io.Writer, a, b Summary) error {
 	row("unparsable", "%.0f", float64(total(oa.ParseFailures)+total(oa.Unusable)), float64(total(ob.ParseFailures)+total(ob.Unusable)))
 	row("wall s", "%.1f", oa.WallSeconds, ob.WallSeconds)
 	row("failed runs", "%.0f", float64(oa.Failed), float64(ob.Failed))
+	row("assembled runs", "%.0f", float64(oa.Assembled), float64(ob.Assembled))
 	return tw.Flush()
 }
