@@ -441,8 +441,11 @@ func (m *rootModel) viewReport(w, h int) string {
 	info := ""
 	if r.loaded {
 		info = fmt.Sprintf("%d sources · %d citations", len(r.rep.Sources), r.rep.Metrics.Citations)
-		if n := len(r.rep.Updates); n > 0 && w >= 100 { // a living review: its last update
+		if n := len(r.rep.Updates); n > 0 { // a living review: its last update
 			u := r.rep.Updates[n-1]
+			if w < 100 { // narrow: the update matters more than the citation count
+				info = fmt.Sprintf("%d sources", len(r.rep.Sources))
+			}
 			info = fmt.Sprintf("updated %s: %d new · ", fmtDate(u.At, m.now()), u.New) + info
 		}
 	}
