@@ -317,7 +317,11 @@ func (f *gather) rank(ctx context.Context, a *agentCall, sq SubQuestion, recs []
 	cands = selectCandidates(cands, byKey, quota, f.calibrate, floor, f.isClaimed)
 	screened := f.screen(ctx, a, sq, cands, byKey)
 	if read := countRead(cands); read == 0 && len(cands) > 0 {
-		a.warn("round %d: %s, none relevant enough to read", f.round, textkit.Plural(len(cands), "candidate", "candidates"))
+		when := fmt.Sprintf("round %d", f.round)
+		if o.follow != nil && o.follow.Update > 0 {
+			when = fmt.Sprintf("update %d", o.follow.Update)
+		}
+		a.warn("%s, %s: %s, none relevant enough to read", sq.ID, when, textkit.Plural(len(cands), "candidate", "candidates"))
 	}
 	unit := researchUnit{Candidates: cands, Screen: screened}
 	for _, c := range cands {
