@@ -76,20 +76,9 @@ func TestEvalScoresMoveWithCarelessModels(t *testing.T) {
 // abstracts, which would score well; the eval counts the run as failed
 // instead, with the reason, and scores it zero.
 func TestEvalModelThatAnswersNothingFails(t *testing.T) {
-	srv := ollamafake.New(ollamafake.Options{Responder: func(c ollamafake.ChatCall) ollamafake.Reply {
+	sum := runOne(t, nil, func(c ollamafake.ChatCall) ollamafake.Reply {
 		return ollamafake.Reply{Status: http.StatusBadRequest, Error: `"` + c.Model + `" does not support chat`}
-	}})
-	defer srv.Close()
-	b, err := llm.NewOllama(srv.URL, llm.OllamaOptions{RequestTimeout: 10 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := openWorld(t)
-	s := eval.Setup{LLM: b, Model: pipelinetest.Model, EmbedModel: pipelinetest.EmbedModel, Dir: t.TempDir()}
-	sum, err := eval.Run(context.Background(), s, w, []eval.Question{eval.TuringComplete}, 1, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	}, "")
 	r, o := sum.Results[0], sum.Overall
 	if !strings.Contains(r.Error, "answered none of its") || !strings.Contains(r.Error, "does not support chat") || o.Failed != 1 ||
 		r.Recall != 0 || r.Precision != 0 || o.Recall != 0 || r.FailedCalls == 0 || r.FailedCalls != r.ModelCalls {
@@ -103,23 +92,12 @@ func TestEvalModelThatAnswersNothingFails(t *testing.T) {
 func TestEvalMarksAssembledReports(t *testing.T) {
 	script := &pipelinetest.Script{RevisionRounds: 1}
 	respond := script.Responder()
-	srv := ollamafake.New(ollamafake.Options{Responder: func(c ollamafake.ChatCall) ollamafake.Reply {
+	sum := runOne(t, nil, func(c ollamafake.ChatCall) ollamafake.Reply {
 		if pipelinetest.KindOf(c) == pipelinetest.Writer {
 			return ollamafake.Reply{Content: "ok"}
 		}
 		return respond(c)
-	}})
-	defer srv.Close()
-	b, err := llm.NewOllama(srv.URL, llm.OllamaOptions{RequestTimeout: 10 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := openWorld(t)
-	s := eval.Setup{LLM: b, Model: pipelinetest.Model, EmbedModel: pipelinetest.EmbedModel, Dir: t.TempDir()}
-	sum, err := eval.Run(context.Background(), s, w, []eval.Question{eval.TuringComplete}, 1, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	}, "")
 	if r := sum.Results[0]; !r.Assembled || r.Error != "" || sum.Overall.Assembled != 1 {
 		t.Fatalf("an assembled report: %+v", r)
 	}
@@ -134,4 +112,26 @@ func TestEvalMarksAssembledReports(t *testing.T) {
 	if careful.Assembled != 0 {
 		t.Errorf("the careful model's reports counted as assembled: %+v", careful)
 	}
+}
+
+// runOne runs turing-complete once against a fake model server that
+// answers with respond (models: the server's; nil, its defaults), judged
+// by the model named judge too unless it is "".
+func runOne(t *testing.T, models map[string]ollamafake.Model, respond ollamafake.Responder, judge string) eval.Summary {
+	t.Helper()
+	srv := ollamafake.New(ollamafake.Options{Models: models, Responder: respond})
+	t.Cleanup(srv.Close)
+	b, err := llm.NewOllama(srv.URL, llm.OllamaOptions{RequestTimeout: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := eval.Setup{LLM: b, Model: pipelinetest.Model, EmbedModel: pipelinetest.EmbedModel, Dir: t.TempDir()}
+	if judge != "" {
+		s.Judge = &eval.ModelJudge{LLM: b, Model: judge}
+	}
+	sum, err := eval.Run(context.Background(), s, openWorld(t), []eval.Question{eval.TuringComplete}, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sum
 }

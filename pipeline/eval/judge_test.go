@@ -164,25 +164,13 @@ func TestEvalWithJudge(t *testing.T) {
 	script := &pipelinetest.Script{RevisionRounds: 1}
 	respond := script.Responder()
 	var judged atomic.Int32
-	srv := ollamafake.New(ollamafake.Options{Models: models, Responder: func(c ollamafake.ChatCall) ollamafake.Reply {
+	sum := runOne(t, models, func(c ollamafake.ChatCall) ollamafake.Reply {
 		if c.Model == "judge:7b" {
 			judged.Add(1)
 			return ollamafake.Reply{Content: "Yes."}
 		}
 		return respond(c)
-	}})
-	defer srv.Close()
-	b, err := llm.NewOllama(srv.URL, llm.OllamaOptions{RequestTimeout: 30 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := openWorld(t)
-	s := eval.Setup{LLM: b, Model: pipelinetest.Model, EmbedModel: pipelinetest.EmbedModel, Dir: t.TempDir(),
-		Judge: &eval.ModelJudge{LLM: b, Model: "judge:7b"}}
-	sum, err := eval.Run(context.Background(), s, w, []eval.Question{eval.TuringComplete}, 1, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	}, "judge:7b")
 	o, r := sum.Overall, sum.Results[0]
 	if !strings.Contains(sum.Judge, "judge:7b") || !strings.HasPrefix(sum.Judge, eval.Judge) || r.Error != "" {
 		t.Fatalf("summary judge %q, result %+v", sum.Judge, r)
