@@ -166,6 +166,9 @@ type researchUnit struct {
 	// Identified counts the records each route returned, before
 	// duplicates were removed (the PRISMA flow's first boxes).
 	Identified []RouteCount `json:"identified,omitempty"`
+	// Met are the works an update's search met first, so a resumed update
+	// counts what its checks saw (update.go).
+	Met []metWork `json:"met,omitempty"`
 }
 
 // queryVectors embeds every sub-question and the question (through the

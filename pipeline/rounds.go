@@ -59,6 +59,10 @@ type roundPlan struct {
 	// quota, when set, how many of the candidates may be read.
 	chase []string
 	quota int
+	// citingOnly follows only the works citing the chased sources, not
+	// their references: an update looks for what appeared since, and a
+	// source's references are older than it.
+	citingOnly bool
 }
 
 // rounds runs the first round, then reflects and runs follow-up rounds
@@ -163,6 +167,7 @@ func (f *gather) researchLater(ctx context.Context, round int, plans []roundPlan
 				chasedMu.Lock()
 				chased = append(chased, unit.Chased...)
 				chasedMu.Unlock()
+				f.meetAgain(unit.Met)
 				return f.apply(gctx, p.sq, unit, true)
 			}
 			agent := fmt.Sprintf("researcher %s (round %d)", p.sq.ID, round)
@@ -183,7 +188,7 @@ func (f *gather) researchLater(ctx context.Context, round int, plans []roundPlan
 				toChase = f.bestAnalysed(p.sq.ID, chaseSources)
 			}
 			for _, key := range toChase {
-				got, asked := o.chase(gctx, a, f.reg.get(key))
+				got, asked := o.chase(gctx, a, f.reg.get(key), p.citingOnly)
 				if asked {
 					keys = append(keys, key)
 				}
@@ -195,14 +200,15 @@ func (f *gather) researchLater(ctx context.Context, round int, plans []roundPlan
 				return gctx.Err()
 			}
 			identified := identifiedBy(recs, origins, round)
-			recs, origins = f.unseen(recs, origins)
+			var met []metWork
+			recs, origins, met = f.unseen(recs, origins)
 			quota := max(2, f.share/2)
 			if p.quota > 0 {
 				quota = p.quota
 			}
 			unit = f.rank(gctx, a, p.sq, recs, origins, quota)
 			f.ranked()
-			unit.Chased, unit.Identified = keys, identified
+			unit.Chased, unit.Identified, unit.Met = keys, identified, met
 			if err := o.checkpoint(name, unit); err != nil {
 				return err
 			}
@@ -237,19 +243,21 @@ type chasedRecord struct {
 
 // chase follows rec's references and citing works through every chosen
 // source that can; asked is false when none could (no identifier).
-func (o *orchestrator) chase(ctx context.Context, a *agentCall, rec search.Record) (out []chasedRecord, asked bool) {
+func (o *orchestrator) chase(ctx context.Context, a *agentCall, rec search.Record, citingOnly bool) (out []chasedRecord, asked bool) {
 	for _, name := range o.st.Plan.Sources {
 		cg, ok := o.engine.Sources[name].(search.CitationGraph)
 		if !ok {
 			continue
 		}
-		refs, err := cg.References(ctx, rec, chaseLinks)
-		asked = asked || !errors.Is(err, search.ErrNoGraphID)
-		if err != nil && !errors.Is(err, search.ErrNoGraphID) && ctx.Err() == nil {
-			a.warn("%s: the references of %q could not be followed: %s", name, textkit.Clip(rec.Title, 50), shortErr(err))
-		}
-		for _, r := range refs {
-			out = append(out, chasedRecord{r, "reference of " + rec.Key})
+		if !citingOnly {
+			refs, err := cg.References(ctx, rec, chaseLinks)
+			asked = asked || !errors.Is(err, search.ErrNoGraphID)
+			if err != nil && !errors.Is(err, search.ErrNoGraphID) && ctx.Err() == nil {
+				a.warn("%s: the references of %q could not be followed: %s", name, textkit.Clip(rec.Title, 50), shortErr(err))
+			}
+			for _, r := range refs {
+				out = append(out, chasedRecord{r, "reference of " + rec.Key})
+			}
 		}
 		cites, err := cg.CitedBy(ctx, rec, chaseLinks)
 		asked = asked || !errors.Is(err, search.ErrNoGraphID)
@@ -282,16 +290,23 @@ func (f *gather) bestAnalysed(subq string, n int) []string {
 	return keys
 }
 
-// unseen drops works found before (in any round or sub-question).
-func (f *gather) unseen(recs []search.Record, origins []string) ([]search.Record, []string) {
+// unseen drops works found before (in any round or sub-question). In an
+// update it also returns the works this search met first (met), so a
+// resumed update counts them again from the unit's checkpoint.
+func (f *gather) unseen(recs []search.Record, origins []string) ([]search.Record, []string, []metWork) {
 	var r2 []search.Record
 	var o2 []string
+	var met []metWork
 	for i, r := range recs {
 		if f.known != nil {
 			// An update: every new work is ranked for every sub-question
 			// that finds it (another one ranking it first must not hide
 			// it); what is known is the session's, not this round's.
-			if !f.knownBefore(r) {
+			known, first := f.knownBefore(r)
+			if first {
+				met = append(met, metWork{IDs: search.WorkIDs(r), Known: known})
+			}
+			if !known {
 				f.reg.add(r)
 				r2, o2 = append(r2, r), append(o2, origins[i])
 			}
@@ -305,7 +320,40 @@ func (f *gather) unseen(recs []search.Record, origins []string) ([]search.Record
 			r2, o2 = append(r2, r), append(o2, origins[i])
 		}
 	}
-	return r2, o2
+	return r2, o2, met
+}
+
+// metWork is a work an update's search met first: its identifiers, and
+// whether the session knew it.
+type metWork struct {
+	IDs   []string `json:"ids"`
+	Known bool     `json:"known,omitempty"`
+}
+
+// meetAgain counts the works a restored research unit met, as knownBefore
+// counted them when it ran.
+func (f *gather) meetAgain(met []metWork) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, m := range met {
+		dup := false
+		for _, id := range m.IDs {
+			if _, ok := f.seen[id]; ok {
+				dup = true
+				break
+			}
+		}
+		if dup {
+			continue
+		}
+		for _, id := range m.IDs {
+			f.seen[id] = ""
+		}
+		f.seenN++
+		if m.Known {
+			f.knownSeen++
+		}
+	}
 }
 
 func countPrefix(ss []string, prefixes ...string) int {
@@ -322,13 +370,15 @@ func countPrefix(ss []string, prefixes ...string) int {
 }
 
 // knownBefore says whether an update's search result is a work the
-// session met before; a published version of a cited work is kept aside,
-// to merge its metadata into the cited record (same number, no reading).
-func (f *gather) knownBefore(r search.Record) bool {
+// session met before, and whether this is the update's first meeting with
+// it; a published version of a cited work is kept aside, to merge its
+// metadata into the cited record (same number, no reading).
+func (f *gather) knownBefore(r search.Record) (known, first bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	key, known := f.known.match(r)
 	if _, dup := f.seen.match(r); !dup {
+		first = true
 		f.seen.add(r)
 		f.seenN++
 		if known {
@@ -341,5 +391,5 @@ func (f *gather) knownBefore(r search.Record) bool {
 		}
 		f.published[key] = r
 	}
-	return known
+	return known, first
 }

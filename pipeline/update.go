@@ -361,8 +361,8 @@ func (o *orchestrator) updateResearch(ctx context.Context, parent Report) (updat
 }
 
 // updatePlans are the searches an update runs again: each sub-question's
-// queries of every tier and every reflection round, and the citations of
-// its cited sources.
+// queries of every tier and every reflection round, and the works citing
+// its cited sources (not their references, which are older).
 func (o *orchestrator) updatePlans(parent Report) []roundPlan {
 	cited := map[string]bool{}
 	for _, s := range parent.Sources {
@@ -377,7 +377,7 @@ func (o *orchestrator) updatePlans(parent Report) []roundPlan {
 	}
 	var plans []roundPlan
 	for _, sq := range o.st.Plan.SubQuestions {
-		p := roundPlan{sq: sq, queries: sq.Queries.tiers(), missing: []string{"new work"}, chase: []string{}}
+		p := roundPlan{sq: sq, queries: sq.Queries.tiers(), missing: []string{"new work"}, chase: []string{}, citingOnly: true}
 		for _, r := range reflections {
 			for _, s := range r.SubQuestions {
 				if s.ID == sq.ID {

@@ -128,6 +128,11 @@ func TestKillDuringAnUpdateThenUpdateAgain(t *testing.T) {
 	if len(vs) != 2 || vs[1].Kind != pipeline.VersionUpdate || len(checks) != 1 || checks[0].Version != 2 || !strings.Contains(vs[1].Report, "Property-based") {
 		t.Fatalf("after the kill and update: %d versions, checks %+v", len(vs), checks)
 	}
+	// The resumed check counts what the killed one's searches met (a trial
+	// saw "0 works seen, 0 new" for a version with 2 new sources).
+	if c := checks[0]; c.Seen == 0 || c.New < c.Kept || c.New == 0 {
+		t.Errorf("the resumed check's counts: %+v", c)
+	}
 	calls := oll.ChatCalls()
 	before := prompts(calls[base:killedAt])
 	repeated := 0

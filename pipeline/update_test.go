@@ -190,6 +190,11 @@ func TestUpdateReadsOnlyNewWork(t *testing.T) {
 	if !sourdough {
 		t.Errorf("the update's candidates do not show the off-topic work and why it was not read: %+v", cands)
 	}
+	for _, c := range cands {
+		if c.Update > 0 && strings.HasPrefix(c.Origin, "reference of") {
+			t.Errorf("the update followed a cited source's references (older works): %+v", c)
+		}
+	}
 	checks, err := pipeline.LoadUpdateChecks(env.Store, sess.ID)
 	if err != nil || len(checks) != 1 {
 		t.Fatalf("checks %+v, %v", checks, err)
