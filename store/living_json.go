@@ -62,7 +62,14 @@ func EveryText(d time.Duration) string {
 	case d > 0 && d%day == 0:
 		return strconv.FormatInt(int64(d/day), 10) + "d"
 	}
-	return strings.TrimSuffix(strings.TrimSuffix(d.String(), "0s"), "0m")
+	s := d.String() // 1h30m0s, 36h0m0s, 45m0s
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }
 
 func parseEveryJSON(raw json.RawMessage) (time.Duration, error) {

@@ -36,8 +36,13 @@ func TestLivingEveryJSON(t *testing.T) {
 			t.Errorf("%s read as %v", bad, l.Every)
 		}
 	}
-	if b, _ := json.Marshal(Living{Every: 36 * time.Hour}); !strings.Contains(string(b), `"every":"36h"`) {
-		t.Errorf("36h: %s", b)
+	for d, want := range map[time.Duration]string{36 * time.Hour: "36h", 90 * time.Minute: "1h30m", 10 * time.Hour: "10h", 50 * time.Minute: "50m",
+		time.Hour + 30*time.Second: "1h0m30s", 3 * 24 * time.Hour: "3d", 21 * 24 * time.Hour: "3w"} {
+		b, _ := json.Marshal(Living{Every: d})
+		var back Living
+		if got := EveryText(d); got != want || !strings.Contains(string(b), `"every":"`+want+`"`) || json.Unmarshal(b, &back) != nil || back.Every != d {
+			t.Errorf("%v: %q, %s, read back %v; want %q", d, got, b, back.Every, want)
+		}
 	}
 	if b, _ := json.Marshal(Living{}); strings.Contains(string(b), "every") {
 		t.Errorf("not followed: %s", b)
