@@ -177,14 +177,14 @@ type Totals struct {
 	Precision      float64        `json:"precision"`
 	FactsCovered   float64        `json:"facts_covered"` // share of all facts
 	SupportedShare float64        `json:"supported_share"`
-	Repaired       float64        `json:"repaired"`               // per run
-	Unfounded      float64        `json:"unfounded"`              // per run
-	PromptTokens   float64        `json:"prompt_tokens"`          // per run
-	Generated      float64        `json:"generated_tokens"`       // per run
-	ModelCalls     float64        `json:"model_calls"`            // per run
-	WallSeconds    float64        `json:"wall_seconds"`           // all runs
-	FailedCalls    float64        `json:"failed_calls,omitempty"` // per run
-	Assembled      int            `json:"assembled,omitempty"`    // runs whose report the pipeline assembled (the writer failed)
+	Repaired       float64        `json:"repaired"`         // per run
+	Unfounded      float64        `json:"unfounded"`        // per run
+	PromptTokens   float64        `json:"prompt_tokens"`    // per run
+	Generated      float64        `json:"generated_tokens"` // per run
+	ModelCalls     float64        `json:"model_calls"`      // per run
+	WallSeconds    float64        `json:"wall_seconds"`     // all runs
+	FailedCalls    float64        `json:"failed_calls"`     // per run: chat requests not answered
+	Assembled      int            `json:"assembled"`        // runs whose report the pipeline assembled (the writer failed)
 	ParseFailures  map[string]int `json:"parse_failures,omitempty"`
 	Unusable       map[string]int `json:"unusable_answers,omitempty"`
 	// The model judge's work in all runs (--judge): sentences put to it,

@@ -71,10 +71,10 @@ type Result struct {
 	// Assembled is set when the writer's drafts were unusable and the
 	// pipeline assembled the report from the analyses: its scores then
 	// measure that fallback more than the model.
-	Assembled bool `json:"assembled,omitempty"`
+	Assembled bool `json:"assembled"`
 	// FailedCalls are chat calls the model did not answer (an error, or
 	// nothing generated).
-	FailedCalls   int            `json:"failed_calls,omitempty"`
+	FailedCalls   int            `json:"failed_calls"`
 	ParseFailures map[string]int `json:"parse_failures,omitempty"`
 	Unusable      map[string]int `json:"unusable_answers,omitempty"`
 

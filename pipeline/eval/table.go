@@ -22,14 +22,14 @@ func WriteTable(out io.Writer, sum Summary) error {
 		width = max(width, len(r.Question)+1)
 	}
 	left := func(s string) string { return fmt.Sprintf("%-*s", width, s) }
-	fmt.Fprintf(tw, "%s\trun\trecall\tprecision\tfacts\tsupported\trepaired\tunfounded\tprompt tok\tgen tok\tcalls\tfailed\twall s\tunparsable\t\n", left("question"))
+	fmt.Fprintf(tw, "%s\trun\trecall\tprecision\tfacts\tsupported\trepaired\tunfounded\tprompt tok\tgen tok\tcalls\tunanswered\twall s\tunparsable\t\n", left("question"))
 	for _, r := range sum.Results {
 		q := r.Question
-		if r.Assembled {
+		if r.Assembled && r.Error == "" {
 			q += "*"
 		}
 		if r.Error != "" {
-			fmt.Fprintf(tw, "%s\t%d\tfailed: %s\t\t\t\t\t\t%d\t%d\t%d\t%d\t%.1f\t%s\t\n", left(q), r.Run, textkit.Clip(r.Error, 60),
+			fmt.Fprintf(tw, "%s\t%d\tfailed: %s\t\t\t\t\t\t%d\t%d\t%d\t%d\t%.1f\t%s\t\n", left(q), r.Run, textkit.Clip(r.Error, 40),
 				r.PromptTokens, r.GeneratedTokens, r.ModelCalls, r.FailedCalls, r.WallSeconds, perAgent(r.ParseFailures, r.Unusable))
 			continue
 		}
@@ -44,7 +44,7 @@ func WriteTable(out io.Writer, sum Summary) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	if _, err := fmt.Fprintf(out, "\noverall: ratios over all runs; repaired, unfounded, tokens, calls and failed calls per run; wall time in all. %d of %d runs failed.\n", o.Failed, o.Runs); err != nil {
+	if _, err := fmt.Fprintf(out, "\noverall: ratios over all runs; repaired, unfounded, tokens, calls and unanswered calls per run; wall time in all. %d of %d runs failed.\n", o.Failed, o.Runs); err != nil {
 		return err
 	}
 	if o.Assembled > 0 {
@@ -121,7 +121,7 @@ func WriteComparison(out io.Writer, a, b Summary) error {
 	row("gen tok/run", "%.0f", oa.Generated, ob.Generated)
 	row("prompt tok/run", "%.0f", oa.PromptTokens, ob.PromptTokens)
 	row("calls/run", "%.1f", oa.ModelCalls, ob.ModelCalls)
-	row("failed/run", "%.1f", oa.FailedCalls, ob.FailedCalls)
+	row("unanswered/run", "%.1f", oa.FailedCalls, ob.FailedCalls)
 	row("unparsable", "%.0f", float64(total(oa.ParseFailures)+total(oa.Unusable)), float64(total(ob.ParseFailures)+total(ob.Unusable)))
 	row("wall s", "%.1f", oa.WallSeconds, ob.WallSeconds)
 	row("failed runs", "%.0f", float64(oa.Failed), float64(ob.Failed))

@@ -45,8 +45,9 @@ text, never the pipeline's own verdicts:
              report states, cited or not
   prompt tok, gen tok, calls
              tokens and chat requests (a retry is one more)
-  failed     chat requests the backend answered with an error (a run in
-             which the model answered none is a failed run, not scored)
+  unanswered chat requests the model did not answer (an error, or nothing
+             generated); a run in which it answered none is a failed run,
+             scored zero
   wall s     wall time
   unparsable structured answers that stayed unparsable (analyst 4), and
              warnings that an agent's answer was unusable (planner 1w)
@@ -117,25 +118,48 @@ and prints both and a table of the two side by side.`,
 			if judge != "" && (sameModel(judge, models[0]) || sameModel(judge, models[1])) {
 				return fmt.Errorf("%w: --judge %s is one of the models compared; a model never judges its own report", errUsage, judge)
 			}
+			// Both models (and the judge) are checked before A's eval
+			// starts: B refused after A's hour of runs would waste them.
+			b, err := newBackend(cfg)
+			if err != nil {
+				return err
+			}
+			for _, m := range append(models, judge) {
+				if m != "" {
+					if err := checkBackend(cmd.Context(), b, m); err != nil {
+						return err
+					}
+				}
+			}
 			var sums []eval.Summary
+			var stopped error
 			for _, m := range models {
 				opt.Model = m
 				sum, err := evalModel(cmd, cfg, opt, qs, runs, seed, judge)
-				if err != nil {
-					return err
+				if len(sum.Results) > 0 {
+					sums = append(sums, sum)
 				}
-				sums = append(sums, sum)
+				if err != nil {
+					stopped = err
+					break
+				}
 			}
 			if asJSON {
 				enc := json.NewEncoder(cmd.OutOrStdout())
 				enc.SetIndent("", "  ")
-				return enc.Encode(map[string][]eval.Summary{"compare": sums})
+				if err := enc.Encode(map[string][]eval.Summary{"compare": sums}); err != nil {
+					return err
+				}
+				return stopped
 			}
 			for _, sum := range sums {
 				if err := eval.WriteTable(cmd.OutOrStdout(), sum); err != nil {
 					return err
 				}
 				fmt.Fprintln(cmd.OutOrStdout())
+			}
+			if stopped != nil || len(sums) < 2 {
+				return stopped // what finished is printed; no comparison of a part
 			}
 			return eval.WriteComparison(cmd.OutOrStdout(), sums[0], sums[1])
 		},
@@ -151,17 +175,25 @@ and prints both and a table of the two side by side.`,
 	return cmd
 }
 
+// runEval runs one model's eval and prints it; an eval stopped midway (a
+// cancel, a backend gone) still prints the runs that finished.
 func runEval(cmd *cobra.Command, cfg *Config, opt pipeline.Options, qs []eval.Question, runs, seed int, judge string, asJSON bool) error {
 	sum, err := evalModel(cmd, cfg, opt, qs, runs, seed, judge)
-	if err != nil {
+	if err != nil && len(sum.Results) == 0 {
 		return err
 	}
 	if asJSON {
 		enc := json.NewEncoder(cmd.OutOrStdout())
 		enc.SetIndent("", "  ")
-		return enc.Encode(sum)
+		if jerr := enc.Encode(sum); jerr != nil {
+			return jerr
+		}
+		return err
 	}
-	return eval.WriteTable(cmd.OutOrStdout(), sum)
+	if terr := eval.WriteTable(cmd.OutOrStdout(), sum); terr != nil {
+		return terr
+	}
+	return err
 }
 
 // evalModel runs the eval with opt.Model (and judge, when not ""),
@@ -196,7 +228,7 @@ func evalModel(cmd *cobra.Command, cfg *Config, opt pipeline.Options, qs []eval.
 	sum.Backend = cfg.Backend
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
-			return sum, &exitError{exitCancelled, errors.New("the eval was cancelled")}
+			return sum, &exitError{exitCancelled, fmt.Errorf("the eval was cancelled after %d of %d runs (the finished ones are printed)", len(sum.Results), len(qs)*runs)}
 		}
 		return sum, &exitError{exitFailed, fmt.Errorf("the eval stopped: %w", err)}
 	}

@@ -1,13 +1,18 @@
 package cli
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/researchtui/researchtui/llm/ollamafake"
 	"github.com/researchtui/researchtui/pipeline/eval"
@@ -162,5 +167,59 @@ func TestEvalJudgeAndBackendFlags(t *testing.T) {
 	}
 	if _, stderr, code, _ := c.run("eval", "--judge", "absent:1b"); code == 0 || !strings.Contains(stderr, "absent:1b") {
 		t.Errorf("a judge model the server lacks: exit %d %s", code, stderr)
+	}
+	// --compare checks B (and the judge) before A's eval runs: nothing is
+	// asked of the model when B cannot chat or is missing.
+	before := len(oll.ChatCalls())
+	for _, bad := range [][]string{
+		{"eval", "--compare", "qwen3:8b," + pipelinetest.EmbedModel},
+		{"eval", "--compare", "qwen3:8b,absent:1b"},
+		{"eval", "--compare", "qwen3:8b,judge:7b", "--judge", "absent:1b"},
+	} {
+		if _, stderr, code, _ := c.run(bad...); code == 0 || len(oll.ChatCalls()) != before {
+			t.Errorf("%q: exit %d after %d chat calls (%s)", bad, code, len(oll.ChatCalls())-before, stderr)
+		}
+	}
+}
+
+// TestEvalInterruptedPrintsWhatFinished: Ctrl-C during the second run
+// exits 130 and still prints the first run's row (a trial lost a finished
+// hour of runs to one keypress).
+func TestEvalInterruptedPrintsWhatFinished(t *testing.T) {
+	script := &pipelinetest.Script{RevisionRounds: 1}
+	oll := ollamafake.New(ollamafake.Options{Responder: script.Responder(), TokenDelay: 5 * time.Millisecond})
+	defer oll.Close()
+	c := newCLI(t, oll.URL, nil)
+	cmd := exec.Command(os.Args[0], "eval", "--questions", "turing-complete,turing-test")
+	cmd.Env = c.env
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var said strings.Builder
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() {
+		said.WriteString(sc.Text() + "\n")
+		if strings.Contains(sc.Text(), "question 2 of 2") {
+			_ = cmd.Process.Signal(os.Interrupt)
+			break
+		}
+	}
+	copied := make(chan struct{})
+	go func() { _, _ = io.Copy(&said, stderr); close(copied) }()
+	<-copied // the pipe closes when the child exits
+	err = cmd.Wait()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	}
+	out := stdout.String()
+	if code != exitCancelled || !strings.Contains(out, "turing-complete") || strings.Contains(out, "turing-test ") {
+		t.Errorf("exit %d, stdout:\n%s\nstderr:\n%s", code, out, said.String())
 	}
 }
