@@ -583,6 +583,16 @@ func MarkRead(st store.DB, id string) error {
 	return err
 }
 
+// withReason is reasons (copied, not changed) with n more for reason, so
+// the flow's reasons add up to its counts.
+func withReason(rs []FlowReason, reason string, n int) []FlowReason {
+	out := append([]FlowReason(nil), rs...)
+	if n > 0 {
+		out = append(out, FlowReason{Reason: reason, Count: n})
+	}
+	return out
+}
+
 // checksSinceVersion are the recorded checks before check n that wrote no
 // version, after the last one that did.
 func checksSinceVersion(checks []UpdateCheck, n int) []UpdateCheck {
@@ -619,10 +629,12 @@ func updatedCounts(fn Funnel, flow *Flow, c UpdateCheck, cited int) (Funnel, *Fl
 	f.Duplicates += c.Seen - c.New // met before: by the run, or by an earlier update
 	f.Screened += c.New
 	f.Excluded += c.New - c.Read
+	f.ExcludedWhy = withReason(f.ExcludedWhy, fmt.Sprintf("update %d: not relevant enough to read", c.N), c.New-c.Read)
 	f.Sought += c.Read
 	f.Assessed += c.Read
 	f.AssessedAbstract += c.Read // an update reads what its searches give; full texts are counted with the run's
 	f.Reports += c.Read - c.Kept
+	f.ReportsWhy = withReason(f.ReportsWhy, fmt.Sprintf("update %d: not relevant to the question", c.N), c.Read-c.Kept)
 	f.Included = cited
 	return fn, &f
 }

@@ -37,4 +37,14 @@ func TestUpdateCountsTheChecksThatKeptNothing(t *testing.T) {
 		len(f.Other) != len(f1.Other)+2 {
 		t.Errorf("flow %+v\nthe run's %+v\nchecks %+v %+v", *f, *f1, a, b)
 	}
+	sum := func(rs []pipeline.FlowReason) int {
+		n := 0
+		for _, r := range rs {
+			n += r.Count
+		}
+		return n
+	}
+	if sum(f.ExcludedWhy) != f.Excluded || (len(f.ReportsWhy) > 0 && sum(f.ReportsWhy) != f.Reports) {
+		t.Errorf("the reasons do not add up: excluded %d by %+v, reports %d by %+v", f.Excluded, f.ExcludedWhy, f.Reports, f.ReportsWhy)
+	}
 }

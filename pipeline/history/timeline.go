@@ -178,7 +178,15 @@ func (b *timelineBuilder) add(ev pipeline.Event) {
 		if ev.Count > 0 {
 			// A later run on the session (a follow-up or an update): a row
 			// of its own, so its stages are told apart from the first run's.
-			tl.Spans = append(tl.Spans, Span{Kind: "segment", Name: segmentName(ev), Parent: -1, Start: at, End: at})
+			// The same run started again continues one that was stopped.
+			name := segmentName(ev)
+			for _, sp := range tl.Spans {
+				if sp.Kind == "segment" && strings.TrimSuffix(sp.Name, " (continued)") == name {
+					name += " (continued)"
+					break
+				}
+			}
+			tl.Spans = append(tl.Spans, Span{Kind: "segment", Name: name, Parent: -1, Start: at, End: at})
 		}
 	case pipeline.ReviewRequested:
 		// The reviewer asked for changes: the run waits for a person's

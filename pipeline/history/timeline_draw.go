@@ -19,6 +19,10 @@ const (
 	markSegment = '╌' // a run on the session: the first, a follow-up, an update
 )
 
+// minWait is the shortest wait for a person the waterfall draws: a shorter
+// one is a policy deciding at once, not a person reading.
+const minWait = 100 * time.Millisecond
+
 // segment is one run on the session in the timeline: the first, then each
 // follow-up and update, with its time and the chat tokens its agents used,
 // so a session's later runs are not read as part of the first.
@@ -143,6 +147,9 @@ func (tl Timeline) Lines(width int) []WaterfallLine {
 			continue
 		}
 		if s.Kind == "wait" {
+			if s.End-s.Start < minWait {
+				continue // a policy decided at once (a headless run): nobody waited
+			}
 			bar := []rune(strings.Repeat(" ", barW))
 			fill(bar, s.Start, s.End, markWait)
 			row("wait", s.Name, bar, fmt.Sprintf("%6s", shortDur(s.End-s.Start)), false)
@@ -186,7 +193,7 @@ func (tl Timeline) Lines(width int) []WaterfallLine {
 	}
 	sum := func(s string) { out = append(out, WaterfallLine{Kind: "summary", Text: textkit.Clip(s, width)}) }
 	line := fmt.Sprintf("model busy %s of %s (%.0f%%)", shortDur(tl.ModelBusy), shortDur(tl.Wall), 100*tl.ModelUtil)
-	if tl.Waiting > 0 {
+	if tl.Waiting >= minWait {
 		line = fmt.Sprintf("model busy %s of %s less %s waiting for you (%.0f%%)",
 			shortDur(tl.ModelBusy), shortDur(tl.Wall), shortDur(tl.Waiting), 100*tl.ModelUtil)
 	}
@@ -236,7 +243,7 @@ func (tl Timeline) Lines(width int) []WaterfallLine {
 	if !haveCalls {
 		legend = fmt.Sprintf("%c stage  %c agent  %c agent using the model  › critical path", markStage, markAgent, markCall)
 	}
-	if tl.Waiting > 0 {
+	if tl.Waiting >= minWait {
 		legend += fmt.Sprintf("  %c waiting for you", markWait)
 	}
 	if len(tl.segments()) > 1 {

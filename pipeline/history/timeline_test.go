@@ -218,6 +218,12 @@ func TestTimelineLabelsFollowUpsAndUpdates(t *testing.T) {
 			t.Errorf("segment row %q %q", l.Name, l.Stats)
 		}
 	}
+	// An update stopped and started again: the second start continues it.
+	evs = append(evs, pipeline.Event{Type: pipeline.RunStarted, Count: 3, Message: "update 1: searching again for work since 1 May 2026", Time: at(99000)})
+	evs = append(evs, agent("writer", 99000, 99002, 10)...)
+	if drawn := history.BuildTimeline("s1", evs).Waterfall(100); !strings.Contains(drawn, "── update 1 (contin") || strings.Count(drawn, "── update 1") != 2 {
+		t.Errorf("a continued update:\n%s", drawn)
+	}
 	// A session with one run has no segment rows.
 	if one := history.BuildTimeline("s2", evs[:5]).Waterfall(100); strings.Contains(one, "──  the run") || strings.Contains(one, "╌") {
 		t.Errorf("a single run drawn with segments:\n%s", one)

@@ -76,3 +76,22 @@ func TestTimelineLeavesThePersonsWaitOut(t *testing.T) {
 		}
 	}
 }
+
+// A headless run's policy decides a review at once: no one waited, and the
+// waterfall draws no wait (a trial saw "waiting for you 0.0s").
+func TestTimelineDrawsNoWaitWhenAPolicyDecides(t *testing.T) {
+	t0 := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
+	evs := []pipeline.Event{
+		{Type: pipeline.RunStarted, Time: t0},
+		{Type: pipeline.StageStarted, Stage: pipeline.StageReview, Time: t0},
+		{Type: pipeline.AgentStarted, Stage: pipeline.StageReview, Agent: "reviewer", Time: t0},
+		{Type: pipeline.AgentFinished, Stage: pipeline.StageReview, Agent: "reviewer", Time: t0.Add(2 * time.Second)},
+		{Type: pipeline.ReviewRequested, Stage: pipeline.StageReview, Review: &pipeline.ReviewRequest{}, Time: t0.Add(2 * time.Second)},
+		{Type: pipeline.ReviewDecided, Stage: pipeline.StageReview, Time: t0.Add(2*time.Second + time.Millisecond)},
+		{Type: pipeline.StageFinished, Stage: pipeline.StageReview, Time: t0.Add(3 * time.Second)},
+	}
+	drawn := history.BuildTimeline("s", evs).Waterfall(100)
+	if strings.Contains(drawn, "waiting for you") {
+		t.Errorf("a policy's decision drawn as a wait:\n%s", drawn)
+	}
+}
