@@ -17,10 +17,11 @@ import (
 
 // An update keeps a finished report up to date (a living review): it runs
 // the session's searches again (the plan as the person left it, every
-// round's queries, the citations of the cited sources), keeps only works
+// round's queries, the works citing the cited sources), keeps only works
 // the session never met, screens and reads them by the same rules and
 // floors, and, when some pass, writes a new version with a "What's new
-// since DATE" section at the top, cited and verified like every sentence.
+// since DATE" section at the top, cited and verified like every sentence,
+// and the sentences the executive summary gains from it (update_summary.go).
 // Nothing met before is read or analysed again, and the earlier citation
 // numbers stay. When nothing new passes, no version is written and the
 // check is recorded (UpdateCheck). An update is a follow-up (followup.go)
