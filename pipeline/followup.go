@@ -53,6 +53,9 @@ type followUp struct {
 	// and Since the date of the version it checks against.
 	Update int       `json:"update,omitempty"`
 	Since  time.Time `json:"since,omitempty"`
+	// Usage0 is the session's usage when the update first started, so a
+	// check resumed after a kill counts the tokens of every attempt.
+	Usage0 *UsageTotals `json:"usage0,omitempty"`
 
 	kind string // VersionFollowUp or VersionRevision
 	body string // the previous version without its references and method note

@@ -90,7 +90,8 @@ func (e *Engine) Update(ctx context.Context, id string) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	fu := followUp{N: len(versions) + 1, Question: sess.Question, Update: len(checks) + 1, Since: versions[len(versions)-1].CreatedAt}
+	usage0 := usageFromStore(sess.Usage)
+	fu := followUp{N: len(versions) + 1, Question: sess.Question, Update: len(checks) + 1, Since: versions[len(versions)-1].CreatedAt, Usage0: &usage0}
 	return e.startFollowUp(ctx, sess, opt, fu)
 }
 
@@ -99,6 +100,9 @@ func (e *Engine) Update(ctx context.Context, id string) (*Run, error) {
 func (o *orchestrator) updateStages(ctx context.Context) error {
 	t0 := time.Now()
 	tok0 := o.meter.totals()
+	if o.follow.Usage0 != nil {
+		tok0 = *o.follow.Usage0 // a resumed check counts the killed attempt's tokens too
+	}
 	parent, prev, plan, err := o.loadFinished()
 	if err != nil {
 		return err

@@ -78,6 +78,7 @@ func TestKillDuringAnUpdateThenUpdateAgain(t *testing.T) {
 	_, sess := runToEnd(t, first, opt)
 	st.Close()
 	base := len(oll.ChatCalls())
+	served0 := oll.Served()
 
 	cmd := exec.Command(os.Args[0], "-test.run=^TestKilledUpdateChild$", "-test.v")
 	cmd.Env = append(os.Environ(), "RESEARCHTUI_KILL_UPDATE_DB="+db, "RESEARCHTUI_KILL_UPDATE_OLLAMA="+oll.URL, "RESEARCHTUI_KILL_UPDATE_MARK="+dir+"/saved")
@@ -96,6 +97,7 @@ func TestKillDuringAnUpdateThenUpdateAgain(t *testing.T) {
 	cmd.Process.Kill() // SIGKILL: no cancellation, no deferred cleanup
 	cmd.Wait()
 	killedAt := len(oll.ChatCalls())
+	servedKilled := oll.Served()
 
 	st, err = store.Open(db, store.Options{})
 	if err != nil {
@@ -132,6 +134,11 @@ func TestKillDuringAnUpdateThenUpdateAgain(t *testing.T) {
 	// saw "0 works seen, 0 new" for a version with 2 new sources).
 	if c := checks[0]; c.Seen == 0 || c.New < c.Kept || c.New == 0 {
 		t.Errorf("the resumed check's counts: %+v", c)
+	}
+	// Its tokens are both attempts', not only the resumed one's.
+	killedTok, resumedTok := servedKilled.CompletionTokens-served0.CompletionTokens, oll.Served().CompletionTokens-servedKilled.CompletionTokens
+	if c := checks[0]; killedTok == 0 || c.GeneratedTokens <= resumedTok {
+		t.Errorf("the check counts %d generated tokens; the killed attempt was served %d, the resumed one %d", c.GeneratedTokens, killedTok, resumedTok)
 	}
 	calls := oll.ChatCalls()
 	before := prompts(calls[base:killedAt])
