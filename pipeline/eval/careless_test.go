@@ -135,3 +135,17 @@ func runOne(t *testing.T, models map[string]ollamafake.Model, respond ollamafake
 	}
 	return sum
 }
+
+// A failed run's error quotes the model server; the table prints it
+// without its escape sequences.
+func TestTableCleansAFailedRunsError(t *testing.T) {
+	sum := eval.Summary{Results: []eval.Result{{Question: "q", Run: 1, Error: "server said \x1b]8;;http://evil\x07click\x1b]8;;\x07 \x1b[31mno"}}}
+	sum.Overall = eval.Total(sum.Results)
+	var b strings.Builder
+	if err := eval.WriteTable(&b, sum); err != nil {
+		t.Fatal(err)
+	}
+	if strings.ContainsAny(b.String(), "\x1b\x07") || !strings.Contains(b.String(), "failed: server said") {
+		t.Errorf("the table: %q", b.String())
+	}
+}

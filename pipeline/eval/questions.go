@@ -4,7 +4,8 @@
 // abstracts), and scores computed from that ground truth and the recorded
 // text, never from the pipeline's own verdicts.
 //
-// It imports pipeline, search, search/sourcefake and store; nothing imports
+// It imports pipeline, llm (the --judge model), search, search/sourcefake,
+// store and textkit; nothing imports
 // it but ui/cli (researchtui eval) and tests. It is the one shipped package
 // that starts search/sourcefake: each of the eval's worlds is a recording
 // (Semantic Scholar's pool for "turing", arXiv's answer for "testing"),

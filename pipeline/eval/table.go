@@ -28,8 +28,9 @@ func WriteTable(out io.Writer, sum Summary) error {
 		if r.Assembled && r.Error == "" {
 			q += "*"
 		}
+		// A run's error can quote the model server's own text.
 		if r.Error != "" {
-			fmt.Fprintf(tw, "%s\t%d\tfailed: %s\t\t\t\t\t\t%d\t%d\t%d\t%d\t%.1f\t%s\t\n", left(q), r.Run, textkit.Clip(r.Error, 40),
+			fmt.Fprintf(tw, "%s\t%d\tfailed: %s\t\t\t\t\t\t%d\t%d\t%d\t%d\t%.1f\t%s\t\n", left(q), r.Run, textkit.Clip(textkit.CleanLine(r.Error), 40),
 				r.PromptTokens, r.GeneratedTokens, r.ModelCalls, r.FailedCalls, r.WallSeconds, perAgent(r.ParseFailures, r.Unusable))
 			continue
 		}
