@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/researchtui/researchtui/pipeline"
-	"github.com/researchtui/researchtui/pipeline/eval"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
 	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/search/sourcefake"
@@ -34,11 +33,15 @@ func BenchmarkOneGPUBreadth(b *testing.B) {
 				script := &pipelinetest.Script{RevisionRounds: 1, Realistic: true, ByReference: true, Topics: c.topics, Canonical: c.canonical}
 				counter := &kindCounter{n: map[string]int{}}
 				w := oneGPUWorld(b, counter.wrap(script.Responder()))
-				s2 := sourcefake.NewWith(sourcefake.Options{Latency: worldAPI})
+				pool := c.pool
+				if pool == "" {
+					pool = "turing"
+				}
+				s2 := sourcefake.NewWith(sourcefake.Options{Latency: worldAPI, Pool: pool})
 				b.Cleanup(s2.Close)
 				client := search.NewClient(search.ClientOptions{})
 				client.SetHostLimit(strings.TrimPrefix(s2.URL, "http://"), time.Second)
-				w.engine.Sources["semanticscholar"] = eval.WholePool{Source: search.NewSemanticScholar(client, s2.SemanticScholarURL(), "")}
+				w.engine.Sources["semanticscholar"] = search.NewSemanticScholar(client, s2.SemanticScholarURL(), "")
 				b.StartTimer()
 				start := time.Now()
 				r, err := w.engine.Start(context.Background(), pipeline.Options{Question: c.question,

@@ -317,6 +317,9 @@ func (o *orchestrator) followUpResearch(ctx context.Context, plans []roundPlan, 
 		reading: map[string]*inflight{}, skipped: map[string]bool{}, round: 1,
 	}
 	f.runCap = f.share * len(plans) // a follow-up reads a few for each gap, no more
+	if err := o.seedVerdicts(); err != nil {
+		return nil, err
+	}
 	known := map[string]bool{}
 	for _, r := range o.st.Found.Records {
 		key, _ := f.reg.add(r)

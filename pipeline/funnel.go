@@ -126,6 +126,7 @@ func (o *orchestrator) methodNote(f Funnel, flow *Flow) string {
 	if f.TitleOnlyLookedUp > 0 {
 		fmt.Fprintf(&b, " Of %s known by title only, %d had an abstract to be found and judged by.", textkit.Plural(f.TitleOnlyLookedUp, "work", "works"), f.AbstractsFound)
 	}
+	b.WriteString(o.screenNote())
 	if note := subQuestionNote(f.BySubQ); note != "" {
 		b.WriteString(" " + note)
 	}

@@ -17,6 +17,8 @@ type SubQuestionFunnel struct {
 	Question string `json:"question"`
 	Found    int    `json:"found"`    // distinct candidates
 	Relevant int    `json:"relevant"` // cleared the floors and the screen: read, or left for want of room
+	Screened int    `json:"screened"` // judged by the model's relevance screen
+	OnTopic  int    `json:"on_topic"` // of them, judged on topic
 	Read     int    `json:"read"`
 	Analysed int    `json:"analysed"` // analysed and kept (as the run's funnel counts)
 	Cited    int    `json:"cited"`
@@ -36,11 +38,16 @@ func (o *orchestrator) subQuestionFunnels(cands []Candidate, cited []string) []S
 	for _, sq := range o.st.Plan.SubQuestions {
 		f := SubQuestionFunnel{ID: sq.ID, Question: sq.Question}
 		found, relevant := map[string]bool{}, map[string]bool{}
+		screened, on := map[string]bool{}, map[string]bool{}
 		for _, c := range cands {
 			if c.SubQ != sq.ID {
 				continue
 			}
 			found[c.Key] = true
+			if isVerdict(c.Screen) {
+				screened[c.Key] = true
+				on[c.Key] = on[c.Key] || c.Screen == screenOnTopic
+			}
 			if c.Read || c.Reason == reasonQuota || c.Reason == reasonRunCap {
 				relevant[c.Key] = true
 			}
@@ -61,6 +68,12 @@ func (o *orchestrator) subQuestionFunnels(cands []Candidate, cited []string) []S
 			}
 		}
 		f.Found, f.Relevant, f.Read = len(found), len(relevant), len(read)
+		f.Screened = len(screened)
+		for _, v := range on {
+			if v {
+				f.OnTopic++
+			}
+		}
 		out = append(out, f)
 	}
 	return out
@@ -72,8 +85,14 @@ func (o *orchestrator) subQuestionFunnels(cands []Candidate, cited []string) []S
 func subQuestionNote(fs []SubQuestionFunnel) string {
 	var parts []string
 	for _, f := range fs {
+		q := mdText(textkit.CleanLine(f.Question))
+		if f.Screened > 0 {
+			parts = append(parts, fmt.Sprintf("for %s (%s): of %d found, %d screened, %d judged on topic, %d read, %d analysed, %d cited",
+				f.ID, q, f.Found, f.Screened, f.OnTopic, f.Read, f.Analysed, f.Cited))
+			continue
+		}
 		parts = append(parts, fmt.Sprintf("for %s (%s): %s on topic of %d found, %d read, %d analysed, %d cited",
-			f.ID, mdText(textkit.CleanLine(f.Question)), textkit.Plural(f.Relevant, "candidate", "candidates"), f.Found, f.Read, f.Analysed, f.Cited))
+			f.ID, q, textkit.Plural(f.Relevant, "candidate", "candidates"), f.Found, f.Read, f.Analysed, f.Cited))
 	}
 	if len(parts) == 0 {
 		return ""

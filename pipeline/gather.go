@@ -104,6 +104,9 @@ func (f *gather) finish(startAnalyse time.Time) error {
 	for _, k := range f.readOrder {
 		found.Records = append(found.Records, f.reg.get(k))
 	}
+	if len(found.Records) == 0 && f.screened.Screened > 0 && f.screened.OnTopic == 0 {
+		return fmt.Errorf("the relevance screen judged none of the %d candidates it saw on topic for this question; try other wording, other sources (--sources), or --screen off to choose by word overlap", f.screened.Screened)
+	}
 	if len(found.Records) == 0 {
 		return fmt.Errorf("no sources were found for this question with %v; check `researchtui doctor`, and try other sources (--sources, or the form's Sources row) or other wording", o.st.Plan.Sources)
 	}

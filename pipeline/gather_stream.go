@@ -69,6 +69,7 @@ type gather struct {
 	chased                         map[string]bool      // sources whose citations were followed
 	reading                        map[string]*inflight // downloads under way (cutoff.go)
 	researchDone                   bool                 // this round's research has sent all its sources
+	shortlist                      int                  // candidates a sub-question has screened (depthPlan.Shortlist)
 	skipped                        map[string]bool      // not analysed because of the cutoff
 	identified                     []RouteCount         // records per route and round (prisma.go)
 	screened                       ScreenReport         // the relevance screen's totals
@@ -76,7 +77,6 @@ type gather struct {
 	arriving                       int                  // sources sent to read, not yet at their analyst (analyse_batch.go)
 	shortBell                      chan struct{}        // rung when one of them arrives
 	screenQ                        []*screenJob         // sub-questions waiting to share a screen call (screening_batch.go)
-	unranked                       int                  // sub-questions of the round not yet ranked (reading_plan.go reserve)
 	lookedUp                       map[string]bool      // works whose abstracts were looked up (abstracts.go)
 	abstractsAsked, abstractsFound int
 	unscreened                     map[string]bool // sub-questions still searching, whose screens may yet join a call

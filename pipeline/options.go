@@ -108,7 +108,10 @@ type depthPlan struct {
 	// Include is how many sources the run reads and analyses, for all
 	// its sub-questions together (reading_plan.go); later rounds add
 	// half as many again.
-	Include   int
+	Include int
+	// Shortlist is how many of a sub-question's best candidates the
+	// model's relevance screen judges (shortlist.go).
+	Shortlist int
 	Review    bool
 	Concise   bool
 	LitReview bool // the writer writes a literature review (KindReview)
@@ -123,10 +126,11 @@ func (o Options) depth() depthPlan {
 	case KindBrief:
 		p.Concise = true
 	case KindReview:
-		// A review takes every candidate that passes the floors and the
-		// screen, up to reviewInclude.
+		// A review takes every candidate the screen judges on topic, up
+		// to reviewInclude, of a longer shortlist.
 		p.Concise, p.LitReview = false, true
 		p.Include = max(p.Include, reviewInclude)
+		p.Shortlist = max(p.Shortlist, reviewShortlist)
 		p.MaxSteps = max(p.MaxSteps, reviewSteps)
 	}
 	return p
@@ -135,11 +139,11 @@ func (o Options) depth() depthPlan {
 func (o Options) depthOnly() depthPlan {
 	switch o.Depth {
 	case DepthQuick:
-		return depthPlan{SubQuestions: 2, ResultsPerCall: 15, Include: 6, Concise: true, MaxSteps: 30}
+		return depthPlan{SubQuestions: 2, ResultsPerCall: 15, Include: 6, Shortlist: 20, Concise: true, MaxSteps: 30}
 	case DepthDeep:
-		return depthPlan{SubQuestions: 6, ResultsPerCall: 50, Include: 24, Review: true, MaxSteps: 200}
+		return depthPlan{SubQuestions: 6, ResultsPerCall: 50, Include: 24, Shortlist: 60, Review: true, MaxSteps: 200}
 	default:
-		return depthPlan{SubQuestions: 4, ResultsPerCall: 30, Include: 12, Review: true, MaxSteps: 100}
+		return depthPlan{SubQuestions: 4, ResultsPerCall: 30, Include: 12, Shortlist: 40, Review: true, MaxSteps: 100}
 	}
 }
 

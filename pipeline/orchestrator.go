@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/researchtui/researchtui/search"
@@ -53,6 +54,8 @@ type orchestrator struct {
 	indexState // waiting for the vector index (indexwait.go)
 
 	analysisCost analysisCost // what analyses cost, to price the screen's savings
+	verdicts     verdictBook  // the screen's verdict on every work it judged (screening.go)
+	screenBlind  atomic.Bool  // the screen judged every one of many candidates on topic (screenFallback)
 }
 
 // unitName is a checkpoint's name in the store: a follow-up's stages live

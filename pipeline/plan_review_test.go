@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -261,26 +262,34 @@ func TestSessionRecordsTheStageItIsIn(t *testing.T) {
 
 // The research a revision does for missing evidence is screened like the
 // run's own reading: what the screen judges off topic is not read there
-// either (issue 35's precision leak: revisions read their top two unscreened).
+// either (issue 35's precision leak: revisions read their top two
+// unscreened). The screen rejects fuzzing; with a screen that keeps
+// everything, the revision reads a paper on it.
 func TestRevisionResearchIsScreened(t *testing.T) {
-	newSources := func(screen *pipelinetest.ScreenScript) string {
-		env := pipelinetest.NewEnv(t, &pipelinetest.Script{RevisionRounds: 1, EvidenceRequest: "Add evidence on tools for chemistry agents", Screen: screen}, "")
+	offTopic := func(title string) bool { return strings.Contains(title, "Fuzzing") }
+	revisionReads := func(offTopic func(string) bool) []string {
+		env := pipelinetest.NewEnv(t, &pipelinetest.Script{RevisionRounds: 1, EvidenceRequest: "Add evidence on tools for chemistry agents",
+			Screen: &pipelinetest.ScreenScript{OffTopic: offTopic}}, "")
 		r, err := env.Engine.Start(context.Background(), env.Options(question))
 		if err != nil {
 			t.Fatal(err)
 		}
 		evs := drive(t, r, func(*pipeline.ReviewRequest) *pipeline.Decision { return &pipeline.Decision{Approve: true} })
+		var read []string
 		for _, ev := range evs {
-			if ev.Type == pipeline.AgentFinished && strings.HasPrefix(ev.Agent, "researcher (revision") {
-				return ev.Message
+			if ev.Type == pipeline.SourceFound && strings.HasPrefix(ev.Agent, "researcher (revision") {
+				read = append(read, ev.Source.Title)
 			}
 		}
-		return "no revision research"
+		return read
 	}
-	if got := newSources(&pipelinetest.ScreenScript{}); got == "0 new sources" || got == "no revision research" {
-		t.Fatalf("with a screen that keeps everything the revision found %q: the test proves nothing", got)
+	unscreened := revisionReads(func(string) bool { return false })
+	if !slices.ContainsFunc(unscreened, offTopic) {
+		t.Fatalf("with a screen that keeps everything the revision read %q, none on fuzzing: the test proves nothing", unscreened)
 	}
-	if got := newSources(&pipelinetest.ScreenScript{RejectAll: true}); got != "0 new sources" {
-		t.Errorf("with a screen that rejects everything the revision still read: %q", got)
+	for _, title := range revisionReads(offTopic) {
+		if offTopic(title) {
+			t.Errorf("the revision read %q, which the screen judged off topic", title)
+		}
 	}
 }

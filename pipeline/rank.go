@@ -79,6 +79,10 @@ const (
 	reasonStructured = "read: structured data"
 	reasonNoText     = "not read: no text to read"
 	reasonBelowFloor = "not read: below the relevance floor"
+	reasonUnrelated  = "not read: no word of the query, and far less similar than the best"
+	reasonPastCap    = "not read: past the best candidates the screen judges"
+	reasonOffTopic   = "not read: the relevance screen judged it off topic"
+	reasonUnjudged   = "not read: the relevance screen did not judge it"
 )
 
 // candidateText is what a candidate is judged by (and, for sources read

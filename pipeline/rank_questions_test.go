@@ -1,16 +1,19 @@
 package pipeline_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/eval"
 	"github.com/researchtui/researchtui/pipeline/history"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
 	"github.com/researchtui/researchtui/search"
+	"github.com/researchtui/researchtui/search/sourcefake"
 )
 
 // rankCase is a question over the recorded Semantic Scholar pool for
@@ -20,6 +23,21 @@ type rankCase struct {
 	topics         []pipelinetest.Topic
 	canonical      string
 	onTopic        []string // lower-case titles (prefixes) of the on-topic papers
+	// pool is the recorded Semantic Scholar answer searched (a key of
+	// sourcefake.Pools), ranked by each query; "" is "turing".
+	pool string
+}
+
+// rankedS2 is Semantic Scholar over c's recorded pool, ranked by the
+// query and honouring its limit as the real API does.
+func (c rankCase) rankedS2(t testing.TB, client *search.Client, latency time.Duration) search.Source {
+	pool := c.pool
+	if pool == "" {
+		pool = "turing"
+	}
+	s2 := sourcefake.NewWith(sourcefake.Options{Pool: pool, Latency: latency})
+	t.Cleanup(s2.Close)
+	return search.NewSemanticScholar(client, s2.SemanticScholarURL(), "")
 }
 
 // turingTestCase and turingCompleteCase are the eval's questions
@@ -98,7 +116,7 @@ func runRankCase(t *testing.T, c rankCase, script *pipelinetest.Script, tune fun
 	script.Topics, script.Canonical = c.topics, c.canonical
 	script.MissingSlot, script.GapQueries = "open problems", []string{"turing open problems"}
 	env := pipelinetest.NewEnv(t, script, "")
-	env.Engine.Sources["semanticscholar"] = eval.WholePool{Source: search.NewSemanticScholar(env.Client, env.Sources.SemanticScholarURL(), "")}
+	env.Engine.Sources["semanticscholar"] = c.rankedS2(t, env.Client, 0)
 	opt := env.Options(c.question)
 	opt.Sources = []string{"semanticscholar"}
 	if tune != nil {
@@ -142,36 +160,82 @@ func runRankCase(t *testing.T, c rankCase, script *pipelinetest.Script, tune fun
 	return out
 }
 
-// TestRankingQuestionsOverTheTuringPool measures, for questions whose
-// on-topic papers are known, what share of what is read and cited is on
-// topic (precision: at least 80%) and what share of the pool's on-topic
-// papers the report cites (recall: at least half; before the run-wide
-// reading plan, 7 of 17 and 4 of 11). DUMP=1 logs every candidate.
-func TestRankingQuestionsOverTheTuringPool(t *testing.T) {
-	for _, c := range []rankCase{turingTestCase, turingCompleteCase, turingCatalystCase} {
+// TestTheScreenReadsTheOnTopicWorks: in a world whose search ranks each
+// recorded pool by the query and whose screen judges like a competent
+// reader (wrong on one title in ten), a standard run cites most of the
+// pool's on-topic works that can be read (they have an abstract or a
+// PDF): recall at least 0.7, where word overlap alone cited 0.25–0.80.
+// Nothing the screen judged off topic is read. Precision is bounded by
+// the screen's errors (a tenth of 50–70 namesakes judged on topic): it is
+// logged and must stay above 0.5; issue 44 asks 0.85, not reached yet.
+// The held-out pools (Kubernetes, turing-2) are only benchmarked.
+// DUMP=1 logs every candidate.
+func TestTheScreenReadsTheOnTopicWorks(t *testing.T) {
+	for _, c := range []rankCase{turingTestCase, turingCompleteCase, turingCatalystCase, editDistance1Case, editDistance2Case} {
 		t.Run(c.name, func(t *testing.T) {
-			got := runRankCase(t, c, nil, nil)
-			t.Logf("%s: %s", c.name, got)
+			got := runRankCase(t, c, &pipelinetest.Script{Screen: competent(c), Realistic: true, ByReference: true}, nil)
+			readable := readableOnTopic(c)
+			t.Logf("%s: %s; recall %d/%d readable (%d labelled)", c.name, got, got.citedOn, readable, len(c.onTopic))
 			if os.Getenv("DUMP") != "" {
 				dumpCands(t, c, got.cands)
 			}
-			if 2*got.citedOn < len(c.onTopic) || 5*got.citedOn < 4*got.cited || 5*got.readOn < 4*got.read {
-				dumpCands(t, c, got.cands)
-				t.Errorf("%s: %s; want ≥80%% on topic and ≥%d on-topic references (half the pool's %d)", c.name, got, (len(c.onTopic)+1)/2, len(c.onTopic))
-			}
-			// Round 2 follows the references and citing works of what was
-			// read: economics papers (the recording), none relevant.
-			rs := got.rep.Rounds
-			if len(rs) != 2 || rs[1].Found == 0 || rs[1].Read != 0 || !strings.Contains(got.rep.Markdown, "none relevant enough to read") {
-				t.Errorf("round 2 over unrelated references: %+v; want nothing read and the Method section saying so", rs)
+			if 10*got.citedOn < 7*readable || 2*got.citedOn <= got.cited {
+				t.Errorf("%s: %s; want ≥0.7 of the %d readable on-topic works cited, precision above 0.5", c.name, got, readable)
 			}
 			for _, cd := range got.cands {
-				if cd.Reason == "" || (cd.Read && cd.Relevance < cd.Floor) {
-					t.Errorf("candidate %q: read %v, relevance %.2f, floor %.2f, reason %q", cd.Title, cd.Read, cd.Relevance, cd.Floor, cd.Reason)
+				if cd.Reason == "" || (cd.Read && strings.HasPrefix(cd.Screen, "off topic")) {
+					t.Errorf("candidate %q: read %v, screen %q, reason %q", cd.Title, cd.Read, cd.Screen, cd.Reason)
 				}
 			}
 		})
 	}
+}
+
+// TestWithoutJudgementTheWordsChoose: a screen with no judgement (every
+// candidate on topic) does not flood the report: the floors choose, in
+// every round, and what is cited is mostly on topic.
+func TestWithoutJudgementTheWordsChoose(t *testing.T) {
+	for _, c := range []rankCase{turingTestCase, turingCompleteCase, turingCatalystCase} {
+		got := runRankCase(t, c, nil, nil)
+		t.Logf("%s, no judgement: %s; fallbacks %q", c.name, got, got.detail.Screen.Fallbacks)
+		if 5*got.citedOn < 4*got.cited || len(got.detail.Screen.Fallbacks) == 0 {
+			t.Errorf("%s with a screen of no judgement: %s; want ≥80%% on topic, the words choosing", c.name, got)
+		}
+		for _, cd := range got.cands {
+			if cd.Read && cd.Relevance < cd.Floor {
+				t.Errorf("%q read below the floor (%.2f < %.2f): %s", cd.Title, cd.Relevance, cd.Floor, cd.Reason)
+			}
+		}
+	}
+}
+
+// readableOnTopic counts c's on-topic works that can be read in its pool:
+// those with an abstract or a PDF (a title alone is never read).
+func readableOnTopic(c rankCase) int {
+	pool := c.pool
+	if pool == "" {
+		pool = "turing"
+	}
+	var page struct {
+		Data []struct {
+			Title    string  `json:"title"`
+			Abstract *string `json:"abstract"`
+			PDF      *struct {
+				URL string `json:"url"`
+			} `json:"openAccessPdf"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(sourcefake.PoolBody(pool), &page); err != nil {
+		panic(err)
+	}
+	seen := map[string]bool{}
+	for _, d := range page.Data {
+		t := strings.ToLower(strings.TrimSpace(d.Title))
+		if c.on(t) && !seen[t] && ((d.Abstract != nil && *d.Abstract != "") || (d.PDF != nil && d.PDF.URL != "")) {
+			seen[t] = true
+		}
+	}
+	return len(seen)
 }
 
 // dumpCands logs the first round's candidates and what later rounds read,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -223,7 +224,6 @@ func (f *gather) researchAll(ctx context.Context) error {
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(o.engine.workers())
 	f.expectScreens(todo)
-	f.setUnranked(len(todo))
 	for _, sq := range todo {
 		g.Go(func() error {
 			defer f.screenArrived(sq.ID) // a search that ends without a screen
@@ -251,7 +251,6 @@ func (f *gather) researchAll(ctx context.Context) error {
 				return gctx.Err()
 			}
 			unit := f.rank(gctx, a, sq, recs, origins, f.share)
-			f.ranked()
 			unit.Identified = identifiedBy(recs, origins, 1)
 			if err := o.checkpoint("research/"+sq.ID, unit); err != nil {
 				return err
@@ -317,20 +316,65 @@ func (f *gather) rank(ctx context.Context, a *agentCall, sq SubQuestion, recs []
 	if f.round == 1 || floor == 0 {
 		floor = calibrateFloor(cands, byKey, f.calibrate)
 	}
-	cands = selectCandidates(cands, byKey, quota, f.calibrate, floor, f.isClaimed)
-	screened := f.screen(ctx, a, sq, cands, byKey)
+	for i := range cands {
+		cands[i].Floor = floor
+	}
+	screened := f.judge(ctx, a, sq, cands, byKey, quota, floor)
 	if read := countRead(cands); read == 0 && len(cands) > 0 {
 		when := fmt.Sprintf("round %d", f.round)
 		if o.follow != nil && o.follow.Update > 0 {
 			when = fmt.Sprintf("update %d", o.follow.Update)
 		}
-		a.warn("%s, %s: %s, none relevant enough to read", sq.ID, when, textkit.Plural(len(cands), "candidate", "candidates"))
+		why := "none relevant enough to read"
+		if screened != nil && screened.Fallback == "" && screened.Screened > 0 {
+			why = fmt.Sprintf("the relevance screen judged none of the %d it saw on topic", screened.Screened)
+		}
+		a.warn("%s, %s: %s, %s", sq.ID, when, textkit.Plural(len(cands), "candidate", "candidates"), why)
 	}
 	unit := researchUnit{Candidates: cands, Screen: screened}
 	for _, c := range cands {
 		unit.Records = append(unit.Records, byKey[c.Key])
 	}
 	return unit
+}
+
+// judge chooses what a sub-question reads: its shortlist is screened and
+// the on-topic candidates are read best ranked first, up to quota; when
+// the screen is off or cannot judge (screenFallback), the floors choose,
+// and the screen's off-topic verdicts still hold.
+func (f *gather) judge(ctx context.Context, a *agentCall, sq SubQuestion, cands []Candidate, recs map[string]search.Record, quota int, floor float64) *screenUnit {
+	idx := shortlist(cands, recs, f.shortlistLimit())
+	u := f.screen(ctx, a, sq, cands, recs, idx)
+	why := screenFallback(u, cands, idx, floor, f.o.screenBlind.Load())
+	if u != nil && why == "" {
+		chooseByVerdict(cands, idx, quota, f.isClaimed)
+		return u
+	}
+	if u != nil && u.Rejected == 0 && u.Unjudged == 0 {
+		f.o.screenBlind.Store(true)
+	}
+	selectCandidates(cands, recs, quota, f.calibrate, floor, f.isClaimed)
+	for i := range cands {
+		if c := &cands[i]; c.Read && strings.HasPrefix(c.Screen, screenOffTopic) {
+			c.Read, c.Reason = false, reasonOffTopic+" ("+offTopicWhy(c.Screen)+")"
+		}
+	}
+	if u != nil {
+		u.Fallback = why
+		if ctx.Err() == nil {
+			a.warn("%s: %s", sq.ID, why)
+		}
+	}
+	return u
+}
+
+// shortlistLimit is how many of a sub-question's candidates its screen
+// judges (depthPlan.Shortlist).
+func (f *gather) shortlistLimit() int {
+	if f.shortlist > 0 {
+		return f.shortlist
+	}
+	return f.o.plan.Shortlist
 }
 
 // apply takes a sub-question's ranked candidates into the run: chosen
@@ -365,7 +409,10 @@ func (f *gather) apply(ctx context.Context, sq SubQuestion, unit researchUnit, r
 	}
 	f.candidates[sq.ID] = append(f.candidates[sq.ID], unit.Candidates...) // every round's
 	f.identified = append(f.identified, unit.Identified...)
-	f.screened.add(unit.Screen)
+	f.screened.add(sq.ID, unit.Screen)
+	for _, c := range unit.Candidates {
+		o.verdicts.put(c)
+	}
 	distinct := len(f.distinct)
 	f.mu.Unlock()
 

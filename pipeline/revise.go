@@ -83,12 +83,11 @@ func (o *orchestrator) gatherEvidence(ctx context.Context, round int, accepted [
 			qv = nil
 		}
 		cands := scoreCandidates(pool, vecs, qv, newRankQuery(o.st.Plan.CanonicalTerm, ask.Text))
-		cands = selectCandidates(cands, byKey, 2, 2, calibrateFloor(cands, byKey, 2), nil)
 		// Screened like the run's own reading: breadth never comes from
-		// reading what the screen would have kept out. Round 2 and up: a
-		// blanket rejection is taken as given, not overruled.
-		screener := &gather{o: o, round: 2}
-		screener.screen(ctx, a, sq, cands, byKey)
+		// reading what the screen would have kept out, and a work the
+		// screen judged before keeps its verdict.
+		screener := &gather{o: o, round: 2, calibrate: 2}
+		screener.judge(ctx, a, sq, cands, byKey, 2, calibrateFloor(cands, byKey, 2))
 		for _, c := range cands {
 			if !c.Read {
 				continue

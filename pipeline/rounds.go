@@ -151,9 +151,14 @@ func (f *gather) researchLater(ctx context.Context, round int, plans []roundPlan
 	var chased []string
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(o.engine.workers())
-	f.setUnranked(len(plans))
+	sqs := make([]SubQuestion, len(plans))
+	for i, p := range plans {
+		sqs[i] = p.sq
+	}
+	f.expectScreens(sqs)
 	for _, p := range plans {
 		g.Go(func() error {
+			defer f.screenArrived(p.sq.ID) // a search that ends without a screen
 			name := fmt.Sprintf("research/r%d/%s", round, p.sq.ID)
 			var unit researchUnit
 			if ok, err := o.loadCheckpoint(name, &unit); err != nil {
@@ -207,7 +212,6 @@ func (f *gather) researchLater(ctx context.Context, round int, plans []roundPlan
 				quota = p.quota
 			}
 			unit = f.rank(gctx, a, p.sq, recs, origins, quota)
-			f.ranked()
 			unit.Chased, unit.Identified, unit.Met = keys, identified, met
 			if err := o.checkpoint(name, unit); err != nil {
 				return err

@@ -2,7 +2,7 @@ package pipeline
 
 import (
 	"context"
-	"encoding/json"
+	"fmt"
 	"strings"
 	"sync"
 
@@ -10,21 +10,27 @@ import (
 	"github.com/researchtui/researchtui/textkit"
 )
 
-// The screen: before anything is downloaded or analysed, the candidates a
-// sub-question is about to read are shown to the model in one short call
-// (numbered titles and the start of their abstracts) and it names the off-
-// topic ones. Ranking and floors decide what is worth reading; the screen
-// only vetoes, so a screen with no judgement (always yes, or random) costs
-// its tokens and nothing else. It is skipped when the scores already
-// separate clearly, and its cost is counted against the analyses it saves
-// (ScreenReport, `sessions show --json` "screen").
+// The screen: the model judges what the question is about. Every
+// shortlisted candidate of a sub-question (shortlist.go: readable, above a
+// low floor, up to the depth's Shortlist) is shown to the model by its
+// title and the start of its abstract, numbered, in as few calls as fit
+// (screening_batch.go), and it answers whichever list is shorter: the
+// on-topic numbers or the off-topic ones. What is read is chosen among
+// the on-topic ones (chooseByVerdict). The screen is never skipped because
+// the scores look clear (shared words are exactly where scores mislead),
+// and a verdict that rejects every candidate stands: reading nothing for a
+// sub-question is better than reading namesakes.
 //
-// Rejected candidates are not replaced by the next ones: the screen exists
-// to save analyses, and a replacement would spend what it saved on a
-// candidate ranking liked less. A first round's screen that rejects every
-// candidate is ignored (warned about): when the floors say some candidates
-// are good, a model answer must not leave a sub-question with nothing. A
-// later round's rejections always count: reading nothing more is cheap.
+// A verdict is kept per work (verdictBook) and holds wherever the work
+// comes up again: other sub-questions, later rounds, chased references,
+// revision research, follow-ups and updates, which seed the book from the
+// session's stored candidates.
+//
+// A model that cannot judge must not flood the report (screenFallback):
+// when it answers junk, or judges every one of many candidates on topic
+// though their words would separate them, that sub-question's reading is
+// chosen by word overlap, as before the screen decided, and the Method
+// section says so.
 
 // Screen settings (Options.Screen, config key `screen`, --screen).
 const (
@@ -32,78 +38,129 @@ const (
 	ScreenOff = "off"
 )
 
+// Verdicts as Candidate.Screen holds them.
 const (
-	// screenClear: a read candidate whose relevance is this many times
-	// the floor, and which holds one of the query's phrases (when it has
-	// any), needs no screen; when every read candidate is like that, no
-	// call is made.
-	screenClear = 1.25
-	// screenAbstractWords is how much of each abstract the screen sees.
-	screenAbstractWords = 30
+	screenOnTopic  = "on topic"
+	screenOffTopic = "off topic: "
 )
 
-const screenSystem = `You are a relevance screening agent for a research assistant. You get one research sub-question and a numbered list of candidate papers (title and the start of the abstract). Name the candidates that are off topic: about something else that merely shares words with the sub-question (for example another meaning of a name). Answer JSON only, as short as possible: {"off_topic":[{"n":3,"why":"GPU hardware"}]} with a reason of at most four words, or {"off_topic":[]} when all are on topic.`
+// screenAbstractWords is how much of each abstract the screen sees.
+const screenAbstractWords = 30
 
-const screenSchema = `{
-  "type": "object",
-  "properties": {
-    "off_topic": {
-      "type": "array",
-      "items": {
-        "type": "object",
-        "properties": {"n": {"type": "integer"}, "why": {"type": "string", "maxLength": 40}},
-        "required": ["n"]
-      }
-    }
-  },
-  "required": ["off_topic"]
-}`
-
-// screenAnswer is the screen's verdict. A model may answer plain numbers
-// ({"off_topic":[3,7]}) instead of objects; both are accepted.
-type screenAnswer struct {
-	OffTopic []screenReject `json:"off_topic"`
-}
-
-type screenReject struct {
-	N   int    `json:"n"`
-	Why string `json:"why,omitempty"`
-}
-
-func (r *screenReject) UnmarshalJSON(b []byte) error {
-	var n int
-	if json.Unmarshal(b, &n) == nil {
-		r.N = n
-		return nil
+// offTopicWhy is the reason of an off-topic verdict.
+func offTopicWhy(verdict string) string {
+	if why, ok := strings.CutPrefix(verdict, screenOffTopic); ok && why != "" {
+		return why
 	}
-	type plain screenReject
-	return json.Unmarshal(b, (*plain)(r))
+	return "no reason given"
+}
+
+// verdictBook is what the screen said of each work in this session, by
+// key and by normalised title (a work found again under another key).
+type verdictBook struct {
+	mu      sync.Mutex
+	byKey   map[string]string
+	byTitle map[string]string
+}
+
+func isVerdict(v string) bool { return v == screenOnTopic || strings.HasPrefix(v, screenOffTopic) }
+
+// get is the verdict already given on c's work.
+func (b *verdictBook) get(c Candidate) (string, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if v, ok := b.byKey[c.Key]; ok {
+		return v, true
+	}
+	if t := search.NormalizeTitle(c.Title); t != "" {
+		v, ok := b.byTitle[t]
+		return v, ok
+	}
+	return "", false
+}
+
+// put keeps c's verdict, when it has one.
+func (b *verdictBook) put(c Candidate) {
+	if !isVerdict(c.Screen) {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.byKey == nil {
+		b.byKey, b.byTitle = map[string]string{}, map[string]string{}
+	}
+	b.byKey[c.Key] = c.Screen
+	if t := search.NormalizeTitle(c.Title); t != "" {
+		b.byTitle[t] = c.Screen
+	}
+}
+
+// seed keeps the verdicts of stored candidates (a session's, for its
+// follow-ups and updates).
+func (b *verdictBook) seed(cs []Candidate) {
+	for _, c := range cs {
+		b.put(c)
+	}
+}
+
+// seedVerdicts keeps the verdicts the session's runs gave (its own
+// candidates and its updates'), for a follow-up or an update.
+func (o *orchestrator) seedVerdicts() error {
+	cs, err := LoadCandidates(o.engine.Store, o.session.ID)
+	o.verdicts.seed(cs)
+	return err
+}
+
+// screenNote is the Method section's account of the screen: what it
+// judged, at what cost, and where the words chose instead.
+func (o *orchestrator) screenNote() string {
+	if o.opt.Screen == ScreenOff {
+		return " The relevance screen was off: what was read was chosen by word overlap and similarity."
+	}
+	var sr ScreenReport
+	if ok, err := o.loadCheckpoint(CheckpointScreen, &sr); err != nil || !ok || sr.Screened+sr.Unjudged == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, " The model screened %s by title and abstract (%s, %d prompt and %d generated tokens) and judged %d on topic; only those were read.",
+		textkit.Plural(sr.Screened+sr.Unjudged, "candidate", "candidates"), textkit.Plural(sr.Calls, "call", "calls"), sr.PromptTokens, sr.CompletionTokens, sr.OnTopic)
+	for _, f := range sr.Fallbacks {
+		fmt.Fprintf(&b, " For %s.", f)
+	}
+	return b.String()
 }
 
 // screenUnit is what one sub-question's screen did, kept in its research
 // checkpoint so a resumed run reports it too.
 type screenUnit struct {
-	Skipped          bool `json:"skipped,omitempty"` // the scores separated clearly: no call
-	Shared           bool `json:"shared,omitempty"`  // judged in another sub-question's call
-	Screened         int  `json:"screened,omitempty"`
-	Rejected         int  `json:"rejected,omitempty"`  // would have been read; not read
-	Overruled        int  `json:"overruled,omitempty"` // rejections ignored (first round, all rejected)
-	PromptTokens     int  `json:"prompt_tokens,omitempty"`
-	CompletionTokens int  `json:"completion_tokens,omitempty"`
+	Calls            int `json:"calls,omitempty"`    // calls this sub-question made (others' may have judged it)
+	Screened         int `json:"screened,omitempty"` // shortlisted candidates with a verdict, new or known
+	Known            int `json:"known,omitempty"`    // of them, judged before (verdictBook)
+	OnTopic          int `json:"on_topic,omitempty"`
+	Rejected         int `json:"rejected,omitempty"`
+	Unjudged         int `json:"unjudged,omitempty"` // the screen's answer was unusable
+	PromptTokens     int `json:"prompt_tokens,omitempty"`
+	CompletionTokens int `json:"completion_tokens,omitempty"`
+	// Fallback says why this sub-question's reading was chosen by word
+	// overlap instead of the screen's verdicts ("" when it was not).
+	Fallback string `json:"fallback,omitempty"`
 }
 
-// ScreenReport is a run's screening and what it saved.
+// ScreenReport is a run's screening and what it cost and saved.
 type ScreenReport struct {
 	Calls            int `json:"calls"`
-	Skipped          int `json:"skipped"`  // rankings that needed no screen
-	Screened         int `json:"screened"` // candidates judged
-	Rejected         int `json:"rejected"` // candidates that would have been read, judged off topic
-	Overruled        int `json:"overruled,omitempty"`
+	Screened         int `json:"screened"` // candidates with a verdict (a work counts per sub-question)
+	OnTopic          int `json:"on_topic"`
+	Rejected         int `json:"rejected"` // judged off topic: not read
+	Unjudged         int `json:"unjudged,omitempty"`
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
+	// Fallbacks name the sub-questions whose reading was chosen by word
+	// overlap, and why (screenFallback).
+	Fallbacks []string `json:"fallbacks,omitempty"`
 	// AnalysisTokensPerSource is the mean prompt+completion tokens of
 	// this run's analyses; SavedTokens is Rejected times that: what the
-	// rejected candidates would have cost to analyse.
+	// rejected candidates would have cost to analyse, had they been read.
 	AnalysisTokensPerSource int `json:"analysis_tokens_per_source"`
 	SavedTokens             int `json:"saved_tokens"`
 	// AnalysisGeneratedPerSource is the part of AnalysisTokensPerSource
@@ -151,120 +208,154 @@ func (c *analysisCost) mean() (tokens, generated int) {
 }
 
 // add takes one sub-question's screen into the run's report.
-func (r *ScreenReport) add(u *screenUnit) {
+func (r *ScreenReport) add(subq string, u *screenUnit) {
 	if u == nil {
 		return
 	}
-	if u.Skipped {
-		r.Skipped++
-		return
-	}
-	if !u.Shared {
-		r.Calls++
-	}
+	r.Calls += u.Calls
 	r.Screened += u.Screened
+	r.OnTopic += u.OnTopic
 	r.Rejected += u.Rejected
-	r.Overruled += u.Overruled
+	r.Unjudged += u.Unjudged
 	r.PromptTokens += u.PromptTokens
 	r.CompletionTokens += u.CompletionTokens
+	if u.Fallback != "" {
+		r.Fallbacks = append(r.Fallbacks, subq+": "+u.Fallback)
+	}
 }
 
-// screen asks the model which of the candidates about to be read are off
-// topic and takes them out of the reading (see the top of this file).
-func (f *gather) screen(ctx context.Context, a *agentCall, sq SubQuestion, cands []Candidate, recs map[string]search.Record) *screenUnit {
+// screen has the model judge the shortlisted candidates (their places in
+// cands) that have no verdict yet, and writes every one's verdict into
+// Candidate.Screen. It returns nil when the screen is off.
+func (f *gather) screen(ctx context.Context, a *agentCall, sq SubQuestion, cands []Candidate, recs map[string]search.Record, idx []int) *screenUnit {
 	o := f.o
-	if o.opt.Screen == ScreenOff {
+	if o.opt.Screen == ScreenOff || len(idx) == 0 {
 		return nil
 	}
-	own := 0
-	for _, c := range cands {
-		if c.Read && c.Reason == reasonRead {
-			own++
-		}
-	}
-	idx, lines, clear := f.screenLines(sq, cands, recs, f.reserve(own))
-	chosen := 0
+	u := &screenUnit{}
+	var ask []int
 	for _, i := range idx {
-		if cands[i].Read {
-			chosen++
-		}
-	}
-	if chosen == 0 {
-		return nil
-	}
-	if clear {
-		return &screenUnit{Skipped: true}
-	}
-	job := &screenJob{sq: sq, lines: lines, res: make(chan screenVerdict, 1)}
-	for _, i := range idx {
-		job.keys = append(job.keys, cands[i].Key)
-	}
-	v := f.screenTogether(ctx, a, job)
-	u := &screenUnit{Screened: len(idx), PromptTokens: v.usage.PromptTokens, CompletionTokens: v.usage.CompletionTokens, Shared: v.shared}
-	if !v.ok {
-		if ctx.Err() == nil {
-			a.warn("the relevance screen gave no usable answer; %s candidates are read as ranked", sq.ID)
-		}
-		return u
-	}
-	why := map[int]string{}
-	for n, w := range v.why {
-		why[idx[n-1]] = w
-	}
-	// A blanket rejection: every candidate judged, those about to be read
-	// and the reserves alike.
-	overrule := len(why) == len(idx) && f.round == 1
-	if overrule {
-		a.warn("the relevance screen judged all %d candidates of %s off topic; they clear the relevance floor, so they are read anyway", len(idx), sq.ID)
-		u.Overruled = len(idx)
-	}
-	for _, i := range idx {
-		c := &cands[i]
-		w, off := why[i]
-		switch {
-		case !off:
-			c.Screen = "on topic"
+		if v, ok := o.verdicts.get(cands[i]); ok {
+			cands[i].Screen = v
+			u.Known++
 			continue
-		case overrule:
-			c.Screen = "off topic (overruled: the floors say it is relevant)"
-			continue
-		case w == "":
-			w = "no reason given"
 		}
-		c.Screen = "off topic: " + w
-		c.Read, c.Reason = false, "not read: the relevance screen judged it off topic ("+w+")"
-		u.Rejected++
+		cands[i].Screen = ""
+		ask = append(ask, i)
 	}
+	// Parts of at most screenPerCall candidates, queued at once: each
+	// may share a call with other sub-questions' parts.
+	var parts [][]int
+	for len(ask) > 0 {
+		n := min(len(ask), screenPerCall)
+		parts, ask = append(parts, ask[:n]), ask[n:]
+	}
+	verdicts := make([]screenVerdict, len(parts))
+	var wg sync.WaitGroup
+	for p, part := range parts {
+		job := &screenJob{sq: sq, res: make(chan screenVerdict, 1)}
+		for _, i := range part {
+			job.keys = append(job.keys, cands[i].Key)
+			job.lines = append(job.lines, screenLine(recs[cands[i].Key], cands[i]))
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			verdicts[p] = f.screenTogether(ctx, a, job)
+		}()
+	}
+	wg.Wait()
+	unusable := false
+	for p, part := range parts {
+		v := verdicts[p]
+		if !v.shared {
+			u.Calls++
+		}
+		u.PromptTokens += v.usage.PromptTokens
+		u.CompletionTokens += v.usage.CompletionTokens
+		for k, i := range part {
+			c := &cands[i]
+			switch why, off := v.off[k+1]; {
+			case !v.ok:
+				unusable = true
+			case off:
+				c.Screen = screenOffTopic + textkit.FirstNonEmpty(why, "no reason given")
+			case v.on[k+1]:
+				c.Screen = screenOnTopic
+			}
+			o.verdicts.put(*c)
+		}
+	}
+	if unusable && ctx.Err() == nil {
+		a.warn("the relevance screen gave no usable answer for some of %s's candidates; they count as unjudged", sq.ID)
+	}
+	for _, i := range idx {
+		switch v := cands[i].Screen; {
+		case v == screenOnTopic:
+			u.OnTopic++
+		case isVerdict(v):
+			u.Rejected++
+		default:
+			u.Unjudged++
+		}
+	}
+	u.Screened = u.OnTopic + u.Rejected
 	return u
 }
 
-// screenLines are the candidates to screen (their places in cands and
-// their lines: the title, then the start of the abstract): those about to
-// be read and up to reserve of the next best that passed every bar but
-// found no place, which the reading plan's fill may give one
-// (reading_plan.go), so the fill needs no call of its own. clear says
-// the scores alone vouch for all of them.
-func (f *gather) screenLines(sq SubQuestion, cands []Candidate, recs map[string]search.Record, reserve int) (idx []int, lines []string, clear bool) {
-	clear = true
-	phrases := len(rankTerms(sq, f.o.st.Plan.CanonicalTerm).phrases) > 0
-	for i, c := range cands {
-		switch {
-		case c.Read && c.Reason != reasonStructured && c.Reason != reasonDuplicate:
-		case !c.Read && c.Reason == reasonQuota && c.Screen == "" && reserve > 0:
-			reserve--
-		default:
-			continue
-		}
-		idx = append(idx, i)
-		if (phrases && c.Phrase == 0) || c.Relevance < screenClear*c.Floor {
-			clear = false
-		}
-		r := recs[c.Key]
-		line := textkit.CleanLine(r.Title)
-		if w := strings.Fields(r.Abstract); len(w) > 0 {
-			line += "\n    " + strings.Join(w[:min(len(w), screenAbstractWords)], " ")
-		}
-		lines = append(lines, line)
+// screenLine is what the screen sees of a candidate: its title, then the
+// start of its abstract.
+func screenLine(r search.Record, c Candidate) string {
+	line := textkit.CleanLine(textkit.FirstNonEmpty(r.Title, c.Title))
+	if w := strings.Fields(textkit.CleanLine(r.Abstract)); len(w) > 0 {
+		line += "\n    " + strings.Join(w[:min(len(w), screenAbstractWords)], " ")
 	}
-	return idx, lines, clear
+	return line
+}
+
+// Fallback: a screen that cannot judge. fallbackMin is how many
+// candidates a screen must have judged all on topic before that counts as
+// no judgement; fallbackShare the share of them the words alone would
+// have passed over (below the floor, far below the best) for the screen's
+// verdict to be doubted.
+const (
+	fallbackMin   = 8
+	fallbackShare = 0.25
+)
+
+// screenFallback says why a sub-question's reading must be chosen by word
+// overlap rather than by the screen's verdicts ("" when the verdicts
+// decide): the screen is off, it answered nothing usable, or it judged
+// every one of many candidates on topic though their words would
+// separate them.
+//
+// blind says the screen has already shown no judgement in this run: then
+// a sub-question too small to tell (fewer than fallbackMin) in which it
+// rejects nothing is read by the words too.
+func screenFallback(u *screenUnit, cands []Candidate, idx []int, floor float64, blind bool) string {
+	switch {
+	case u == nil:
+		return "" // off, or nothing shortlisted: the floors decide, as asked
+	case u.Unjudged > 0:
+		return fmt.Sprintf("the model's screen gave no usable verdict on %d of %d candidates; reading was chosen by word overlap", u.Unjudged, len(idx))
+	case u.Rejected > 0:
+		return ""
+	case blind:
+		return fmt.Sprintf("the model's screen judged all %d candidates on topic, as it judged every candidate before in this run; reading was chosen by word overlap", len(idx))
+	case len(idx) < fallbackMin:
+		return ""
+	}
+	best, apart := 0.0, 0
+	for _, i := range idx {
+		best = max(best, cands[i].Score)
+	}
+	for _, i := range idx {
+		if c := cands[i]; c.Relevance < floor || c.Score < farBelow*best {
+			apart++
+		}
+	}
+	if float64(apart) < fallbackShare*float64(len(idx)) {
+		return "" // the words agree that all are close: the verdict may well be right
+	}
+	return fmt.Sprintf("the model's screen judged every one of %d candidates on topic; reading was chosen by word overlap", len(idx))
 }

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -19,9 +20,57 @@ import (
 // across the sub-questions, and each sub-question gets back its own
 // verdicts.
 
-const maxScreenBatch = 4
+// screenPerCall bounds the candidates one screen call judges: about 55
+// prompt tokens each (a title and 30 words), so a call stays near 4,500
+// tokens, within any model's context, and its answer short.
+const screenPerCall = 80
 
-const screenSystemSeveral = `You are a relevance screening agent for a research assistant. You get research sub-questions, each with a list of candidate papers (title and the start of the abstract), numbered across the lists. Name the candidates that are off topic for their own sub-question: about something else that merely shares words with it (for example another meaning of a name). Answer JSON only, as short as possible: {"off_topic":[{"n":3,"why":"GPU hardware"}]} with a reason of at most four words, or {"off_topic":[]} when all are on topic.`
+const screenRules = `Judge each candidate by what it is about, not by the words it shares with the question: another meaning of a name, another field, or a method used for something else is off topic. Answer JSON only, naming whichever list is shorter: {"on_topic":[2,5]} when fewer are on topic (every other candidate is then off topic), or {"off_topic":[{"n":3,"why":"GPU hardware"}]} when fewer are off topic (every other candidate is then on topic), with a reason of at most four words. {"on_topic":[]} says none is on topic.`
+
+const screenSystem = `You are a relevance screening agent for a research assistant. You get one research sub-question and a numbered list of candidate papers (title and the start of the abstract). Say which are on topic for it. ` + screenRules
+
+const screenSystemSeveral = `You are a relevance screening agent for a research assistant. You get research sub-questions, each with a list of candidate papers (title and the start of the abstract), numbered across the lists. Say which are on topic for their own sub-question. ` + screenRules
+
+const screenSchema = `{
+  "type": "object",
+  "properties": {
+    "on_topic": {"type": "array", "items": {"type": "integer"}},
+    "off_topic": {
+      "type": "array",
+      "items": {
+        "type": "object",
+        "properties": {"n": {"type": "integer"}, "why": {"type": "string", "maxLength": 40}},
+        "required": ["n"]
+      }
+    }
+  }
+}`
+
+// screenAnswer is the screen's answer: one of the two lists (nil when
+// absent). A model may write numbers where objects were asked, or objects
+// where numbers were: both are read.
+type screenAnswer struct {
+	OnTopic  *[]screenMark `json:"on_topic,omitempty"`
+	OffTopic *[]screenMark `json:"off_topic,omitempty"`
+}
+
+type screenMark struct {
+	N   int    `json:"n"`
+	Why string `json:"why,omitempty"`
+}
+
+func (r *screenMark) UnmarshalJSON(b []byte) error {
+	var n int
+	if json.Unmarshal(b, &n) == nil {
+		r.N = n
+		return nil
+	}
+	type plain screenMark
+	return json.Unmarshal(b, (*plain)(r))
+}
+
+// errNoList: an answer with neither list judged nothing.
+var errNoList = errors.New(`the answer has neither "on_topic" nor "off_topic"`)
 
 // screenJob is one sub-question's candidates waiting for the screen.
 type screenJob struct {
@@ -32,10 +81,12 @@ type screenJob struct {
 	res   chan screenVerdict
 }
 
-// screenVerdict is what the screen said of one job's candidates.
+// screenVerdict is what the screen said of one job's candidates, by
+// 1-based place in the job; a place in neither map was not judged.
 type screenVerdict struct {
-	ok     bool           // a usable answer
-	why    map[int]string // off-topic candidates, by 1-based place in the job
+	ok     bool // a usable answer
+	on     map[int]bool
+	off    map[int]string // with the reason
 	usage  llm.Usage      // the call's, for the job that made it
 	shared bool           // judged in the call another job made
 }
@@ -127,12 +178,14 @@ func (f *gather) screenTogether(ctx context.Context, a *agentCall, job *screenJo
 	}
 	batch := []*screenJob{job}
 	job.taken = true
+	lines := len(job.lines)
 	rest := f.screenQ[:0]
 	for _, j := range f.screenQ {
 		switch {
 		case j == job:
-		case !j.taken && len(batch) < maxScreenBatch:
+		case !j.taken && lines+len(j.lines) <= screenPerCall:
 			j.taken = true
+			lines += len(j.lines)
 			batch = append(batch, j)
 		default:
 			rest = append(rest, j)
@@ -193,25 +246,61 @@ func (f *gather) screenCall(ctx context.Context, a *agentCall, batch []*screenJo
 		Messages:    []llm.Message{{Role: "system", Content: system}, {Role: "user", Content: b.String()}},
 		Schema:      json.RawMessage(screenSchema),
 		Temperature: ptr(0.0),
-		// Room for every candidate to be rejected with a short reason,
-		// and no more: every generated token costs time.
-		MaxTokens: 16 + 14*len(places),
+		// Room for the shorter list, off-topic reasons included, and no
+		// more: every generated token costs time.
+		MaxTokens: 24 + 8*len(places),
 	}
-	valid := func(v *screenAnswer) error { return nil } // numbers out of range are dropped below
+	valid := func(v *screenAnswer) error { // numbers out of range are dropped below
+		if v.OnTopic == nil && v.OffTopic == nil {
+			return errNoList
+		}
+		return nil
+	}
 	ans, info, err := structured(ctx, a, req, valid, func() screenAnswer { return screenAnswer{} })
 	vs := make([]screenVerdict, len(batch))
-	ok := err == nil && !info.Fallback
+	ok := err == nil && !info.Fallback && (ans.OnTopic != nil || ans.OffTopic != nil)
 	for i := range vs {
-		vs[i] = screenVerdict{ok: ok, why: map[int]string{}, shared: i > 0}
+		vs[i] = screenVerdict{ok: ok, on: map[int]bool{}, off: map[int]string{}, shared: i > 0}
 	}
 	vs[0].usage = info.Usage
 	if !ok {
 		return vs
 	}
-	for _, r := range ans.OffTopic {
-		if r.N >= 1 && r.N <= len(places) {
-			for _, p := range places[r.N-1] {
-				vs[p.job].why[p.n] = textkit.Clip(textkit.CleanLine(r.Why), 40)
+	// The list given names its candidates; the others take the opposite
+	// verdict, unless the model gave both lists: then only what it named
+	// is judged.
+	named := make([]int, len(places)+1) // 1 on topic, -1 off topic
+	why := make([]string, len(places)+1)
+	mark := func(ms *[]screenMark, v int) {
+		if ms == nil {
+			return
+		}
+		for _, m := range *ms {
+			if m.N >= 1 && m.N <= len(places) {
+				named[m.N], why[m.N] = v, textkit.Clip(textkit.CleanLine(m.Why), 40)
+			}
+		}
+	}
+	mark(ans.OnTopic, 1)
+	mark(ans.OffTopic, -1)
+	rest := 0
+	switch {
+	case ans.OnTopic != nil && ans.OffTopic == nil:
+		rest = -1
+	case ans.OffTopic != nil && ans.OnTopic == nil:
+		rest = 1
+	}
+	for n, ps := range places {
+		v, w := named[n+1], why[n+1]
+		if v == 0 {
+			v, w = rest, "not named on topic"
+		}
+		for _, p := range ps {
+			switch v {
+			case 1:
+				vs[p.job].on[p.n] = true
+			case -1:
+				vs[p.job].off[p.n] = w
 			}
 		}
 	}

@@ -27,93 +27,98 @@ func readTitles(cs []pipeline.Candidate) map[string]bool {
 	return m
 }
 
-// TestScreenWithoutJudgementLeavesRankingToDoTheWork: a screen that answers
-// at random carries no judgement; what is read stays on topic because
-// ranking and floors chose it, and the screen can only have removed some.
-func TestScreenWithoutJudgementLeavesRankingToDoTheWork(t *testing.T) {
-	// Over both questions: a random screen's luck on one question of a
-	// few sources (one namesake of four) says nothing about ranking.
-	var read, readOn, cited, citedOn int
-	for _, c := range []rankCase{turingTestCase, turingCompleteCase} {
-		got := runRankCase(t, c, &pipelinetest.Script{Screen: &pipelinetest.ScreenScript{Random: true, Seed: 1}}, nil)
-		t.Logf("%s, random screen: %s; screen %+v", c.name, got, *got.detail.Screen)
-		if got.read == 0 {
-			t.Errorf("%s with a random screen: nothing read", c.name)
-		}
-		read, readOn, cited, citedOn = read+got.read, readOn+got.readOn, cited+got.cited, citedOn+got.citedOn
-	}
-	if 5*readOn < 4*read || 5*citedOn < 4*cited {
-		t.Errorf("with a random screen: read %d/%d, cited %d/%d on topic; want ≥80%%", readOn, read, citedOn, cited)
-	}
+// competent is a screen that judges from c's ground truth, wrong on
+// about one title in ten.
+func competent(c rankCase) *pipelinetest.ScreenScript {
+	return &pipelinetest.ScreenScript{OffTopic: func(title string) bool { return !c.on(title) }, ErrorRate: 0.1, Seed: 7}
 }
 
-// TestScreenRejectsNamesakesAtABoundedCost: a screen that judges like a careful reader
-// rejects the namesake ranking let through (Megatron-Turing NLG), and the
-// screen's cost is bounded; both are in
-// `sessions show --json` ("screen").
-func TestScreenRejectsNamesakesAtABoundedCost(t *testing.T) {
+// TestTheScreenDecidesWhatIsRead: a screen that judges like a competent
+// reader decides what is read: nothing it judged off topic is read,
+// reading goes well past what the words alone would have chosen ("Does
+// GPT-4 pass the Turing test?" shares fewer words with the question than
+// "ChatGPT and Software Testing Education"), and the screen's cost is
+// bounded: every shortlisted candidate in a few calls, each answering
+// the shorter list. All of it is in `sessions show --json`.
+func TestTheScreenDecidesWhatIsRead(t *testing.T) {
 	c := turingTestCase
-	smart := &pipelinetest.ScreenScript{OffTopic: func(title string) bool { return !c.on(title) }}
-	got := runRankCase(t, c, &pipelinetest.Script{Screen: smart, Realistic: true, ByReference: true}, nil)
+	got := runRankCase(t, c, &pipelinetest.Script{Screen: competent(c), Realistic: true, ByReference: true}, nil)
 	sr := got.detail.Screen
 	if sr == nil {
 		t.Fatal("no screen report in the session detail")
 	}
-	t.Logf("careful screen: %s; screen %+v (own tokens %d, saved %d)", got, *sr, sr.Tokens(), sr.SavedTokens)
-	if got.readOn != got.read || got.citedOn < 4 {
-		t.Errorf("with a careful screen: %s; want everything read on topic and ≥4 on-topic references", got)
-	}
-	// On one GPU (BenchmarkOneGPU's world: 0.3 s to the first token,
-	// prefill at 1,500 tokens/s, 20 ms a generated token). Abstracts are
-	// analysed in shared calls for ~20 generated tokens each, so a screen
-	// no longer pays for itself in time by the analyses it saves: it is
-	// there for precision (the namesake above is not read), and its cost
-	// is bounded: one call for the sub-questions searched together and at
-	// most one for the reading plan's fill, per round.
-	cost := 0.3*float64(sr.Calls) + float64(sr.PromptTokens)/worldPrefill + 0.02*float64(sr.CompletionTokens)
-	perAnalysis := float64(sr.AnalysisTokensPerSource-sr.AnalysisGeneratedPerSource)/worldPrefill + 0.02*float64(sr.AnalysisGeneratedPerSource)
-	t.Logf("one GPU: the screen cost %.2f s and saved %.2f s of analyses", cost, float64(sr.Rejected)*perAnalysis)
-	if sr.Calls == 0 || sr.Rejected == 0 || sr.Calls > 2*len(got.rep.Rounds) {
-		t.Errorf("screen %+v over %d rounds: want calls that reject something, at most two a round", *sr, len(got.rep.Rounds))
+	t.Logf("competent screen: %s; screen %+v", got, *sr)
+	if readable := readableOnTopic(c); 10*got.citedOn < 7*readable || 2*got.citedOn <= got.cited {
+		t.Errorf("competent screen: %s; want recall ≥0.7 of the %d readable on-topic works, precision above 0.5", got, readable)
 	}
 	for _, cd := range got.cands {
 		if strings.HasPrefix(cd.Screen, "off topic") && cd.Read {
 			t.Errorf("%q judged off topic but read", cd.Title)
 		}
 	}
-	if n := calls(got.env, pipelinetest.Screener); n != sr.Calls {
-		t.Errorf("%d screener calls, report says %d", n, sr.Calls)
+	if sr.Screened < 2*got.read || sr.OnTopic == 0 || sr.Rejected == 0 || len(sr.Fallbacks) != 0 {
+		t.Errorf("screen %+v for %d read: want every shortlisted candidate judged, both verdicts, no fallback", *sr, got.read)
+	}
+	if n := calls(got.env, pipelinetest.Screener); n != sr.Calls || n > 2*len(got.rep.Rounds)+sr.Screened/80 {
+		t.Errorf("%d screener calls (report: %d) over %d rounds for %d candidates", n, sr.Calls, len(got.rep.Rounds), sr.Screened)
+	}
+	// The shorter list is answered: generation stays small.
+	if sr.CompletionTokens > 8*sr.Screened {
+		t.Errorf("the screen generated %d tokens for %d candidates", sr.CompletionTokens, sr.Screened)
+	}
+	byq := got.rep.Funnel.BySubQ
+	if len(byq) == 0 || byq[0].Screened == 0 || byq[0].OnTopic == 0 || !strings.Contains(got.rep.Markdown, "judged on topic") {
+		t.Errorf("per sub-question screen counts %+v; Method must give them", byq)
 	}
 }
 
-// TestScreenJunkAndRejectAll: a screen that answers junk, or says no to
-// everything, cannot make a first round read nothing: junk is ignored
-// (candidates are read as ranked, with a warning) and a first round's
-// blanket rejection is overruled because the floors say the candidates are
-// relevant. A later round's rejections count (reading nothing more is
-// cheap). --screen off asks no screen at all.
-func TestScreenJunkAndRejectAll(t *testing.T) {
+// TestAScreenWithoutJudgementFallsBackToTheWords: a screen that judges
+// every candidate on topic, though their words separate them, or that
+// answers junk, cannot judge: reading is chosen by the floors, as with
+// --screen off, and the Method section says why.
+func TestAScreenWithoutJudgementFallsBackToTheWords(t *testing.T) {
 	c := turingTestCase
 	base := runRankCase(t, c, &pipelinetest.Script{}, func(o *pipeline.Options) { o.Screen = pipeline.ScreenOff })
 	if n := calls(base.env, pipelinetest.Screener); n != 0 {
 		t.Errorf("--screen off made %d screener calls", n)
 	}
 	want := readTitles(base.cands)
-
-	junk := runRankCase(t, c, &pipelinetest.Script{Screen: &pipelinetest.ScreenScript{Junk: true}}, nil)
-	if got := readTitles(junk.cands); len(got) != len(want) || !warnedAbout(junk.events, "relevance screen gave no usable answer") {
-		t.Errorf("junk screen: read %d (want %d as ranked), warned %v", len(got), len(want), warnedAbout(junk.events, "relevance screen"))
+	for name, sc := range map[string]*pipelinetest.ScreenScript{"all on topic": {}, "junk": {Junk: true}} {
+		got := runRankCase(t, c, &pipelinetest.Script{Screen: sc}, nil)
+		t.Logf("%s: %s; screen %+v", name, got, *got.detail.Screen)
+		if r := readTitles(got.cands); len(r) != len(want) {
+			t.Errorf("%s: read %d; want %d, as the words choose", name, len(r), len(want))
+		}
+		if 100*got.citedOn < 100*base.citedOn*got.cited/max(1, base.cited) {
+			t.Errorf("%s: precision %d/%d below the words' %d/%d", name, got.citedOn, got.cited, base.citedOn, base.cited)
+		}
+		if len(got.detail.Screen.Fallbacks) == 0 || !strings.Contains(got.rep.Markdown, "reading was chosen by word overlap") {
+			t.Errorf("%s: fallbacks %q; the Method section must say the words chose", name, got.detail.Screen.Fallbacks)
+		}
 	}
+}
 
-	no := runRankCase(t, c, &pipelinetest.Script{Screen: &pipelinetest.ScreenScript{RejectAll: true}}, nil)
-	if got := readTitles(no.cands); len(got) != len(want) || no.detail.Screen.Overruled == 0 || !warnedAbout(no.events, "they clear the relevance floor, so they are read anyway") {
-		t.Errorf("reject-all screen: read %d (want %d), screen %+v", len(got), len(want), *no.detail.Screen)
+// TestARejectionStands: a screen that judges every candidate of a
+// sub-question off topic is a verdict: nothing overrules it, and a run in
+// which it rejects everything says so instead of reading namesakes. An
+// answer of bare numbers is understood.
+func TestARejectionStands(t *testing.T) {
+	c := turingTestCase
+	env := pipelinetest.NewEnv(t, &pipelinetest.Script{Topics: c.topics, Canonical: c.canonical, Screen: &pipelinetest.ScreenScript{RejectAll: true}}, "")
+	env.Engine.Sources["semanticscholar"] = c.rankedS2(t, env.Client, 0)
+	opt := env.Options(c.question)
+	opt.Sources = []string{"semanticscholar"}
+	r, err := env.Engine.Start(t.Context(), opt)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if no.citedOn < 4 {
-		t.Errorf("reject-all screen: %s", no)
+	for range r.Events() {
+	}
+	if _, err := r.Wait(); err == nil || !strings.Contains(err.Error(), "judged none of") {
+		t.Errorf("a screen that rejects everything: %v; want the run to say the screen judged none on topic", err)
 	}
 	plain := runRankCase(t, c, &pipelinetest.Script{Screen: &pipelinetest.ScreenScript{Plain: true, OffTopic: func(title string) bool { return strings.Contains(title, "Megatron") }}}, nil)
-	if plain.detail.Screen.Rejected == 0 {
+	if plain.detail.Screen.Rejected == 0 || plain.read == 0 {
 		t.Errorf("an answer of bare numbers was not understood: %+v", *plain.detail.Screen)
 	}
 }

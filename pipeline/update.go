@@ -269,6 +269,9 @@ func (o *orchestrator) updateResearch(ctx context.Context, parent Report) (updat
 	if _, err := o.loadRaw(CheckpointCandidates, &parentCands); err != nil {
 		return out, err
 	}
+	if err := o.seedVerdicts(); err != nil {
+		return out, err
+	}
 	nsq := len(o.st.Plan.SubQuestions)
 	f := &gather{
 		o: o, reg: newRegistry(), share: firstShare(o.plan.Include, nsq), runCap: o.plan.Include,

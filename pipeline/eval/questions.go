@@ -153,11 +153,13 @@ var GUITesting = Question{
 // Sets are the question sets by name; DefaultSet is what eval runs unless
 // told otherwise. Each question names its world: "turing" is over the
 // recorded Semantic Scholar pool for "turing", "testing" over the
-// recorded arXiv answer for "testing", "all" both.
+// recorded arXiv answer for "testing", "all" both; "pools" are the
+// questions over three more recorded pools, labelled by hand (pools.go).
 var Sets = map[string][]Question{
 	"turing":  {TuringTest, TuringComplete},
 	"testing": {GUITesting},
 	"all":     {TuringTest, TuringComplete, GUITesting},
+	"pools":   PoolQuestions,
 }
 
 // DefaultSet is the set eval runs by default.

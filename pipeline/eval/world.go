@@ -54,8 +54,11 @@ type worldSpec struct {
 }
 
 var worldSpecs = map[string]worldSpec{
-	TuringWorld:  {[]string{"semanticscholar"}, OpenWorld},
-	TestingWorld: {[]string{"arxiv"}, openTesting},
+	TuringWorld:       {[]string{"semanticscholar"}, OpenWorld},
+	TestingWorld:      {[]string{"arxiv"}, openTesting},
+	EditDistanceWorld: {[]string{"semanticscholar"}, poolWorld(EditDistanceWorld, "edit-distance", "Semantic Scholar's answer for \"sublinear near optimal edit distance\", 85 papers, recorded")},
+	KubernetesWorld:   {[]string{"semanticscholar"}, poolWorld(KubernetesWorld, "kubernetes", "Semantic Scholar's answer for \"kubernetes\", 100 papers, recorded")},
+	TuringPage2World:  {[]string{"semanticscholar"}, poolWorld(TuringPage2World, "turing-2", "Semantic Scholar's second page for \"turing\", 100 papers, recorded")},
 }
 
 // Open opens the world with this ID (TuringWorld, TestingWorld).
@@ -117,44 +120,48 @@ func (ws WorldSet) Close() {
 	}
 }
 
-// OpenWorld opens the Semantic Scholar "turing" world: it starts the
-// world's server and reads the recorded pool from it, so the scorer reads
-// exactly the bytes the pipeline is served.
+// OpenWorld opens the Semantic Scholar "turing" world: its search ranks
+// the recorded pool by each query and honours the limit, as the real API
+// does (search/sourcefake ranked.go); the scorer reads exactly the bytes
+// the pipeline is served.
 func OpenWorld(ctx context.Context) (*World, error) {
-	srv := sourcefake.New()
-	w := &World{ID: TuringWorld, Name: WorldName, srv: srv, sources: semanticScholarSources}
-	b, err := recorded(ctx, srv.SemanticScholarURL()+"/graph/v1/paper/search?query=turing&limit=100")
-	if err != nil {
-		srv.Close()
-		return nil, err
-	}
-	var page struct {
-		Data []struct {
-			PaperID     string         `json:"paperId"`
-			Title       string         `json:"title"`
-			Abstract    *string        `json:"abstract"`
-			ExternalIDs map[string]any `json:"externalIds"`
-		} `json:"data"`
-	}
-	if err := json.Unmarshal(b, &page); err != nil {
-		srv.Close()
-		return nil, fmt.Errorf("eval world: the recorded pool: %w", err)
-	}
-	for _, d := range page.Data {
-		p := Paper{ID: d.PaperID, Title: d.Title}
-		if d.Abstract != nil {
-			p.Abstract = *d.Abstract
+	return poolWorld(TuringWorld, "turing", strings.TrimPrefix(WorldName, TuringWorld+": "))(ctx)
+}
+
+// poolWorld opens a world over one recorded Semantic Scholar pool (a key
+// of sourcefake.Pools).
+func poolWorld(id, pool, name string) func(context.Context) (*World, error) {
+	return func(ctx context.Context) (*World, error) {
+		srv := sourcefake.NewWith(sourcefake.Options{Pool: pool})
+		w := &World{ID: id, Name: id + ": " + name, srv: srv, sources: semanticScholarSources}
+		var page struct {
+			Data []struct {
+				PaperID     string         `json:"paperId"`
+				Title       string         `json:"title"`
+				Abstract    *string        `json:"abstract"`
+				ExternalIDs map[string]any `json:"externalIds"`
+			} `json:"data"`
 		}
-		if doi, ok := d.ExternalIDs["DOI"].(string); ok {
-			p.DOI = strings.ToLower(doi)
+		if err := json.Unmarshal(sourcefake.PoolBody(pool), &page); err != nil {
+			srv.Close()
+			return nil, fmt.Errorf("eval world: the recorded pool: %w", err)
 		}
-		w.Papers = append(w.Papers, p)
+		for _, d := range page.Data {
+			p := Paper{ID: d.PaperID, Title: d.Title}
+			if d.Abstract != nil {
+				p.Abstract = *d.Abstract
+			}
+			if doi, ok := d.ExternalIDs["DOI"].(string); ok {
+				p.DOI = strings.ToLower(doi)
+			}
+			w.Papers = append(w.Papers, p)
+		}
+		if len(w.Papers) == 0 {
+			srv.Close()
+			return nil, fmt.Errorf("eval world: the recorded pool is empty")
+		}
+		return w, nil
 	}
-	if len(w.Papers) == 0 {
-		srv.Close()
-		return nil, fmt.Errorf("eval world: the recorded pool is empty")
-	}
-	return w, nil
 }
 
 // recorded is the body the world's server answers a GET of url with.
@@ -191,31 +198,11 @@ func (w *World) ArxivURL() string { return w.srv.ArxivURL() }
 // Sources are the sources a run in this world searches, by name.
 func (w *World) Sources(c *search.Client) map[string]search.Source { return w.sources(w, c) }
 
-// semanticScholarSources are the "turing" world's: Semantic Scholar asked
-// for the whole recorded pool whatever the depth, so every question is
-// ranked over the same 100 papers.
+// semanticScholarSources are a pool world's: Semantic Scholar, ranked by
+// the query within the recorded pool. References and citing works are
+// followed as usual (their recordings are economics papers).
 func semanticScholarSources(w *World, c *search.Client) map[string]search.Source {
-	return map[string]search.Source{"semanticscholar": WholePool{search.NewSemanticScholar(c, w.SemanticScholarURL(), "")}}
-}
-
-// WholePool asks the recorded Semantic Scholar answer for all of its 100
-// papers whatever the depth's results per call; references and citing
-// works are followed as usual (their recordings are economics papers).
-type WholePool struct{ search.Source }
-
-// Search asks for the whole pool.
-func (p WholePool) Search(ctx context.Context, q string, _ int) ([]search.Record, error) {
-	return p.Source.Search(ctx, q, 100)
-}
-
-// References are the source's.
-func (p WholePool) References(ctx context.Context, r search.Record, n int) ([]search.Record, error) {
-	return p.Source.(search.CitationGraph).References(ctx, r, n)
-}
-
-// CitedBy are the source's.
-func (p WholePool) CitedBy(ctx context.Context, r search.Record, n int) ([]search.Record, error) {
-	return p.Source.(search.CitationGraph).CitedBy(ctx, r, n)
+	return map[string]search.Source{"semanticscholar": search.NewSemanticScholar(c, w.SemanticScholarURL(), "")}
 }
 
 // Find returns the recorded work a cited source is, by the work's ID

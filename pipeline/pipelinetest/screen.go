@@ -11,11 +11,15 @@ import (
 
 // ScreenScript is how the scripted relevance screener answers. The zero
 // value (and a nil Script.Screen) says every candidate is on topic: a
-// screen with no judgement, so ranking and floors must do the work.
+// screen with no judgement.
 type ScreenScript struct {
 	// OffTopic, when set, judges a candidate by its title, as a competent
-	// model would.
+	// model would (from a ground-truth list, say).
 	OffTopic func(title string) bool
+	// ErrorRate is the share of candidates the screen judges wrongly (the
+	// opposite of OffTopic's verdict), chosen by a hash of the title and
+	// Seed: a competent model errs on about one title in ten.
+	ErrorRate float64
 	// Random rejects about half the candidates, chosen by a hash of the
 	// title and the seed: an answer that carries no judgement.
 	Random bool
@@ -26,11 +30,16 @@ type ScreenScript struct {
 	Junk bool
 	// Plain answers bare numbers ({"off_topic":[1,2]}) instead of objects.
 	Plain bool
+	// Long always lists the off-topic candidates, with reasons, even when
+	// the on-topic list is shorter (a model that ignores "whichever is
+	// shorter").
+	Long bool
 }
 
 var screenLine = regexp.MustCompile(`(?m)^\[(\d+)\] (.+)$`)
 
-// screen answers a screening call from the numbered titles in its prompt.
+// screen answers a screening call from the numbered titles in its prompt,
+// naming the shorter list as the prompt asks.
 func (s *Script) screen(user string) ollamafake.Reply {
 	sc := s.Screen
 	if sc == nil {
@@ -39,31 +48,58 @@ func (s *Script) screen(user string) ollamafake.Reply {
 	if sc.Junk {
 		return ollamafake.Reply{Content: "Most of these look relevant to me, except perhaps the third."}
 	}
-	var off []any
+	var on, off []int
 	for _, m := range screenLine.FindAllStringSubmatch(user, -1) {
 		n, _ := strconv.Atoi(m[1])
-		title := m[2]
-		reject := sc.RejectAll
-		switch {
-		case sc.OffTopic != nil:
-			reject = reject || sc.OffTopic(title)
-		case sc.Random:
-			h := fnv.New32a()
-			h.Write([]byte(strconv.Itoa(sc.Seed) + title))
-			reject = reject || h.Sum32()%2 == 0
-		}
-		if !reject {
-			continue
-		}
-		if sc.Plain {
+		if sc.rejects(m[2]) {
 			off = append(off, n)
 		} else {
-			off = append(off, map[string]any{"n": n, "why": "another topic"})
+			on = append(on, n)
 		}
 	}
-	if off == nil {
-		off = []any{}
+	var answer map[string]any
+	switch {
+	case len(on) < len(off) && !sc.Long:
+		answer = map[string]any{"on_topic": nonNil(on)}
+	case sc.Plain:
+		answer = map[string]any{"off_topic": nonNil(off)}
+	default:
+		marks := []any{}
+		for _, n := range off {
+			marks = append(marks, map[string]any{"n": n, "why": "another topic"})
+		}
+		answer = map[string]any{"off_topic": marks}
 	}
-	b, _ := json.Marshal(map[string]any{"off_topic": off})
+	b, _ := json.Marshal(answer)
 	return ollamafake.Reply{Content: string(b)}
+}
+
+func nonNil(ns []int) []int {
+	if ns == nil {
+		return []int{}
+	}
+	return ns
+}
+
+// rejects is the screen's verdict on one title.
+func (sc *ScreenScript) rejects(title string) bool {
+	switch {
+	case sc.RejectAll:
+		return true
+	case sc.OffTopic != nil:
+		off := sc.OffTopic(title)
+		if sc.ErrorRate > 0 && sc.hash(title)%1000 < uint32(sc.ErrorRate*1000) {
+			off = !off
+		}
+		return off
+	case sc.Random:
+		return sc.hash(title)%2 == 0
+	}
+	return false
+}
+
+func (sc *ScreenScript) hash(title string) uint32 {
+	h := fnv.New32a()
+	h.Write([]byte(strconv.Itoa(sc.Seed) + title))
+	return h.Sum32()
 }

@@ -62,6 +62,11 @@ type Options struct {
 	// client must then be allowed to fetch from loopback.
 	PDF        []byte
 	DocLatency time.Duration
+	// Pool, when set, makes Semantic Scholar's search rank that recorded
+	// pool (a key of Pools) by the query and honour offset and limit, as
+	// the real API does (ranked.go); unset, every search answers the
+	// recorded "turing" page whole.
+	Pool string
 }
 
 // NewWith starts a fake server with options; Close it when done.
@@ -89,6 +94,10 @@ func (s *Server) ArxivURL() string { return s.URL + "/arxiv/api/query" }
 func (s *Server) SemanticScholarURL() string { return s.URL + "/s2" }
 
 func (s *Server) semanticScholar(w http.ResponseWriter, r *http.Request) {
+	if s.opt.Pool != "" {
+		s.semanticScholarRanked(w, r)
+		return
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Write(body("semanticscholar/paper-search-turing-allfields-limit100.json"))
 }
