@@ -2,35 +2,42 @@ package pipeline_test
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/history"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
 	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/search/sourcefake"
 )
 
-// BenchmarkOneGPUBreadth runs the questions of the recorded Semantic
-// Scholar pool for "turing" (rank_questions_test.go: on-topic papers known
-// by title) at standard depth on one GPU (BenchmarkOneGPU's model server;
+// BenchmarkOneGPUBreadth runs the labelled questions of the recorded
+// Semantic Scholar pools (rank_questions_test.go, rank_pools_test.go:
+// on-topic papers known by title; the Kubernetes and turing-2 pools are
+// held out from the tests), each pool ranked by the query as the real API
+// ranks, with a screen that judges like a competent model and errs on one
+// title in ten (SCREEN=none: one with no judgement), at standard depth on
+// one GPU (BenchmarkOneGPU's model server;
 // the API at 300 ms and one request a second, as Semantic Scholar allows
 // without a key) and reports what breadth costs: wall time, generated
 // tokens, sources included (cited), generated tokens per included source,
-// recall (on-topic cited ÷ on topic in the pool) and precision (on-topic
-// share of what is cited).
+// recall (on-topic cited ÷ the pool's on-topic works that can be read;
+// recall-labelled ÷ all it labels), precision (on-topic share of what is
+// cited), and the screen's prompt and generated tokens.
 //
 //	go test -run '^$' -bench OneGPUBreadth -benchtime 1x -count 3 ./pipeline/
 func BenchmarkOneGPUBreadth(b *testing.B) {
-	for _, c := range []rankCase{turingTestCase, turingCompleteCase} {
+	for _, c := range append([]rankCase{turingTestCase, turingCompleteCase}, poolCases...) {
 		b.Run(strings.ReplaceAll(c.name, " ", "-"), func(b *testing.B) {
 			var wall time.Duration
-			var gen, included, on, calls, prefilled int
+			var gen, included, on, calls, prefilled, screenPrompt, screenGen int
 			byKind, callsByKind := map[string]int{}, map[string]int{}
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
-				script := &pipelinetest.Script{RevisionRounds: 1, Realistic: true, ByReference: true, Topics: c.topics, Canonical: c.canonical}
+				script := &pipelinetest.Script{RevisionRounds: 1, Realistic: true, ByReference: true, Topics: c.topics, Canonical: c.canonical, Screen: benchScreen(c)}
 				counter := &kindCounter{n: map[string]int{}}
 				w := oneGPUWorld(b, counter.wrap(script.Responder()))
 				pool := c.pool
@@ -60,6 +67,10 @@ func BenchmarkOneGPUBreadth(b *testing.B) {
 				}
 				wall += time.Since(start)
 				b.StopTimer()
+				if d, err := history.LoadDetail(w.engine.Store, sess.ID); err == nil && d.Screen != nil {
+					screenPrompt += d.Screen.PromptTokens
+					screenGen += d.Screen.CompletionTokens
+				}
 				rep, err := pipeline.LoadReport(w.engine.Store, sess.ID)
 				if err != nil {
 					b.Fatal(err)
@@ -89,7 +100,10 @@ func BenchmarkOneGPUBreadth(b *testing.B) {
 				b.ReportMetric(float64(gen)/float64(included), "gen/included")
 				b.ReportMetric(float64(on)/float64(included), "precision")
 			}
-			b.ReportMetric(float64(on)/n/float64(len(c.onTopic)), "recall")
+			b.ReportMetric(float64(on)/n/float64(len(c.onTopic)), "recall-labelled")
+			b.ReportMetric(float64(on)/n/float64(readableOnTopic(c)), "recall")
+			b.ReportMetric(float64(screenPrompt)/n, "screen-prompt")
+			b.ReportMetric(float64(screenGen)/n, "screen-gen")
 			b.ReportMetric(float64(calls)/n, "chat-calls")
 			b.ReportMetric(float64(prefilled)/n, "prefill-tokens")
 			for k, v := range byKind {
@@ -100,4 +114,13 @@ func BenchmarkOneGPUBreadth(b *testing.B) {
 			}
 		})
 	}
+}
+
+// benchScreen is the benchmark's screen for c: competent (ground truth,
+// wrong on one title in ten) unless SCREEN=none.
+func benchScreen(c rankCase) *pipelinetest.ScreenScript {
+	if os.Getenv("SCREEN") == "none" {
+		return &pipelinetest.ScreenScript{}
+	}
+	return competent(c)
 }

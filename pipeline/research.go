@@ -344,7 +344,7 @@ func (f *gather) rank(ctx context.Context, a *agentCall, sq SubQuestion, recs []
 // and the screen's off-topic verdicts still hold.
 func (f *gather) judge(ctx context.Context, a *agentCall, sq SubQuestion, cands []Candidate, recs map[string]search.Record, quota int, floor float64) *screenUnit {
 	idx := shortlist(cands, recs, f.shortlistLimit())
-	u := f.screen(ctx, a, sq, cands, recs, idx)
+	u := f.screen(ctx, a, sq, cands, recs, idx, floor)
 	why := screenFallback(u, cands, idx, floor, f.o.screenBlind.Load())
 	if u != nil && why == "" {
 		chooseByVerdict(cands, idx, quota, f.isClaimed)

@@ -124,6 +124,9 @@ func (o *orchestrator) screenNote() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, " The model screened %s by title and abstract (%s, %d prompt and %d generated tokens) and judged %d on topic; only those were read.",
 		textkit.Plural(sr.Screened+sr.Unjudged, "candidate", "candidates"), textkit.Plural(sr.Calls, "call", "calls"), sr.PromptTokens, sr.CompletionTokens, sr.OnTopic)
+	if sr.Rechecked > 0 {
+		fmt.Fprintf(&b, " Of its verdicts, %d that the words disagreed with were judged again with more of the abstract, and %d changed.", sr.Rechecked, sr.Changed)
+	}
 	for _, f := range sr.Fallbacks {
 		fmt.Fprintf(&b, " For %s.", f)
 	}
@@ -133,12 +136,16 @@ func (o *orchestrator) screenNote() string {
 // screenUnit is what one sub-question's screen did, kept in its research
 // checkpoint so a resumed run reports it too.
 type screenUnit struct {
-	Calls            int `json:"calls,omitempty"`    // calls this sub-question made (others' may have judged it)
-	Screened         int `json:"screened,omitempty"` // shortlisted candidates with a verdict, new or known
-	Known            int `json:"known,omitempty"`    // of them, judged before (verdictBook)
-	OnTopic          int `json:"on_topic,omitempty"`
-	Rejected         int `json:"rejected,omitempty"`
-	Unjudged         int `json:"unjudged,omitempty"` // the screen's answer was unusable
+	Calls    int `json:"calls,omitempty"`    // calls this sub-question made (others' may have judged it)
+	Screened int `json:"screened,omitempty"` // shortlisted candidates with a verdict, new or known
+	Known    int `json:"known,omitempty"`    // of them, judged before (verdictBook)
+	OnTopic  int `json:"on_topic,omitempty"`
+	Rejected int `json:"rejected,omitempty"`
+	Unjudged int `json:"unjudged,omitempty"` // the screen's answer was unusable
+	// Rechecked verdicts the words disagreed with had a second look
+	// (screening_recheck.go); Changed of them changed.
+	Rechecked        int `json:"rechecked,omitempty"`
+	Changed          int `json:"changed,omitempty"`
 	PromptTokens     int `json:"prompt_tokens,omitempty"`
 	CompletionTokens int `json:"completion_tokens,omitempty"`
 	// Fallback says why this sub-question's reading was chosen by word
@@ -153,6 +160,8 @@ type ScreenReport struct {
 	OnTopic          int `json:"on_topic"`
 	Rejected         int `json:"rejected"` // judged off topic: not read
 	Unjudged         int `json:"unjudged,omitempty"`
+	Rechecked        int `json:"rechecked,omitempty"` // verdicts the words disagreed with, judged again
+	Changed          int `json:"changed,omitempty"`
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
 	// Fallbacks name the sub-questions whose reading was chosen by word
@@ -217,6 +226,8 @@ func (r *ScreenReport) add(subq string, u *screenUnit) {
 	r.OnTopic += u.OnTopic
 	r.Rejected += u.Rejected
 	r.Unjudged += u.Unjudged
+	r.Rechecked += u.Rechecked
+	r.Changed += u.Changed
 	r.PromptTokens += u.PromptTokens
 	r.CompletionTokens += u.CompletionTokens
 	if u.Fallback != "" {
@@ -227,7 +238,7 @@ func (r *ScreenReport) add(subq string, u *screenUnit) {
 // screen has the model judge the shortlisted candidates (their places in
 // cands) that have no verdict yet, and writes every one's verdict into
 // Candidate.Screen. It returns nil when the screen is off.
-func (f *gather) screen(ctx context.Context, a *agentCall, sq SubQuestion, cands []Candidate, recs map[string]search.Record, idx []int) *screenUnit {
+func (f *gather) screen(ctx context.Context, a *agentCall, sq SubQuestion, cands []Candidate, recs map[string]search.Record, idx []int, floor float64) *screenUnit {
 	o := f.o
 	if o.opt.Screen == ScreenOff || len(idx) == 0 {
 		return nil
@@ -253,10 +264,13 @@ func (f *gather) screen(ctx context.Context, a *agentCall, sq SubQuestion, cands
 	verdicts := make([]screenVerdict, len(parts))
 	var wg sync.WaitGroup
 	for p, part := range parts {
-		job := &screenJob{sq: sq, res: make(chan screenVerdict, 1)}
+		job := &screenJob{sq: sq, res: make(chan screenVerdict, 1), floor: floor}
 		for _, i := range part {
+			r := recs[cands[i].Key]
 			job.keys = append(job.keys, cands[i].Key)
-			job.lines = append(job.lines, screenLine(recs[cands[i].Key], cands[i]))
+			job.lines = append(job.lines, screenLine(r, cands[i]))
+			job.long = append(job.long, longLine(r, cands[i]))
+			job.rel = append(job.rel, cands[i].Relevance)
 		}
 		wg.Add(1)
 		go func() {
@@ -268,9 +282,9 @@ func (f *gather) screen(ctx context.Context, a *agentCall, sq SubQuestion, cands
 	unusable := false
 	for p, part := range parts {
 		v := verdicts[p]
-		if !v.shared {
-			u.Calls++
-		}
+		u.Calls += v.calls
+		u.Rechecked += v.rechecked
+		u.Changed += v.changed
 		u.PromptTokens += v.usage.PromptTokens
 		u.CompletionTokens += v.usage.CompletionTokens
 		for k, i := range part {

@@ -77,7 +77,14 @@ type screenJob struct {
 	sq    SubQuestion
 	lines []string // per candidate: its title, then the start of its abstract
 	keys  []string // per candidate: its source key (a work listed once per call)
-	taken bool     // a screen call has taken it (under gather.mu)
+	// For looking again (screening_recheck.go): per candidate its
+	// relevance and a line with more of its abstract; the sub-question's
+	// floor (0: no second look). look names a later look's job ("second").
+	rel   []float64
+	long  []string
+	floor float64
+	look  string
+	taken bool // a screen call has taken it (under gather.mu)
 	res   chan screenVerdict
 }
 
@@ -87,8 +94,11 @@ type screenVerdict struct {
 	ok     bool // a usable answer
 	on     map[int]bool
 	off    map[int]string // with the reason
-	usage  llm.Usage      // the call's, for the job that made it
+	usage  llm.Usage      // the calls', for the job that made them
+	calls  int            // calls made for it, 0 when judged in another job's
 	shared bool           // judged in the call another job made
+	// rechecked verdicts had a second look; changed of them changed.
+	rechecked, changed int
 }
 
 // screenGrace is how long a screen that has the model waits for the
@@ -196,6 +206,8 @@ func (f *gather) screenTogether(ctx context.Context, a *agentCall, job *screenJo
 	held := a.slotHeld
 	a.slotHeld = true
 	vs := f.screenCall(ctx, a, batch)
+	vs[0].calls = 1
+	f.recheck(ctx, a, batch, vs)
 	a.slotHeld = held
 	release()
 	for i, j := range batch[1:] {
@@ -210,7 +222,10 @@ func (f *gather) screenCall(ctx context.Context, a *agentCall, batch []*screenJo
 	o := f.o
 	var b strings.Builder
 	system := screenSystem
-	if len(batch) == 1 {
+	if batch[0].look != "" {
+		system = screenSystemLook(batch[0].look)
+		fmt.Fprintf(&b, "Research question: %s\n", o.opt.Question)
+	} else if len(batch) == 1 {
 		fmt.Fprintf(&b, "Research question: %s\nSub-question: %s\n\nCandidates:\n", o.opt.Question, batch[0].sq.Question)
 	} else {
 		system = screenSystemSeveral
@@ -223,7 +238,7 @@ func (f *gather) screenCall(ctx context.Context, a *agentCall, batch []*screenJo
 	var places [][]place // by the number shown: the candidates it stands for
 	shown := map[string]int{}
 	for ji, j := range batch {
-		if len(batch) > 1 {
+		if len(batch) > 1 || j.look != "" {
 			fmt.Fprintf(&b, "\nSub-question: %s\nCandidates:\n", j.sq.Question)
 		}
 		for k, line := range j.lines {

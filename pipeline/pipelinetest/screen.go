@@ -5,6 +5,7 @@ import (
 	"hash/fnv"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/researchtui/researchtui/llm/ollamafake"
 )
@@ -18,8 +19,14 @@ type ScreenScript struct {
 	OffTopic func(title string) bool
 	// ErrorRate is the share of candidates the screen judges wrongly (the
 	// opposite of OffTopic's verdict), chosen by a hash of the title and
-	// Seed: a competent model errs on about one title in ten.
+	// Seed: a competent model errs on about one title in ten. A second
+	// or third look (screening_recheck.go: another prompt, more of the
+	// abstract) errs as often, on titles drawn independently of the other
+	// looks', unless Stubborn.
 	ErrorRate float64
+	// Stubborn repeats the first look's errors on the second: the worst
+	// case, in which looking again gains nothing.
+	Stubborn bool
 	// Random rejects about half the candidates, chosen by a hash of the
 	// title and the seed: an answer that carries no judgement.
 	Random bool
@@ -48,10 +55,16 @@ func (s *Script) screen(user string) ollamafake.Reply {
 	if sc.Junk {
 		return ollamafake.Reply{Content: "Most of these look relevant to me, except perhaps the third."}
 	}
+	look := ""
+	for _, nth := range []string{"second look", "third look"} {
+		if strings.Contains(user, nth) && !sc.Stubborn {
+			look = nth
+		}
+	}
 	var on, off []int
 	for _, m := range screenLine.FindAllStringSubmatch(user, -1) {
 		n, _ := strconv.Atoi(m[1])
-		if sc.rejects(m[2]) {
+		if sc.rejects(m[2], look) {
 			off = append(off, n)
 		} else {
 			on = append(on, n)
@@ -81,14 +94,15 @@ func nonNil(ns []int) []int {
 	return ns
 }
 
-// rejects is the screen's verdict on one title.
-func (sc *ScreenScript) rejects(title string) bool {
+// rejects is the screen's verdict on one title, at the first look ("") or
+// a later one ("second look", "third look").
+func (sc *ScreenScript) rejects(title, look string) bool {
 	switch {
 	case sc.RejectAll:
 		return true
 	case sc.OffTopic != nil:
 		off := sc.OffTopic(title)
-		if sc.ErrorRate > 0 && sc.hash(title)%1000 < uint32(sc.ErrorRate*1000) {
+		if sc.ErrorRate > 0 && sc.hash(look+title)%1000 < uint32(sc.ErrorRate*1000) {
 			off = !off
 		}
 		return off
