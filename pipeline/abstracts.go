@@ -10,26 +10,27 @@ import (
 // Works known by title only (a reference or citing work a source listed
 // without its abstract, a search result whose source withholds it) are
 // never read: a title is not evidence. Before a sub-question's candidates
-// are judged, those works are looked up in one batch request at a source
-// that can (search.AbstractFinder: Semantic Scholar's /paper/batch, when
-// the run searches it), so citation chasing adds evidence and not only
-// names. Works that source itself listed are not asked again (it answered
-// without an abstract already), and no work is asked twice in a run.
+// are judged, those works are looked up in one batch request at each
+// source of the run that can (search.AbstractFinder: Semantic Scholar's
+// /paper/batch, OpenAlex by DOI), so citation chasing adds evidence and
+// not only names. Works a source itself listed are not asked of it again
+// (it answered without an abstract already), and no source is asked about
+// a work twice in a run.
 
-// lookUpAbstracts returns pool with the abstracts found merged in.
+// lookUpAbstracts returns pool with the abstracts found merged in: each
+// source of the run that can look works up (Semantic Scholar by its batch
+// endpoint, OpenAlex by DOI) is asked in turn for those still without one.
 func (f *gather) lookUpAbstracts(ctx context.Context, a *agentCall, pool []search.Record) []search.Record {
-	o := f.o
-	var finder search.AbstractFinder
-	var name string
-	for _, n := range o.st.Plan.Sources {
-		if af, ok := o.engine.Sources[n].(search.AbstractFinder); ok {
-			finder, name = af, n
-			break
+	for _, name := range f.o.st.Plan.Sources {
+		if af, ok := f.o.engine.Sources[name].(search.AbstractFinder); ok {
+			pool = f.lookUpAt(ctx, a, name, af, pool)
 		}
 	}
-	if finder == nil {
-		return pool
-	}
+	return pool
+}
+
+// lookUpAt asks one finder for the pool's works known by title only.
+func (f *gather) lookUpAt(ctx context.Context, a *agentCall, name string, finder search.AbstractFinder, pool []search.Record) []search.Record {
 	var ask []search.Record
 	var at []int
 	f.mu.Lock()
@@ -37,10 +38,14 @@ func (f *gather) lookUpAbstracts(ctx context.Context, a *agentCall, pool []searc
 		f.lookedUp = map[string]bool{}
 	}
 	for i, r := range pool {
-		if hasText(r) || r.Source == name || f.lookedUp[r.Key] {
+		if hasText(r) || r.Source == name || f.lookedUp[name+"|"+r.Key] {
 			continue
 		}
-		f.lookedUp[r.Key] = true
+		f.lookedUp[name+"|"+r.Key] = true
+		if !f.lookedUp[r.Key] { // counted once, however many sources are asked
+			f.lookedUp[r.Key] = true
+			f.abstractsAsked++
+		}
 		ask, at = append(ask, r), append(at, i)
 	}
 	f.mu.Unlock()
@@ -65,7 +70,6 @@ func (f *gather) lookUpAbstracts(ctx context.Context, a *agentCall, pool []searc
 		got++
 	}
 	f.mu.Lock()
-	f.abstractsAsked += len(ask)
 	f.abstractsFound += got
 	f.mu.Unlock()
 	return out

@@ -18,7 +18,7 @@
 //	stage      file          entry
 //	plan       plan.go       stagePlan
 //	(gather)   gather.go     stageGather: research, read, index and analyse streaming as one (gather_stream.go), in rounds (rounds.go, reflect.go)
-//	research   research.go   researchAll, rank (rank.go, lexical.go), relevance screening (screening.go, screening_batch.go), the run's reading plan (reading_plan.go)
+//	research   research.go   researchAll, rank (rank.go, lexical.go), the shortlist and the relevance screen that decides what is read (shortlist.go, screening.go, screening_batch.go, screening_recheck.go), the run's reading plan (reading_plan.go)
 //	read       read.go       readLoop, readSource: fetch, PDF/HTML, chunk
 //	index      index.go      indexLoop: embed and index the chunks
 //	analyse    analyse.go    analyseLoop, analyse (short sources: analyse_batch.go)

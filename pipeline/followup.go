@@ -59,6 +59,9 @@ type followUp struct {
 
 	kind string // VersionFollowUp or VersionRevision
 	body string // the previous version without its references and method note
+	// met is how many new candidates its search met (0: none, or it
+	// searched nothing), screened is how many of them the screen judged.
+	met, screened int
 }
 
 // followUpDraft is a follow-up's first draft: the previous report with a
@@ -335,6 +338,8 @@ func (o *orchestrator) followUpResearch(ctx context.Context, plans []roundPlan, 
 	}); err != nil {
 		return nil, err
 	}
+	o.follow.met = f.distinctCount() - len(known)
+	o.follow.screened = f.screened.Screened
 	var out []Analysis
 	for _, k := range citationOrder(o.st.Plan.SubQuestions, f.bySubQ) {
 		if an, ok := f.analyses[k]; ok && !known[k] {
@@ -499,6 +504,12 @@ func (o *orchestrator) followUpNote(kind string, added int) string {
 			o.engine.now().Format("2 January 2006"), o.follow.Since.Format("2 January 2006"), textkit.Plural(added, "new source was read and added", "new sources were read and added"))
 	}
 	how := "answered from the session's own sources; nothing new was searched"
+	switch {
+	case added == 0 && o.follow.screened > 0:
+		how = fmt.Sprintf("the session's sources did not cover it; it was searched for, and the relevance screen judged none of %s on topic, so it is answered from the session's own sources", textkit.Plural(o.follow.met, "new work", "new works"))
+	case added == 0 && o.follow.met > 0:
+		how = fmt.Sprintf("the session's sources did not cover it; it was searched for, and none of %s was relevant enough to read, so it is answered from the session's own sources", textkit.Plural(o.follow.met, "new work", "new works"))
+	}
 	if added > 0 {
 		how = fmt.Sprintf("the session's sources did not cover it, so it was searched for and %s", textkit.Plural(added, "new source was read", "new sources were read"))
 	}

@@ -91,7 +91,7 @@ func subQuestionNote(fs []SubQuestionFunnel) string {
 				f.ID, q, f.Found, f.Screened, f.OnTopic, f.Read, f.Analysed, f.Cited))
 			continue
 		}
-		parts = append(parts, fmt.Sprintf("for %s (%s): %s on topic of %d found, %d read, %d analysed, %d cited",
+		parts = append(parts, fmt.Sprintf("for %s (%s): %s relevant by their words of %d found, %d read, %d analysed, %d cited",
 			f.ID, q, textkit.Plural(f.Relevant, "candidate", "candidates"), f.Found, f.Read, f.Analysed, f.Cited))
 	}
 	if len(parts) == 0 {

@@ -104,8 +104,19 @@ func (f *gather) finish(startAnalyse time.Time) error {
 	for _, k := range f.readOrder {
 		found.Records = append(found.Records, f.reg.get(k))
 	}
+	if len(found.Records) == 0 {
+		// What was found and why it was passed over stays visible
+		// (`C`, sessions show --json) though the run ends here.
+		var cands []Candidate
+		for _, sq := range o.st.Plan.SubQuestions {
+			cands = append(cands, f.candidates[sq.ID]...)
+		}
+		if err := o.checkpoint(CheckpointCandidates, cands); err != nil {
+			return err
+		}
+	}
 	if len(found.Records) == 0 && f.screened.Screened > 0 && f.screened.OnTopic == 0 {
-		return fmt.Errorf("the relevance screen judged none of the %d candidates it saw on topic for this question; try other wording, other sources (--sources), or --screen off to choose by word overlap", f.screened.Screened)
+		return fmt.Errorf("the relevance screen judged none of the %d candidates it saw on topic; ask again in other words or with other sources, or start a new run with --screen off to choose by word overlap", f.screened.Screened)
 	}
 	if len(found.Records) == 0 {
 		return fmt.Errorf("no sources were found for this question with %v; check `researchtui doctor`, and try other sources (--sources, or the form's Sources row) or other wording", o.st.Plan.Sources)

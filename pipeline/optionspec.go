@@ -170,7 +170,7 @@ var RunOptions = []OptionSpec{
 		Access: FieldAccess(func(o *Options) *string { return &o.Unsupported })},
 	{Name: "screen", Key: "screen", Type: OptionString,
 		Choices: []string{ScreenOn, ScreenOff}, // "" stays "": on
-		Help:    "on|off: let the model screen out off-topic candidates before they are read (default on)",
+		Help:    "on|off: on, the model judges which candidates are on topic and only those are read (default); off, word overlap chooses",
 		Access:  FieldAccess(func(o *Options) *string { return &o.Screen })},
 	{Name: "rounds", Key: "rounds", Type: OptionInt,
 		Help: "follow-up research rounds for what is still missing (default by depth: quick 0, standard 1, deep 2)",

@@ -237,7 +237,7 @@ func selectCandidates(cands []Candidate, recs map[string]search.Record, quota, c
 			c.Reason = reasonNoText
 			continue
 		case c.Relevance < floor:
-			c.Reason = fmt.Sprintf("%s (%.2f < %.2f)", reasonBelowFloor, c.Relevance, floor)
+			c.Reason = belowFloor(c.Relevance, floor)
 			continue
 		case best > 0 && c.Score < farBelow*best:
 			c.Reason = reasonFarBelow
@@ -258,6 +258,15 @@ func selectCandidates(cands []Candidate, recs map[string]search.Record, quota, c
 		}
 	}
 	return cands
+}
+
+// belowFloor is the reason of a candidate under a floor, its numbers
+// with as many decimals as it takes for them to differ.
+func belowFloor(rel, floor float64) string {
+	if fmt.Sprintf("%.2f", rel) == fmt.Sprintf("%.2f", floor) {
+		return fmt.Sprintf("%s (%.3f < %.3f)", reasonBelowFloor, rel, floor)
+	}
+	return fmt.Sprintf("%s (%.2f < %.2f)", reasonBelowFloor, rel, floor)
 }
 
 // originKnowledge marks candidates from the local knowledge base, which

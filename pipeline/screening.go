@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 	"sync"
 
@@ -52,7 +53,7 @@ func offTopicWhy(verdict string) string {
 	if why, ok := strings.CutPrefix(verdict, screenOffTopic); ok && why != "" {
 		return why
 	}
-	return "no reason given"
+	return "named off topic"
 }
 
 // verdictBook is what the screen said of each work in this session, by
@@ -95,20 +96,31 @@ func (b *verdictBook) put(c Candidate) {
 	}
 }
 
-// seed keeps the verdicts of stored candidates (a session's, for its
-// follow-ups and updates).
-func (b *verdictBook) seed(cs []Candidate) {
-	for _, c := range cs {
-		b.put(c)
-	}
-}
-
 // seedVerdicts keeps the verdicts the session's runs gave (its own
-// candidates and its updates'), for a follow-up or an update.
+// candidates and its updates'), for a follow-up or an update; not those
+// of a sub-question whose screen showed no judgement (screenFallback),
+// which the run itself set aside.
 func (o *orchestrator) seedVerdicts() error {
 	cs, err := LoadCandidates(o.engine.Store, o.session.ID)
-	o.verdicts.seed(cs)
-	return err
+	if err != nil {
+		return err
+	}
+	var sr ScreenReport
+	if _, err := o.loadRaw(CheckpointScreen, &sr); err != nil {
+		return err
+	}
+	blind := map[string]bool{}
+	for _, f := range sr.Fallbacks {
+		if id, _, ok := strings.Cut(f, ": "); ok {
+			blind[id] = true
+		}
+	}
+	for _, c := range cs {
+		if !blind[c.SubQ] {
+			o.verdicts.put(c)
+		}
+	}
+	return nil
 }
 
 // screenNote is the Method section's account of the screen: what it
@@ -122,12 +134,22 @@ func (o *orchestrator) screenNote() string {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, " The model screened %s by title and abstract (%s, %d prompt and %d generated tokens) and judged %d on topic; only those were read.",
-		textkit.Plural(sr.Screened+sr.Unjudged, "candidate", "candidates"), textkit.Plural(sr.Calls, "call", "calls"), sr.PromptTokens, sr.CompletionTokens, sr.OnTopic)
-	if sr.Rechecked > 0 {
-		fmt.Fprintf(&b, " Of its verdicts, %d that the words disagreed with were judged again with more of the abstract, and %d changed.", sr.Rechecked, sr.Changed)
+	fmt.Fprintf(&b, " The model's relevance screen was asked about %s by title and abstract (%s, %d prompt and %d generated tokens)",
+		textkit.Plural(sr.Screened+sr.Unjudged, "candidate", "candidates"), textkit.Plural(sr.Calls, "call", "calls"), sr.PromptTokens, sr.CompletionTokens)
+	switch {
+	case sr.Screened == 0:
+		b.WriteString(" and gave no usable answer.")
+	case len(sr.Fallbacks) == 0:
+		fmt.Fprintf(&b, " and judged %d on topic; only those were read.", sr.OnTopic)
+	default:
+		fmt.Fprintf(&b, " and judged %d on topic.", sr.OnTopic)
 	}
-	for _, f := range sr.Fallbacks {
+	if sr.Rechecked > 0 {
+		fmt.Fprintf(&b, " Every on-topic verdict, and every off-topic one the words would have read, was judged again with more of the abstract (%d), and %d changed.", sr.Rechecked, sr.Changed)
+	}
+	fallbacks := append([]string(nil), sr.Fallbacks...)
+	sort.Strings(fallbacks) // in sub-question order, as the rest of the section
+	for _, f := range fallbacks {
 		fmt.Fprintf(&b, " For %s.", f)
 	}
 	return b.String()
@@ -275,7 +297,7 @@ func (f *gather) screen(ctx context.Context, a *agentCall, sq SubQuestion, cands
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			verdicts[p] = f.screenTogether(ctx, a, job)
+			verdicts[p] = f.screenTogether(ctx, job)
 		}()
 	}
 	wg.Wait()
@@ -293,7 +315,7 @@ func (f *gather) screen(ctx context.Context, a *agentCall, sq SubQuestion, cands
 			case !v.ok:
 				unusable = true
 			case off:
-				c.Screen = screenOffTopic + textkit.FirstNonEmpty(why, "no reason given")
+				c.Screen = screenOffTopic + textkit.FirstNonEmpty(why, "named off topic")
 			case v.on[k+1]:
 				c.Screen = screenOnTopic
 			}
@@ -301,7 +323,7 @@ func (f *gather) screen(ctx context.Context, a *agentCall, sq SubQuestion, cands
 		}
 	}
 	if unusable && ctx.Err() == nil {
-		a.warn("the relevance screen gave no usable answer for some of %s's candidates; they count as unjudged", sq.ID)
+		a.warn("the relevance screen gave no usable answer about %s's candidates; they count as unjudged", sq.ID)
 	}
 	for _, i := range idx {
 		switch v := cands[i].Screen; {

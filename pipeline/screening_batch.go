@@ -25,7 +25,7 @@ import (
 // tokens, within any model's context, and its answer short.
 const screenPerCall = 80
 
-const screenRules = `Judge each candidate by what it is about, not by the words it shares with the question: another meaning of a name, another field, or a method used for something else is off topic. Answer JSON only, naming whichever list is shorter: {"on_topic":[2,5]} when fewer are on topic (every other candidate is then off topic), or {"off_topic":[{"n":3,"why":"GPU hardware"}]} when fewer are off topic (every other candidate is then on topic), with a reason of at most four words. {"on_topic":[]} says none is on topic.`
+const screenRules = `Judge each candidate by what it is about, not by the words it shares with the question: another meaning of a name, another field, or a method used for something else is off topic. Answer JSON only, numbers only, naming whichever list is shorter: {"on_topic":[2,5]} when fewer are on topic (every other candidate is then off topic), or {"off_topic":[3,7]} when fewer are off topic (every other candidate is then on topic). {"on_topic":[]} says none is on topic.`
 
 const screenSystem = `You are a relevance screening agent for a research assistant. You get one research sub-question and a numbered list of candidate papers (title and the start of the abstract). Say which are on topic for it. ` + screenRules
 
@@ -35,20 +35,15 @@ const screenSchema = `{
   "type": "object",
   "properties": {
     "on_topic": {"type": "array", "items": {"type": "integer"}},
-    "off_topic": {
-      "type": "array",
-      "items": {
-        "type": "object",
-        "properties": {"n": {"type": "integer"}, "why": {"type": "string", "maxLength": 40}},
-        "required": ["n"]
-      }
-    }
+    "off_topic": {"type": "array", "items": {"type": "integer"}}
   }
 }`
 
 // screenAnswer is the screen's answer: one of the two lists (nil when
-// absent). A model may write numbers where objects were asked, or objects
-// where numbers were: both are read.
+// absent). Numbers are asked for, not reasons: a reason of a few words
+// costs ~7 generated tokens a candidate, seconds a call on one GPU. A
+// model that writes objects ({"n":3,"why":"GPU hardware"}) is read too,
+// its reason kept.
 type screenAnswer struct {
 	OnTopic  *[]screenMark `json:"on_topic,omitempty"`
 	OffTopic *[]screenMark `json:"off_topic,omitempty"`
@@ -68,6 +63,10 @@ func (r *screenMark) UnmarshalJSON(b []byte) error {
 	type plain screenMark
 	return json.Unmarshal(b, (*plain)(r))
 }
+
+// notNamed is the reason of an off-topic verdict by omission: the model
+// listed the on-topic candidates and not this one.
+const notNamed = "not named on topic"
 
 // errNoList: an answer with neither list judged nothing.
 var errNoList = errors.New(`the answer has neither "on_topic" nor "off_topic"`)
@@ -160,7 +159,7 @@ func (f *gather) awaitSiblingScreens(ctx context.Context) {
 
 // screenTogether queues a job and returns its verdict, from the call it
 // makes for every job waiting or from the call another job made.
-func (f *gather) screenTogether(ctx context.Context, a *agentCall, job *screenJob) screenVerdict {
+func (f *gather) screenTogether(ctx context.Context, job *screenJob) screenVerdict {
 	f.mu.Lock()
 	f.screenQ = append(f.screenQ, job)
 	f.mu.Unlock()
@@ -203,13 +202,28 @@ func (f *gather) screenTogether(ctx context.Context, a *agentCall, job *screenJo
 	}
 	f.screenQ = rest
 	f.mu.Unlock()
-	held := a.slotHeld
-	a.slotHeld = true
-	vs := f.screenCall(ctx, a, batch)
+	// The screen is an agent of its own, so a person sees it work and
+	// its tokens are not a researcher's.
+	var ids []string
+	for _, j := range batch {
+		ids = append(ids, j.sq.ID)
+	}
+	sa := f.o.startAgent(StageResearch, fmt.Sprintf("screener (round %d)", max(1, f.round)), fmt.Sprintf("judging %s of %s", textkit.Plural(lines, "candidate", "candidates"), strings.Join(ids, ", ")))
+	sa.slotHeld = true
+	vs := f.screenCall(ctx, sa, batch)
 	vs[0].calls = 1
-	f.recheck(ctx, a, batch, vs)
-	a.slotHeld = held
+	f.recheck(ctx, sa, batch, vs)
 	release()
+	on, looked := 0, 0
+	for _, v := range vs {
+		on += len(v.on)
+		looked += v.rechecked
+	}
+	if !vs[0].ok {
+		sa.finish("no usable answer")
+	} else {
+		sa.finish(fmt.Sprintf("%d of %d on topic (%d looked at again)", on, lines, looked))
+	}
 	for i, j := range batch[1:] {
 		j.res <- vs[i+1]
 	}
@@ -261,9 +275,9 @@ func (f *gather) screenCall(ctx context.Context, a *agentCall, batch []*screenJo
 		Messages:    []llm.Message{{Role: "system", Content: system}, {Role: "user", Content: b.String()}},
 		Schema:      json.RawMessage(screenSchema),
 		Temperature: ptr(0.0),
-		// Room for the shorter list, off-topic reasons included, and no
-		// more: every generated token costs time.
-		MaxTokens: 24 + 8*len(places),
+		// Room for the shorter list (and a model's reasons, if it gives
+		// them) and no more: every generated token costs time.
+		MaxTokens: 24 + 6*len(places),
 	}
 	valid := func(v *screenAnswer) error { // numbers out of range are dropped below
 		if v.OnTopic == nil && v.OffTopic == nil {
@@ -308,7 +322,7 @@ func (f *gather) screenCall(ctx context.Context, a *agentCall, batch []*screenJo
 	for n, ps := range places {
 		v, w := named[n+1], why[n+1]
 		if v == 0 {
-			v, w = rest, "not named on topic"
+			v, w = rest, notNamed
 		}
 		for _, p := range ps {
 			switch v {

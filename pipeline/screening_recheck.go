@@ -12,7 +12,7 @@ import (
 // Looking again. A screen that sees a title and 30 words errs now and
 // then, and each error that decides costs: a namesake read and cited, or
 // an on-topic work left out. So every verdict that decides is judged a
-// second time, with more of each abstract (screenRecheckWords), in one
+// second time, with twice as much of each abstract (screenRecheckWords), in one
 // call for every sub-question of the first: each on-topic verdict (what
 // may be read), and each off-topic verdict the words would have read (at
 // or above the sub-question's floor). Where the two looks disagree, a
@@ -21,8 +21,8 @@ import (
 // would have chosen. The words choose nothing here: they only say which
 // off-topic verdicts are worth a second look.
 
-// screenRecheckWords is how much of each abstract a second look sees.
-const screenRecheckWords = 90
+// screenRecheckWords is how much of each abstract a later look sees.
+const screenRecheckWords = 60
 
 // screenSystemLook is the prompt of the nth look (second, third).
 func screenSystemLook(nth string) string {
@@ -122,7 +122,10 @@ func (f *gather) look(ctx context.Context, a *agentCall, batch []*screenJob, vs 
 			delete(v.on, k+1)
 			delete(v.off, k+1)
 			if off {
-				v.off[k+1] = "on a " + nth + " look, " + why
+				v.off[k+1] = "on a " + nth + " look"
+				if why != "" && why != notNamed {
+					v.off[k+1] += ", " + why
+				}
 			} else {
 				v.on[k+1] = true
 			}

@@ -124,3 +124,50 @@ func TestARejectionStands(t *testing.T) {
 		t.Errorf("an answer of bare numbers was not understood: %+v", *plain.detail.Screen)
 	}
 }
+
+// TestAFollowUpAddsNothingOffTopic: a follow-up over the same world is
+// screened like the run (the session's verdicts hold, new candidates are
+// judged): its research for the gap ("turing open problems" meets
+// namesakes: patterns, machines, GPUs) adds no off-topic source.
+func TestAFollowUpAddsNothingOffTopic(t *testing.T) {
+	c := turingTestCase
+	got := runRankCase(t, c, &pipelinetest.Script{Screen: competent(c), FollowUpTopics: []pipelinetest.Topic{
+		{Question: "Which reverse or inverted variants of the imitation game have been proposed?", Strict: "reverse Turing test variants", Moderate: "inverted Turing test", Broad: "Turing test"},
+	}}, nil)
+	before := map[string]bool{}
+	for _, s := range got.rep.Sources {
+		before[s.Title] = true
+	}
+	r, err := got.env.Engine.Ask(t.Context(), got.rep.SessionID, "What did the newest Turing tests with GPT-4.5 and LLaMa find?", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	met := 0
+	for _, ev := range drive(t, r, nil) {
+		if ev.Type == pipeline.CandidatesRanked {
+			met++
+			t.Logf("%s: %s", ev.Agent, ev.Message)
+		}
+	}
+	if _, err := r.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	after, err := pipeline.LoadReport(got.env.Store, got.rep.SessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	added := 0
+	for _, s := range after.Sources {
+		if before[s.Title] {
+			continue
+		}
+		added++
+		if !c.on(s.Title) {
+			t.Errorf("the follow-up added %q, off topic", s.Title)
+		}
+	}
+	t.Logf("the follow-up added %d sources", added)
+	if met == 0 {
+		t.Error("the follow-up ranked no new candidates: the test shows nothing")
+	}
+}

@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"fmt"
 	"sort"
 
 	"github.com/researchtui/researchtui/search"
@@ -47,7 +46,7 @@ func shortlist(cands []Candidate, recs map[string]search.Record, limit int) []in
 		case known && !hasText(r) && c.Origin != originKnowledge:
 			c.Reason = reasonNoText
 		case c.Relevance < lowFloor:
-			c.Reason = fmt.Sprintf("%s (%.2f < %.2f)", reasonBelowFloor, c.Relevance, lowFloor)
+			c.Reason = belowFloor(c.Relevance, lowFloor)
 		case c.Coverage == 0 && c.Phrase == 0 && c.Semantic < unrelatedShare*bestSem:
 			c.Reason = reasonUnrelated
 		case len(out) >= limit:

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
+	"strings"
 )
 
 // AbstractFinder is implemented by sources that can look up, many works to
@@ -111,4 +113,49 @@ func sameWork(asked, got Record) bool {
 		return false
 	}
 	return true
+}
+
+// oaDOIBatch is how many DOIs one OpenAlex filter takes (its OR syntax,
+// doi:A|B|…, allows up to 100 values).
+const oaDOIBatch = 50
+
+// FindAbstracts asks OpenAlex for recs by DOI (GET /works?filter=doi:A|B,
+// 50 a request); works without a DOI are not asked.
+func (o *openAlexSource) FindAbstracts(ctx context.Context, recs []Record) ([]Record, error) {
+	out := make([]Record, len(recs))
+	var at []int
+	var dois []string
+	for i, r := range recs {
+		if d := NormalizeDOI(r.DOI); d != "" && !strings.ContainsAny(d, "|,") {
+			at, dois = append(at, i), append(dois, d)
+		}
+	}
+	for start := 0; start < len(dois); start += oaDOIBatch {
+		end := min(start+oaDOIBatch, len(dois))
+		v := url.Values{}
+		v.Set("filter", "doi:"+strings.Join(dois[start:end], "|"))
+		v.Set("per-page", strconv.Itoa(end-start))
+		if o.mailto != "" {
+			v.Set("mailto", o.mailto)
+		}
+		resp, err := o.c.Get(ctx, withQuery(o.base+"/works", v), http2Accept("application/json"))
+		if err != nil {
+			return out, fmt.Errorf("openalex: %w", err)
+		}
+		found, err := ParseOpenAlex(resp.Body)
+		if err != nil {
+			return out, err
+		}
+		for _, f := range found {
+			if f.Abstract == "" {
+				continue
+			}
+			for _, i := range at[start:end] {
+				if out[i].Abstract == "" && sameWork(recs[i], f) {
+					out[i] = f
+				}
+			}
+		}
+	}
+	return out, nil
 }

@@ -72,3 +72,48 @@ func TestS2BatchFindsAbstracts(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestOpenAlexFindsAbstractsByDOI replays OpenAlex's recorded list of two
+// works (the journal and arXiv versions of "Augmenting large language
+// models with chemistry tools") to a filter by DOI: each work asked by one
+// of those DOIs gets its own abstract, whatever the order of the answer;
+// a DOI OpenAlex does not list and a work without a DOI get nothing, and
+// the DOIs go in one request.
+func TestOpenAlexFindsAbstractsByDOI(t *testing.T) {
+	body, err := os.ReadFile("testdata/openalex/works-filter-title.search-augmenting-llms-chemistry-tools.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var filters []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		filters = append(filters, r.URL.Query().Get("filter"))
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(body)
+	}))
+	defer srv.Close()
+	c := NewClient(ClientOptions{})
+	c.SetHostLimit(strings.TrimPrefix(srv.URL, "http://"), 0)
+	oa := NewOpenAlex(c, srv.URL, "").(AbstractFinder)
+	recs := []Record{
+		{Title: "ChemCrow", DOI: "10.48550/arXiv.2304.05376"},
+		{Title: "an unknown work", DOI: "10.9999/not-there"},
+		{Title: "Augmenting large language models with chemistry tools", DOI: "https://doi.org/10.1038/S42256-024-00832-8"},
+		{Title: "no identifier at all"},
+	}
+	found, err := oa.FindAbstracts(t.Context(), recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(filters) != 1 || strings.Count(filters[0], "|") != 2 || !strings.HasPrefix(filters[0], "doi:") {
+		t.Errorf("filters %q; want one request naming the three DOIs", filters)
+	}
+	if len(found) != 4 || found[1].Abstract != "" || found[3].Abstract != "" {
+		t.Fatalf("found %+v; want nothing for the unknown DOI and the work without one", found)
+	}
+	if found[0].Abstract == "" || found[2].Abstract == "" || found[0].Abstract == found[2].Abstract && found[0].DOI == found[2].DOI {
+		t.Errorf("each version must get its own record: %q / %q", found[0].DOI, found[2].DOI)
+	}
+	if NormalizeDOI(found[0].DOI) != NormalizeDOI(recs[0].DOI) || NormalizeDOI(found[2].DOI) != NormalizeDOI(recs[2].DOI) {
+		t.Errorf("matched by position, not by DOI: %q, %q", found[0].DOI, found[2].DOI)
+	}
+}

@@ -43,7 +43,7 @@ func TestCandidatesDialogShowsWhyEachWasRead(t *testing.T) {
 	}
 	out := ansi.Strip(m.render())
 	checkFrame(t, out, 80, 24)
-	for _, want := range []string{"read 1 of 15 found", "✓ q1 r1  Large Language Models", "among the most relevant · rel 0.49 / floor 0.30", "judged it off topic", "no text to read"} {
+	for _, want := range []string{"read 1 of 15 found", "✓ q1 r1  Large Language Models", "among the most relevant · screen: on topic · rel 0.49", "judged it off topic", "no text to read"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the candidates lack %q:\n%s", want, out)
 		}

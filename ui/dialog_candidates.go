@@ -106,20 +106,26 @@ func (d *candidatesDialog) view(st *themes.Styles, w, h int) string {
 		body = append(body, trunc(mark+name.Render(trunc(head, inner-2)), inner))
 		body = append(body, st.Subtle.Render(trunc("    "+candidateScores(c), inner)))
 	}
-	body = append(body, st.Subtle.Render(trunc("sem semantic · lex BM25 · cov terms covered · phr phrases · rel relevance vs its floor", inner)))
+	body = append(body, st.Subtle.Render(trunc("sem semantic · lex BM25 · cov terms covered · phr phrases · rel relevance (the floor where it decided)", inner)))
 	return st.Dialog.Width(boxW).Render(strings.Join(body, "\n"))
 }
 
-// candidateScores is why a candidate was or was not read, then its
-// relevance against the floor, the screen's verdict and the other scores:
-// the reason first, so a narrow terminal still shows it.
+// candidateScores is why a candidate was or was not read, then the
+// screen's verdict (unless the reason states it), its relevance and the
+// other scores: the reason first, so a narrow terminal still shows it.
+// The floor is shown only where it decided: no verdict, or a reason that
+// names it (which carries both numbers already).
 func candidateScores(c pipeline.Candidate) string {
-	parts := []string{sanitizeLine(c.Reason), fmt.Sprintf("rel %.2f", c.Relevance)}
-	if c.Floor > 0 {
-		parts[1] += fmt.Sprintf(" / floor %.2f", c.Floor)
-	}
-	if c.Screen != "" {
+	parts := []string{sanitizeLine(c.Reason)}
+	if c.Screen != "" && !strings.Contains(c.Reason, "off topic") {
 		parts = append(parts, "screen: "+sanitizeLine(c.Screen))
+	}
+	switch {
+	case strings.Contains(c.Reason, "floor ("):
+	case c.Floor > 0 && c.Screen == "":
+		parts = append(parts, fmt.Sprintf("rel %.2f / floor %.2f", c.Relevance, c.Floor))
+	default:
+		parts = append(parts, fmt.Sprintf("rel %.2f", c.Relevance))
 	}
 	parts = append(parts, fmt.Sprintf("score %.2f sem %.2f lex %.2f cov %.2f phr %.2f", c.Score, c.Semantic, c.Lexical, c.Coverage, c.Phrase))
 	return strings.Join(parts, " · ")

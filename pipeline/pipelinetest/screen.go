@@ -35,7 +35,8 @@ type ScreenScript struct {
 	RejectAll bool
 	// Junk answers text that is not JSON, every time.
 	Junk bool
-	// Plain answers bare numbers ({"off_topic":[1,2]}) instead of objects.
+	// Plain answers bare numbers ({"off_topic":[1,2]}) instead of objects
+	// (as every screen does when its prompt asks for numbers only).
 	Plain bool
 	// Long always lists the off-topic candidates, with reasons, even when
 	// the on-topic list is shorter (a model that ignores "whichever is
@@ -74,7 +75,7 @@ func (s *Script) screen(user string) ollamafake.Reply {
 	switch {
 	case len(on) < len(off) && !sc.Long:
 		answer = map[string]any{"on_topic": nonNil(on)}
-	case sc.Plain:
+	case sc.Plain || strings.Contains(user, "numbers only"):
 		answer = map[string]any{"off_topic": nonNil(off)}
 	default:
 		marks := []any{}

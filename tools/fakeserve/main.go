@@ -31,8 +31,26 @@ func main() {
 	careless := flag.Bool("careless", false, "a writer that cites the neighbouring source every third sentence and adds sweeping claims (the verifier repairs them)")
 	paraphrase := flag.Bool("paraphrase", false, "with -careless: the writer restates findings in other words (the verifier asks the model)")
 	grow := flag.Bool("grow", false, "on SIGUSR1 (kill -USR1 PID), OpenAlex answers gain two works published since the recording: a living review's update finds them")
+	pool := flag.String("pool", "", `Semantic Scholar ranks this recorded pool by each query and honours the limit, as the real API does ("turing", "turing-2", "edit-distance", "kubernetes"); unset, it answers the "turing" page whole`)
+	screen := flag.String("screen", "", `how the model's relevance screen answers: "" every candidate on topic (no judgement), "random", "junk", "reject-all"`)
 	flag.Parse()
 	script := &pipelinetest.Script{RevisionRounds: *rounds, Careless: *careless, Paraphrase: *paraphrase}
+	switch *screen {
+	case "":
+	case "random":
+		script.Screen = &pipelinetest.ScreenScript{Random: true}
+	case "junk":
+		script.Screen = &pipelinetest.ScreenScript{Junk: true}
+	case "reject-all":
+		script.Screen = &pipelinetest.ScreenScript{RejectAll: true}
+	default:
+		fmt.Fprintf(os.Stderr, "-screen %q: want random, junk or reject-all\n", *screen)
+		os.Exit(2)
+	}
+	if _, ok := sourcefake.Pools[*pool]; *pool != "" && !ok {
+		fmt.Fprintf(os.Stderr, "-pool %q: want turing, turing-2, edit-distance or kubernetes\n", *pool)
+		os.Exit(2)
+	}
 	opt := ollamafake.Options{Responder: script.Responder(), TokenDelay: *delay}
 	if *gaps {
 		script.MissingSlot = "open problems"
@@ -44,6 +62,7 @@ func main() {
 		script.Realistic = true
 		srcOpt = sourcefake.Options{Latency: 300 * time.Millisecond, ArxivSpacing: 3 * time.Second, DocLatency: 800 * time.Millisecond}
 	}
+	srcOpt.Pool = *pool
 	if *pdfPath != "" {
 		b, err := os.ReadFile(*pdfPath)
 		if err != nil {

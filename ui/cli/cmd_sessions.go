@@ -95,7 +95,18 @@ func sessionsShow() *cobra.Command {
 				if f := d.Funnel; f != nil && f.Found > 0 {
 					fmt.Fprintf(out, "funnel    %d found, %d read, %d analysed, %d cited (%.0f%% of those read)\n", f.Found, f.Read, f.Analysed, f.Cited, 100*f.CitedOfRead)
 					for _, q := range f.BySubQ { // a source read for several sub-questions counts for each
-						fmt.Fprintf(out, "          %s: %d found, %d on topic, %d read, %d analysed, %d cited\n", textkit.StripControls(q.ID), q.Found, q.Relevant, q.Read, q.Analysed, q.Cited)
+						if q.Screened > 0 {
+							fmt.Fprintf(out, "          %s: %d found, %d screened, %d judged on topic, %d read, %d analysed, %d cited\n", textkit.StripControls(q.ID), q.Found, q.Screened, q.OnTopic, q.Read, q.Analysed, q.Cited)
+							continue
+						}
+						fmt.Fprintf(out, "          %s: %d found, %d relevant by their words, %d read, %d analysed, %d cited\n", textkit.StripControls(q.ID), q.Found, q.Relevant, q.Read, q.Analysed, q.Cited)
+					}
+				}
+				if sr := d.Screen; sr != nil && sr.Screened+sr.Unjudged > 0 {
+					fmt.Fprintf(out, "screen    %d judged (%d on topic, %d off), %d looked at again (%d changed), %s, %d prompt and %d generated tokens\n",
+						sr.Screened, sr.OnTopic, sr.Rejected, sr.Rechecked, sr.Changed, textkit.Plural(sr.Calls, "call", "calls"), sr.PromptTokens, sr.CompletionTokens)
+					for _, fb := range sr.Fallbacks {
+						fmt.Fprintf(out, "          %s\n", textkit.StripControls(fb))
 					}
 				}
 				if pr := d.PlanReview; pr != nil {
