@@ -45,8 +45,11 @@ const (
 	screenOffTopic = "off topic: "
 )
 
-// screenAbstractWords is how much of each abstract the screen sees.
-const screenAbstractWords = 30
+// screenAbstractWords is how much of each abstract the first look sees:
+// enough to tell what a work is about, while a later look, at the
+// verdicts that decide, sees more (screenRecheckWords). Each word costs
+// prefill for every candidate of every sub-question.
+const screenAbstractWords = 20
 
 // offTopicWhy is the reason of an off-topic verdict.
 func offTopicWhy(verdict string) string {

@@ -20,8 +20,8 @@ import (
 // across the sub-questions, and each sub-question gets back its own
 // verdicts.
 
-// screenPerCall bounds the candidates one screen call judges: about 55
-// prompt tokens each (a title and 30 words), so a call stays near 4,500
+// screenPerCall bounds the candidates one screen call judges: about 40
+// prompt tokens each (a title and 20 words), so a call stays near 3,500
 // tokens, within any model's context, and its answer short.
 const screenPerCall = 80
 
@@ -295,18 +295,34 @@ func (f *gather) screenCall(ctx context.Context, a *agentCall, batch []*screenJo
 	if !ok {
 		return vs
 	}
-	// The list given names its candidates; the others take the opposite
-	// verdict, unless the model gave both lists: then only what it named
-	// is judged.
-	named := make([]int, len(places)+1) // 1 on topic, -1 off topic
-	why := make([]string, len(places)+1)
+	verdict, why := readScreenAnswer(ans, len(places))
+	for n, ps := range places {
+		for _, p := range ps {
+			switch verdict[n+1] {
+			case 1:
+				vs[p.job].on[p.n] = true
+			case -1:
+				vs[p.job].off[p.n] = why[n+1]
+			}
+		}
+	}
+	return vs
+}
+
+// readScreenAnswer is the verdict on each of n numbered candidates (1 on
+// topic, -1 off topic, 0 not judged; index 0 unused) and the reason of
+// each off-topic one. The list given names its candidates and the others
+// take the opposite verdict, unless the model gave both lists: then only
+// what it named is judged. Numbers out of range are dropped.
+func readScreenAnswer(ans screenAnswer, n int) (verdict []int, why []string) {
+	verdict, why = make([]int, n+1), make([]string, n+1)
 	mark := func(ms *[]screenMark, v int) {
 		if ms == nil {
 			return
 		}
 		for _, m := range *ms {
-			if m.N >= 1 && m.N <= len(places) {
-				named[m.N], why[m.N] = v, textkit.Clip(textkit.CleanLine(m.Why), 40)
+			if m.N >= 1 && m.N <= n {
+				verdict[m.N], why[m.N] = v, textkit.Clip(textkit.CleanLine(m.Why), 40)
 			}
 		}
 	}
@@ -319,19 +335,16 @@ func (f *gather) screenCall(ctx context.Context, a *agentCall, batch []*screenJo
 	case ans.OffTopic != nil && ans.OnTopic == nil:
 		rest = 1
 	}
-	for n, ps := range places {
-		v, w := named[n+1], why[n+1]
-		if v == 0 {
-			v, w = rest, notNamed
-		}
-		for _, p := range ps {
-			switch v {
-			case 1:
-				vs[p.job].on[p.n] = true
-			case -1:
-				vs[p.job].off[p.n] = w
+	for k := 1; k <= n; k++ {
+		if verdict[k] == 0 {
+			verdict[k] = rest
+			if rest == -1 {
+				why[k] = notNamed
 			}
 		}
+		if verdict[k] == -1 && why[k] == "" {
+			why[k] = "named off topic"
+		}
 	}
-	return vs
+	return verdict, why
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/researchtui/researchtui/textkit"
 )
 
-// Looking again. A screen that sees a title and 30 words errs now and
+// Looking again. A screen that sees a title and 20 words errs now and
 // then, and each error that decides costs: a namesake read and cited, or
 // an on-topic work left out. So every verdict that decides is judged a
 // second time, with twice as much of each abstract (screenRecheckWords), in one
@@ -18,7 +18,8 @@ import (
 // or above the sub-question's floor). Where the two looks disagree, a
 // third look decides: the verdict is the majority. Off-topic verdicts the
 // words agree with are not asked again: they decide nothing the words
-// would have chosen. The words choose nothing here: they only say which
+// would have chosen. A first look that rejected nothing is not looked at
+// again: it showed no judgement to confirm. The words choose nothing here: they only say which
 // off-topic verdicts are worth a second look.
 
 // screenRecheckWords is how much of each abstract a later look sees.
@@ -31,6 +32,8 @@ func screenSystemLook(nth string) string {
 
 // decisive are the places (0-based) of a job's candidates whose verdict
 // decides: on topic, or off topic though the words would have read it.
+// Every on-topic verdict is confirmed, not only those the budget reaches
+// first: the fill and later rounds read further down the list.
 func (j *screenJob) decisive(v screenVerdict) []int {
 	var out []int
 	for k := range j.lines {
@@ -53,7 +56,10 @@ func (f *gather) recheck(ctx context.Context, a *agentCall, batch []*screenJob, 
 		first[i] = maps.Clone(vs[i].on)
 	}
 	n := f.look(ctx, a, batch, vs, "second", func(ji int, j *screenJob) []int {
-		if j.floor <= 0 {
+		// A first look that rejected nothing showed no judgement to
+		// confirm: a screen that cannot judge falls back to the words
+		// (screenFallback), and a pool all on topic needs no second look.
+		if j.floor <= 0 || len(vs[ji].off) == 0 || f.o.screenBlind.Load() {
 			return nil
 		}
 		return j.decisive(vs[ji])

@@ -1,0 +1,84 @@
+package pipeline
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// screenAnswers are what models answer a screen: the asked forms, objects
+// where numbers were asked, both lists, neither, strangers.
+var screenAnswers = []string{
+	`{"on_topic":[2,5]}`,
+	`{"off_topic":[3,7]}`,
+	`{"off_topic":[{"n":3,"why":"GPU hardware"}]}`,
+	`{"on_topic":[]}`,
+	`{"off_topic":[]}`,
+	`{"on_topic":[1],"off_topic":[2]}`,
+	`{"on_topic":[0,-1,99,2]}`,
+	`{"verdict":"all relevant"}`,
+	`{"on_topic":null}`,
+	`{"off_topic":[{"n":"3"}]}`,
+}
+
+// TestReadScreenAnswer: the list given names its candidates and the rest
+// take the opposite verdict; both lists judge only what they name; numbers
+// out of range are dropped; an answer with neither judges nothing.
+func TestReadScreenAnswer(t *testing.T) {
+	for _, c := range []struct {
+		answer string
+		want   []int // per candidate 1..5
+	}{
+		{`{"on_topic":[2,5]}`, []int{-1, 1, -1, -1, 1}},
+		{`{"off_topic":[3]}`, []int{1, 1, -1, 1, 1}},
+		{`{"off_topic":[{"n":3,"why":"GPU hardware"}]}`, []int{1, 1, -1, 1, 1}},
+		{`{"on_topic":[]}`, []int{-1, -1, -1, -1, -1}},
+		{`{"on_topic":[1],"off_topic":[2]}`, []int{1, -1, 0, 0, 0}},
+		{`{"on_topic":[0,-1,99,2]}`, []int{-1, 1, -1, -1, -1}},
+		{`{"verdict":"all relevant"}`, []int{0, 0, 0, 0, 0}},
+	} {
+		var ans screenAnswer
+		if err := json.Unmarshal([]byte(c.answer), &ans); err != nil {
+			t.Fatalf("%s: %v", c.answer, err)
+		}
+		got, why := readScreenAnswer(ans, 5)
+		for k, w := range c.want {
+			if got[k+1] != w {
+				t.Errorf("%s: candidate %d judged %d, want %d", c.answer, k+1, got[k+1], w)
+			}
+			if got[k+1] == -1 && why[k+1] == "" {
+				t.Errorf("%s: candidate %d off topic without a reason", c.answer, k+1)
+			}
+		}
+	}
+	var ans screenAnswer
+	_ = json.Unmarshal([]byte(`{"off_topic":[{"n":3,"why":"GPU hardware"}]}`), &ans)
+	if _, why := readScreenAnswer(ans, 5); why[3] != "GPU hardware" {
+		t.Errorf("the model's reason was lost: %q", why[3])
+	}
+}
+
+// FuzzScreenAnswer: whatever a model answers, reading it never panics,
+// judges each candidate at most one way, and judges nothing beyond n.
+func FuzzScreenAnswer(f *testing.F) {
+	for _, a := range screenAnswers {
+		f.Add([]byte(a), 5)
+	}
+	f.Fuzz(func(t *testing.T, raw []byte, n int) {
+		if n < 0 || n > 500 {
+			return
+		}
+		var ans screenAnswer
+		if json.Unmarshal(raw, &ans) != nil {
+			return
+		}
+		verdict, why := readScreenAnswer(ans, n)
+		if len(verdict) != n+1 || len(why) != n+1 {
+			t.Fatalf("%d verdicts for %d candidates", len(verdict), n)
+		}
+		for k := 1; k <= n; k++ {
+			if v := verdict[k]; v < -1 || v > 1 || (v == -1) != (why[k] != "") {
+				t.Fatalf("candidate %d: verdict %d, reason %q", k, v, why[k])
+			}
+		}
+	})
+}
