@@ -141,8 +141,11 @@ func (o *orchestrator) readAndAnalyse(ctx context.Context, a *agentCall, r searc
 	}
 	analyst.finish(fmt.Sprintf("confidence %.2f", an.Confidence))
 	an.SourceKey = r.Key
-	ref.State = StateAnalysed
-	o.emit(Event{Type: AnalysisDone, Stage: StageAnalyse, Agent: analyst.name, Source: &ref, Count: len(an.KeyFindings)})
+	// A new value: the event sent above may still be being persisted,
+	// and an event's fields are never written after it is emitted.
+	done := sourceRef(r)
+	done.State = StateAnalysed
+	o.emit(Event{Type: AnalysisDone, Stage: StageAnalyse, Agent: analyst.name, Source: &done, Count: len(an.KeyFindings)})
 	return an, nil
 }
 
