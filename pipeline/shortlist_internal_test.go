@@ -17,10 +17,10 @@ func TestShortlistOrdersAndDropsOnlyTheUnrelated(t *testing.T) {
 	cands := []Candidate{
 		{Key: "b", Score: 0.2, Relevance: 0.2, Coverage: 0.3, Semantic: 0.3},
 		{Key: "a", Score: 0.9, Relevance: 0.5, Coverage: 0.8, Semantic: 0.6},
-		{Key: "c", Score: 0.1, Relevance: 0.1, Coverage: 0, Semantic: 0.1}, // no query word, far below
+		{Key: "c", Score: 0.1, Relevance: 0.1, Coverage: 0, Semantic: 0.1},    // no query word, far below
 		{Key: "d", Score: 0.1, Relevance: 0.05, Coverage: 0.2, Semantic: 0.1}, // under the low floor
 		{Key: "e", Score: 0.8, Relevance: 0.5, Coverage: 0.8, Semantic: 0.6},  // a title alone
-		{Key: "f", Score: 0.15, Relevance: 0.15, Coverage: 0, Semantic: 0.5}, // no query word, but similar
+		{Key: "f", Score: 0.15, Relevance: 0.15, Coverage: 0, Semantic: 0.5},  // no query word, but similar
 	}
 	idx := shortlist(cands, recs, 10)
 	var got []string
