@@ -293,8 +293,8 @@ func (f *gather) screen(ctx context.Context, a *agentCall, sq SubQuestion, cands
 		for _, i := range part {
 			r := recs[cands[i].Key]
 			job.keys = append(job.keys, cands[i].Key)
-			job.lines = append(job.lines, screenLine(r, cands[i]))
-			job.long = append(job.long, longLine(r, cands[i]))
+			job.lines = append(job.lines, screenLine(r, cands[i], screenAbstractWords))
+			job.long = append(job.long, screenLine(r, cands[i], screenRecheckWords))
 			job.rel = append(job.rel, cands[i].Relevance)
 		}
 		wg.Add(1)
@@ -343,11 +343,12 @@ func (f *gather) screen(ctx context.Context, a *agentCall, sq SubQuestion, cands
 }
 
 // screenLine is what the screen sees of a candidate: its title, then the
-// start of its abstract.
-func screenLine(r search.Record, c Candidate) string {
+// first words of its abstract (screenAbstractWords at the first look,
+// screenRecheckWords at a later one).
+func screenLine(r search.Record, c Candidate, words int) string {
 	line := textkit.CleanLine(textkit.FirstNonEmpty(r.Title, c.Title))
 	if w := strings.Fields(textkit.CleanLine(r.Abstract)); len(w) > 0 {
-		line += "\n    " + strings.Join(w[:min(len(w), screenAbstractWords)], " ")
+		line += "\n    " + strings.Join(w[:min(len(w), words)], " ")
 	}
 	return line
 }

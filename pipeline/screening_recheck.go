@@ -3,10 +3,6 @@ package pipeline
 import (
 	"context"
 	"maps"
-	"strings"
-
-	"github.com/researchtui/researchtui/search"
-	"github.com/researchtui/researchtui/textkit"
 )
 
 // Looking again. A screen that sees a title and 20 words errs now and
@@ -139,14 +135,4 @@ func (f *gather) look(ctx context.Context, a *agentCall, batch []*screenJob, vs 
 		}
 	}
 	return judged
-}
-
-// longLine is what the second look sees of a candidate: its title, then
-// more of its abstract.
-func longLine(r search.Record, c Candidate) string {
-	line := textkit.CleanLine(textkit.FirstNonEmpty(r.Title, c.Title))
-	if w := strings.Fields(textkit.CleanLine(r.Abstract)); len(w) > 0 {
-		line += "\n    " + strings.Join(w[:min(len(w), screenRecheckWords)], " ")
-	}
-	return line
 }
