@@ -313,9 +313,12 @@ func (f *gather) screenCall(ctx context.Context, a *agentCall, batch []*screenJo
 // topic, -1 off topic, 0 not judged; index 0 unused) and the reason of
 // each off-topic one. The list given names its candidates and the others
 // take the opposite verdict, unless the model gave both lists: then only
-// what it named is judged. Numbers out of range are dropped.
+// what it named is judged. Numbers out of range are dropped; a list that
+// names only numbers out of range is no answer (a model writing numbers
+// at random), not a verdict on every candidate: nothing is judged.
 func readScreenAnswer(ans screenAnswer, n int) (verdict []int, why []string) {
 	verdict, why = make([]int, n+1), make([]string, n+1)
+	named, stray := 0, 0
 	mark := func(ms *[]screenMark, v int) {
 		if ms == nil {
 			return
@@ -323,11 +326,17 @@ func readScreenAnswer(ans screenAnswer, n int) (verdict []int, why []string) {
 		for _, m := range *ms {
 			if m.N >= 1 && m.N <= n {
 				verdict[m.N], why[m.N] = v, textkit.Clip(textkit.CleanLine(m.Why), 40)
+				named++
+			} else {
+				stray++
 			}
 		}
 	}
 	mark(ans.OnTopic, 1)
 	mark(ans.OffTopic, -1)
+	if named == 0 && stray > 0 {
+		return make([]int, n+1), make([]string, n+1)
+	}
 	rest := 0
 	switch {
 	case ans.OnTopic != nil && ans.OffTopic == nil:

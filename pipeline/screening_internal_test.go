@@ -22,7 +22,8 @@ var screenAnswers = []string{
 
 // TestReadScreenAnswer: the list given names its candidates and the rest
 // take the opposite verdict; both lists judge only what they name; numbers
-// out of range are dropped; an answer with neither judges nothing.
+// out of range are dropped, and a list of nothing but such numbers (a model
+// writing at random) judges nothing, as does an answer with neither list.
 func TestReadScreenAnswer(t *testing.T) {
 	for _, c := range []struct {
 		answer string
@@ -34,6 +35,7 @@ func TestReadScreenAnswer(t *testing.T) {
 		{`{"on_topic":[]}`, []int{-1, -1, -1, -1, -1}},
 		{`{"on_topic":[1],"off_topic":[2]}`, []int{1, -1, 0, 0, 0}},
 		{`{"on_topic":[0,-1,99,2]}`, []int{-1, 1, -1, -1, -1}},
+		{`{"on_topic":[73921,-4]}`, []int{0, 0, 0, 0, 0}},
 		{`{"verdict":"all relevant"}`, []int{0, 0, 0, 0, 0}},
 	} {
 		var ans screenAnswer
