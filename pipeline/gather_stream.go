@@ -69,7 +69,6 @@ type gather struct {
 	chased                         map[string]bool      // sources whose citations were followed
 	reading                        map[string]*inflight // downloads under way (cutoff.go)
 	researchDone                   bool                 // this round's research has sent all its sources
-	shortlist                      int                  // candidates a sub-question has screened (depthPlan.Shortlist)
 	skipped                        map[string]bool      // not analysed because of the cutoff
 	identified                     []RouteCount         // records per route and round (prisma.go)
 	screened                       ScreenReport         // the relevance screen's totals

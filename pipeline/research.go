@@ -343,7 +343,7 @@ func (f *gather) rank(ctx context.Context, a *agentCall, sq SubQuestion, recs []
 // the screen is off or cannot judge (screenFallback), the floors choose,
 // and the screen's off-topic verdicts still hold.
 func (f *gather) judge(ctx context.Context, a *agentCall, sq SubQuestion, cands []Candidate, recs map[string]search.Record, quota int, floor float64) *screenUnit {
-	idx := shortlist(cands, recs, f.shortlistLimit())
+	idx := shortlist(cands, recs, f.o.plan.Shortlist)
 	u := f.screen(ctx, a, sq, cands, recs, idx, floor)
 	why := screenFallback(u, cands, idx, floor, f.o.screenBlind.Load())
 	if u != nil && why == "" {
@@ -366,15 +366,6 @@ func (f *gather) judge(ctx context.Context, a *agentCall, sq SubQuestion, cands 
 		}
 	}
 	return u
-}
-
-// shortlistLimit is how many of a sub-question's candidates its screen
-// judges (depthPlan.Shortlist).
-func (f *gather) shortlistLimit() int {
-	if f.shortlist > 0 {
-		return f.shortlist
-	}
-	return f.o.plan.Shortlist
 }
 
 // apply takes a sub-question's ranked candidates into the run: chosen
