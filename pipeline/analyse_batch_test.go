@@ -217,7 +217,7 @@ func TestSubQuestionsSearchedTogetherShareOneScreen(t *testing.T) {
 		if pipelinetest.KindOf(c) != pipelinetest.Screener {
 			continue
 		}
-		if strings.Contains(c.Messages[0].Content, "look") {
+		if strings.Contains(c.Messages[len(c.Messages)-1].Content, " look at these candidates") {
 			looks++
 		} else {
 			calls++

@@ -78,11 +78,10 @@ type screenJob struct {
 	keys  []string // per candidate: its source key (a work listed once per call)
 	// For looking again (screening_recheck.go): per candidate its
 	// relevance and a line with more of its abstract; the sub-question's
-	// floor (0: no second look). look names a later look's job ("second").
+	// floor (0: no second look).
 	rel   []float64
 	long  []string
 	floor float64
-	look  string
 	taken bool // a screen call has taken it (under gather.mu)
 	res   chan screenVerdict
 }
@@ -210,9 +209,9 @@ func (f *gather) screenTogether(ctx context.Context, job *screenJob) screenVerdi
 	}
 	sa := f.o.startAgent(StageResearch, fmt.Sprintf("screener (round %d)", max(1, f.round)), fmt.Sprintf("judging %s of %s", textkit.Plural(lines, "candidate", "candidates"), strings.Join(ids, ", ")))
 	sa.slotHeld = true
-	vs := f.screenCall(ctx, sa, batch)
+	vs, conv := f.screenCall(ctx, sa, batch)
 	vs[0].calls = 1
-	f.recheck(ctx, sa, batch, vs)
+	f.recheck(ctx, sa, conv, vs)
 	release()
 	on, looked := 0, 0
 	for _, v := range vs {
@@ -230,16 +229,26 @@ func (f *gather) screenTogether(ctx context.Context, job *screenJob) screenVerdi
 	return vs[0]
 }
 
+// screenPlace is a candidate of a screen call: its job and its 1-based
+// place in the job.
+type screenPlace struct{ job, n int }
+
+// screenConv is a screen call's conversation, which a later look
+// continues (screening_recheck.go): the model's prompt cache holds it, so
+// a look pays only for what it adds.
+type screenConv struct {
+	msgs   []llm.Message
+	places [][]screenPlace // by the number shown: the candidates it stands for
+	batch  []*screenJob
+}
+
 // screenCall asks the model about the batch's candidates: one sub-question
 // as the single screen always has, several numbered across their lists.
-func (f *gather) screenCall(ctx context.Context, a *agentCall, batch []*screenJob) []screenVerdict {
+func (f *gather) screenCall(ctx context.Context, a *agentCall, batch []*screenJob) ([]screenVerdict, *screenConv) {
 	o := f.o
 	var b strings.Builder
 	system := screenSystem
-	if batch[0].look != "" {
-		system = screenSystemLook(batch[0].look)
-		fmt.Fprintf(&b, "Research question: %s\n", o.opt.Question)
-	} else if len(batch) == 1 {
+	if len(batch) == 1 {
 		fmt.Fprintf(&b, "Research question: %s\nSub-question: %s\n\nCandidates:\n", o.opt.Question, batch[0].sq.Question)
 	} else {
 		system = screenSystemSeveral
@@ -248,11 +257,10 @@ func (f *gather) screenCall(ctx context.Context, a *agentCall, batch []*screenJo
 	// A work two sub-questions both screen (they rank at the same time,
 	// before either has claimed it) is listed once, under the first, and
 	// its verdict counts for both.
-	type place struct{ job, n int }
-	var places [][]place // by the number shown: the candidates it stands for
+	conv := &screenConv{batch: batch}
 	shown := map[string]int{}
 	for ji, j := range batch {
-		if len(batch) > 1 || j.look != "" {
+		if len(batch) > 1 {
 			fmt.Fprintf(&b, "\nSub-question: %s\nCandidates:\n", j.sq.Question)
 		}
 		for k, line := range j.lines {
@@ -261,81 +269,102 @@ func (f *gather) screenCall(ctx context.Context, a *agentCall, batch []*screenJo
 				key = j.keys[k]
 			}
 			if n, ok := shown[key]; ok && key != "" {
-				places[n-1] = append(places[n-1], place{ji, k + 1})
+				conv.places[n-1] = append(conv.places[n-1], screenPlace{ji, k + 1})
 				continue
 			}
-			places = append(places, []place{{ji, k + 1}})
+			conv.places = append(conv.places, []screenPlace{{ji, k + 1}})
 			if key != "" {
-				shown[key] = len(places)
+				shown[key] = len(conv.places)
 			}
-			fmt.Fprintf(&b, "[%d] %s\n", len(places), line)
+			fmt.Fprintf(&b, "[%d] %s\n", len(conv.places), line)
 		}
 	}
+	conv.msgs = []llm.Message{{Role: "system", Content: system}, {Role: "user", Content: b.String()}}
+	all := make([]int, len(conv.places))
+	for i := range all {
+		all[i] = i + 1
+	}
+	verdict, why, usage, ok := f.askScreen(ctx, a, conv, all)
+	vs := make([]screenVerdict, len(batch))
+	for i := range vs {
+		vs[i] = screenVerdict{ok: ok, on: map[int]bool{}, off: map[int]string{}, shared: i > 0}
+	}
+	vs[0].usage = usage
+	for n, v := range verdict {
+		for _, p := range conv.places[n-1] {
+			switch v {
+			case 1:
+				vs[p.job].on[p.n] = true
+			case -1:
+				vs[p.job].off[p.n] = why[n]
+			}
+		}
+	}
+	return vs, conv
+}
+
+// askScreen sends the conversation and reads the verdict on the numbers
+// asked (by number: 1 on topic, -1 off topic; a number not judged is
+// absent), then adds the answer to the conversation.
+func (f *gather) askScreen(ctx context.Context, a *agentCall, conv *screenConv, asked []int) (map[int]int, map[int]string, llm.Usage, bool) {
 	req := llm.ChatRequest{
-		Messages:    []llm.Message{{Role: "system", Content: system}, {Role: "user", Content: b.String()}},
+		Messages:    conv.msgs,
 		Schema:      json.RawMessage(screenSchema),
 		Temperature: ptr(0.0),
 		// Room for the shorter list (and a model's reasons, if it gives
 		// them) and no more: every generated token costs time.
-		MaxTokens: 24 + 6*len(places),
+		MaxTokens: 24 + 6*len(asked),
 	}
-	valid := func(v *screenAnswer) error { // numbers out of range are dropped below
+	valid := func(v *screenAnswer) error { // numbers out of range are dropped
 		if v.OnTopic == nil && v.OffTopic == nil {
 			return errNoList
 		}
 		return nil
 	}
 	ans, info, err := structured(ctx, a, req, valid, func() screenAnswer { return screenAnswer{} })
-	vs := make([]screenVerdict, len(batch))
-	ok := err == nil && !info.Fallback && (ans.OnTopic != nil || ans.OffTopic != nil)
-	for i := range vs {
-		vs[i] = screenVerdict{ok: ok, on: map[int]bool{}, off: map[int]string{}, shared: i > 0}
+	if err != nil || info.Fallback || (ans.OnTopic == nil && ans.OffTopic == nil) {
+		return nil, nil, info.Usage, false
 	}
-	vs[0].usage = info.Usage
-	if !ok {
-		return vs
-	}
-	verdict, why := readScreenAnswer(ans, len(places))
-	for n, ps := range places {
-		for _, p := range ps {
-			switch verdict[n+1] {
-			case 1:
-				vs[p.job].on[p.n] = true
-			case -1:
-				vs[p.job].off[p.n] = why[n+1]
-			}
-		}
-	}
-	return vs
+	said, _ := json.Marshal(ans)
+	conv.msgs = append(conv.msgs, llm.Message{Role: "assistant", Content: string(said)})
+	verdict, why := readScreenAnswer(ans, asked)
+	return verdict, why, info.Usage, true
 }
 
-// readScreenAnswer is the verdict on each of n numbered candidates (1 on
-// topic, -1 off topic, 0 not judged; index 0 unused) and the reason of
-// each off-topic one. The list given names its candidates and the others
+// readScreenAnswer is the verdict on each number asked (1 on topic, -1
+// off topic; a number not judged is absent) and the reason of each
+// off-topic one. The list given names its candidates and the others asked
 // take the opposite verdict, unless the model gave both lists: then only
-// what it named is judged. Numbers out of range are dropped; a list that
-// names only numbers out of range is no answer (a model writing numbers
-// at random), not a verdict on every candidate: nothing is judged.
-func readScreenAnswer(ans screenAnswer, n int) (verdict []int, why []string) {
-	verdict, why = make([]int, n+1), make([]string, n+1)
+// what it named is judged. Numbers not asked are dropped; a list that
+// names only numbers not asked is no answer (a model writing numbers at
+// random), not a verdict on every candidate: nothing is judged.
+func readScreenAnswer(ans screenAnswer, asked []int) (verdict map[int]int, why map[int]string) {
+	verdict, why = map[int]int{}, map[int]string{}
+	isAsked := map[int]bool{}
+	for _, n := range asked {
+		isAsked[n] = true
+	}
 	named, stray := 0, 0
 	mark := func(ms *[]screenMark, v int) {
 		if ms == nil {
 			return
 		}
 		for _, m := range *ms {
-			if m.N >= 1 && m.N <= n {
-				verdict[m.N], why[m.N] = v, textkit.Clip(textkit.CleanLine(m.Why), 40)
-				named++
-			} else {
+			if !isAsked[m.N] {
 				stray++
+				continue
 			}
+			verdict[m.N] = v
+			if v == -1 {
+				why[m.N] = textkit.FirstNonEmpty(textkit.Clip(textkit.CleanLine(m.Why), 40), "named off topic")
+			}
+			named++
 		}
 	}
 	mark(ans.OnTopic, 1)
 	mark(ans.OffTopic, -1)
 	if named == 0 && stray > 0 {
-		return make([]int, n+1), make([]string, n+1)
+		return map[int]int{}, map[int]string{}
 	}
 	rest := 0
 	switch {
@@ -344,15 +373,12 @@ func readScreenAnswer(ans screenAnswer, n int) (verdict []int, why []string) {
 	case ans.OffTopic != nil && ans.OnTopic == nil:
 		rest = 1
 	}
-	for k := 1; k <= n; k++ {
-		if verdict[k] == 0 {
-			verdict[k] = rest
+	for _, n := range asked {
+		if _, judged := verdict[n]; !judged && rest != 0 {
+			verdict[n] = rest
 			if rest == -1 {
-				why[k] = notNamed
+				why[n] = notNamed
 			}
-		}
-		if verdict[k] == -1 && why[k] == "" {
-			why[k] = "named off topic"
 		}
 	}
 	return verdict, why

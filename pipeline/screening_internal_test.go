@@ -42,7 +42,7 @@ func TestReadScreenAnswer(t *testing.T) {
 		if err := json.Unmarshal([]byte(c.answer), &ans); err != nil {
 			t.Fatalf("%s: %v", c.answer, err)
 		}
-		got, why := readScreenAnswer(ans, 5)
+		got, why := readScreenAnswer(ans, []int{1, 2, 3, 4, 5})
 		for k, w := range c.want {
 			if got[k+1] != w {
 				t.Errorf("%s: candidate %d judged %d, want %d", c.answer, k+1, got[k+1], w)
@@ -54,8 +54,16 @@ func TestReadScreenAnswer(t *testing.T) {
 	}
 	var ans screenAnswer
 	_ = json.Unmarshal([]byte(`{"off_topic":[{"n":3,"why":"GPU hardware"}]}`), &ans)
-	if _, why := readScreenAnswer(ans, 5); why[3] != "GPU hardware" {
+	if _, why := readScreenAnswer(ans, []int{1, 2, 3, 4, 5}); why[3] != "GPU hardware" {
 		t.Errorf("the model's reason was lost: %q", why[3])
+	}
+	// A later look asks about some numbers only: the rest of the list is
+	// the rest of those, and a number it was not asked about is dropped.
+	var look screenAnswer
+	_ = json.Unmarshal([]byte(`{"on_topic":[4,9]}`), &look)
+	got, _ := readScreenAnswer(look, []int{2, 4, 7})
+	if len(got) != 3 || got[2] != -1 || got[4] != 1 || got[7] != -1 {
+		t.Errorf("a look at 2, 4, 7 read %v", got)
 	}
 }
 
@@ -73,12 +81,16 @@ func FuzzScreenAnswer(f *testing.F) {
 		if json.Unmarshal(raw, &ans) != nil {
 			return
 		}
-		verdict, why := readScreenAnswer(ans, n)
-		if len(verdict) != n+1 || len(why) != n+1 {
+		asked := make([]int, n)
+		for i := range asked {
+			asked[i] = i + 1
+		}
+		verdict, why := readScreenAnswer(ans, asked)
+		if len(verdict) > n {
 			t.Fatalf("%d verdicts for %d candidates", len(verdict), n)
 		}
-		for k := 1; k <= n; k++ {
-			if v := verdict[k]; v < -1 || v > 1 || (v == -1) != (why[k] != "") {
+		for k, v := range verdict {
+			if k < 1 || k > n || (v != 1 && v != -1) || (v == -1) != (why[k] != "") {
 				t.Fatalf("candidate %d: verdict %d, reason %q", k, v, why[k])
 			}
 		}

@@ -2,14 +2,20 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
 	"maps"
+	"strings"
+
+	"github.com/researchtui/researchtui/llm"
 )
 
 // Looking again. A screen that sees a title and 20 words errs now and
 // then, and each error that decides costs: a namesake read and cited, or
 // an on-topic work left out. So every verdict that decides is judged a
-// second time, with twice as much of each abstract (screenRecheckWords), in one
-// call for every sub-question of the first: each on-topic verdict (what
+// second time, with three times as much of each abstract
+// (screenRecheckWords), in the first look's conversation (the model's
+// prompt cache holds it; the candidates keep their numbers), for every
+// sub-question of the first: each on-topic verdict (what
 // may be read), and each off-topic verdict the words would have read (at
 // or above the sub-question's floor). Where the two looks disagree, a
 // third look decides: the verdict is the majority. Off-topic verdicts the
@@ -21,10 +27,11 @@ import (
 // screenRecheckWords is how much of each abstract a later look sees.
 const screenRecheckWords = 60
 
-// screenSystemLook is the prompt of the nth look (second, third).
-func screenSystemLook(nth string) string {
-	return `You are a relevance screening agent for a research assistant, taking a ` + nth + ` look. You get research sub-questions, each with candidate papers (title and the start of the abstract) whose relevance decides what is read, numbered across the lists. Read each carefully and say which are on topic for their own sub-question. ` + screenRules
-}
+// screenLookPrompt opens a later look: it continues the first look's
+// conversation, by the same numbers.
+const screenLookPrompt = `Take a %s look at these candidates, with more of each abstract, and answer the same way, about these candidates only: numbers only, the shorter list.
+
+`
 
 // decisive are the places (0-based) of a job's candidates whose verdict
 // decides: on topic, or off topic though the words would have read it.
@@ -46,12 +53,13 @@ func (j *screenJob) decisive(v screenVerdict) []int {
 // recheck takes the second look at the batch's decisive verdicts and a
 // third where the two disagree, writing the majority into vs (the calls'
 // usage into vs[0]).
-func (f *gather) recheck(ctx context.Context, a *agentCall, batch []*screenJob, vs []screenVerdict) {
+func (f *gather) recheck(ctx context.Context, a *agentCall, conv *screenConv, vs []screenVerdict) {
+	batch := conv.batch
 	first := make([]map[int]bool, len(vs))
 	for i := range vs {
 		first[i] = maps.Clone(vs[i].on)
 	}
-	n := f.look(ctx, a, batch, vs, "second", func(ji int, j *screenJob) []int {
+	n := f.look(ctx, a, conv, vs, "second", func(ji int, j *screenJob) []int {
 		// A first look that rejected nothing showed no judgement to
 		// confirm: a screen that cannot judge falls back to the words
 		// (screenFallback), and a pool all on topic needs no second look.
@@ -63,7 +71,7 @@ func (f *gather) recheck(ctx context.Context, a *agentCall, batch []*screenJob, 
 	for i := range vs {
 		vs[i].rechecked += n[i]
 	}
-	f.look(ctx, a, batch, vs, "third", func(ji int, j *screenJob) []int {
+	f.look(ctx, a, conv, vs, "third", func(ji int, j *screenJob) []int {
 		var ks []int
 		for k := range j.lines {
 			if _, judged := vs[ji].off[k+1]; (judged || vs[ji].on[k+1]) && vs[ji].on[k+1] != first[ji][k+1] {
@@ -81,57 +89,58 @@ func (f *gather) recheck(ctx context.Context, a *agentCall, batch []*screenJob, 
 	}
 }
 
-// look asks the model again about the places pick chooses in each job
-// and replaces their verdicts with its answer; it returns how many of
-// each job's verdicts it judged.
-func (f *gather) look(ctx context.Context, a *agentCall, batch []*screenJob, vs []screenVerdict, nth string, pick func(int, *screenJob) []int) []int {
-	judged := make([]int, len(batch))
-	var jobs []*screenJob
-	var from [][]int // per job of this look: the places in its first job
-	var of []int     // per job of this look: its first job
-	for ji, j := range batch {
-		if !vs[ji].ok {
-			continue
-		}
-		ks := pick(ji, j)
-		if len(ks) == 0 {
-			continue
-		}
-		r := &screenJob{sq: j.sq, look: nth}
-		for _, k := range ks {
-			r.lines = append(r.lines, j.long[k])
-			r.keys = append(r.keys, j.keys[k])
-		}
-		jobs, from, of = append(jobs, r), append(from, ks), append(of, ji)
-	}
-	if len(jobs) == 0 || ctx.Err() != nil {
+// look asks the model again, in the first look's conversation and by its
+// numbers, about the places pick chooses in each job (0-based), each with
+// more of its abstract, and replaces their verdicts with the answer; it
+// returns how many of each job's verdicts it judged.
+func (f *gather) look(ctx context.Context, a *agentCall, conv *screenConv, vs []screenVerdict, nth string, pick func(int, *screenJob) []int) []int {
+	judged := make([]int, len(conv.batch))
+	if !vs[0].ok || ctx.Err() != nil {
 		return judged
 	}
-	again := f.screenCall(ctx, a, jobs)
-	vs[0].usage.PromptTokens += again[0].usage.PromptTokens
-	vs[0].usage.CompletionTokens += again[0].usage.CompletionTokens
-	vs[0].calls++
-	for ri, r := range again {
-		if !r.ok {
-			continue
+	want := map[screenPlace]bool{}
+	for ji, j := range conv.batch {
+		for _, k := range pick(ji, j) {
+			want[screenPlace{ji, k + 1}] = true
 		}
-		v := &vs[of[ri]]
-		for n, k := range from[ri] {
-			why, off := r.off[n+1]
-			if !off && !r.on[n+1] {
-				continue // not judged this time: the earlier verdict stands
+	}
+	var asked []int
+	var b strings.Builder
+	fmt.Fprintf(&b, screenLookPrompt, nth)
+	for n, ps := range conv.places {
+		for _, p := range ps {
+			if want[p] {
+				asked = append(asked, n+1)
+				fmt.Fprintf(&b, "[%d] %s\n", n+1, conv.batch[p.job].long[p.n-1])
+				break
 			}
-			delete(v.on, k+1)
-			delete(v.off, k+1)
-			if off {
-				v.off[k+1] = "on a " + nth + " look"
-				if why != "" && why != notNamed {
-					v.off[k+1] += ", " + why
-				}
+		}
+	}
+	if len(asked) == 0 {
+		return judged
+	}
+	conv.msgs = append(conv.msgs, llm.Message{Role: "user", Content: b.String()})
+	verdict, why, usage, ok := f.askScreen(ctx, a, conv, asked)
+	vs[0].usage.PromptTokens += usage.PromptTokens
+	vs[0].usage.CompletionTokens += usage.CompletionTokens
+	vs[0].calls++
+	if !ok {
+		return judged // the earlier verdicts stand
+	}
+	for n, v := range verdict {
+		for _, p := range conv.places[n-1] {
+			jv := &vs[p.job]
+			delete(jv.on, p.n)
+			delete(jv.off, p.n)
+			if v == 1 {
+				jv.on[p.n] = true
 			} else {
-				v.on[k+1] = true
+				jv.off[p.n] = "on a " + nth + " look"
+				if w := why[n]; w != "" && w != notNamed && w != "named off topic" {
+					jv.off[p.n] += ", " + w
+				}
 			}
-			judged[of[ri]]++
+			judged[p.job]++
 		}
 	}
 	return judged

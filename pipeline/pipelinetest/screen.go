@@ -46,9 +46,10 @@ type ScreenScript struct {
 
 var screenLine = regexp.MustCompile(`(?m)^\[(\d+)\] (.+)$`)
 
-// screen answers a screening call from the numbered titles in its prompt,
-// naming the shorter list as the prompt asks.
-func (s *Script) screen(user string) ollamafake.Reply {
+// screen answers a screening call from the numbered titles in its last
+// message (a later look continues the first look's conversation), naming
+// the shorter list as the prompt (all of it) asks.
+func (s *Script) screen(user, prompt string) ollamafake.Reply {
 	sc := s.Screen
 	if sc == nil {
 		sc = &ScreenScript{}
@@ -75,7 +76,7 @@ func (s *Script) screen(user string) ollamafake.Reply {
 	switch {
 	case len(on) < len(off) && !sc.Long:
 		answer = map[string]any{"on_topic": nonNil(on)}
-	case sc.Plain || strings.Contains(user, "numbers only"):
+	case sc.Plain || strings.Contains(prompt, "numbers only"):
 		answer = map[string]any{"off_topic": nonNil(off)}
 	default:
 		marks := []any{}

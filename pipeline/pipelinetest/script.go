@@ -239,7 +239,7 @@ func (s *Script) Responder() ollamafake.Responder {
 		case Verifier:
 			return ollamafake.Reply{Content: s.verdicts(user, n)}
 		case Screener:
-			return s.screen(user)
+			return s.screen(lastUser(call), user)
 		}
 		return ollamafake.Echo(call)
 	}
