@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"sort"
 	"time"
 
 	"github.com/researchtui/researchtui/textkit"
@@ -177,6 +178,7 @@ func (f *gather) finish(startAnalyse time.Time) error {
 		return err
 	}
 	sr := f.screened
+	sort.Strings(sr.Fallbacks) // by sub-question, not by which screen ended first
 	sr.AnalysisTokensPerSource, sr.AnalysisGeneratedPerSource = o.analysisCost.mean()
 	sr.SavedTokens = sr.Rejected * sr.AnalysisTokensPerSource
 	if err := o.checkpoint(CheckpointScreen, sr); err != nil {

@@ -143,7 +143,7 @@ func (o *orchestrator) screenNote() string {
 	case sr.Screened == 0:
 		b.WriteString(" and gave no usable answer.")
 	case len(sr.Fallbacks) == 0:
-		fmt.Fprintf(&b, " and judged %d on topic; only those were read.", sr.OnTopic)
+		fmt.Fprintf(&b, " and judged %d on topic; only candidates it judged on topic were read.", sr.OnTopic)
 	default:
 		fmt.Fprintf(&b, " and judged %d on topic.", sr.OnTopic)
 	}
@@ -381,7 +381,7 @@ func screenFallback(u *screenUnit, cands []Candidate, idx []int, floor float64, 
 	case u.Rejected > 0:
 		return ""
 	case blind:
-		return fmt.Sprintf("the model's screen judged all %d candidates on topic, as it judged every candidate before in this run; reading was chosen by word overlap", len(idx))
+		return fmt.Sprintf("the model's screen judged all %d candidates on topic, and had shown no judgement elsewhere in this run; reading was chosen by word overlap", len(idx))
 	case len(idx) < fallbackMin:
 		return ""
 	}

@@ -113,18 +113,14 @@ func (d *candidatesDialog) view(st *themes.Styles, w, h int) string {
 // candidateScores is why a candidate was or was not read, then the
 // screen's verdict (unless the reason states it), its relevance and the
 // other scores: the reason first, so a narrow terminal still shows it.
-// The floor is shown only where it decided: no verdict, or a reason that
-// names it (which carries both numbers already).
+// The floor is shown only where it decided: in a reason that names it,
+// with both numbers.
 func candidateScores(c pipeline.Candidate) string {
 	parts := []string{sanitizeLine(c.Reason)}
 	if c.Screen != "" && !strings.Contains(c.Reason, "off topic") {
 		parts = append(parts, "screen: "+sanitizeLine(c.Screen))
 	}
-	switch {
-	case strings.Contains(c.Reason, "floor ("):
-	case c.Floor > 0 && c.Screen == "":
-		parts = append(parts, fmt.Sprintf("rel %.2f / floor %.2f", c.Relevance, c.Floor))
-	default:
+	if !strings.Contains(c.Reason, "floor (") { // a reason under a floor gives both numbers
 		parts = append(parts, fmt.Sprintf("rel %.2f", c.Relevance))
 	}
 	parts = append(parts, fmt.Sprintf("score %.2f sem %.2f lex %.2f cov %.2f phr %.2f", c.Score, c.Semantic, c.Lexical, c.Coverage, c.Phrase))
