@@ -114,7 +114,10 @@ func runRankCase(t *testing.T, c rankCase, script *pipelinetest.Script, tune fun
 		script = &pipelinetest.Script{}
 	}
 	script.Topics, script.Canonical = c.topics, c.canonical
-	script.MissingSlot, script.GapQueries = "open problems", []string{"turing open problems"}
+	script.MissingSlot = "open problems"
+	if script.GapQueries == nil {
+		script.GapQueries = []string{"turing open problems"}
+	}
 	env := pipelinetest.NewEnv(t, script, "")
 	env.Engine.Sources["semanticscholar"] = c.rankedS2(t, env.Client, 0)
 	opt := env.Options(c.question)
@@ -166,8 +169,9 @@ func runRankCase(t *testing.T, c rankCase, script *pipelinetest.Script, tune fun
 // pool's on-topic works that can be read (they have an abstract or a
 // PDF): recall at least 0.7, where word overlap alone cited 0.25–0.80.
 // Nothing the screen judged off topic is read. Precision is bounded by
-// the screen's errors (a tenth of 50–70 namesakes judged on topic): it is
-// logged and must stay above 0.5; issue 44 asks 0.85, not reached yet.
+// the screen's errors (a tenth of 50–70 namesakes judged on topic, a
+// second and third look at the verdicts that decide): 0.82–0.92 here, at
+// least 0.8 asked; issue 44 asks 0.85, not reached on every question yet.
 // The held-out pools (Kubernetes, turing-2) are only benchmarked.
 // DUMP=1 logs every candidate.
 func TestTheScreenReadsTheOnTopicWorks(t *testing.T) {
@@ -179,8 +183,8 @@ func TestTheScreenReadsTheOnTopicWorks(t *testing.T) {
 			if os.Getenv("DUMP") != "" {
 				dumpCands(t, c, got.cands)
 			}
-			if 10*got.citedOn < 7*readable || 2*got.citedOn <= got.cited {
-				t.Errorf("%s: %s; want ≥0.7 of the %d readable on-topic works cited, precision above 0.5", c.name, got, readable)
+			if 10*got.citedOn < 7*readable || 5*got.citedOn < 4*got.cited {
+				t.Errorf("%s: %s; want ≥0.7 of the %d readable on-topic works cited, precision ≥0.8", c.name, got, readable)
 			}
 			for _, cd := range got.cands {
 				if cd.Reason == "" || (cd.Read && strings.HasPrefix(cd.Screen, "off topic")) {

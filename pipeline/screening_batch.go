@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -54,10 +55,19 @@ type screenMark struct {
 	Why string `json:"why,omitempty"`
 }
 
+// UnmarshalJSON reads a number, an object, or a string: small models
+// write "3" or "[3]" for 3, and sometimes a title where a number was
+// asked. A string that is no number names no candidate (N 0): it is
+// dropped, and a list of nothing else judges nothing (readScreenAnswer).
 func (r *screenMark) UnmarshalJSON(b []byte) error {
 	var n int
 	if json.Unmarshal(b, &n) == nil {
 		r.N = n
+		return nil
+	}
+	var str string
+	if json.Unmarshal(b, &str) == nil {
+		r.N, _ = strconv.Atoi(strings.Trim(str, "[]#() "))
 		return nil
 	}
 	type plain screenMark

@@ -18,12 +18,16 @@ var screenAnswers = []string{
 	`{"verdict":"all relevant"}`,
 	`{"on_topic":null}`,
 	`{"off_topic":[{"n":"3"}]}`,
+	`{"on_topic":["3","[5]"]}`,
+	`{"on_topic":["Large Language Models Pass the Turing Test"]}`,
 }
 
 // TestReadScreenAnswer: the list given names its candidates and the rest
 // take the opposite verdict; both lists judge only what they name; numbers
 // out of range are dropped, and a list of nothing but such numbers (a model
-// writing at random) judges nothing, as does an answer with neither list.
+// writing at random) judges nothing, as does an answer with neither list;
+// numbers written as strings are read, titles written for numbers judge
+// nothing.
 func TestReadScreenAnswer(t *testing.T) {
 	for _, c := range []struct {
 		answer string
@@ -36,6 +40,8 @@ func TestReadScreenAnswer(t *testing.T) {
 		{`{"on_topic":[1],"off_topic":[2]}`, []int{1, -1, 0, 0, 0}},
 		{`{"on_topic":[0,-1,99,2]}`, []int{-1, 1, -1, -1, -1}},
 		{`{"on_topic":[73921,-4]}`, []int{0, 0, 0, 0, 0}},
+		{`{"on_topic":["3","[5]"]}`, []int{-1, -1, 1, -1, 1}},
+		{`{"on_topic":["Large Language Models Pass the Turing Test"]}`, []int{0, 0, 0, 0, 0}},
 		{`{"verdict":"all relevant"}`, []int{0, 0, 0, 0, 0}},
 	} {
 		var ans screenAnswer

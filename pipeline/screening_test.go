@@ -48,8 +48,8 @@ func TestTheScreenDecidesWhatIsRead(t *testing.T) {
 		t.Fatal("no screen report in the session detail")
 	}
 	t.Logf("competent screen: %s; screen %+v", got, *sr)
-	if readable := readableOnTopic(c); 10*got.citedOn < 7*readable || 2*got.citedOn <= got.cited {
-		t.Errorf("competent screen: %s; want recall ≥0.7 of the %d readable on-topic works, precision above 0.5", got, readable)
+	if readable := readableOnTopic(c); 10*got.citedOn < 7*readable || 100*got.citedOn < 85*got.cited {
+		t.Errorf("competent screen: %s; want recall ≥0.7 of the %d readable on-topic works, precision ≥0.85", got, readable)
 	}
 	for _, cd := range got.cands {
 		if strings.HasPrefix(cd.Screen, "off topic") && cd.Read {
@@ -127,25 +127,24 @@ func TestARejectionStands(t *testing.T) {
 
 // TestAFollowUpAddsNothingOffTopic: a follow-up over the same world is
 // screened like the run (the session's verdicts hold, new candidates are
-// judged): its research for the gap ("turing open problems" meets
-// namesakes: patterns, machines, GPUs) adds no off-topic source.
+// judged). Its research for the gap ("Turing test chatbots") meets what
+// the run left unread, namesakes (software testing) among them: what it
+// adds is on topic, and it adds something.
 func TestAFollowUpAddsNothingOffTopic(t *testing.T) {
 	c := turingTestCase
-	got := runRankCase(t, c, &pipelinetest.Script{Screen: competent(c), FollowUpTopics: []pipelinetest.Topic{
+	got := runRankCase(t, c, &pipelinetest.Script{Screen: competent(c), GapQueries: []string{"Turing test chatbots"}, FollowUpTopics: []pipelinetest.Topic{
 		{Question: "Which reverse or inverted variants of the imitation game have been proposed?", Strict: "reverse Turing test variants", Moderate: "inverted Turing test", Broad: "Turing test"},
 	}}, nil)
 	before := map[string]bool{}
 	for _, s := range got.rep.Sources {
 		before[s.Title] = true
 	}
-	r, err := got.env.Engine.Ask(t.Context(), got.rep.SessionID, "What did the newest Turing tests with GPT-4.5 and LLaMa find?", nil)
+	r, err := got.env.Engine.Ask(t.Context(), got.rep.SessionID, "Which reverse or inverted variants of the imitation game have been proposed?", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	met := 0
 	for _, ev := range drive(t, r, nil) {
 		if ev.Type == pipeline.CandidatesRanked {
-			met++
 			t.Logf("%s: %s", ev.Agent, ev.Message)
 		}
 	}
@@ -167,7 +166,7 @@ func TestAFollowUpAddsNothingOffTopic(t *testing.T) {
 		}
 	}
 	t.Logf("the follow-up added %d sources", added)
-	if met == 0 {
-		t.Error("the follow-up ranked no new candidates: the test shows nothing")
+	if added == 0 {
+		t.Error("the follow-up added nothing: the test shows nothing")
 	}
 }
