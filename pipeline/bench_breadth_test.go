@@ -19,7 +19,8 @@ import (
 // on-topic papers known by title; the Kubernetes and turing-2 pools are
 // held out from the tests), each pool ranked by the query as the real API
 // ranks, with a screen that judges like a competent model and errs on one
-// title in ten (SCREEN=none: one with no judgement), at standard depth on
+// title in ten (SCREEN=none: one with no judgement) and analysts that judge
+// what they read as well (ANALYST=blind: analysts without judgement), at standard depth on
 // one GPU (BenchmarkOneGPU's model server;
 // the API at 300 ms and one request a second, as Semantic Scholar allows
 // without a key) and reports what breadth costs: wall time, generated
@@ -117,10 +118,14 @@ func BenchmarkOneGPUBreadth(b *testing.B) {
 }
 
 // benchScreen is the benchmark's screen for c: competent (ground truth,
-// wrong on one title in ten) unless SCREEN=none.
+// wrong on one title in ten) unless SCREEN=none. Its analysts judge what
+// they read as competently (wrong as often, on other titles) unless
+// ANALYST=blind: then every source read is analysed at confidence 0.8.
 func benchScreen(c rankCase) *pipelinetest.ScreenScript {
 	if os.Getenv("SCREEN") == "none" {
 		return &pipelinetest.ScreenScript{}
 	}
-	return competent(c)
+	sc := competent(c)
+	sc.Reads = os.Getenv("ANALYST") != "blind"
+	return sc
 }

@@ -139,16 +139,24 @@ func (f *gather) finish(startAnalyse time.Time) error {
 	for _, an := range kept {
 		keptSet[an.SourceKey] = true
 	}
+	dropped := map[string]string{}
 	for _, an := range all {
 		if !keptSet[an.SourceKey] {
 			rec, _ := o.loadSource(an.SourceKey)
-			f.progress(rec, StateSkipped, fmt.Sprintf("not cited: the analyst's confidence %.2f is below %.2f", an.Confidence, minConfidence))
+			dropped[an.SourceKey] = fmt.Sprintf("not cited: the analyst's confidence %.2f is below %.2f", an.Confidence, minConfidence)
+			f.progress(rec, StateSkipped, dropped[an.SourceKey])
 		}
 	}
 	o.st.Analyses = kept
 	var cands []Candidate
 	for _, sq := range o.st.Plan.SubQuestions {
-		cands = append(cands, f.candidates[sq.ID]...)
+		for _, c := range f.candidates[sq.ID] {
+			if why, ok := dropped[c.Key]; ok && c.Read {
+				// C says why a work that was read is not in the report.
+				c.Reason = why
+			}
+			cands = append(cands, c)
+		}
 	}
 	keys := make([]string, 0, len(kept))
 	for _, an := range kept {

@@ -98,6 +98,12 @@ func (o *orchestrator) gatherEvidence(ctx context.Context, round int, accepted [
 			if err != nil {
 				return err
 			}
+			if an.Confidence < minConfidence {
+				// Its analyst, having read it, found it off topic: the
+				// report already has evidence, so nothing keeps it in.
+				screener.progress(r, StateSkipped, fmt.Sprintf("not cited: the analyst's confidence %.2f is below %.2f", an.Confidence, minConfidence))
+				continue
+			}
 			ev.Records = append(ev.Records, r)
 			ev.Analyses = append(ev.Analyses, an)
 		}

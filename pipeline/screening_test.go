@@ -170,3 +170,33 @@ func TestAFollowUpAddsNothingOffTopic(t *testing.T) {
 		t.Error("the follow-up added nothing: the test shows nothing")
 	}
 }
+
+// TestWhatItsAnalystFindsOffTopicIsNotCited: a namesake that the screen
+// let through on every look (a stubborn screen, wrong on one title in
+// five) is read, and its analyst, having read it, gives it the confidence
+// of an off-topic source: the report does not cite it, and C says why.
+func TestWhatItsAnalystFindsOffTopicIsNotCited(t *testing.T) {
+	c := turingTestCase
+	sc := &pipelinetest.ScreenScript{OffTopic: func(title string) bool { return !c.on(title) }, ErrorRate: 0.2, Seed: 3, Stubborn: true}
+	blind := runRankCase(t, c, &pipelinetest.Script{Screen: sc, Realistic: true, ByReference: true}, nil)
+	judging := *sc
+	judging.Reads = true
+	got := runRankCase(t, c, &pipelinetest.Script{Screen: &judging, Realistic: true, ByReference: true}, nil)
+	t.Logf("analyst without judgement: %s; off topic cited %q", blind, blind.offCited)
+	t.Logf("analyst who judges: %s; off topic cited %q", got, got.offCited)
+	if len(blind.offCited) == 0 {
+		t.Fatal("the stubborn screen let no namesake through: the test shows nothing")
+	}
+	if len(got.offCited) >= len(blind.offCited) {
+		t.Errorf("an analyst who judges left %d off-topic works cited, as many as one who does not (%d)", len(got.offCited), len(blind.offCited))
+	}
+	cited := map[string]bool{}
+	for _, s := range got.rep.Sources {
+		cited[s.Title] = true
+	}
+	for _, cd := range got.cands {
+		if cd.Read && !c.on(cd.Title) && !cited[cd.Title] && !strings.Contains(cd.Reason, "analyst's confidence") {
+			t.Errorf("%q was read and left out, but C says %q", cd.Title, cd.Reason)
+		}
+	}
+}

@@ -42,6 +42,25 @@ type ScreenScript struct {
 	// the on-topic list is shorter (a model that ignores "whichever is
 	// shorter").
 	Long bool
+	// Reads makes the analyst judge too: a source it reads gets the
+	// confidence a competent model gives (0.1 when OffTopic, erring as
+	// often as the screen, on titles drawn independently of its looks),
+	// instead of 0.8 whatever it is about.
+	Reads bool
+}
+
+// analystSource is the title line of an analyst's prompt: "Source: T
+// (2023), full text" or, in a batch, "Source 2: T (n.d.)".
+var analystSource = regexp.MustCompile(`(?m)^Source(?: \d+)?: (.+) \((?:\d+|n\.d\.)\)`)
+
+// analystConfidence is the confidence a judging analyst (Reads) gives the
+// source its prompt block names; 0.8 when it does not judge.
+func (sc *ScreenScript) analystConfidence(block string) float64 {
+	m := analystSource.FindStringSubmatch(block)
+	if sc == nil || !sc.Reads || m == nil || !sc.rejects(m[1], "analyst") {
+		return 0.8
+	}
+	return 0.1
 }
 
 var screenLine = regexp.MustCompile(`(?m)^\[(\d+)\] (.+)$`)

@@ -200,9 +200,9 @@ func (s *Script) Responder() ollamafake.Responder {
 				return ollamafake.Reply{Content: s.severalAnalyses(user)}
 			}
 			if s.Realistic {
-				return ollamafake.Reply{Content: s.withSlots(longAnalysis(user), user)}
+				return ollamafake.Reply{Content: s.withSlots(s.judged(longAnalysis(user), user), user)}
 			}
-			return ollamafake.Reply{Content: s.withSlots(analysis(user), user)}
+			return ollamafake.Reply{Content: s.withSlots(s.judged(analysis(user), user), user)}
 		case Reflector:
 			if strings.Contains(user, "evidence from the session:") {
 				return ollamafake.Reply{Content: s.coverage(user)}
@@ -536,6 +536,7 @@ func (s *Script) severalAnalyses(user string) string {
 		if s.Realistic {
 			one = longAnalysis(block)
 		}
+		one = s.judged(one, block)
 		var an map[string]any
 		if json.Unmarshal([]byte(s.withSlots(one, block)), &an) != nil {
 			continue
@@ -551,6 +552,22 @@ func (s *Script) severalAnalyses(user string) string {
 		out = append(out, an)
 	}
 	b, _ := json.Marshal(map[string]any{"sources": out})
+	return string(b)
+}
+
+// judged sets an analysis's confidence as the script's analyst judges the
+// source its prompt block names (ScreenScript.Reads).
+func (s *Script) judged(analysis, block string) string {
+	c := s.Screen.analystConfidence(block)
+	if c == 0.8 {
+		return analysis
+	}
+	var an map[string]any
+	if json.Unmarshal([]byte(analysis), &an) != nil {
+		return analysis
+	}
+	an["confidence"] = c
+	b, _ := json.Marshal(an)
 	return string(b)
 }
 
