@@ -27,6 +27,9 @@ type OllamaOptions struct {
 	KeepAlive time.Duration
 	// RequestTimeout bounds one call (a whole streamed answer); default 10m.
 	RequestTimeout time.Duration
+	// StallTimeout ends an answer that has begun and then gives no new
+	// token for this long (DefaultStallTimeout when 0, never when < 0).
+	StallTimeout time.Duration
 	// DefaultContext is the smallest num_ctx sent; default 4096.
 	DefaultContext int
 	// EmbedBatchSize is how many inputs go in one /api/embed request;
@@ -65,6 +68,9 @@ func NewOllama(host string, opt OllamaOptions) (*Ollama, error) {
 	}
 	if opt.RequestTimeout <= 0 {
 		opt.RequestTimeout = 10 * time.Minute
+	}
+	if opt.StallTimeout == 0 {
+		opt.StallTimeout = DefaultStallTimeout
 	}
 	if opt.DefaultContext <= 0 {
 		opt.DefaultContext = 4096

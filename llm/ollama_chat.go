@@ -44,9 +44,14 @@ func (o *Ollama) Chat(ctx context.Context, req ChatRequest, onDelta func(Delta))
 
 	cctx, cancel := o.callCtx(ctx)
 	defer cancel()
+	cctx, bound, stop := boundAnswer(cctx, "ollama "+req.Model, answerLimit(req.MaxTokens, plan.NumCtx), o.opt.StallTimeout)
+	defer stop()
 	var content, thought strings.Builder
 	done := false
 	err = o.client.Chat(cctx, areq, func(r api.ChatResponse) error {
+		if err := bound.add(r.Message.Content, r.Message.Thinking); err != nil {
+			return err
+		}
 		if r.Message.Thinking != "" {
 			thought.WriteString(r.Message.Thinking)
 		}

@@ -36,6 +36,9 @@ type OpenAIOptions struct {
 	HTTPClient *http.Client
 	// RequestTimeout bounds one call (a whole streamed answer); default 10m.
 	RequestTimeout time.Duration
+	// StallTimeout ends an answer that has begun and then gives no new
+	// token for this long (DefaultStallTimeout when 0, never when < 0).
+	StallTimeout time.Duration
 	// MaxRetries is how often a call is retried on 408/409/429/5xx and
 	// connection errors, honouring Retry-After; 0 means the default (2),
 	// a negative value none.
@@ -83,6 +86,9 @@ func NewOpenAI(baseURL string, opt OpenAIOptions) (*OpenAI, error) {
 	}
 	if opt.RequestTimeout <= 0 {
 		opt.RequestTimeout = 10 * time.Minute
+	}
+	if opt.StallTimeout == 0 {
+		opt.StallTimeout = DefaultStallTimeout
 	}
 	if opt.MaxRetries == 0 {
 		opt.MaxRetries = 2

@@ -65,6 +65,8 @@ func (o *OpenAI) Chat(ctx context.Context, req ChatRequest, onDelta func(Delta))
 
 	cctx, cancel := o.callCtx(ctx)
 	defer cancel()
+	cctx, bound, stop := boundAnswer(cctx, fmt.Sprintf("openai-compatible server %s, model %s", o.Host(), req.Model), answerLimit(req.MaxTokens, out.NumCtx), o.opt.StallTimeout)
+	defer stop()
 	stream := o.client.Chat.Completions.NewStreaming(cctx, params)
 	defer stream.Close()
 	var content, thought strings.Builder
@@ -81,6 +83,10 @@ func (o *OpenAI) Chat(ctx context.Context, req ChatRequest, onDelta func(Delta))
 				continue
 			}
 			d := Delta{Content: ch.Delta.Content, Thinking: reasoningText(ch.Delta)}
+			if err := bound.add(d.Content, d.Thinking); err != nil {
+				out.Content, out.Thinking = content.String(), thought.String()
+				return out, err
+			}
 			content.WriteString(d.Content)
 			thought.WriteString(d.Thinking)
 			if onDelta != nil && (d.Content != "" || d.Thinking != "") {
