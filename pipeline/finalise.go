@@ -75,7 +75,8 @@ func (o *orchestrator) stageFinalise(ctx context.Context) error {
 		method = append(method, line)
 	}
 	if len(method) > 0 {
-		md += "\n\n## " + heads.Method + "\n\n" + o.inLanguage(ctx, strings.Join(method, " "))
+		// The translator is a model too: what it gives back is made inert.
+		md += "\n\n## " + heads.Method + "\n\n" + inertProse(o.inLanguage(ctx, strings.Join(method, " ")))
 	}
 	if refs.Len() > 0 {
 		md += "\n\n## " + heads.References + "\n\n" + strings.TrimSpace(refs.String()) + "\n"

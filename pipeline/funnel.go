@@ -84,6 +84,16 @@ func (o *orchestrator) funnel(cited []string) Funnel {
 	return f
 }
 
+// mdTexts is mdText of each of ss: slot names the planner wrote and
+// titles from the web, as the Method section prints them.
+func mdTexts(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = mdText(s)
+	}
+	return out
+}
+
 // methodNote (the Method section's text, without its heading) says how
 // the report's sources were found: the rounds, what
 // each searched and followed, and how the run narrowed what it found.
@@ -98,7 +108,7 @@ func (o *orchestrator) methodNote(f Funnel, flow *Flow) string {
 		if r.Round == 1 {
 			continue
 		}
-		fmt.Fprintf(&b, " Round %d looked for what was missing (%s)", r.Round, orNone(r.Missing0))
+		fmt.Fprintf(&b, " Round %d looked for what was missing (%s)", r.Round, orNone(mdTexts(r.Missing0)))
 		var how []string
 		if len(r.Queries) > 0 {
 			how = append(how, fmt.Sprintf("with %s", textkit.Plural(len(r.Queries), "new query", "new queries")))
@@ -117,11 +127,11 @@ func (o *orchestrator) methodNote(f Funnel, flow *Flow) string {
 	}
 	if len(o.st.Rounds) > 0 {
 		if last := o.st.Rounds[len(o.st.Rounds)-1]; len(last.Missing) > 0 {
-			fmt.Fprintf(&b, " Still not covered by any source: %s.", strings.Join(last.Missing, ", "))
+			fmt.Fprintf(&b, " Still not covered by any source: %s.", strings.Join(mdTexts(last.Missing), ", "))
 		}
 	}
 	if len(o.st.Unread) > 0 {
-		fmt.Fprintf(&b, " Not read in full: %s.", strings.Join(o.st.Unread, "; "))
+		fmt.Fprintf(&b, " Not read in full: %s.", strings.Join(mdTexts(o.st.Unread), "; "))
 	}
 	if f.TitleOnlyLookedUp > 0 {
 		fmt.Fprintf(&b, " Of %s known by title only, %d had an abstract to be found and judged by.", textkit.Plural(f.TitleOnlyLookedUp, "work", "works"), f.AbstractsFound)

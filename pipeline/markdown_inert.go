@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/researchtui/researchtui/textkit"
+	"github.com/researchtui/researchtui/textkit/mdinert"
 )
 
 // Text from outside (titles, venues and authors from the open web, and the
@@ -60,57 +61,11 @@ func mdPathEscape(s string) string {
 // inertProse keeps the model's Markdown (headings, lists, emphasis,
 // tables, [n] citations) but takes from it what could load or hide
 // anything: raw HTML and autolinks, images, and links, whose words then
-// show as written. Code blocks are left as they are: nothing in them is
-// read as Markdown. Text already escaped stays as it is, so a follow-up
-// can pass the report through again.
-func inertProse(md string) string {
-	lines := strings.Split(md, "\n")
-	fenced := false
-	for i, l := range lines {
-		if t := strings.TrimSpace(l); strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
-			fenced = !fenced
-			continue
-		}
-		if !fenced {
-			lines[i] = inertLine(l)
-		}
-	}
-	return strings.Join(lines, "\n")
-}
-
-// inertLine escapes "<" where raw HTML or an autolink would begin, "![",
-// and "](" or "]:" where a link's address would.
-func inertLine(l string) string {
-	var b strings.Builder
-	for i := 0; i < len(l); i++ {
-		c := l[i]
-		var next byte
-		if i+1 < len(l) {
-			next = l[i+1]
-		}
-		switch {
-		case c == '\\' && next != 0:
-			b.WriteByte(c)
-			b.WriteByte(next)
-			i++
-			continue
-		case c == '<' && (isASCIILetter(next) || strings.IndexByte("/!?", next) >= 0):
-			b.WriteString(`\<`)
-			continue
-		case c == '!' && next == '[':
-			b.WriteString(`!\[`)
-			i++
-			continue
-		case c == ']' && (next == '(' || next == ':'):
-			b.WriteString(`\]`)
-			continue
-		}
-		b.WriteByte(c)
-	}
-	return b.String()
-}
-
-func isASCIILetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+// show as written. What is code is what a CommonMark parser says is code
+// (textkit/mdinert); nothing in it is read as Markdown. Text already
+// escaped stays as it is, so a follow-up can pass the report through
+// again.
+func inertProse(md string) string { return mdinert.Prose(md) }
 
 // PlainReference is a reference's Markdown as plain text, for a terminal
 // line or the clipboard: escapes undone, italics markers dropped.

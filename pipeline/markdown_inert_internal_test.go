@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"github.com/researchtui/researchtui/textkit/mdinert"
 	"strings"
 	"testing"
 
@@ -104,5 +105,19 @@ func TestVerificationNoteAddsUp(t *testing.T) {
 	}
 	if strings.Contains(got, "synthesis") {
 		t.Errorf("uncited claims called synthesis:\n%s", got)
+	}
+}
+
+// The report's prose is inert as a CommonMark reader sees it (issue 48):
+// a line "```x```" is an inline code span, not a fence, and an indented
+// "```" is code; neither lets the image after it through.
+func TestProseFencesAreTheParsersFences(t *testing.T) {
+	for _, in := range []string{
+		"A claim [1].\n```x```\n![p](http://host.example/p.png) <img src=http://host.example/i.png>",
+		"A claim [1].\n\n    ```\n\n![p](http://host.example/p.png)\n\n<img src=x>",
+	} {
+		if got := mdinert.Active(inertProse(in)); len(got) > 0 {
+			t.Errorf("inertProse(%q) still has %v", in, got)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package pipeline_test
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/researchtui/researchtui/textkit/mdinert"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -153,4 +154,29 @@ func TestReviewKindReportCarriesItsFlow(t *testing.T) {
 		}
 	}
 
+}
+
+// TestPlannerTextInTheMethodIsInert: slot names are the planner's words;
+// one written as an image (issue 48: "Round 2 looked for what was missing
+// (![t](http://host/s.png))") reaches the Method section as text, which
+// no Markdown viewer loads.
+func TestPlannerTextInTheMethodIsInert(t *testing.T) {
+	hostile := "![t](http://h.io/s.png)" // slot names are cut at 40 characters
+	script := withLuttinger(&pipelinetest.Script{RevisionRounds: 0, Slots: []string{"key findings", hostile, "<img src=http://h.io/i>"}, MissingSlot: hostile, GapQueries: []string{"del_maestro luttinger liquids"}})
+	env := pipelinetest.NewEnv(t, script, "")
+	_, sess := runToEnd(t, env, env.Options(question))
+	rep, err := pipeline.LoadReport(env.Store, sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, method, ok := strings.Cut(rep.Markdown, "\n## Method")
+	if !ok || !strings.Contains(method, "Still not covered by any source") {
+		t.Fatalf("the Method section does not name what is missing:\n%s", method)
+	}
+	if got := mdinert.Active(rep.Markdown); len(got) > 0 {
+		t.Errorf("the report has %v:\n%s", got, method)
+	}
+	if !strings.Contains(pipeline.PlainReference(method), hostile) {
+		t.Errorf("the slot's words are lost:\n%s", method)
+	}
 }

@@ -111,6 +111,9 @@ type Script struct {
 	// MissingSlot is an information slot no analyst ever fills, so every
 	// reflection finds it missing (a model that keeps reporting gaps).
 	MissingSlot string
+	// Slots are the planner's information slots for every sub-question
+	// (default: key findings, methods, open problems).
+	Slots []string
 	// GapQueries are the reflector's queries, one per round (round 1's
 	// reflection writes the first); past the list it writes a query made of
 	// the missing slot's words and the round number.
@@ -280,10 +283,13 @@ func (s *Script) plan(user string) string {
 	if len(s.Topics) > 0 {
 		topics, canonical, n = s.Topics, s.Canonical, len(s.Topics)
 	}
+	slots := s.Slots
+	if slots == nil {
+		slots = []string{"key findings", "methods", "open problems"}
+	}
 	for i := 0; i < n && i < len(topics); i++ {
 		t := topics[i]
-		subs = append(subs, map[string]any{"question": t.Question, "queries": queriesAsked(user, t),
-			"slots": []string{"key findings", "methods", "open problems"}})
+		subs = append(subs, map[string]any{"question": t.Question, "queries": queriesAsked(user, t), "slots": slots})
 	}
 	intent := s.Intent
 	if intent == "" {
