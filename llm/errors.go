@@ -3,6 +3,7 @@ package llm
 import (
 	"errors"
 	"fmt"
+	"github.com/researchtui/researchtui/textkit"
 	"strings"
 	"time"
 )
@@ -56,7 +57,7 @@ func (e *ModelMissingError) Error() string {
 	if e.Fix != "" {
 		return fmt.Sprintf("model %q is not available: %s", e.Model, e.Fix)
 	}
-	return fmt.Sprintf("model %q is not installed: run `ollama pull %s`", e.Model, e.Model)
+	return fmt.Sprintf("model %q is not installed: run `ollama pull %s`", e.Model, textkit.CleanLine(e.Model))
 }
 
 // AuthError means the server refused the credentials (HTTP 401/403). The

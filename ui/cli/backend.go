@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"github.com/researchtui/researchtui/textkit"
 	"strings"
 	"time"
 
@@ -43,12 +44,12 @@ func checkBackend(ctx context.Context, b llm.Backend, models ...string) error {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if err := b.Ping(ctx); err != nil {
-		return err
+		return printable(err)
 	}
 	for i, m := range models {
 		mi, err := b.Show(ctx, m)
 		if err != nil {
-			return err
+			return printable(err)
 		}
 		if i == 0 {
 			if err := canChat(m, mi); err != nil {
@@ -65,5 +66,26 @@ func canChat(name string, mi llm.ModelInfo) error {
 	if len(mi.Capabilities) == 0 || mi.Has("completion") {
 		return nil
 	}
-	return fmt.Errorf("%w: %s cannot chat (its server lists it for %s); choose a chat model", errUsage, name, strings.Join(mi.Capabilities, ", "))
+	caps := make([]string, 0, min(len(mi.Capabilities), 8))
+	for _, c := range mi.Capabilities[:min(len(mi.Capabilities), 8)] {
+		caps = append(caps, textkit.Clip(textkit.CleanLine(c), 40))
+	}
+	return fmt.Errorf("%w: %s cannot chat (its server lists it for %s); choose a chat model", errUsage, textkit.CleanLine(name), strings.Join(caps, ", "))
+}
+
+// printableErr is an error whose words a server may have written (a
+// status message, a model's capabilities) made safe to print: terminal
+// controls and line breaks are taken out. errors.Is and As still see
+// what it wraps.
+type printableErr struct{ err error }
+
+func (e printableErr) Error() string { return textkit.CleanLine(e.err.Error()) }
+func (e printableErr) Unwrap() error { return e.err }
+
+// printable wraps err as printableErr; nil stays nil.
+func printable(err error) error {
+	if err == nil {
+		return nil
+	}
+	return printableErr{err}
 }

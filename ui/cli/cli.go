@@ -52,7 +52,9 @@ func Run(ctx context.Context, args []string) int {
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintln(os.Stderr, "researchtui:", err)
+	// An error may carry a server's or a model's words: never a terminal
+	// control sequence.
+	fmt.Fprintln(os.Stderr, "researchtui:", textkit.StripControls(err.Error()))
 	return exitCode(ctx, err)
 }
 

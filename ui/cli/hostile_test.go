@@ -3,6 +3,9 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +16,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/researchtui/researchtui/llm"
 	"github.com/researchtui/researchtui/llm/ollamafake"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
 	"github.com/researchtui/researchtui/search/sourcefake"
@@ -159,4 +163,50 @@ func toolText(res *mcp.CallToolResult) string {
 func jsonString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b[1 : len(b)-1])
+}
+
+// A model server's words reach no terminal raw (issue 48): /api/show
+// capabilities with escape sequences in the "cannot chat" refusal, a
+// status message in a failed look-up, a model name in the `ollama pull`
+// hint. Exit codes still come from what the errors are.
+func TestServerWordsInErrorsAreClean(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == "/api/version":
+			io.WriteString(w, `{"version":"0.12.0"}`)
+		case r.URL.Path == "/api/show" && strings.Contains(readAll(r), "broken"):
+			w.WriteHeader(http.StatusInternalServerError)
+			io.WriteString(w, `{"error":"runner died`+jsonString(evil)+`"}`)
+		case r.URL.Path == "/api/show" && strings.Contains(readAll(r), "gone"):
+			w.WriteHeader(http.StatusNotFound)
+			io.WriteString(w, `{"error":"model not found"}`)
+		case r.URL.Path == "/api/show":
+			io.WriteString(w, `{"capabilities":["embedding`+jsonString(evil)+`","vision"]}`)
+		default:
+			w.WriteHeader(http.StatusNotFound)
+		}
+	}))
+	defer srv.Close()
+	b, err := llm.NewOllama(srv.URL, llm.OllamaOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for model, code := range map[string]int{"embedder": exitUsage, "broken": exitFailed, "gone" + evil: exitBackend} {
+		err := checkBackend(t.Context(), b, model)
+		if err == nil {
+			t.Fatalf("%q: the check passed", model)
+		}
+		if bad := terminalHostile(err.Error()); bad != "" {
+			t.Errorf("%q: the error carries %q", model, bad)
+		}
+		if got := exitCode(t.Context(), err); got != code {
+			t.Errorf("%q: exit code %d, want %d (%v)", model, got, code, err)
+		}
+	}
+}
+
+func readAll(r *http.Request) string {
+	b, _ := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(strings.NewReader(string(b)))
+	return string(b)
 }
