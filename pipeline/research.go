@@ -71,6 +71,7 @@ func (g *registry) get(key string) search.Record {
 // add registers a record; it returns the canonical key and whether the work
 // is new. A known work gains the new record's metadata.
 func (g *registry) add(r search.Record) (string, bool) {
+	search.BoundFields(&r)
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	ids := identifiers(r)
@@ -96,6 +97,16 @@ func (g *registry) add(r search.Record) (string, bool) {
 		g.byID[id] = r.Key
 	}
 	return r.Key, true
+}
+
+// firstCut is the index of the first record with a field cut to its cap.
+func firstCut(recs []search.Record) int {
+	for i, r := range recs {
+		if len(r.Cut) > 0 {
+			return i
+		}
+	}
+	return 0
 }
 
 // searchSources queries each source for one sub-question, over-fetching
@@ -132,10 +143,17 @@ func (o *orchestrator) searchSources(ctx context.Context, a *agentCall, sq SubQu
 					break
 				}
 			}
+			cut := 0
 			for j := range got {
 				if got[j].Source == "" {
 					got[j].Source = name
 				}
+				if len(got[j].Cut) > 0 {
+					cut++
+				}
+			}
+			if cut > 0 {
+				o.warn(a.stage, a.name, "%s answered %s with metadata longer than any real work's, cut (%s)", name, textkit.Plural(cut, "work", "works"), strings.Join(got[firstCut(got)].Cut, "; "))
 			}
 			lists[i] = search.Merge(got)
 			o.emit(Event{Type: SourceSearched, Stage: a.stage, Agent: a.name, Count: len(lists[i]), Call: call, Elapsed: time.Since(start)})

@@ -32,6 +32,11 @@ var publishedBy = regexp.MustCompile(`(^|[.!?])\s*Published by [^\n]{1,120}$`)
 // CleanAbstract is an abstract without its heading label and publisher
 // notes (see above); everything else is kept as given.
 func CleanAbstract(s string) string {
+	if len(s) > 4*maxAbstractRunes {
+		// No abstract is this long: cut before the patterns run over
+		// megabytes (BoundFields then cuts it to its cap).
+		s = clipRunes(s, 4*maxAbstractRunes)
+	}
 	s = strings.TrimSpace(s)
 	for range 2 { // "Abstract Background: …"
 		if m := abstractLabel.FindStringSubmatchIndex(s); m != nil {

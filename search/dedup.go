@@ -35,8 +35,11 @@ func NormalizeTitle(s string) string {
 
 // AssignKey sets r.Key from the strongest identifier it has:
 // doi > arxiv > pmid > s2 > openalex > pmc > (local path, web URL) > title|year. An arXiv DataCite DOI
-// (10.48550/arxiv.*) counts as the arXiv ID.
+// (10.48550/arxiv.*) counts as the arXiv ID. Every source calls it when it
+// makes a record, so it also cuts the record's fields to their caps
+// (record_bounds.go).
 func AssignKey(r *Record) {
+	BoundFields(r)
 	ids := identifiers(r)
 	if len(ids) > 0 {
 		r.Key = ids[0]

@@ -27,7 +27,10 @@ type Record struct {
 	OpenAlexID string   `json:"openalex_id,omitempty"`
 	PMCID      string   `json:"pmcid,omitempty"` // "PMC1234567"
 	Title      string   `json:"title"`
-	Authors    []string `json:"authors,omitempty"` // "Given Family" as the source wrote them
+	// Cut names the fields that were longer than any real metadata and
+	// were cut ("title cut to 600 characters").
+	Cut     []string `json:"cut,omitempty"`
+	Authors []string `json:"authors,omitempty"` // "Given Family" as the source wrote them
 	// AuthorsFiled are the same authors filed as "Family, Given" (an
 	// organisation's name whole), when the record's source says which
 	// words are the family name: a reference library, Crossref, PubMed.
