@@ -117,7 +117,7 @@ func readCorpusFile(ctx context.Context, st Store, j *corpusJob, stats *ingestSt
 		stats.bytesDone.Add(j.size)
 	}()
 	old := j.old
-	out, err := readFileSafely(ctx, j.dir, j.rel, j.abs,
+	out, err := readFileSafely(ctx, j.dir, j.rel, j.abs, nil,
 		func(info fs.FileInfo) bool {
 			return old != nil && old.Size == info.Size() && old.ModTime.Equal(info.ModTime())
 		},

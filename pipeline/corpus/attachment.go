@@ -2,8 +2,11 @@ package corpus
 
 import (
 	"errors"
+	"fmt"
+	"io/fs"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/researchtui/researchtui/search"
 )
@@ -57,16 +60,35 @@ func (l *Library) folder() string {
 	return ""
 }
 
+// attachmentDirs are the folders besides the library's own that its
+// attachments may be read from (AttachmentDirs), made absolute and clean.
+func (l *Library) attachmentDirs() []string {
+	var out []string
+	if l.Kind == "zotero" && filepath.IsAbs(l.Origin) {
+		// The database's own files: storage/<key>/ in its data folder.
+		out = append(out, filepath.Join(l.Origin, "storage"))
+	}
+	for _, d := range l.AttachmentDirs {
+		if abs, err := filepath.Abs(d); err == nil && d != "" {
+			out = append(out, abs)
+		}
+	}
+	return out
+}
+
 // attachmentPlace is where an attachment is opened (search.OpenLocalFile):
 // rel inside the library's folder when it is in it, so that no link leads
-// it out of the folder; else the file in the folder the library names for
-// it, which a link may not lead it out of either. Symlinks that stay
+// it out of the folder; else rel inside the first of the other folders
+// attachments may come from (Zotero's storage, --attachments-from) that
+// holds it, which no link may lead it out of either. A file in none of
+// them is refused (errOutsideLibrary): a .bib is often shared, and its
+// file field could name any of a person's notes. Symlinks that stay
 // inside are followed (a shared folder of links to its own files reads as
 // before); refusing every link would also refuse those, and following
 // them all read /proc/self/environ. A path that climbs with ".." (bib
 // keeps a relative path's that leaves its file's folder) or is relative
 // is refused by itself.
-func attachmentPlace(folder, file string) (dir, rel string, inLibrary bool, refused error) {
+func attachmentPlace(folder string, others []string, file string) (dir, rel string, inLibrary bool, refused error) {
 	for _, el := range strings.Split(filepath.ToSlash(file), "/") {
 		if el == ".." {
 			return "", "", folder != "", search.ErrPathEscapes
@@ -76,12 +98,42 @@ func attachmentPlace(folder, file string) (dir, rel string, inLibrary bool, refu
 		return "", "", false, errRelativePath
 	}
 	file = filepath.Clean(file)
-	if folder != "" {
-		if r, err := filepath.Rel(folder, file); err == nil && r != "." && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) {
-			return folder, r, true, nil
+	if r, ok := within(folder, file); ok {
+		return folder, r, true, nil
+	}
+	for _, d := range others {
+		if r, ok := within(d, file); ok {
+			return d, r, false, nil
 		}
 	}
-	return filepath.Dir(file), filepath.Base(file), false, nil
+	return "", "", false, fmt.Errorf("%w (to read it, import again with --attachments-from %s)", errOutsideLibrary, filepath.Dir(file))
+}
+
+// within is file's path relative to dir, when file is inside dir.
+func within(dir, file string) (string, bool) {
+	if dir == "" {
+		return "", false
+	}
+	r, err := filepath.Rel(filepath.Clean(dir), file)
+	if err != nil || r == "." || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	return r, true
+}
+
+var (
+	errOutsideLibrary = errors.New("outside the library's folders")
+	errHardLink       = errors.New("a hard link: the same file has another name, which may be outside the library's folders")
+)
+
+// notHardLinked refuses an opened attachment with more than one name: a
+// hard link in a shared folder can be any file of the person's on that
+// disk, and no path check sees it.
+func notHardLinked(info fs.FileInfo) error {
+	if st, ok := info.Sys().(*syscall.Stat_t); ok && uint64(st.Nlink) > 1 {
+		return errHardLink
+	}
+	return nil
 }
 
 var errRelativePath = errors.New("named by a relative path, with no folder to find it in")

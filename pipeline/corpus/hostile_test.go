@@ -99,6 +99,7 @@ func TestHostileLibraryFolder(t *testing.T) {
 		must(os.Symlink(target, filepath.Join(lib, name)))
 	}
 	must(os.Symlink(filepath.Join(outside, "secret.txt"), filepath.Join(elsewhere, "link.txt")))
+	must(os.Link(filepath.Join(outside, "secret.txt"), filepath.Join(lib, "hard.txt")))
 	must(syscall.Mkfifo(filepath.Join(lib, "fifo.pdf"), 0o644))
 	big, err := os.Create(filepath.Join(lib, "big.pdf"))
 	must(err)
@@ -118,6 +119,9 @@ func TestHostileLibraryFolder(t *testing.T) {
 		{"dotdotpdf", "papers/../../" + out + "/secret.pdf", `attachment secret.pdf skipped: it is named by a path that climbs out of the library folder ("..")`},
 		{"big", "big.pdf", "attachment big.pdf skipped: it is 2.0 GB, over the 200 MB limit"},
 		{"elselink", filepath.Join(elsewhere, "link.txt"), "attachment link.txt skipped: it is a symlink to outside its folder"},
+		{"absolute", filepath.Join(outside, "secret.txt"), "attachment secret.txt skipped: it is outside the library's folders (to read it, import again with --attachments-from " + outside + ")"},
+		{"fileurl", "file://" + filepath.Join(outside, "secret.txt"), "attachment secret.txt skipped: it is outside the library's folders (to read it, import again with --attachments-from " + outside + ")"},
+		{"hardlink", "hard.txt", "attachment hard.txt skipped: it is a hard link: the same file has another name, which may be outside the library's folders"},
 		{"missing", "papers/gone.pdf", "its file is missing (no such file or directory)"},
 		{"real", "papers/real.md", ""},
 		{"alias", "papers/alias.md", ""},
@@ -155,7 +159,8 @@ func TestHostileLibraryFolder(t *testing.T) {
 	done := make(chan result, 1)
 	t0 := time.Now()
 	go func() {
-		res, err := corpus.ImportLibrary(ctx, opt, corpus.Library{Name: "refs", Kind: bib.Format(bibPath, nil), Origin: bibPath, Items: items})
+		res, err := corpus.ImportLibrary(ctx, opt, corpus.Library{Name: "refs", Kind: bib.Format(bibPath, nil), Origin: bibPath, Items: items,
+			AttachmentDirs: []string{elsewhere}}) // as --attachments-from would
 		done <- result{res, err}
 	}()
 	var r result

@@ -111,7 +111,9 @@ type fileOutcome struct {
 // same says the bytes are the ones indexed, they are parsed. All of it
 // runs under ctx and corpusFileTimeout: a panic in a parser is an error,
 // and a reader that does not return in time is left to finish on its own.
-func readFileSafely(ctx context.Context, dir, rel, abs string, unchanged func(fs.FileInfo) bool, same func(string) bool) (fileOutcome, error) {
+// accept, when set, may refuse the opened file by its info before a byte
+// is read (a library attachment with another name: notHardLinked).
+func readFileSafely(ctx context.Context, dir, rel, abs string, accept func(fs.FileInfo) error, unchanged func(fs.FileInfo) bool, same func(string) bool) (fileOutcome, error) {
 	fctx, cancel := context.WithTimeout(ctx, corpusFileTimeout)
 	defer cancel()
 	type result struct {
@@ -126,7 +128,7 @@ func readFileSafely(ctx context.Context, dir, rel, abs string, unchanged func(fs
 				ch <- result{out, fmt.Errorf("the reader failed on this file (%v)", p)}
 			}
 		}()
-		err := readFile(fctx, dir, rel, abs, unchanged, same, &out)
+		err := readFile(fctx, dir, rel, abs, accept, unchanged, same, &out)
 		ch <- result{out, err}
 	}()
 	select {
@@ -143,7 +145,7 @@ func readFileSafely(ctx context.Context, dir, rel, abs string, unchanged func(fs
 	}
 }
 
-func readFile(ctx context.Context, dir, rel, abs string, unchanged func(fs.FileInfo) bool, same func(string) bool, out *fileOutcome) error {
+func readFile(ctx context.Context, dir, rel, abs string, accept func(fs.FileInfo) error, unchanged func(fs.FileInfo) bool, same func(string) bool, out *fileOutcome) error {
 	if _, err := search.LocalKind(rel); err != nil {
 		out.stage = stageParse // a kind that is not read: said before any of it is
 		return err
@@ -153,6 +155,11 @@ func readFile(ctx context.Context, dir, rel, abs string, unchanged func(fs.FileI
 		return err
 	}
 	defer f.Close()
+	if accept != nil {
+		if err := accept(info); err != nil {
+			return err
+		}
+	}
 	out.info = info
 	if unchanged != nil && unchanged(info) {
 		return nil

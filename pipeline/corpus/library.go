@@ -46,6 +46,11 @@ type Library struct {
 	// (Origin, for bibtex, csljson and ris); a Zotero library has none of
 	// its own, each attachment staying in its folder (storage/<key>/).
 	Folder string
+	// AttachmentDirs are the other folders its attachments may be read
+	// from: where the reference manager stores files (Zotero's storage,
+	// its base folder of linked files) and those the person names
+	// (--attachments-from). An attachment elsewhere is not read.
+	AttachmentDirs []string
 	// Collections are every collection of the library, empty ones too.
 	Collections []string
 	Items       []bib.Item
@@ -129,7 +134,7 @@ func ImportLibrary(ctx context.Context, opt Options, lib Library) (Result, error
 	c := &corpusIngest{opt: opt, st: opt.Store, m: m, stats: &ingestStats{start: now}, queued: map[string]bool{}, lastCommit: now, lastSave: now}
 	seen := map[string]bool{}
 	var jobs []*corpusJob
-	folder := lib.folder()
+	folder, others := lib.folder(), lib.attachmentDirs()
 	for i := range lib.Items {
 		it := &lib.Items[i]
 		if it.ID == "" {
@@ -151,7 +156,7 @@ func ImportLibrary(ctx context.Context, opt Options, lib Library) (Result, error
 		}
 		j.item.file, j.item.skippedFiles = attachment(it.Files)
 		if j.item.file != "" {
-			j.item.dir, j.item.rel, j.item.inLibrary, j.item.refused = attachmentPlace(folder, j.item.file)
+			j.item.dir, j.item.rel, j.item.inLibrary, j.item.refused = attachmentPlace(folder, others, j.item.file)
 			if j.item.refused == nil { // a path refused by itself is not even looked at
 				if fi, err := os.Lstat(j.item.file); err == nil && fi.Mode().IsRegular() {
 					j.size = min(fi.Size(), search.MaxLocalFileBytes) // for the progress line only
@@ -313,7 +318,7 @@ func readLibraryItem(ctx context.Context, st Store, j *corpusJob, stats *ingestS
 	if ij.file != "" {
 		err := ij.refused
 		if err == nil {
-			out, err = readFileSafely(ctx, ij.dir, ij.rel, ij.file,
+			out, err = readFileSafely(ctx, ij.dir, ij.rel, ij.file, notHardLinked,
 				func(info fs.FileInfo) bool {
 					return old != nil && old.File == ij.file && old.Size == info.Size() && old.ModTime.Equal(info.ModTime())
 				},
@@ -330,7 +335,7 @@ func readLibraryItem(ctx context.Context, st Store, j *corpusJob, stats *ingestS
 			switch {
 			case errors.Is(err, fs.ErrNotExist):
 				res.reason = "its file is missing (" + plainErr(err) + ")"
-			case refusedFile(err) || errors.Is(err, errRelativePath):
+			case refusedFile(err) || errors.Is(err, errRelativePath) || errors.Is(err, errOutsideLibrary) || errors.Is(err, errHardLink):
 				res.reason = refusedReason(ij, err)
 			default:
 				res.reason = "its file could not be read (" + plainErr(err) + ")"

@@ -55,7 +55,7 @@ only new text is embedded. Limit a run to collections with --collection NAME.`,
 					return fmt.Errorf("%w: --name names one file's collection; give one file", errUsage)
 				}
 				for _, f := range args {
-					if err := importFile(cmd.Context(), cfg, d, f, imp.name, cmd.OutOrStdout(), cmd.ErrOrStderr()); err != nil {
+					if err := importFile(cmd.Context(), cfg, d, f, imp, cmd.OutOrStdout(), cmd.ErrOrStderr()); err != nil {
 						return err
 					}
 				}
@@ -98,8 +98,9 @@ func embedDeps(cmd *cobra.Command, cfg *Config, st *store.Store) corpusDeps {
 }
 
 // importFile imports one BibTeX, CSL-JSON or RIS file as the library named
-// after it (or name).
-func importFile(ctx context.Context, cfg *Config, d corpusDeps, path, name string, out, errOut io.Writer) error {
+// after it (or --name).
+func importFile(ctx context.Context, cfg *Config, d corpusDeps, path string, imp *importFlags, out, errOut io.Writer) error {
+	name := imp.name
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return err
@@ -121,7 +122,7 @@ func importFile(ctx context.Context, cfg *Config, d corpusDeps, path, name strin
 	if name == "" {
 		name = strings.TrimSuffix(filepath.Base(abs), filepath.Ext(abs))
 	}
-	lib := corpus.Library{Name: name, Kind: bib.Format(abs, data), Origin: abs, Items: items}
+	lib := corpus.Library{Name: name, Kind: bib.Format(abs, data), Origin: abs, Items: items, AttachmentDirs: imp.attachmentDirs(imp.dataDir)}
 	for _, it := range items {
 		lib.Collections = append(lib.Collections, it.Collections...)
 	}

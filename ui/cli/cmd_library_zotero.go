@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -22,6 +23,24 @@ type importFlags struct {
 	api     string // Zotero's local API
 	useAPI  bool
 	baseDir string // Zotero's base folder of linked attachments
+	// attachmentsFrom are folders, besides the library's own, whose
+	// files its attachments may be.
+	attachmentsFrom []string
+}
+
+// attachmentDirs are the folders a library's attachments may be read from
+// besides its own: where Zotero stores files (its storage, its base folder
+// of linked files; Better BibTeX exports name files there) and those given
+// with --attachments-from.
+func (f *importFlags) attachmentDirs(zoteroDataDir string) []string {
+	if zoteroDataDir == "" {
+		zoteroDataDir = zotero.DefaultDataDir()
+	}
+	dirs := []string{filepath.Join(zoteroDataDir, "storage")}
+	if f.baseDir != "" {
+		dirs = append(dirs, f.baseDir)
+	}
+	return append(dirs, f.attachmentsFrom...)
 }
 
 func (f *importFlags) register(cmd *cobra.Command) {
@@ -31,6 +50,7 @@ func (f *importFlags) register(cmd *cobra.Command) {
 	fl.BoolVar(&f.useAPI, "api", false, "read Zotero through its local API (Zotero 7 running, with Settings → Advanced → \"Allow other applications on this computer to communicate with Zotero\")")
 	fl.StringVar(&f.api, "api-url", zotero.DefaultBase, "the address of Zotero's local API")
 	fl.StringVar(&f.baseDir, "base-dir", "", "Zotero's base folder for linked attachments (Settings → Files and Folders), when it has one")
+	fl.StringArrayVar(&f.attachmentsFrom, "attachments-from", nil, "a folder whose files the library's attachments may be, besides the library's own folder and Zotero's storage (repeatable); attachments elsewhere are not read")
 }
 
 // importZotero imports the Zotero library: from its database when Zotero
@@ -78,7 +98,7 @@ func importZotero(ctx context.Context, cfg *Config, d corpusDeps, f *importFlags
 		}
 		lib = got
 	}
-	cl := corpus.Library{Name: "zotero", Kind: kind, Origin: origin, Version: lib.Version, Items: lib.Items}
+	cl := corpus.Library{Name: "zotero", Kind: kind, Origin: origin, Version: lib.Version, Items: lib.Items, AttachmentDirs: f.attachmentDirs(dataDir)}
 	cl.Collections = collectionPaths(lib.Collections)
 	return runImport(ctx, cfg, d, cl, nil, out, errOut)
 }
