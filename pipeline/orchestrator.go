@@ -156,6 +156,12 @@ func (o *orchestrator) stages(ctx context.Context) error {
 // errSuspended ends a run that stopped while waiting for a review decision.
 var errSuspended = errors.New("waiting for a review decision")
 
+// ErrInterrupted is the cause a server gives the runs it stops when it
+// stops itself (a signal, not a person's cancel): their sessions end
+// interrupted, as a run whose process died does, and resume continues
+// them.
+var ErrInterrupted = errors.New("the server running it stopped")
+
 // conclude records how the run ended, in the store and as the last event.
 func (o *orchestrator) conclude(ctx context.Context, runErr error) (store.Session, error) {
 	tot := o.meter.totals()
@@ -167,12 +173,14 @@ func (o *orchestrator) conclude(ctx context.Context, runErr error) (store.Sessio
 		}
 	case errors.Is(runErr, errSuspended):
 		status, evType, msg = store.StatusAwaitingReview, RunSuspended, "waiting for a review decision; resume the session to decide"
+	case ctx.Err() != nil && errors.Is(context.Cause(ctx), ErrInterrupted):
+		status, evType, msg = store.StatusInterrupted, RunCancelled, "interrupted: the server running it stopped; finished stages are kept and resuming the session continues from them"
 	case ctx.Err() != nil:
 		status, evType, msg = store.StatusCancelled, RunCancelled, "finished stages are kept; resuming the session continues from them"
 	default:
 		status, evType, msg = store.StatusFailed, RunFailed, runErr.Error()
 	}
-	if o.follow != nil && o.follow.Update > 0 && (status == store.StatusCancelled || status == store.StatusFailed) {
+	if o.follow != nil && o.follow.Update > 0 && (status == store.StatusCancelled || status == store.StatusInterrupted || status == store.StatusFailed) {
 		// An update that stops leaves the report as it was: the session
 		// stays completed, and the next update continues this one.
 		why := "cancelled"

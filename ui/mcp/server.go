@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
 	"sync"
 
@@ -13,6 +14,7 @@ import (
 
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/store"
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // Config is what the server needs from ui/cli: the engine (with its store),
@@ -63,7 +65,7 @@ type Server struct {
 	// away (stdin closed) or Ctrl-C. Its runs end cancelled and resumable
 	// instead of working on for nobody.
 	base      context.Context
-	cancelAll context.CancelFunc
+	cancelAll context.CancelCauseFunc
 
 	// jobs are the runs start_research started, by session ID, while they
 	// run (jobs.go).
@@ -89,7 +91,7 @@ func New(cfg Config) *Server {
 		cfg.MaxRuns = DefaultMaxRuns
 	}
 	s := &Server{cfg: cfg, st: st, log: log, jobs: map[string]*job{}, slots: make(chan struct{}, cfg.MaxRuns)}
-	s.base, s.cancelAll = context.WithCancel(context.Background())
+	s.base, s.cancelAll = context.WithCancelCause(context.Background())
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: "researchtui", Title: "researchtui", Version: cfg.Version}, &mcp.ServerOptions{
 		Instructions:       instructions,
 		Logger:             log,
@@ -116,34 +118,60 @@ func (s *Server) MCP() *mcp.Server { return s.srv }
 // session is saved.
 func (s *Server) Wait() { s.runs.Wait() }
 
-// Shutdown cancels the runs in progress (they end cancelled, resumable)
+// Shutdown stops the runs in progress (they end interrupted, resumable)
 // and waits until their sessions are saved.
 func (s *Server) Shutdown() {
-	s.cancelAll()
+	s.cancelAll(pipeline.ErrInterrupted)
 	s.Wait()
 }
 
 // runContext is the context a run lives in: the tool call's, ended also
 // by Shutdown. stop releases it.
 func (s *Server) runContext(ctx context.Context) (context.Context, func()) {
-	ctx, cancel := context.WithCancel(ctx)
-	unhook := context.AfterFunc(s.base, cancel)
-	return ctx, func() { unhook(); cancel() }
+	ctx, cancel := context.WithCancelCause(ctx)
+	unhook := context.AfterFunc(s.base, func() { cancel(context.Cause(s.base)) })
+	return ctx, func() { unhook(); cancel(nil) }
 }
 
-// ServeStdio serves one client over stdin/stdout until the client closes
-// the connection or ctx ends, then cancels what is still running for it
-// and waits for the sessions to be saved.
+// ServeStdio serves one client over stdin/stdout (ServeIO).
 func (s *Server) ServeStdio(ctx context.Context) error {
-	// When stdin ends the SDK cancels the calls in flight, so runs end
-	// cancelled (resumable) rather than researching on for nobody
-	// (TestMCPClientGoneMidRun); Shutdown covers ctx ending (a signal).
-	err := s.srv.Run(ctx, &mcp.StdioTransport{})
+	return s.ServeIO(ctx, os.Stdin, os.Stdout, os.Stderr)
+}
+
+// ServeIO serves one client over newline-delimited JSON-RPC until the
+// client closes the connection or ctx ends. A line that is not a JSON-RPC
+// message gets an error answer and serving goes on (stdio_frames.go).
+// When the client leaves, the calls it was waiting for end (the SDK
+// cancels them: their runs end cancelled, resumable) while the runs it
+// started with start_research go on until they end, as the README says;
+// when ctx ends (a signal) every run still going is interrupted, and
+// resume continues it. Either way the sessions are saved before it
+// returns.
+func (s *Server) ServeIO(ctx context.Context, in io.Reader, out, log io.Writer) error {
+	err := s.srv.Run(ctx, filteredTransport(in, out))
+	if ctx.Err() == nil {
+		if n := s.startedRuns(); n > 0 {
+			fmt.Fprintf(log, "researchtui mcp: the client left; %s it started go on until they end (a signal interrupts them, and resume continues them)\n", textkit.Plural(n, "run", "runs"))
+			done := make(chan struct{})
+			go func() { s.Wait(); close(done) }()
+			select {
+			case <-done:
+			case <-ctx.Done():
+			}
+		}
+	}
 	s.Shutdown()
 	if err != nil && (errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) || strings.Contains(err.Error(), "server is closing")) {
 		return nil
 	}
 	return err
+}
+
+// startedRuns counts the start_research runs still going.
+func (s *Server) startedRuns() int {
+	s.jobsMu.Lock()
+	defer s.jobsMu.Unlock()
+	return len(s.jobs)
 }
 
 func (s *Server) addPrompts() {
