@@ -38,7 +38,9 @@ func BenchmarkOneGPUBreadth(b *testing.B) {
 			byKind, callsByKind := map[string]int{}, map[string]int{}
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
-				script := &pipelinetest.Script{RevisionRounds: 1, Realistic: true, ByReference: true, Topics: c.topics, Canonical: c.canonical, Screen: benchScreen(c)}
+				screen := benchScreen(c)
+				screen.Seed += i // each run a different draw of the screen's and analysts' errors
+				script := &pipelinetest.Script{RevisionRounds: 1, Realistic: true, ByReference: true, Topics: c.topics, Canonical: c.canonical, Screen: screen}
 				counter := &kindCounter{n: map[string]int{}}
 				w := oneGPUWorld(b, counter.wrap(script.Responder()))
 				pool := c.pool
@@ -121,6 +123,7 @@ func BenchmarkOneGPUBreadth(b *testing.B) {
 // wrong on one title in ten) unless SCREEN=none. Its analysts judge what
 // they read as competently (wrong as often, on other titles) unless
 // ANALYST=blind: then every source read is analysed at confidence 0.8.
+// Run i draws its errors with seed 7+i, so medians are over draws.
 func benchScreen(c rankCase) *pipelinetest.ScreenScript {
 	if os.Getenv("SCREEN") == "none" {
 		return &pipelinetest.ScreenScript{}
