@@ -84,6 +84,15 @@ func TestEvalModelThatAnswersNothingFails(t *testing.T) {
 		r.Recall != 0 || r.Precision != 0 || o.Recall != 0 || r.FailedCalls == 0 || r.FailedCalls != r.ModelCalls {
 		t.Errorf("a model that answers nothing: %+v\noverall %+v", r, o)
 	}
+	// A failed run has no report: not an assembled one (issue 48: `eval
+	// --json` said "assembled": true and the table printed the footnote).
+	var table strings.Builder
+	if err := eval.WriteTable(&table, sum); err != nil {
+		t.Fatal(err)
+	}
+	if r.Assembled || o.Assembled != 0 || strings.Contains(table.String(), "assembled the report") {
+		t.Errorf("a failed run is called assembled: %+v\n%s", r, table.String())
+	}
 }
 
 // A writer whose drafts are unusable: the pipeline assembles the report

@@ -126,6 +126,7 @@ func RunQuestion(ctx context.Context, s Setup, w *World, q Question, run int) (R
 			res.FactsMissed = append(res.FactsMissed, f.ID)
 		}
 		res.addEvents(evs)
+		res.Assembled = false // a failed run has no report, assembled or not
 		return res
 	}
 	if err != nil {
