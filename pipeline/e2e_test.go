@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/researchtui/researchtui/textkit/mdinert"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -402,6 +403,35 @@ func TestHostileModelOutputNeverReachesTheReport(t *testing.T) {
 	// (The verifier takes [1] off the first sentence: source 1 does not say it.)
 	if !strings.Contains(rep.Markdown, "Testing is studied widely") || !strings.Contains(rep.Markdown, "\n  - indented  item") {
 		t.Errorf("the text around the escapes was damaged: %q", rep.Markdown)
+	}
+}
+
+// TestModelMarkdownReachesTheReportInert: images, links and raw HTML that
+// the planner (title, sub-questions, slots) and the writer write, hidden
+// behind what line toggles took for fences ("```x```", an indented
+// fence), reach the report as text: a Markdown viewer loads and follows
+// nothing (issue 48).
+func TestModelMarkdownReachesTheReportInert(t *testing.T) {
+	img := "![p](http://host.example/p.png)"
+	plan := `{"title":"Testing ` + img + `","intent":"cs_physics","canonical_term":"testing","sub_questions":[` +
+		`{"question":"Which software testing techniques are studied <img src=http://host.example/q.png>?","queries":{"strict":"software testing techniques","moderate":"software testing","broad":"testing"},"slots":["key findings","<img src=x>"]}]}`
+	prose := strings.Repeat("Software testing research compares techniques on real systems and reports how well each finds faults [1]. ", 4)
+	writer := "# Testing " + img + "\n\n## Executive summary\n\nTesting is studied widely [1].\n```x```\n" + img + " <img src=http://host.example/i.png> [click](http://host.example/c)\n\n    ```\n\n" +
+		img + "\n\n[r]: http://host.example/r\n\n" + prose + "\n"
+	env := pipelinetest.NewEnv(t, &pipelinetest.Script{Faults: []pipelinetest.Fault{
+		{Kind: pipelinetest.Planner, Nth: 1, Reply: ollamafake.Reply{Content: plan}},
+		{Kind: pipelinetest.Writer, Nth: 1, Reply: ollamafake.Reply{Content: writer}},
+	}}, "")
+	_, sess := runToEnd(t, env, env.Options(question))
+	rep, err := pipeline.LoadReport(env.Store, sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := mdinert.Active(rep.Markdown); len(got) > 0 {
+		t.Errorf("the report has %v:\n%s", got, rep.Markdown)
+	}
+	if !strings.Contains(pipeline.PlainReference(rep.Markdown), img) {
+		t.Errorf("the writer's words are gone:\n%s", rep.Markdown)
 	}
 }
 
