@@ -77,6 +77,7 @@ func (e *emitter) sendLive() {
 
 // emit records a lifecycle (or usage) event. It never blocks.
 func (e *emitter) emit(ev Event) Event {
+	ev = ev.detached()
 	e.mu.Lock()
 	if e.closing {
 		e.mu.Unlock()

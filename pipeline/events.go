@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"encoding/json"
+	"slices"
 	"time"
 
 	"github.com/researchtui/researchtui/llm"
@@ -98,7 +99,19 @@ type Event struct {
 	Status   string         `json:"status,omitempty"` // session status after RunFinished/Failed/Cancelled/Suspended; "failed" on an AgentFinished that failed
 	Elapsed  time.Duration  `json:"elapsed_ns,omitempty"`
 	Call     *Call          `json:"call,omitempty"` // ModelCalled, SourceSearched
+	// Update is the update's number on a RunStarted that begins one (0:
+	// a research run or a follow-up, whose version is Count).
+	Update int `json:"update,omitempty"`
+	// Outcome says how a finished run ended when the report did not
+	// change (OutcomeNothingNew, OutcomeUpdateStopped); empty otherwise.
+	Outcome string `json:"outcome,omitempty"`
 }
+
+// How a run that left its report as it was ended (Event.Outcome).
+const (
+	OutcomeNothingNew    = "nothing new"
+	OutcomeUpdateStopped = "update stopped"
+)
 
 // Call is a finished model call or source search, for timelines and
 // traces.
@@ -238,4 +251,60 @@ func LoadEvents(st store.Reader, id string) ([]Event, error) {
 		}
 	}
 	return out, nil
+}
+
+// detached is ev with its payloads copied, down to the slices they hold:
+// an event is a value. Whoever emits one may go on changing what it
+// pointed at (a source's state, a plan being edited) while the persister
+// encodes it and the TUI draws it; the emitter stores this copy.
+func (ev Event) detached() Event {
+	if ev.Source != nil {
+		s := *ev.Source
+		ev.Source = &s
+	}
+	if ev.Usage != nil {
+		u := *ev.Usage
+		ev.Usage = &u
+	}
+	if ev.Review != nil {
+		r := *ev.Review
+		r.Requests = slices.Clone(r.Requests)
+		if r.Plan != nil {
+			p := r.Plan.clone()
+			r.Plan = &p
+		}
+		ev.Review = &r
+	}
+	if ev.Decision != nil {
+		d := *ev.Decision
+		d.Accepted = slices.Clone(d.Accepted)
+		if d.Plan != nil {
+			pe := PlanEdit{Sources: slices.Clone(d.Plan.Sources), SubQuestions: slices.Clone(d.Plan.SubQuestions)}
+			for i := range pe.SubQuestions {
+				pe.SubQuestions[i].Queries = slices.Clone(pe.SubQuestions[i].Queries)
+			}
+			d.Plan = &pe
+		}
+		ev.Decision = &d
+	}
+	if ev.Call != nil {
+		c := *ev.Call
+		c.Prompt = slices.Clone(c.Prompt)
+		if c.Temperature != nil {
+			t := *c.Temperature
+			c.Temperature = &t
+		}
+		ev.Call = &c
+	}
+	return ev
+}
+
+// clone is p with its slices copied.
+func (p Plan) clone() Plan {
+	p.Sources = slices.Clone(p.Sources)
+	p.SubQuestions = slices.Clone(p.SubQuestions)
+	for i := range p.SubQuestions {
+		p.SubQuestions[i].Slots = slices.Clone(p.SubQuestions[i].Slots)
+	}
+	return p
 }

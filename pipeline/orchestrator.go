@@ -47,6 +47,9 @@ type orchestrator struct {
 	// doneMsg, when set, is what the run's last event says instead of
 	// "report ready" (an update that found nothing new).
 	doneMsg string
+	// outcome is the last event's Outcome when the run left the report
+	// as it was (OutcomeNothingNew).
+	outcome string
 	// updated is an update's check so far, for the counts of the version
 	// it writes (update.go).
 	updated *UpdateCheck
@@ -115,6 +118,7 @@ func (o *orchestrator) execute(ctx context.Context) (store.Session, error) {
 	if o.follow != nil {
 		started.Count = o.follow.N // a follow-up's version: a new run on the session, not a resume
 		if o.follow.Update > 0 {
+			started.Update = o.follow.Update
 			started.Message = fmt.Sprintf("update %d: searching again for work since %s", o.follow.Update, o.follow.Since.Format("2 January 2006"))
 		}
 	}
@@ -166,11 +170,13 @@ var ErrInterrupted = errors.New("the server running it stopped")
 func (o *orchestrator) conclude(ctx context.Context, runErr error) (store.Session, error) {
 	tot := o.meter.totals()
 	status, evType, msg := store.StatusCompleted, RunFinished, "report ready"
+	outcome := ""
 	switch {
 	case runErr == nil:
 		if o.doneMsg != "" {
 			msg = o.doneMsg
 		}
+		outcome = o.outcome
 	case errors.Is(runErr, errSuspended):
 		status, evType, msg = store.StatusAwaitingReview, RunSuspended, "waiting for a review decision; resume the session to decide"
 	case ctx.Err() != nil && errors.Is(context.Cause(ctx), ErrInterrupted):
@@ -188,6 +194,7 @@ func (o *orchestrator) conclude(ctx context.Context, runErr error) (store.Sessio
 			why = "failed: " + msg
 		}
 		status, msg = store.StatusCompleted, fmt.Sprintf("update stopped (%s); `researchtui update %s` or u on the report continues it", why, o.session.ID)
+		outcome = OutcomeUpdateStopped
 	}
 	sess, err := o.engine.Store.UpdateSession(o.session.ID, func(s *store.Session) error {
 		s.Status = status
@@ -208,7 +215,7 @@ func (o *orchestrator) conclude(ctx context.Context, runErr error) (store.Sessio
 		}
 		return nil
 	})
-	o.emit(Event{Type: evType, Status: status, Message: msg, Usage: &tot, Elapsed: time.Since(o.started)})
+	o.emit(Event{Type: evType, Status: status, Message: msg, Outcome: outcome, Usage: &tot, Elapsed: time.Since(o.started)})
 	o.run.em.flush()
 	if err != nil {
 		return sess, err

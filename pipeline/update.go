@@ -125,7 +125,7 @@ func (o *orchestrator) updateStages(ctx context.Context) error {
 	check.Merged = found.merged
 	if len(found.added) == 0 {
 		check.Reason = noneKept(check)
-		o.doneMsg = "nothing new: " + check.Reason
+		o.doneMsg, o.outcome = OutcomeNothingNew+": "+check.Reason, OutcomeNothingNew
 		return o.recordCheck(check, tok0, t0)
 	}
 	section, err := o.whatsNew(ctx, pinned)

@@ -2,6 +2,7 @@ package pipeline_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -226,6 +227,29 @@ func TestUpdateReadsOnlyNewWork(t *testing.T) {
 	checks, _ = pipeline.LoadUpdateChecks(env.Store, sess.ID)
 	if len(checks) != 2 || checks[1].Version != 0 || checks[1].New != 0 || !strings.Contains(checks[1].Reason, "met before") {
 		t.Errorf("the second check: %+v", checks[len(checks)-1])
+	}
+	// The stored events say which update began and how it ended in
+	// fields, not only in words (issue 49).
+	recs, err := env.Store.Events(sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var started []int
+	var last pipeline.Event
+	for _, r := range recs {
+		var ev pipeline.Event
+		if json.Unmarshal(r.Data, &ev) != nil {
+			continue
+		}
+		if ev.Type == pipeline.RunStarted && ev.Update > 0 {
+			started = append(started, ev.Update)
+		}
+		if ev.Type == pipeline.RunFinished {
+			last = ev
+		}
+	}
+	if len(started) != 2 || started[0] != 1 || started[1] != 2 || last.Outcome != pipeline.OutcomeNothingNew {
+		t.Errorf("updates started %v; the last ended with outcome %q", started, last.Outcome)
 	}
 }
 

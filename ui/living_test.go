@@ -118,10 +118,10 @@ func TestUpdateWithNothingNewSaysSo(t *testing.T) {
 		t.Fatalf("c on the update's run opened %T", m.dialog)
 	}
 	evs := []pipeline.Event{
-		{Type: pipeline.RunStarted, Count: 2, Message: "update 1: searching again for work since 21 November 2026"},
+		{Type: pipeline.RunStarted, Count: 2, Update: 1, Message: "update 1: searching again for work since 21 November 2026"},
 		{Type: pipeline.StageStarted, Stage: pipeline.StageResearch},
 		{Type: pipeline.StageFinished, Stage: pipeline.StageResearch, Message: "11 works seen, 0 new, 0 kept"},
-		{Type: pipeline.RunFinished, Status: "completed", Message: "nothing new: all 11 works the searches returned were met before"},
+		{Type: pipeline.RunFinished, Status: "completed", Outcome: pipeline.OutcomeNothingNew, Message: "nothing new: all 11 works the searches returned were met before"},
 	}
 	for i := range evs {
 		evs[i].SessionID, evs[i].Seq, evs[i].Time = r.id, int64(i+1), testNow

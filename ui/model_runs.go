@@ -107,7 +107,7 @@ func (m *rootModel) onRunEvents(msg runEventsMsg) tea.Cmd {
 		if rs.status == "completed" && m.screen == screenRun && m.active == rs.id {
 			m.setNotice("", false) // "revising…" and the like are over
 			cmds = append(cmds, m.openReport(rs.id, rs.title))
-			if strings.HasPrefix(rs.endMsg, "nothing new") || strings.HasPrefix(rs.endMsg, "update stopped") {
+			if rs.unchanged {
 				m.setNotice(rs.endMsg, false) // an update that wrote no version: the report is as it was
 			}
 		}

@@ -102,8 +102,10 @@ type runView struct {
 	closed      bool // the event channel closed
 	lastSeq     int64
 	// endMsg is what the run's last event said ("nothing new: …" for an
-	// update that wrote no version).
-	endMsg string
+	// update that wrote no version); unchanged says the run left the
+	// report as it was (the event's Outcome).
+	endMsg    string
+	unchanged bool
 }
 
 func newRunView(id, title, model string, h runHandle, now time.Time) *runView {
@@ -428,6 +430,7 @@ func (rs *runView) finish(ev pipeline.Event, status string) {
 	}
 	rs.status = status
 	rs.endMsg = sanitizeLine(ev.Message)
+	rs.unchanged = ev.Outcome == pipeline.OutcomeNothingNew || ev.Outcome == pipeline.OutcomeUpdateStopped
 	rs.ended = ev.Time
 	if status != "awaiting_review" {
 		rs.review = nil

@@ -261,7 +261,11 @@ func (b *timelineBuilder) add(ev pipeline.Event) {
 // segmentName names a later run on a session: "update 2", or
 // "follow-up v3" (the version it wrote).
 func segmentName(ev pipeline.Event) string {
+	if ev.Update > 0 {
+		return fmt.Sprintf("update %d", ev.Update)
+	}
 	if strings.HasPrefix(ev.Message, "update ") {
+		// Stored before events carried Update: its message is all there is.
 		if name, _, ok := strings.Cut(ev.Message, ":"); ok {
 			return name
 		}
