@@ -76,6 +76,14 @@ type OptionSpec struct {
 	// "" not offered there. An argument left empty leaves the server's
 	// default.
 	MCP string
+	// Resumable: resuming a session honours the option (it chooses how
+	// the run reaches its models, not what the run is). Every other
+	// option is the session's own, fixed when it started: `resume`
+	// refuses it with a message rather than ignoring it.
+	Resumable bool
+	// FollowUp: a follow-up (`ask`, MCP follow_up) may set the option
+	// for its own research; the others stay the session's.
+	FollowUp bool
 	// Get and Set read and write the option's value on Options, as the
 	// type's Go value (see OptionType).
 	Access
@@ -106,16 +114,16 @@ var RunOptions = []OptionSpec{
 	{Name: "embed-model", Key: "embed_model", Type: OptionString, KeepIfEmpty: true,
 		Help:   "embedding model (default nomic-embed-text, or RESEARCHTUI_EMBED_MODEL)",
 		Access: FieldAccess(func(o *Options) *string { return &o.EmbedModel })},
-	{Name: "backend", Key: "backend", Type: OptionString, KeepIfEmpty: true,
+	{Name: "backend", Key: "backend", Type: OptionString, KeepIfEmpty: true, Resumable: true,
 		Help:   "model backend: ollama|openai",
 		Access: FieldAccess(func(o *Options) *string { return &o.Backend })},
-	{Name: "depth", Key: "depth", Type: OptionString, KeepIfEmpty: true, Noun: "depth",
+	{Name: "depth", Key: "depth", FollowUp: true, Type: OptionString, KeepIfEmpty: true, Noun: "depth",
 		Default: DepthStandard, Choices: []string{DepthQuick, DepthStandard, DepthDeep},
 		Help:   "quick|standard|deep",
 		Form:   "Depth",
 		MCP:    "how thorough: quick (a short cited answer, ~1 min with a local 8B model), standard (a full report, the default) or deep (more sub-questions, sources and follow-up rounds)",
 		Access: FieldAccess(func(o *Options) *string { return &o.Depth })},
-	{Name: "sources", Key: "sources", Type: OptionList, KeepIfEmpty: true,
+	{Name: "sources", Key: "sources", FollowUp: true, Type: OptionList, KeepIfEmpty: true,
 		Help: "comma-separated sources: " + strings.Join(KnownSources, ",") + " (doctor says which need a key or an address)",
 		Form: "Sources", // its own widget: a checklist that knows which sources are off
 		MCP:  "sources to search, any of " + strings.Join(KnownSources, ", ") + "; omitted: chosen for the question",
@@ -168,7 +176,7 @@ var RunOptions = []OptionSpec{
 		Default: UnsupportedUncite, Choices: []string{UnsupportedUncite, UnsupportedDrop},
 		Help:   "a sentence no source supports: uncite (kept, without its citation, as an unsupported statement; default) or drop",
 		Access: FieldAccess(func(o *Options) *string { return &o.Unsupported })},
-	{Name: "screen", Key: "screen", Type: OptionString,
+	{Name: "screen", Key: "screen", FollowUp: true, Type: OptionString,
 		Choices: []string{ScreenOn, ScreenOff}, // "" stays "": on
 		Help:    "on|off: on, the model judges which candidates are on topic and only those are read (default); off, word overlap chooses",
 		Access:  FieldAccess(func(o *Options) *string { return &o.Screen })},

@@ -153,6 +153,10 @@ func resumeCommand() *cobra.Command {
 		Short: "Resume an interrupted or awaiting-review session headless",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			keep := func(s pipeline.OptionSpec) bool { return s.Resumable }
+			if err := refuseFixed(cmd, "resume continues session "+args[0]+" with the options it started with", keep); err != nil {
+				return err
+			}
 			_, a, err := f.openSession(cmd, args[0])
 			if err != nil {
 				return err
@@ -167,6 +171,40 @@ func resumeCommand() *cobra.Command {
 	}
 	f.register(cmd)
 	return cmd
+}
+
+// refuseFixed refuses the run options given on cmd's line that a command
+// continuing session id cannot honour (keep says which it can), so that
+// `resume --depth deep` does not quietly do nothing. what says what the
+// command keeps ("resume continues session X with the options it started
+// with").
+func refuseFixed(cmd *cobra.Command, what string, keep func(pipeline.OptionSpec) bool) error {
+	var fixed, given []string
+	for _, s := range pipeline.RunOptions {
+		if s.Name == "" || keep(s) || !cmd.Flags().Changed(s.Name) {
+			continue
+		}
+		fixed = append(fixed, "--"+s.Name)
+		given = append(given, "--"+s.Name+" "+flagValue(cmd, s.Name))
+	}
+	if len(fixed) == 0 {
+		return nil
+	}
+	those := "that option"
+	if len(fixed) > 1 {
+		those = "those options"
+	}
+	return fmt.Errorf("%w: %s, so %s cannot change it; to research with %s, start a new run: researchtui run %s \"QUESTION\"",
+		errUsage, what, strings.Join(fixed, ", "), those, strings.Join(given, " "))
+}
+
+// flagValue is a flag's value as it would be typed again.
+func flagValue(cmd *cobra.Command, name string) string {
+	fl := cmd.Flags().Lookup(name)
+	if sv, ok := fl.Value.(interface{ GetSlice() []string }); ok {
+		return strings.Join(sv.GetSlice(), ",")
+	}
+	return fl.Value.String()
 }
 
 // openResearch is the preamble of the commands that run research (run,

@@ -228,6 +228,20 @@ func TestRunHeadlessJSON(t *testing.T) {
 			t.Errorf("%q: exit %d, want 2 (%s)", bad, code, stderr)
 		}
 	}
+	// Options a command cannot honour are refused, not ignored (issue 49):
+	// a session resumes with its own options; a follow-up may change only
+	// its depth, sources and screen.
+	for _, c2 := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"resume", "--depth", "deep", id}, "resume continues session " + id + " with the options it started with, so --depth cannot change it; to research with that option, start a new run: researchtui run --depth deep"},
+		{[]string{"ask", "--language", "de", "--kind", "review", id, "why?"}, "a follow-up keeps session " + id + "'s options but its depth, sources and screen, so --kind, --language cannot change it"},
+	} {
+		if _, stderr, code, _ := c.run(c2.args...); code != exitUsage || !strings.Contains(stderr, c2.want) {
+			t.Errorf("%q: exit %d, %s; want exit 2 saying %q", c2.args, code, stderr, c2.want)
+		}
+	}
 	stdout, _, code, _ = c.run("sessions", "export", id, "--format", "bibtex")
 	entries := strings.Count("\n"+stdout, "\n@")
 	if code != 0 || entries != len(shown.Sources) {

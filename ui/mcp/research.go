@@ -25,6 +25,7 @@ type FollowUpInput struct {
 	Question string   `json:"question" jsonschema:"the follow-up question; researchtui researches only what the session lacks and adds to its report as a new version"`
 	Depth    string   `json:"depth,omitempty" jsonschema:"quick, standard or deep; omitted: the session's own depth"`
 	Sources  []string `json:"sources,omitempty" jsonschema:"sources to search; omitted: the session's own"`
+	Screen   string   `json:"screen,omitempty" jsonschema:"on or off: whether the model judges which candidates are on topic before they are read; omitted: the session's own"`
 	Review   string   `json:"review,omitempty" jsonschema:"what happens to reviewer requests: approve (default), reject or ask (elicitation)"`
 }
 
@@ -148,6 +149,9 @@ func (s *Server) followUp(ctx context.Context, req *mcp.CallToolRequest, in Foll
 			}
 			if len(in.Sources) > 0 {
 				o.Sources, o.AutoSources = in.Sources, false
+			}
+			if in.Screen != "" {
+				o.Screen = in.Screen
 			}
 		})
 	})

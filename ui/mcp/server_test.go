@@ -335,7 +335,12 @@ func TestCancelThenResume(t *testing.T) {
 		t.Fatalf("resume: %s", text(res))
 	}
 	// A follow-up then grows the report.
-	fu := h.call(context.Background(), "follow_up", map[string]any{"id": out.SessionID, "question": "Which of these methods need labelled data?"})
+	// follow_up takes the overrides ask takes (depth, sources, screen),
+	// and a bad one is refused by name.
+	if bad := h.call(context.Background(), "follow_up", map[string]any{"id": out.SessionID, "question": "and then?", "screen": "sometimes"}); !bad.IsError || !strings.Contains(text(bad), "screen") {
+		t.Errorf("follow_up with screen \"sometimes\": %s", text(bad))
+	}
+	fu := h.call(context.Background(), "follow_up", map[string]any{"id": out.SessionID, "question": "Which of these methods need labelled data?", "screen": "off"})
 	if fu.IsError || decode[mcpserver.ResearchOutput](t, fu).Status != "completed" {
 		t.Fatalf("follow_up: %s", text(fu))
 	}
