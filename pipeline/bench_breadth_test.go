@@ -39,7 +39,8 @@ func BenchmarkOneGPUBreadth(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
 				screen := benchScreen(c)
-				screen.Seed += i // each run a different draw of the screen's and analysts' errors
+				screen.Seed += breadthDraws[c.name] // each run (-count) a different draw of the screen's and analysts' errors
+				breadthDraws[c.name]++
 				script := &pipelinetest.Script{RevisionRounds: 1, Realistic: true, ByReference: true, Topics: c.topics, Canonical: c.canonical, Screen: screen}
 				counter := &kindCounter{n: map[string]int{}}
 				w := oneGPUWorld(b, counter.wrap(script.Responder()))
@@ -118,6 +119,10 @@ func BenchmarkOneGPUBreadth(b *testing.B) {
 		})
 	}
 }
+
+// breadthDraws counts each question's runs, across -count, so that each
+// draws its errors anew.
+var breadthDraws = map[string]int{}
 
 // benchScreen is the benchmark's screen for c: competent (ground truth,
 // wrong on one title in ten) unless SCREEN=none. Its analysts judge what
