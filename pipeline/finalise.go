@@ -23,7 +23,7 @@ func (o *orchestrator) stageFinalise(ctx context.Context) error {
 	supported, cited, _ := o.grounding(draft)
 	check := checkCitations(draft, len(o.st.Analyses))
 	if check.removed > 0 {
-		o.warn(StageFinalise, "", "%d citations pointed to sources that were not retrieved and were removed", check.removed)
+		o.warn(StageFinalise, "", "%s", removedCitations(check.removed))
 	}
 	if len(check.order) == 0 && len(o.st.Analyses) > 0 {
 		o.warn(StageFinalise, "", "the report cites no sources; its claims could not be checked")
@@ -141,4 +141,14 @@ func (o *orchestrator) readAs(key string) string {
 		return ReadFullText
 	}
 	return ReadAbstract
+}
+
+// removedCitations is the warning for citations of sources the run never
+// retrieved, which finalise takes out: "1 citation pointed to a source
+// that was not retrieved and was removed".
+func removedCitations(n int) string {
+	if n == 1 {
+		return "1 citation pointed to a source that was not retrieved and was removed"
+	}
+	return fmt.Sprintf("%d citations pointed to sources that were not retrieved and were removed", n)
 }

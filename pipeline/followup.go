@@ -406,7 +406,7 @@ func (o *orchestrator) finaliseFollowUp(ctx context.Context, kind string, pinned
 	supported, cited, _ := o.grounding(draft)
 	check := checkCitationsPinned(draft, len(o.st.Analyses), pinned)
 	if check.removed > 0 {
-		o.warn(StageFinalise, "", "%d citations pointed to sources that were not retrieved and were removed", check.removed)
+		o.warn(StageFinalise, "", "%s", removedCitations(check.removed))
 	}
 	// The PRISMA flow stays the original run's: a follow-up's sources are not a
 	// new screening (the PRISMA section in the text says so by its counts).

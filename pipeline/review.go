@@ -244,7 +244,7 @@ func (o *orchestrator) draftIssues(draft string) []string {
 	}
 	checked := checkCitations(draft, len(o.st.Analyses))
 	if checked.removed > 0 {
-		out = append(out, fmt.Sprintf("%d citations point to source numbers that do not exist", checked.removed))
+		out = append(out, textkit.Plural(checked.removed, "citation points", "citations point")+" to source numbers that do not exist")
 	}
 	var unsupported []string
 	if o.opt.Language == "" { // word overlap says nothing across languages

@@ -10,7 +10,8 @@ import (
 // TestHelpShowsTheKeysThatWork: the help overlay of each screen and focus
 // lists every key of the table that screen dispatches with (so it can't
 // drift), and only those: on the question line q, t and ? type, so they
-// are not offered as commands there.
+// are not offered as commands there. A key that works only in another
+// state of the screen (y with a source selected) is listed with it.
 func TestHelpShowsTheKeysThatWork(t *testing.T) {
 	states := []struct {
 		name          string
@@ -29,8 +30,11 @@ func TestHelpShowsTheKeysThatWork(t *testing.T) {
 			[]string{"enter keep filter", "esc clear filter", "f1 help"},
 			[]string{"q quit", "d delete"}},
 		{"report", func(t *testing.T, m *rootModel) { openFixtureReport(t, m) }, "Report · report pane",
-			[]string{"1-9 select source [n]", "] next citation", "[ previous citation", "/ find", "e export", "esc sessions", "enter sources pane"},
-			[]string{"y copy", "n next match"}},
+			[]string{"1-9 select source [n]", "] next citation", "[ previous citation", "/ find", "e export", "esc sessions", "enter sources pane",
+				// keys that work in another state are named with it (issue 47)
+				"y copy reference (APA) (a source selected)", "Y copy DOI or URL (a source selected)", "o open the source's URL (a source selected)",
+				"n next match (after a find)", "N previous match (after a find)"},
+			[]string{"y copy reference (APA) y", "n next match n"}},
 		{"report, a citation selected", func(t *testing.T, m *rootModel) { openFixtureReport(t, m); press(t, m, "2") }, "Report · report pane",
 			[]string{"y copy reference (APA)", "Y copy DOI or URL", "o open the source's URL", "enter source details", "esc clear selection"},
 			nil},

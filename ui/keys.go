@@ -21,7 +21,11 @@ type command struct {
 	b     key.Binding
 	short bool
 	brief string // the footer's shorter description, if any
-	run   func(m *rootModel, msg tea.KeyPressMsg) tea.Cmd
+	// cond says when a disabled command works ("with a source
+	// selected"): the ? overlay lists it with that, so help names every
+	// key of the screen, not only those that work right now.
+	cond string
+	run  func(m *rootModel, msg tea.KeyPressMsg) tea.Cmd
 }
 
 // do makes a command; footer puts it in the footer; when disables it.
@@ -35,6 +39,10 @@ func (c command) footer() command { c.short = true; return c }
 func (c command) footerAs(brief string) command { c.short, c.brief = true, brief; return c }
 
 func (c command) when(on bool) command { c.b.SetEnabled(on); return c }
+
+// whenOr is when, with the words that say when the command works, for
+// the help overlay while it is off.
+func (c command) whenOr(on bool, cond string) command { c.cond = cond; return c.when(on) }
 
 // keyTable is a screen's commands in groups (the columns of the help).
 type keyTable struct {
@@ -78,8 +86,14 @@ func (t keyTable) FullHelp() [][]key.Binding {
 	for _, g := range t.groups {
 		var col []key.Binding
 		for _, c := range g {
-			if c.b.Enabled() {
+			switch {
+			case c.b.Enabled():
 				col = append(col, c.b)
+			case c.cond != "":
+				b := c.b // a copy: the table's own stays off
+				b.SetEnabled(true)
+				b.SetHelp(b.Help().Key, b.Help().Desc+" ("+c.cond+")")
+				col = append(col, b)
 			}
 		}
 		if len(col) > 0 {

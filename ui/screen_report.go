@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"github.com/researchtui/researchtui/textkit"
 	"hash/fnv"
 	"strconv"
 	"strings"
@@ -310,9 +311,9 @@ func (m *rootModel) reportKeys() keyTable {
 			do(pKeys.Cite, (*rootModel).citeKey).footerAs("source").when(srcs),
 			do(pKeys.NextCite, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd { m.stepCitation(1); return nil }).footerAs("next").when(srcs),
 			do(pKeys.PrevCite, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd { m.stepCitation(-1); return nil }).when(srcs),
-			do(pKeys.CopyRef, (*rootModel).copyReference).footerAs("copy").when(sel),
-			do(pKeys.CopyDOI, (*rootModel).copyDOI).when(sel),
-			do(pKeys.Open, (*rootModel).openSource).when(sel),
+			do(pKeys.CopyRef, (*rootModel).copyReference).footerAs("copy").whenOr(sel, "a source selected"),
+			do(pKeys.CopyDOI, (*rootModel).copyDOI).whenOr(sel, "a source selected"),
+			do(pKeys.Open, (*rootModel).openSource).whenOr(sel, "a source selected"),
 			do(detail, (*rootModel).sourceDetail).when(srcs),
 		},
 		{
@@ -363,8 +364,8 @@ func (m *rootModel) reportKeys() keyTable {
 				r.find.SetValue(r.query)
 				return r.find.Focus()
 			}).footer(),
-			do(pKeys.Next, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd { m.report.stepMatch(1); return nil }).when(len(r.matches) > 0),
-			do(pKeys.Prev, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd { m.report.stepMatch(-1); return nil }).when(len(r.matches) > 0),
+			do(pKeys.Next, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd { m.report.stepMatch(1); return nil }).whenOr(len(r.matches) > 0, "after a find"),
+			do(pKeys.Prev, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd { m.report.stepMatch(-1); return nil }).whenOr(len(r.matches) > 0, "after a find"),
 			do(back, (*rootModel).reportBack).footerAs("back"),
 		},
 		m.globalGroup(m.width >= 100),
@@ -440,7 +441,7 @@ func (m *rootModel) viewReport(w, h int) string {
 	r := &m.report
 	info := ""
 	if r.loaded {
-		info = fmt.Sprintf("%d sources · %d citations", len(r.rep.Sources), r.rep.Metrics.Citations)
+		info = textkit.Plural(len(r.rep.Sources), "source", "sources") + " · " + textkit.Plural(r.rep.Metrics.Citations, "citation", "citations")
 		if n := len(r.rep.Updates); n > 0 { // a living review: its last update
 			u := r.rep.Updates[n-1]
 			if w < 100 { // narrow: the update matters more than the citation count

@@ -168,7 +168,7 @@ func (m *rootModel) sessionsKeys() keyTable {
 				do(sKeys.ToList, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd {
 					m.sessions.setFocus(focusList)
 					return nil
-				}).footerAs("list").when(len(s.rows) > 0),
+				}).footerAs("list").whenOr(len(s.rows) > 0, "once there are sessions"),
 				do(esc, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd {
 					s := &m.sessions
 					if s.line.Value() != "" {
@@ -177,7 +177,7 @@ func (m *rootModel) sessionsKeys() keyTable {
 						s.setFocus(focusList)
 					}
 					return nil
-				}).footerAs(escBrief).when(s.line.Value() != "" || len(s.rows) > 0),
+				}).footerAs(escBrief).whenOr(s.line.Value() != "" || len(s.rows) > 0, "with a question typed, or sessions listed"),
 			},
 			editHelp(),
 			typingGroup(),

@@ -16,6 +16,7 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/researchtui/researchtui/llm"
 	"github.com/researchtui/researchtui/pipeline"
@@ -56,6 +57,28 @@ func Run(ctx context.Context, args []string) int {
 	// control sequence.
 	fmt.Fprintln(os.Stderr, "researchtui:", textkit.StripControls(err.Error()))
 	return exitCode(ctx, err)
+}
+
+// flagError says what a flag's value should have been, in words, where
+// pflag would quote Go's parser ("strconv.ParseInt: parsing \"abc\":
+// invalid syntax").
+func flagError(err error) string {
+	var iv *pflag.InvalidValueError
+	if !errors.As(err, &iv) {
+		return err.Error()
+	}
+	want := "another value"
+	switch iv.GetFlag().Value.Type() {
+	case "int", "int64", "uint", "uint64":
+		want = "a whole number, like 20000"
+	case "float64":
+		want = "a number, like 0.5"
+	case "bool":
+		want = "true or false"
+	case "duration":
+		want = "a duration, like 90s, 30m or 2h"
+	}
+	return fmt.Sprintf("--%s takes %s, not %q", iv.GetFlag().Name, want, iv.GetValue())
 }
 
 func exitCode(ctx context.Context, err error) int {
@@ -106,7 +129,7 @@ With no command it opens the terminal UI; with a question it starts that researc
 		},
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return fmt.Errorf("%w: %v", errUsage, err)
+		return fmt.Errorf("%w: %s", errUsage, flagError(err))
 	})
 	root.AddCommand(runCommand(), resumeCommand(), askCommand(), updateCommand(), followCommand(), evalCommand(), sessionsCommand(), searchCommand(), corpusCommand(), libraryCommand(), storeCommand(), mcpCommand(), doctorCommand(), dirsCommand(), versionCommand())
 	for _, c := range root.Commands() {

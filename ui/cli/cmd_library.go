@@ -156,8 +156,8 @@ func runImport(ctx context.Context, cfg *Config, d corpusDeps, lib corpus.Librar
 	if err != nil && !errors.Is(err, corpus.ErrInterrupted) {
 		return err
 	}
-	fmt.Fprintf(out, "%d added, %d updated, %d unchanged, %d skipped, %d removed; library %s: %d items\n",
-		res.Added, res.Updated, res.Unchanged, res.Skipped+len(problems), res.Removed, textkit.StripControls(lib.Name), res.Added+res.Updated+res.Unchanged)
+	fmt.Fprintf(out, "%d added, %d updated, %d unchanged, %d skipped, %d removed; library %s: %s\n",
+		res.Added, res.Updated, res.Unchanged, res.Skipped+len(problems), res.Removed, textkit.StripControls(lib.Name), textkit.Plural(res.Added+res.Updated+res.Unchanged, "item", "items"))
 	if res.Embedded != nil {
 		fmt.Fprint(out, embeddingNote(res.Embedded, res.Progress, errors.Is(err, corpus.ErrInterrupted)))
 	}
@@ -214,7 +214,7 @@ func libraryList(cfg *Config, out io.Writer, asJSON bool) error {
 		case "corpus":
 			what = "loose documents of `corpus add`"
 		}
-		fmt.Fprintf(out, "%s%-40s %5d items, %d with files · %s\n", indent, textkit.StripControls(textkit.Clip(c.Name, 40)), c.Items, c.Files, what)
+		fmt.Fprintf(out, "%s%-40s %11s, %d with files · %s\n", indent, textkit.StripControls(textkit.Clip(c.Name, 40)), textkit.Plural(c.Items, "item", "items"), c.Files, what)
 	}
 	return nil
 }

@@ -299,6 +299,11 @@ func TestBadInputExitCodes(t *testing.T) {
 	if code != 2 {
 		t.Errorf("unknown session: exit %d, %q", code, stderr)
 	}
+	// A flag's bad value is named in words, not in Go's parser's (issue 47).
+	_, stderr, code, _ = c.run("run", "--budget-tokens", "abc", "why?")
+	if code != 2 || !strings.Contains(stderr, `--budget-tokens takes a whole number, like 20000, not "abc"`) || strings.Contains(stderr, "strconv") {
+		t.Errorf("--budget-tokens abc: exit %d, %q", code, stderr)
+	}
 }
 
 func TestUnreachableOllama(t *testing.T) {
