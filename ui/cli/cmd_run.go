@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -374,27 +375,37 @@ func decide(ctx context.Context, policy string, rv *pipeline.ReviewRequest, answ
 	for i, q := range rv.Requests {
 		fmt.Fprintf(out, "  %d. [%s] %s: %s\n", i+1, textkit.CleanLine(q.Kind), textkit.CleanLine(q.Section), textkit.CleanLine(q.Text))
 	}
-	fmt.Fprint(out, "Accept all (a), reject and finalise (r), or list the numbers to accept (e.g. 1 3): ")
-	line, err := readAnswer(ctx, answers, out)
-	if err != nil {
-		return pipeline.Decision{}, err
+	for {
+		fmt.Fprint(out, "Accept all (a, or Enter), reject and finalise (r), or list the numbers to accept (e.g. 1 3): ")
+		line, err := readAnswer(ctx, answers, out)
+		if err != nil {
+			return pipeline.Decision{}, err
+		}
+		if d, ok := reviewAnswer(line, rv.Requests); ok {
+			return d, nil
+		}
+		fmt.Fprintf(out, "%q is not an answer: type a, r, or numbers from 1 to %d.\n", textkit.Clip(textkit.CleanLine(line), 40), len(rv.Requests))
 	}
+}
+
+// reviewAnswer reads a typed answer to the reviewer's requests; ok is
+// false for one that says nothing clear (a typo is asked again, never
+// taken as a rejection).
+func reviewAnswer(line string, requests []pipeline.RevisionRequest) (pipeline.Decision, bool) {
 	line = strings.TrimSpace(strings.ToLower(line))
 	switch line {
 	case "a", "accept", "y", "yes", "":
-		return pipeline.Decision{Approve: true}, nil
+		return pipeline.Decision{Approve: true}, true
 	case "r", "reject", "n", "no":
-		return pipeline.Decision{Approve: false}, nil
+		return pipeline.Decision{Approve: false}, true
 	}
 	var ids []string
 	for _, f := range strings.Fields(strings.ReplaceAll(line, ",", " ")) {
-		var n int
-		if _, err := fmt.Sscanf(f, "%d", &n); err == nil && n >= 1 && n <= len(rv.Requests) {
-			ids = append(ids, rv.Requests[n-1].ID)
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 1 || n > len(requests) {
+			return pipeline.Decision{}, false
 		}
+		ids = append(ids, requests[n-1].ID)
 	}
-	if len(ids) == 0 {
-		return pipeline.Decision{Approve: false}, nil
-	}
-	return pipeline.Decision{Approve: true, Accepted: ids}, nil
+	return pipeline.Decision{Approve: true, Accepted: ids}, true
 }

@@ -30,6 +30,23 @@ func TestReviewPromptStripsControlSequences(t *testing.T) {
 	}
 }
 
+// TestReviewPromptSaysWhatEnterDoes (issue 47): the prompt says that a
+// bare Enter accepts every request, and an answer that is not one (a
+// typo, a number out of range) is asked again, not taken as "reject and
+// finalise".
+func TestReviewPromptSaysWhatEnterDoes(t *testing.T) {
+	rv := &pipeline.ReviewRequest{Round: 1, Summary: "s", Requests: []pipeline.RevisionRequest{{ID: "r1", Text: "a"}, {ID: "r2", Text: "b"}}}
+	var out bytes.Buffer
+	d, err := decide(context.Background(), pipeline.ReviewAsk, rv, stdinLines(strings.NewReader("2x\n7\n\n")), &out)
+	if err != nil || !d.Approve || len(d.Accepted) != 0 {
+		t.Fatalf("decision %+v %v; want all accepted by the Enter after two bad answers", d, err)
+	}
+	s := out.String()
+	if !strings.Contains(s, "Accept all (a, or Enter)") || strings.Count(s, "is not an answer: type a, r, or numbers from 1 to 2") != 2 {
+		t.Errorf("the prompt:\n%s", s)
+	}
+}
+
 // TestScreenConfigAndFlag: the config key `screen` reaches the run's
 // options, and --screen given on the command line wins over it.
 func TestScreenConfigAndFlag(t *testing.T) {
