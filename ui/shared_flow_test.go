@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"github.com/charmbracelet/x/ansi"
+	"strings"
 	"testing"
 	"time"
 
@@ -74,6 +76,19 @@ func TestReviewDecidedElsewhereClosesTheDialog(t *testing.T) {
 	}
 	if r.Pending() != nil || len(r.decisions) != 0 {
 		t.Errorf("the TUI decided too: %+v", r.decisions)
+	}
+}
+
+// TestHeaderSaysARunAwaitsReview (issue 47): while the only run waits for
+// the person's review, the header says so, not "1 running".
+func TestHeaderSaysARunAwaitsReview(t *testing.T) {
+	m, svc := newTestModel(t, 120, 40, "dark", true)
+	c := &clock{t: testNow}
+	m.now = c.now
+	startScripted(t, m, svc, c, true)
+	header, _, _ := strings.Cut(ansi.Strip(m.render()), "\n")
+	if !strings.Contains(header, "1 awaiting review") || strings.Contains(header, "running") {
+		t.Errorf("header while the run awaits review: %q", header)
 	}
 }
 

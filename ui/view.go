@@ -86,11 +86,8 @@ func (m *rootModel) render() string {
 		return st.Warning.Render(trunc("researchtui needs at least 40×10; enlarge the window", w))
 	}
 	var out []string
-	right := st.Subtle.Render(m.themeName)
-	if n := m.liveCount(); n > 0 {
-		right = st.Info.Render(itoa(n)+" running") + st.Subtle.Render(" · "+m.themeName)
-	}
 	left := st.Header.Render("researchtui") + st.Subtle.Render(" › ") + st.Text.Render(m.screenName())
+	right := m.headerRight(w - lipgloss.Width(left) - 1)
 	out = append(out, left+strings.Repeat(" ", max(w-lipgloss.Width(left)-lipgloss.Width(right), 1))+right)
 	out = append(out, m.bannerLines()...)
 	bw, bh := m.bodySize()
@@ -124,14 +121,53 @@ func (m *rootModel) render() string {
 	return screen
 }
 
-func (m *rootModel) liveCount() int {
-	n := 0
-	for _, rs := range m.runs {
-		if rs.live() {
-			n++
+// headerRight is the header's right side within room cells: the live
+// runs, working and awaiting review, and the theme, shortened as the
+// terminal narrows.
+func (m *rootModel) headerRight(room int) string {
+	st := m.st
+	running, waiting := m.liveCounts()
+	if running+waiting == 0 {
+		return st.Subtle.Render(m.themeName)
+	}
+	var long, short []string
+	if running > 0 {
+		long = append(long, itoa(running)+" running")
+		short = append(short, itoa(running)+" running")
+	}
+	if waiting > 0 {
+		long = append(long, itoa(waiting)+" awaiting review")
+		short = append(short, itoa(waiting)+" to review")
+	}
+	for _, c := range []string{strings.Join(long, " · "), strings.Join(short, " · ")} {
+		if out := st.Info.Render(c) + st.Subtle.Render(" · "+m.themeName); lipgloss.Width(out) <= room {
+			return out
+		}
+		if lipgloss.Width(c) <= room {
+			return st.Info.Render(c)
 		}
 	}
-	return n
+	return st.Info.Render(itoa(running+waiting) + " live")
+}
+
+func (m *rootModel) liveCount() int {
+	running, waiting := m.liveCounts()
+	return running + waiting
+}
+
+// liveCounts splits the live runs into those working and those waiting
+// for the person's review decision: the header says which.
+func (m *rootModel) liveCounts() (running, waiting int) {
+	for _, rs := range m.runs {
+		switch {
+		case !rs.live():
+		case rs.status == "awaiting_review":
+			waiting++
+		default:
+			running++
+		}
+	}
+	return running, waiting
 }
 
 // helpView is the full-help overlay: the current screen's key table, the
