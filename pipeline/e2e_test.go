@@ -590,3 +590,38 @@ func TestAFailedRunRecordsTheStageItStoppedIn(t *testing.T) {
 		t.Errorf("the session's stage is %q, want %q", sess.Stage, pipeline.StageResearch)
 	}
 }
+
+// TestAPlannerThatEchoesItsInstructions (issue 47 #14): a planner that
+// answers with its own prompt's sentences is asked again, and when it
+// does so again the run searches for the question as asked and says so,
+// instead of searching for "You are the planning agent…".
+func TestAPlannerThatEchoesItsInstructions(t *testing.T) {
+	echo := `{"title":"Plan","intent":"general","canonical_term":"research","sub_questions":[` +
+		`{"question":"You are the planning agent of a research assistant that searches scholarly databases?","queries":{"strict":"planning agent research assistant","moderate":"planning agent"},"slots":["key findings"]},` +
+		`{"question":"Which search strings use no boolean operators, no quotes?","queries":{"strict":"boolean operators quotes","moderate":"boolean operators"},"slots":["key findings"]}]}`
+	var faults []pipelinetest.Fault
+	for n := 1; n <= 4; n++ {
+		faults = append(faults, pipelinetest.Fault{Kind: pipelinetest.Planner, Nth: n, Reply: ollamafake.Reply{Content: echo}})
+	}
+	env := pipelinetest.NewEnv(t, &pipelinetest.Script{Faults: faults}, "")
+	evs, sess := runToEnd(t, env, env.Options(question))
+	raw, ok, err := env.Store.Checkpoint(sess.ID, "plan")
+	var p pipeline.Plan
+	if err != nil || !ok || json.Unmarshal(raw, &p) != nil {
+		t.Fatalf("no plan checkpoint: %v", err)
+	}
+	for _, sq := range p.SubQuestions {
+		if strings.Contains(sq.Question, "planning agent") || strings.Contains(sq.Question, "boolean") {
+			t.Errorf("the run searched for the planner's instructions: %q", sq.Question)
+		}
+	}
+	warned := false
+	for _, ev := range evs {
+		if ev.Type == pipeline.Warning && strings.Contains(ev.Message, "searching for the question as asked") {
+			warned = true
+		}
+	}
+	if !p.Degraded || !warned {
+		t.Errorf("the plan %+v (degraded %v), warned %v", p.SubQuestions, p.Degraded, warned)
+	}
+}

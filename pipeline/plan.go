@@ -106,16 +106,23 @@ func (o *orchestrator) stagePlan(ctx context.Context) error {
 	if o.plan.SubQuestions < minQ {
 		minQ = o.plan.SubQuestions
 	}
+	system := fmt.Sprintf(plannerSystem, minQ, o.plan.SubQuestions)
 	req := llm.ChatRequest{
 		Messages: []llm.Message{
-			{Role: "system", Content: fmt.Sprintf(plannerSystem, minQ, o.plan.SubQuestions)},
+			{Role: "system", Content: system},
 			{Role: "user", Content: o.planPrompt()},
 		},
 		Schema:      json.RawMessage(planSchema),
 		Temperature: ptr(0.2),
 	}
 	fallback := func() Plan { return fallbackPlan(o.opt.Question) }
-	p, info, err := structured(ctx, a, req, validatePlan, fallback)
+	validate := func(p *Plan) error {
+		if err := validatePlan(p); err != nil {
+			return err
+		}
+		return planEcho(p, o.opt.Question, system)
+	}
+	p, info, err := structured(ctx, a, req, validate, fallback)
 	if fatal(ctx, err) {
 		a.fail()
 		return err

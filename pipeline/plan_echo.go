@@ -1,0 +1,76 @@
+package pipeline
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/researchtui/researchtui/textkit"
+)
+
+// A small model given a long question sometimes answers the planner's
+// prompt with the prompt: sub-questions such as "You are the planning
+// agent of a research assistant…" or "No boolean operators, no quotes."
+// A run that searched for them would find nothing the person asked about,
+// so such a plan is unusable: the planner is asked again, and then the
+// question is searched as asked, with a warning (stagePlan).
+
+// echoRun is how many consecutive words a sub-question may share with
+// the planner's instructions before it counts as repeating them.
+const echoRun = 5
+
+// planEcho says why plan p is no plan for question (it repeats the
+// instructions, or nothing in it is about the question), nil when it is.
+func planEcho(p *Plan, question, instructions string) error {
+	said := shingles(instructions, echoRun)
+	for i, sq := range p.SubQuestions {
+		for _, sh := range wordRuns(sq.Question, echoRun) {
+			if said[sh] {
+				return fmt.Errorf("sub_questions[%d] %q repeats the planner's instructions", i, textkit.Clip(sq.Question, 60))
+			}
+		}
+	}
+	asked := wordStems(question)
+	if len(asked) < 2 {
+		return nil // too few words to tell
+	}
+	texts := []string{p.CanonicalTerm}
+	for _, sq := range p.SubQuestions {
+		texts = append(texts, sq.Question, sq.Queries.Strict, sq.Queries.Moderate, sq.Queries.Broad)
+	}
+	for _, t := range texts {
+		for s := range wordStems(t) {
+			if asked[s] {
+				return nil
+			}
+		}
+	}
+	return fmt.Errorf("no sub-question or query shares a word with the question")
+}
+
+// wordStems are the stems of s's content words (rank.go's stem: "tests"
+// meets "testing"), hyphenated words split ("Turing-Test" meets "Turing").
+func wordStems(s string) map[string]bool {
+	out := map[string]bool{}
+	for _, w := range contentWords(strings.ReplaceAll(s, "-", " ")) {
+		out[stem(w)] = true
+	}
+	return out
+}
+
+// shingles are the runs of n consecutive words of s.
+func shingles(s string, n int) map[string]bool {
+	out := map[string]bool{}
+	for _, sh := range wordRuns(s, n) {
+		out[sh] = true
+	}
+	return out
+}
+
+func wordRuns(s string, n int) []string {
+	ws := words(s)
+	var out []string
+	for i := 0; i+n <= len(ws); i++ {
+		out = append(out, strings.Join(ws[i:i+n], " "))
+	}
+	return out
+}
