@@ -176,3 +176,46 @@ func TestStagesARunDidNotNeedAreSkipped(t *testing.T) {
 		t.Errorf("stages the follow-up did not need:\n%s", out)
 	}
 }
+
+// TestAFollowUpsAnswerIsInView (issue 47 #1): when a follow-up finishes,
+// the report opens at its answer (added at the end, pages below the top),
+// and a notice says where it is.
+func TestAFollowUpsAnswerIsInView(t *testing.T) {
+	m, svc := newTestModel(t, 120, 40, "dark", false)
+	c := &clock{t: testNow}
+	m.now = c.now
+	openFixtureReport(t, m)
+	id := m.report.id
+	grown := fixtureReport()
+	grown.Markdown += "\n\n" + strings.Repeat("Another paragraph of the report, long enough to push the follow-up pages down [1].\n\n", 40) +
+		"## Follow-up: does it need labelled data?\n\nIt needs little labelled data [2].\n"
+	svc.mu.Lock()
+	svc.reports[id] = grown
+	svc.mu.Unlock()
+	press(t, m, "f")
+	for _, r := range "does it need labelled data?" {
+		press(t, m, string(r))
+	}
+	press(t, m, "enter")
+	r := svc.runs[len(svc.runs)-1]
+	evs := []pipeline.Event{
+		{Type: pipeline.RunStarted, Count: 2, Message: "Follow-up: does it need labelled data?"},
+		{Type: pipeline.RunFinished, Status: "completed", Message: "report ready"},
+	}
+	for i := range evs {
+		evs[i].SessionID, evs[i].Seq, evs[i].Time = r.id, int64(i+1), testNow
+	}
+	_, cmd := m.Update(runEventsMsg{id: r.id, events: evs, closed: true})
+	run(t, m, cmd)
+	settle(m)
+	if m.screen != screenReport {
+		t.Fatalf("the report did not come back (screen %v)", m.screen)
+	}
+	out := ansi.Strip(m.render())
+	if !strings.Contains(out, "Follow-up: does it need labelled data?") || !strings.Contains(out, "It needs little labelled data") {
+		t.Errorf("the follow-up's answer is not in view:\n%s", out)
+	}
+	if !strings.Contains(out, "the follow-up's answer") {
+		t.Errorf("nothing says where the answer is:\n%s", out)
+	}
+}

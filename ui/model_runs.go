@@ -107,6 +107,11 @@ func (m *rootModel) onRunEvents(msg runEventsMsg) tea.Cmd {
 		if rs.status == "completed" && m.screen == screenRun && m.active == rs.id {
 			m.setNotice("", false) // "revising…" and the like are over
 			cmds = append(cmds, m.openReport(rs.id, rs.title))
+			if rs.followUp {
+				// The answer is added at the end: open there, and say so.
+				m.report.jumpTo = "Follow-up: "
+				m.setNotice("the follow-up's answer: its section at the end of the report (g for the top)", false)
+			}
 			if rs.unchanged {
 				m.setNotice(rs.endMsg, false) // an update that wrote no version: the report is as it was
 			}

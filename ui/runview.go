@@ -106,6 +106,9 @@ type runView struct {
 	// report as it was (the event's Outcome).
 	endMsg    string
 	unchanged bool
+	// followUp: the run answers a follow-up question (its RunStarted
+	// names the version it writes and is no update).
+	followUp bool
 }
 
 func newRunView(id, title, model string, h runHandle, now time.Time) *runView {
@@ -199,6 +202,7 @@ func (rs *runView) apply(ev pipeline.Event) {
 	case pipeline.RunStarted:
 		rs.started = ev.Time
 		rs.status = "running"
+		rs.followUp = ev.Count > 0 && ev.Update == 0
 	case pipeline.StageStarted:
 		if st := rs.stage(ev.Stage); st != nil {
 			if ev.Message == pipeline.RestoredFromCheckpoint && st.phase == phaseDone {

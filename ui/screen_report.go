@@ -52,6 +52,11 @@ type reportModel struct {
 	citeIdx int        // the citation ]/[ stands on (index into marks), -1: none
 	citeBuf string     // digits typed so far, for numbers above 9
 	marks   []citeMark // the citations of the rendering, found lazily
+
+	// jumpTo, when set, is the text of a line the first rendering opens
+	// at, the last line that holds it: a follow-up's answer, which is
+	// added at the end of the report.
+	jumpTo string
 }
 
 func newReportModel(id, title string) reportModel {
@@ -148,6 +153,16 @@ func (r *reportModel) setRendered(k renderKey, out string) {
 	r.vp.SetYOffset(off)
 	r.plain = nil // stripped lazily: only find and citations need it
 	r.marks, r.citeIdx = nil, -1
+	if r.jumpTo != "" && before == 0 {
+		r.ensurePlain()
+		for i := len(r.plain) - 1; i >= 0; i-- {
+			if strings.Contains(r.plain[i], r.jumpTo) {
+				r.vp.SetYOffset(i)
+				break
+			}
+		}
+		r.jumpTo = ""
+	}
 	r.recomputeMatches()
 }
 
