@@ -413,6 +413,10 @@ func (m *rootModel) reportBack(tea.KeyPressMsg) tea.Cmd {
 		m.fitReportPane()
 	default:
 		m.goTo(screenSessions)
+		// The cursor stays on the session just left, even one the list
+		// has not held yet (a run started from the question line).
+		m.sessions.pick = r.id
+		m.sessions.setSessions(m.sessions.sessionsListed())
 		return m.loadSessions()
 	}
 	return nil

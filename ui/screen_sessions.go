@@ -36,12 +36,15 @@ const maxLineRows = 3
 // sessionsModel is the home screen's state: the question line, all
 // sessions newest first, the filtered view of them and the selection.
 type sessionsModel struct {
-	focus     sessionsFocus
-	line      lineInput // the always-visible question line
-	rows      []sessionRow
-	view      []int // indexes into rows that pass the filter
-	cursor    int   // index into view
-	offset    int   // first visible row
+	focus  sessionsFocus
+	line   lineInput // the always-visible question line
+	rows   []sessionRow
+	view   []int // indexes into rows that pass the filter
+	cursor int   // index into view
+	// pick is the session the cursor goes to when the list next holds it
+	// (the report just left), whatever was selected before.
+	pick      string
+	offset    int // first visible row
 	filter    lineInput
 	filtering bool
 	query     string
@@ -73,6 +76,9 @@ func (s *sessionsModel) setSessions(list []store.Session) {
 	if sel := s.selected(); sel != nil {
 		selID = sel.s.ID
 	}
+	if s.pick != "" {
+		selID = s.pick
+	}
 	s.rows = make([]sessionRow, len(list))
 	for i, sess := range list {
 		r := sessionRow{s: sess, title: sanitizeLine(sess.Title), question: sanitizeLine(sess.Question), model: sanitizeLine(sess.Model)}
@@ -90,9 +96,21 @@ func (s *sessionsModel) setSessions(list []store.Session) {
 		for i, idx := range s.view {
 			if s.rows[idx].s.ID == selID {
 				s.cursor = i
+				if selID == s.pick {
+					s.pick = ""
+				}
 			}
 		}
 	}
+}
+
+// sessionsListed are the sessions the list holds now.
+func (s *sessionsModel) sessionsListed() []store.Session {
+	out := make([]store.Session, len(s.rows))
+	for i, r := range s.rows {
+		out[i] = r.s
+	}
+	return out
 }
 
 func (s *sessionsModel) applyFilter() {

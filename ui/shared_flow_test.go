@@ -109,3 +109,27 @@ func TestStaleSessionListLoadIsDropped(t *testing.T) {
 		t.Fatalf("a stale load replaced the list: %d rows, focus %v", len(m.sessions.rows), m.sessions.focus)
 	}
 }
+
+// TestEscFromANewRunsReportKeepsItsSession (issue 47 #12): after Esc from
+// the report of a run just started from the question line, the sessions
+// cursor is on that run, not on the next older session.
+func TestEscFromANewRunsReportKeepsItsSession(t *testing.T) {
+	m, svc := newTestModel(t, 120, 40, "dark", false)
+	c := &clock{t: testNow}
+	m.now = c.now
+	r := startScripted(t, m, svc, c, true)
+	_, cmd := m.Update(runEventsMsg{id: r.id, events: scriptFinish(r.id, 100), closed: true})
+	run(t, m, cmd)
+	settle(m)
+	if m.screen != screenReport {
+		t.Fatalf("the finished run's report is not shown (screen %v)", m.screen)
+	}
+	svc.mu.Lock()
+	svc.sessions = append([]store.Session{{ID: r.id, Title: "Perovskite stability", Status: store.StatusCompleted, CreatedAt: testNow}}, svc.sessions...)
+	svc.mu.Unlock()
+	press(t, m, "esc")
+	settle(m)
+	if sel := m.sessions.selected(); sel == nil || sel.s.ID != r.id {
+		t.Errorf("after esc the cursor is on %+v, not the run just left (%s)", sel, r.id)
+	}
+}
