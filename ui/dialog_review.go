@@ -34,6 +34,9 @@ type reviewDialog struct {
 	note     string
 	editing  bool
 	input    lineInput
+	// dropping: r was pressed with a note typed; rejecting finalises
+	// without revising, so the note would go unused: r again confirms.
+	dropping bool
 }
 
 func newReviewDialog(id string, req pipeline.ReviewRequest, now time.Time, st *themes.Styles) *reviewDialog {
@@ -49,6 +52,7 @@ func newReviewDialog(id string, req pipeline.ReviewRequest, now time.Time, st *t
 func (d *reviewDialog) decision(approve bool) pipeline.Decision {
 	dec := pipeline.Decision{Approve: approve, Note: strings.TrimSpace(d.note)}
 	if !approve {
+		dec.Note = "" // finalising revises nothing: no note is used
 		return dec
 	}
 	for i, sel := range d.selected {
@@ -89,6 +93,8 @@ func (d *reviewDialog) handle(msg tea.KeyPressMsg, now time.Time) (action, bool,
 		d.input.Update(msg)
 		return nil, true, nil
 	}
+	dropping := d.dropping
+	d.dropping = false
 	switch {
 	case key.Matches(msg, nav.Up):
 		d.cursor = max(d.cursor-1, 0)
@@ -101,6 +107,10 @@ func (d *reviewDialog) handle(msg tea.KeyPressMsg, now time.Time) (action, bool,
 	case key.Matches(msg, vKeys.Accept):
 		return actDecide{id: d.id, d: d.decision(true)}, false, nil
 	case key.Matches(msg, vKeys.Reject):
+		if strings.TrimSpace(d.note) != "" && !dropping {
+			d.dropping = true
+			return nil, true, nil
+		}
 		return actDecide{id: d.id, d: d.decision(false)}, false, nil
 	case key.Matches(msg, vKeys.Note):
 		d.editing = true
@@ -188,7 +198,10 @@ func (d *reviewDialog) view(st *themes.Styles, w, h int) string {
 	case d.note != "":
 		lines = append(lines, st.Accent.Render("Note: ")+st.Text.Render(trunc(d.note, inner-6)))
 	}
-	if d.editing || d.note != "" {
+	switch {
+	case d.dropping:
+		lines = append(lines, st.Warning.Render(wrapText("rejecting finalises the report as it is, and your note goes unused: r again to reject, a to accept with the note", inner)))
+	case d.editing || d.note != "":
 		// a note may ask for anything, so the writer gets the whole report
 		// to revise, not only the sections of the ticked requests
 		lines = append(lines, st.Muted.Render(trunc("with a note the writer may revise every section", inner)))

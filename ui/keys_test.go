@@ -417,6 +417,24 @@ func TestReviewDialogKeys(t *testing.T) {
 	if a, _ := send("r").(actDecide); a.d.Approve {
 		t.Error("r rejects all and finalises")
 	}
+	// r with a note typed: the note would go unused, so the dialog says
+	// so and waits for a second r; the rejection then records no note
+	// (issue 47 #6: it was dropped without a word, and recorded as used).
+	d = newReviewDialog("x", *req, testNow, m.st)
+	send("e")
+	for _, r := range "keep it short" {
+		send(string(r))
+	}
+	send("enter")
+	if a, keep, _ := d.handle(kp("r"), c.now()); a != nil || !keep {
+		t.Fatalf("r with a note decided at once: %+v", a)
+	}
+	if v := ansi.Strip(d.view(m.st, 80, 24)); !strings.Contains(v, "your note goes unused") || !strings.Contains(v, "again to reject") {
+		t.Errorf("the dialog does not say the note would go unused:\n%s", v)
+	}
+	if a, _ := send("r").(actDecide); a.d.Approve || a.d.Note != "" {
+		t.Errorf("r again: %+v; want a rejection with no note", a.d)
+	}
 	d = newReviewDialog("x", *req, testNow, m.st)
 	if a, keep, _ := d.handle(kp("esc"), c.now()); keep || !reflect.DeepEqual(a, actLater{id: "x"}) {
 		t.Error("esc decides later")
