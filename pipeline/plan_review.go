@@ -133,10 +133,14 @@ func (o *orchestrator) applyPlanEdit(ctx context.Context, p Plan, e *PlanEdit) (
 		switch {
 		case ok && !kept[it.ID]:
 			kept[it.ID] = true
-			if q != sq.Question || (it.Queries != nil && !slices.Equal(personQueries(it.Queries), sq.Queries.tiers())) {
+			// Compared as cleaned alike: a planner's long sub-question (the
+			// whole question, when its answer was unusable) is no edit.
+			if q != textkit.CleanLine(textkit.Clip(sq.Question, 300)) || (it.Queries != nil && !slices.Equal(personQueries(it.Queries), personQueries(sq.Queries.tiers()))) {
 				pr.Edited = append(pr.Edited, q)
+				sq.Question = q
+			} else {
+				it.Queries = nil // as written: the planner's queries stay
 			}
-			sq.Question = q
 		default:
 			sq = SubQuestion{Question: q, Slots: append([]string(nil), defaultSlots...)}
 			pr.Added = append(pr.Added, q)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/researchtui/researchtui/llm/ollamafake"
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
 	"github.com/researchtui/researchtui/store"
@@ -291,5 +292,52 @@ func TestRevisionResearchIsScreened(t *testing.T) {
 		if offTopic(title) {
 			t.Errorf("the revision read %q, which the screen judged off topic", title)
 		}
+	}
+}
+
+// TestPlanReviewUnchangedIsNoEdit (issue 47 #7): a plan sent back as it
+// was, the planner's long sub-question (the whole question, its answer
+// having been unusable) and queries included, is no edit: the review says
+// the sub-questions are unchanged, and the long sub-question is searched
+// as the planner wrote it.
+func TestPlanReviewUnchangedIsNoEdit(t *testing.T) {
+	long := strings.Repeat("How is software testing studied across many kinds of systems and teams? ", 6)
+	env := pipelinetest.NewEnv(t, &pipelinetest.Script{RevisionRounds: 0, Faults: []pipelinetest.Fault{
+		{Kind: pipelinetest.Planner, Nth: 1, Reply: ollamafake.Reply{Content: "not a plan"}},
+		{Kind: pipelinetest.Planner, Nth: 2, Reply: ollamafake.Reply{Content: "still not a plan"}},
+		{Kind: pipelinetest.Planner, Nth: 3, Reply: ollamafake.Reply{Content: "never a plan"}},
+	}}, "")
+	opt := env.Options(long)
+	opt.ReviewPlan = pipeline.ReviewAsk
+	r, err := env.Engine.Start(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	drive(t, r, func(rv *pipeline.ReviewRequest) *pipeline.Decision {
+		if rv.Plan == nil {
+			return &pipeline.Decision{Approve: true}
+		}
+		e := &pipeline.PlanEdit{Sources: rv.Plan.Sources}
+		for _, sq := range rv.Plan.SubQuestions {
+			var qs []string // as the TUI's plan dialog fills them in
+			for _, q := range []string{sq.Queries.Strict, sq.Queries.Moderate, sq.Queries.Broad} {
+				if q != "" {
+					qs = append(qs, q)
+				}
+			}
+			e.SubQuestions = append(e.SubQuestions, pipeline.PlanItem{ID: sq.ID, Question: sq.Question, Queries: qs})
+		}
+		return &pipeline.Decision{Approve: true, Plan: e}
+	})
+	sess, err := r.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := pipeline.LoadReport(env.Store, sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pr := rep.PlanReview; pr == nil || len(pr.Edited)+len(pr.Added)+len(pr.Deleted) != 0 {
+		t.Errorf("an unchanged plan was recorded as %+v", pr)
 	}
 }

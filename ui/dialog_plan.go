@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -81,13 +82,23 @@ func (d *planDialog) decision() pipeline.Decision {
 			e.Sources = append(e.Sources, s)
 		}
 	}
-	if strings.Join(e.Sources, ",") != strings.Join(d.plan.Sources, ",") {
+	// The same sources in another order are the same plan: the planner
+	// lists them by routing, the dialog in KnownSources' order.
+	if !sameSet(e.Sources, d.plan.Sources) {
 		changed = true
 	}
 	if !changed {
 		return pipeline.Decision{Approve: true}
 	}
 	return pipeline.Decision{Approve: true, Plan: e}
+}
+
+// sameSet says whether a and b hold the same strings, in any order.
+func sameSet(a, b []string) bool {
+	x, y := slices.Clone(a), slices.Clone(b)
+	slices.Sort(x)
+	slices.Sort(y)
+	return slices.Equal(slices.Compact(x), slices.Compact(y))
 }
 
 func (d *planDialog) live() int {

@@ -137,3 +137,21 @@ func TestPlanDialogCancel(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanDialogUnchangedIsNoEdit (issue 47 #7): a plan whose sources the
+// planner listed in its routing order ("general": web first), approved
+// with a alone, is approved as written: no edit goes to the run, and the
+// status line does not say "as you edited it".
+func TestPlanDialogUnchangedIsNoEdit(t *testing.T) {
+	m, _ := newTestModel(t, 100, 30, "dark", false)
+	p := pipeline.Plan{Intent: "general", Sources: []string{"web", "openalex", "semanticscholar", "crossref", "arxiv"}, SubQuestions: []pipeline.SubQuestion{
+		{ID: "q1", Question: strings.Repeat("How does humidity degrade perovskite films over years of outdoor use? ", 6), Queries: pipeline.Queries{Moderate: "perovskite humidity"}},
+	}}
+	d := newPlanDialog("x", p, testNow, m.st, nil)
+	if dec := d.decision(); dec.Plan != nil || !dec.Approve {
+		t.Errorf("an untouched plan gave %+v", dec.Plan)
+	}
+	if got := decidedNotice(true, d.decision()); strings.Contains(got, "edited") {
+		t.Errorf("an untouched plan: %q", got)
+	}
+}
