@@ -282,6 +282,23 @@ func TestRevisionResearchIsScreened(t *testing.T) {
 				read = append(read, ev.Source.Title)
 			}
 		}
+		// The candidates view counts what the revision read, as the
+		// sources pane does (issue 47 #8: "read 9" there, "read 10" here).
+		sess, err := r.Wait()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cands, _ := pipeline.LoadCandidates(env.Store, sess.ID)
+		rep, _ := pipeline.LoadReport(env.Store, sess.ID)
+		readKeys := map[string]bool{}
+		for _, c := range cands {
+			if c.Read {
+				readKeys[c.Key] = true
+			}
+		}
+		if len(read) > 0 && len(readKeys) != rep.Funnel.Read {
+			t.Errorf("the candidates say %d read, the report %d (the revision read %d)", len(readKeys), rep.Funnel.Read, len(read))
+		}
 		return read
 	}
 	unscreened := revisionReads(func(string) bool { return false })

@@ -46,6 +46,7 @@ func (o *orchestrator) gatherEvidence(ctx context.Context, round int, accepted [
 		reg.add(r)
 		known[r.Key] = true
 	}
+	var revCands []Candidate
 	for _, ask := range asks {
 		q := keywords(ask.Text, 6)
 		sq := SubQuestion{ID: "rev", Question: ask.Text, Queries: Queries{Strict: q, Moderate: keywords(ask.Text, 3)}}
@@ -88,6 +89,10 @@ func (o *orchestrator) gatherEvidence(ctx context.Context, round int, accepted [
 		// screen judged before keeps its verdict.
 		screener := &gather{o: o, round: 2, calibrate: 2}
 		screener.judge(ctx, a, sq, cands, byKey, 2, calibrateFloor(cands, byKey, 2))
+		for i := range cands {
+			cands[i].SubQ, cands[i].Origin = sq.ID, "revision request: "+textkit.Clip(ask.Text, 80)
+		}
+		revCands = append(revCands, cands...)
 		for _, c := range cands {
 			if !c.Read {
 				continue
@@ -107,6 +112,11 @@ func (o *orchestrator) gatherEvidence(ctx context.Context, round int, accepted [
 			ev.Records = append(ev.Records, r)
 			ev.Analyses = append(ev.Analyses, an)
 		}
+	}
+	// The candidates view and the funnel count what the revision found
+	// and read too: "read 10 of 143 found" in both.
+	if err := o.addCandidates(revCands); err != nil {
+		return err
 	}
 	a.finish(fmt.Sprintf("%d new sources", len(ev.Records)))
 	if len(ev.Records) == 0 {
@@ -153,6 +163,29 @@ func (o *orchestrator) readAndAnalyse(ctx context.Context, a *agentCall, r searc
 	done.State = StateAnalysed
 	o.emit(Event{Type: AnalysisDone, Stage: StageAnalyse, Agent: analyst.name, Source: &done, Count: len(an.KeyFindings)})
 	return an, nil
+}
+
+// addCandidates adds cs to the run's stored candidates, once each (a
+// revision redone after a crash adds nothing twice).
+func (o *orchestrator) addCandidates(cs []Candidate) error {
+	if len(cs) == 0 {
+		return nil
+	}
+	var all []Candidate
+	if _, err := o.loadCheckpoint(CheckpointCandidates, &all); err != nil {
+		return err
+	}
+	have := map[string]bool{}
+	for _, c := range all {
+		have[c.SubQ+"\x00"+c.Key] = true
+	}
+	for _, c := range cs {
+		if !have[c.SubQ+"\x00"+c.Key] {
+			have[c.SubQ+"\x00"+c.Key] = true
+			all = append(all, c)
+		}
+	}
+	return o.checkpoint(CheckpointCandidates, all)
 }
 
 func (o *orchestrator) applyEvidence(ev evidenceRound) {
