@@ -127,11 +127,26 @@ func (d *versionsDialog) view(st *themes.Styles, w, h int) string {
 	if d.cursor > 0 {
 		prev = d.versions[d.cursor-1].Report
 	}
-	diff := lineDiff(sanitize(prev), sanitize(v.Report))
+	// Added and removed lines wrap, so a new paragraph can be read whole;
+	// unchanged ones are context and keep one line each.
+	var shown []string
+	for _, l := range lineDiff(sanitize(prev), sanitize(v.Report)) {
+		if strings.HasPrefix(l, " ") || len(l) < 2 {
+			shown = append(shown, trunc(l, inner))
+			continue
+		}
+		for i, part := range strings.Split(wrapText(l[2:], inner-2), "\n") {
+			if i == 0 {
+				shown = append(shown, l[:2]+part)
+			} else {
+				shown = append(shown, l[:1]+" "+part)
+			}
+		}
+	}
 	room := max(h-10, 5)
-	start := min(d.offset, max(len(diff)-room, 0))
+	start := min(d.offset, max(len(shown)-room, 0))
 	d.offset = start
-	for _, l := range diff[start:min(start+room, len(diff))] {
+	for _, l := range shown[start:min(start+room, len(shown))] {
 		style := st.Subtle
 		switch {
 		case strings.HasPrefix(l, "+"):
@@ -139,7 +154,7 @@ func (d *versionsDialog) view(st *themes.Styles, w, h int) string {
 		case strings.HasPrefix(l, "-"):
 			style = st.IconFailed
 		}
-		lines = append(lines, style.Render(trunc(l, inner)))
+		lines = append(lines, style.Render(l))
 	}
 	if len(lines) == 0 {
 		lines = append(lines, st.Subtle.Render("no change"))

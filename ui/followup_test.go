@@ -219,3 +219,30 @@ func TestAFollowUpsAnswerIsInView(t *testing.T) {
 		t.Errorf("nothing says where the answer is:\n%s", out)
 	}
 }
+
+// TestWhatChangedWrapsAddedParagraphs (issue 47 #9): at 120 columns the
+// lines a version added are wrapped, not cut with "…", so a new paragraph
+// can be read whole.
+func TestWhatChangedWrapsAddedParagraphs(t *testing.T) {
+	m, svc := newTestModel(t, 120, 40, "dark", false)
+	openFixtureReport(t, m)
+	id := m.report.id
+	para := "Later work measured degradation under damp heat for a thousand hours and found that encapsulated cells kept most of their efficiency, while bare films lost half of it within days [3]."
+	svc.versions = map[string][]pipeline.Version{id: {
+		{N: 1, Kind: pipeline.VersionRun, Question: "q", CreatedAt: testNow, Report: "# R\n\nOld text [1].\n"},
+		{N: 2, Kind: pipeline.VersionFollowUp, Question: "and later?", CreatedAt: testNow.Add(time.Hour), Report: "# R\n\nOld text [1].\n\n" + para + "\n"},
+	}}
+	press(t, m, "V")
+	press(t, m, "enter")
+	out := ansi.Strip(m.render())
+	var added []string
+	for _, l := range strings.Split(out, "\n") {
+		if _, after, ok := strings.Cut(l, "│ + "); ok {
+			added = append(added, strings.TrimRight(strings.TrimRight(after, " "), "│"))
+		}
+	}
+	got := strings.Join(strings.Fields(strings.Join(added, " ")), " ")
+	if got != para {
+		t.Errorf("the added paragraph reads %q, want it whole:\n%s", got, out)
+	}
+}
