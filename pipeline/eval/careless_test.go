@@ -154,7 +154,7 @@ func TestTableCleansAFailedRunsError(t *testing.T) {
 	if err := eval.WriteTable(&b, sum); err != nil {
 		t.Fatal(err)
 	}
-	if strings.ContainsAny(b.String(), "\x1b\x07") || !strings.Contains(b.String(), "failed: server said") {
+	if strings.ContainsAny(b.String(), "\x1b\x07") || !strings.Contains(b.String(), "q run 1: server said") {
 		t.Errorf("the table: %q", b.String())
 	}
 }

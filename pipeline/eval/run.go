@@ -184,7 +184,7 @@ type Totals struct {
 	Generated      float64        `json:"generated_tokens"` // per run
 	ModelCalls     float64        `json:"model_calls"`      // per run
 	WallSeconds    float64        `json:"wall_seconds"`     // all runs
-	FailedCalls    float64        `json:"failed_calls"`     // per run: chat requests not answered
+	FailedCalls    float64        `json:"unanswered"`       // per run: chat requests not answered
 	Assembled      int            `json:"assembled"`        // runs whose report the pipeline assembled (the writer failed)
 	ParseFailures  map[string]int `json:"parse_failures,omitempty"`
 	Unusable       map[string]int `json:"unusable_answers,omitempty"`

@@ -28,7 +28,9 @@ const SupportThreshold = 0.6
 type Result struct {
 	Question string `json:"question"`
 	Run      int    `json:"run"`
-	Session  string `json:"session,omitempty"`
+	// Session is the run's session in its temporary store, gone when the
+	// eval ends: not in --json, where no command could open it.
+	Session string `json:"-"`
 	// Error is why the run gave no report; its scores are then zero.
 	Error string `json:"error,omitempty"`
 
@@ -74,7 +76,7 @@ type Result struct {
 	Assembled bool `json:"assembled"`
 	// FailedCalls are chat calls the model did not answer (an error, or
 	// nothing generated).
-	FailedCalls   int            `json:"failed_calls"`
+	FailedCalls   int            `json:"unanswered"`
 	ParseFailures map[string]int `json:"parse_failures,omitempty"`
 	Unusable      map[string]int `json:"unusable_answers,omitempty"`
 

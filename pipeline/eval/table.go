@@ -6,15 +6,51 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/researchtui/researchtui/textkit"
 )
 
-// WriteTable writes an eval as a table: who was measured and how, a row
-// per run, and the overall row.
-func WriteTable(out io.Writer, sum Summary) error {
-	fmt.Fprintf(out, "model %s (%s), embeddings %s\nworld %s\njudge: %s\n       (the words: a cited sentence is supported when ≥ %.0f%% of its content words are in a cited work's recorded title and abstract)\n\n",
-		sum.Model, sum.Backend, sum.EmbedModel, sum.World, sum.Judge, 100*sum.Threshold)
+// writeHeader says who was measured and how, within 80 columns.
+func writeHeader(out io.Writer, sum Summary) {
+	for _, l := range []string{
+		fmt.Sprintf("model %s (%s), embeddings %s", sum.Model, sum.Backend, sum.EmbedModel),
+		"world " + sum.World,
+		"judge: " + sum.Judge,
+		fmt.Sprintf("(a cited sentence is supported when ≥ %.0f%% of its content words are in a cited work's recorded title and abstract)", 100*sum.Threshold),
+	} {
+		fmt.Fprintln(out, wrap80(l))
+	}
+	fmt.Fprintln(out)
+}
+
+// wrap80 breaks a line at spaces into lines of at most 80 columns, the
+// later ones indented.
+func wrap80(s string) string {
+	var b strings.Builder
+	line := 0
+	for i, w := range strings.Fields(s) {
+		n := utf8.RuneCountInString(w)
+		switch {
+		case i == 0:
+		case line+1+n > 80:
+			b.WriteString("\n  ")
+			line = 2
+		default:
+			b.WriteByte(' ')
+			line++
+		}
+		b.WriteString(w)
+		line += n
+	}
+	return b.String()
+}
+
+// WriteWideTable writes an eval as a table of every run: who was measured
+// and how, a row per run with every figure, and the overall row. It is
+// wider than a terminal (eval --wide).
+func WriteWideTable(out io.Writer, sum Summary) error {
+	writeHeader(out, sum)
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	// The question column reads left-aligned: its cells are padded alike.
 	width := len("overall")
@@ -48,17 +84,23 @@ func WriteTable(out io.Writer, sum Summary) error {
 	if _, err := fmt.Fprintf(out, "\noverall: ratios over all runs; repaired, unfounded, tokens, calls and unanswered calls per run; wall time in all. %d of %d runs failed.\n", o.Failed, o.Runs); err != nil {
 		return err
 	}
+	return writeFootnotes(out, o, sum.Judge)
+}
+
+// writeFootnotes says which runs' reports were assembled, and what the
+// model judge did.
+func writeFootnotes(out io.Writer, o Totals, judge string) error {
 	if o.Assembled > 0 {
-		if _, err := fmt.Fprintf(out, "* %s: the writer's drafts were unusable and the pipeline assembled the report from the analyses; those scores measure that fallback more than the model.\n",
-			textkit.Plural(o.Assembled, "run", "runs")); err != nil {
+		if _, err := fmt.Fprintln(out, wrap80(fmt.Sprintf("* %s: the writer's drafts were unusable and the pipeline assembled the report from the analyses; those scores measure that fallback more than the model.",
+			textkit.Plural(o.Assembled, "run", "runs")))); err != nil {
 			return err
 		}
 	}
-	if o.Judged == 0 && sum.Judge == Judge {
+	if o.Judged == 0 && judge == Judge {
 		return nil
 	}
-	_, err := fmt.Fprintf(out, "model judge: %s put to it, %d accepted as paraphrase (in supported above), %s neither yes nor no or failed; %s of its own, not counted above.\n",
-		textkit.Plural(o.Judged, "sentence", "sentences"), o.SupportedByJudge, textkit.Plural(o.JudgeUnclear, "answer", "answers"), textkit.Plural(o.JudgeTokens, "token", "tokens"))
+	_, err := fmt.Fprintln(out, wrap80(fmt.Sprintf("model judge: %s put to it, %d accepted as paraphrase (in supported above), %s neither yes nor no or failed; %s of its own, not counted above.",
+		textkit.Plural(o.Judged, "sentence", "sentences"), o.SupportedByJudge, textkit.Plural(o.JudgeUnclear, "answer", "answers"), textkit.Plural(o.JudgeTokens, "token", "tokens"))))
 	return err
 }
 
@@ -110,7 +152,12 @@ func WriteComparison(out io.Writer, a, b Summary) error {
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "%-14s\tA\tB\tB - A\t\n", "")
 	row := func(name, format string, x, y float64) {
-		fmt.Fprintf(tw, "%-14s\t"+format+"\t"+format+"\t%+"+format[1:]+"\t\n", name, x, y, y-x)
+		// The difference of the figures shown, not of the unrounded
+		// ones: "0.55 0.45 -0.10", never "-0.09".
+		var rx, ry float64
+		fmt.Sscan(fmt.Sprintf(format, x), &rx)
+		fmt.Sscan(fmt.Sprintf(format, y), &ry)
+		fmt.Fprintf(tw, "%-14s\t"+format+"\t"+format+"\t%+"+format[1:]+"\t\n", name, x, y, ry-rx)
 	}
 	oa, ob := a.Overall, b.Overall
 	row("recall", "%.2f", oa.Recall, ob.Recall)

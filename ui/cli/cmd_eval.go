@@ -21,14 +21,15 @@ import (
 func evalCommand() *cobra.Command {
 	var model, questions, compare, judge, backend string
 	var runs, seed int
-	var asJSON bool
+	var asJSON, wide bool
 	cmd := &cobra.Command{
-		Use:   "eval [--model M] [--backend B] [--judge J] [--questions SET] [--runs N] [--seed S] [--json]",
+		Use:   "eval [--model M] [--runs N] [--wide|--json] [flags]",
 		Short: "Measure a model on frozen sources: recall, precision, facts, supported sentences, tokens, time",
 		Long: `eval runs each question of a set with your configured backend and model
 (or --model) on a frozen world: recorded scholarly API answers (Semantic
-Scholar, arXiv) served in-process (no network), each run on a fresh temporary store (never your
-data dir), with the pipeline's default options and every review approved.
+Scholar, arXiv) served in-process (no network), each run on a fresh
+temporary store (never your data dir), with the pipeline's default options
+and every review approved.
 It scores the reports against the questions' ground truth and the recorded
 text, never the pipeline's own verdicts:
 
@@ -52,8 +53,10 @@ text, never the pipeline's own verdicts:
   unparsable structured answers that stayed unparsable (analyst 4), and
              warnings that an agent's answer was unusable (planner 1w)
 
-The overall row: ratios over all runs; repaired, unfounded, tokens, calls
-and failed calls per run; wall time in all (the same in --json's overall).
+The table has a row per question: the means over its runs, ± their
+standard deviation with --runs 2 or more, and the overall row (ratios over
+all runs; tokens per run; wall time in all). --wide has a row per run with
+every figure; --json has the same figures under the same names.
 
 Sets: turing (default; turing-test, turing-complete, on recorded Semantic
 Scholar answers), testing (gui-testing, on a recorded arXiv answer), all,
@@ -103,7 +106,7 @@ and prints both and a table of the two side by side.`,
 				if judge != "" && sameModel(judge, opt.Model) {
 					return fmt.Errorf("%w: --judge %s is the model under test; a model never judges its own report", errUsage, judge)
 				}
-				return runEval(cmd, cfg, opt, qs, runs, seed, judge, asJSON)
+				return runEval(cmd, cfg, opt, qs, runs, seed, judge, asJSON, wide)
 			}
 			models := strings.Split(compare, ",")
 			for i := range models {
@@ -153,7 +156,7 @@ and prints both and a table of the two side by side.`,
 				return stopped
 			}
 			for _, sum := range sums {
-				if err := eval.WriteTable(cmd.OutOrStdout(), sum); err != nil {
+				if err := writeEvalTable(cmd.OutOrStdout(), sum, wide); err != nil {
 					return err
 				}
 				fmt.Fprintln(cmd.OutOrStdout())
@@ -165,19 +168,28 @@ and prints both and a table of the two side by side.`,
 		},
 	}
 	cmd.Flags().StringVar(&model, "model", "", "the model to measure (default: the configured model)")
-	cmd.Flags().StringVar(&compare, "compare", "", "two models, A,B: the same eval with each, side by side")
-	cmd.Flags().StringVar(&judge, "judge", "", "a second model that judges paraphrase where the words alone do not support a cited sentence (never the model under test)")
-	cmd.Flags().StringVar(&backend, "backend", "", "model backend: ollama|openai (default: the configured one)")
-	cmd.Flags().StringVar(&questions, "questions", eval.DefaultSet, "a question set, or question IDs separated by commas")
+	cmd.Flags().StringVar(&compare, "compare", "", "two models A,B: the same eval with each, side by side")
+	cmd.Flags().StringVar(&judge, "judge", "", "a model judging paraphrase the words miss")
+	cmd.Flags().StringVar(&backend, "backend", "", "ollama or openai (default: the configured one)")
+	cmd.Flags().StringVar(&questions, "questions", eval.DefaultSet, "a set, or IDs joined by commas")
 	cmd.Flags().IntVar(&runs, "runs", 1, "runs of each question (1 to 20)")
-	cmd.Flags().IntVar(&seed, "seed", 42, "the sampling seed of run 1 (run k: seed+k-1), where the backend takes one; 0: none")
+	cmd.Flags().IntVar(&seed, "seed", 42, "run k's sampling seed is S+k-1; 0: none")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the results as one JSON object")
+	cmd.Flags().BoolVar(&wide, "wide", false, "a row per run with every figure (wide)")
 	return cmd
+}
+
+// writeEvalTable writes sum as the 80-column table, or every run's row.
+func writeEvalTable(out io.Writer, sum eval.Summary, wide bool) error {
+	if wide {
+		return eval.WriteWideTable(out, sum)
+	}
+	return eval.WriteTable(out, sum)
 }
 
 // runEval runs one model's eval and prints it; an eval stopped midway (a
 // cancel, a backend gone) still prints the runs that finished.
-func runEval(cmd *cobra.Command, cfg *Config, opt pipeline.Options, qs []eval.Question, runs, seed int, judge string, asJSON bool) error {
+func runEval(cmd *cobra.Command, cfg *Config, opt pipeline.Options, qs []eval.Question, runs, seed int, judge string, asJSON, wide bool) error {
 	sum, err := evalModel(cmd, cfg, opt, qs, runs, seed, judge)
 	if err != nil && len(sum.Results) == 0 {
 		return err
@@ -190,7 +202,7 @@ func runEval(cmd *cobra.Command, cfg *Config, opt pipeline.Options, qs []eval.Qu
 		}
 		return err
 	}
-	if terr := eval.WriteTable(cmd.OutOrStdout(), sum); terr != nil {
+	if terr := writeEvalTable(cmd.OutOrStdout(), sum, wide); terr != nil {
 		return terr
 	}
 	return err
