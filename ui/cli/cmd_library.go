@@ -74,7 +74,7 @@ only new text is embedded. Limit a run to collections with --collection NAME.`,
 			if err != nil {
 				return err
 			}
-			return libraryList(cfg, cmd.OutOrStdout(), asJSON)
+			return libraryList(cfg, cmd.OutOrStdout(), cmd.ErrOrStderr(), asJSON)
 		},
 	}
 	list.Flags().BoolVar(&asJSON, "json", false, "one JSON object per collection and line")
@@ -189,17 +189,23 @@ func quoteArg(s string) string {
 	return "'" + strings.ReplaceAll(textkit.StripControls(s), "'", `'\''`) + "'"
 }
 
-func libraryList(cfg *Config, out io.Writer, asJSON bool) error {
+func libraryList(cfg *Config, out, errOut io.Writer, asJSON bool) error {
 	m, err := corpus.LoadManifest(cfg.corpusPath())
 	if err != nil {
 		return err
 	}
 	cols := m.Collections()
+	const empty = "nothing imported yet: `researchtui library import zotero` or `researchtui library import FILE.bib`"
 	if asJSON {
+		if len(cols) == 0 {
+			// No line on stdout is an empty list in JSON lines; a person
+			// at a terminal still hears why.
+			fmt.Fprintln(errOut, empty)
+		}
 		return jsonLines(out, cols)
 	}
 	if len(cols) == 0 {
-		fmt.Fprintln(out, "nothing imported yet: `researchtui library import zotero` or `researchtui library import FILE.bib`")
+		fmt.Fprintln(out, empty)
 		return nil
 	}
 	for _, c := range cols {

@@ -194,3 +194,14 @@ func TestLibraryImportRunAndSync(t *testing.T) {
 		t.Errorf("sync report:\n%s", stdout)
 	}
 }
+
+// TestEmptyLibraryListJSON (issue 47 #4): `library list --json` of an
+// empty library is no line on stdout (an empty list in JSON lines) and
+// the reason on stderr, not silence.
+func TestEmptyLibraryListJSON(t *testing.T) {
+	c := newCLI(t, "http://127.0.0.1:1", nil)
+	stdout, stderr, code, _ := c.run("library", "list", "--json")
+	if code != 0 || strings.TrimSpace(stdout) != "" || !strings.Contains(stderr, "nothing imported yet") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
