@@ -138,11 +138,18 @@ func (a *agentCall) warn(format string, args ...any) {
 // finish closes the agent with a one-line summary.
 func (a *agentCall) finish(summary string) { a.end(summary, "") }
 
+// finishShowing is finish with what the agent found, in words, for the
+// output pane: an analyst streams references ("E1.3"), which only the
+// pipeline can turn back into the sentences they name.
+func (a *agentCall) finishShowing(summary, text string) { a.endWith(summary, "", text) }
+
 // fail closes the agent that could not do its work: shown as failed (✗),
 // not as done beside the stage it failed.
 func (a *agentCall) fail() { a.end("failed", "failed") }
 
-func (a *agentCall) end(summary, status string) {
+func (a *agentCall) end(summary, status string) { a.endWith(summary, status, "") }
+
+func (a *agentCall) endWith(summary, status, text string) {
 	u := UsageTotals{
 		PromptTokens:     a.usage.PromptTokens,
 		CompletionTokens: a.usage.CompletionTokens,
@@ -150,7 +157,7 @@ func (a *agentCall) end(summary, status string) {
 		CostUSD:          llm.Cost(a.o.opt.Model, a.usage),
 		TokensPerSecond:  a.usage.TokensPerSecond(),
 	}
-	a.o.emit(Event{Type: AgentFinished, Stage: a.stage, Agent: a.name, Status: status, Message: summary, Usage: &u, Elapsed: time.Since(a.start)})
+	a.o.emit(Event{Type: AgentFinished, Stage: a.stage, Agent: a.name, Status: status, Message: summary, Text: text, Usage: &u, Elapsed: time.Since(a.start)})
 }
 
 // chat runs a free-text call (writer). Errors other than fatal ones are

@@ -421,6 +421,18 @@ func degradedAnalysis(rec search.Record, ev []ContextChunk) Analysis {
 	return an
 }
 
+// findingsText is an analysis's findings as the output pane shows them:
+// one "• sentence" a line, under the source's key.
+func findingsText(an ...Analysis) string {
+	var b strings.Builder
+	for _, x := range an {
+		for _, f := range x.KeyFindings {
+			b.WriteString("• " + textkit.CleanLine(f) + "\n")
+		}
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
 // filterByConfidence drops weak analyses but keeps the best few whatever
 // their scores, so a report always has evidence to cite.
 func filterByConfidence(all []Analysis) []Analysis {
@@ -518,7 +530,7 @@ func (f *gather) analyse(ctx context.Context, rs readySource) error {
 		if f.breaker.record(failed) {
 			a.warn("%d analyses in a row failed; the remaining sources are summarised from their abstracts", breakerTrips)
 		}
-		a.finish(fmt.Sprintf("confidence %.2f, %s", an.Confidence, textkit.Plural(len(an.KeyFindings), "finding", "findings")))
+		a.finishShowing(fmt.Sprintf("confidence %.2f, %s", an.Confidence, textkit.Plural(len(an.KeyFindings), "finding", "findings")), findingsText(an))
 	}
 	return f.keepAnalysis(rs.rec, an)
 }

@@ -172,9 +172,9 @@ func (f *gather) runShortBatch(ctx context.Context, batch []*shortJob) []shortOu
 		}
 	}
 	if len(batch) == 1 {
-		a.finish(fmt.Sprintf("confidence %.2f, %s", analysed[0].Confidence, textkit.Plural(findings, "finding", "findings")))
+		a.finishShowing(fmt.Sprintf("confidence %.2f, %s", analysed[0].Confidence, textkit.Plural(findings, "finding", "findings")), findingsText(analysed...))
 	} else {
-		a.finish(fmt.Sprintf("%s, %s", textkit.Plural(len(batch), "source", "sources"), textkit.Plural(findings, "finding", "findings")))
+		a.finishShowing(fmt.Sprintf("%s, %s", textkit.Plural(len(batch), "source", "sources"), textkit.Plural(findings, "finding", "findings")), findingsText(analysed...))
 	}
 	return outs
 }

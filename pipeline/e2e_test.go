@@ -7,6 +7,7 @@ import (
 	"github.com/researchtui/researchtui/textkit/mdinert"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -623,5 +624,26 @@ func TestAPlannerThatEchoesItsInstructions(t *testing.T) {
 	}
 	if !p.Degraded || !warned {
 		t.Errorf("the plan %+v (degraded %v), warned %v", p.SubQuestions, p.Degraded, warned)
+	}
+}
+
+// TestAnalystsSayWhatTheyFound: an analyst answers by reference ("E1.3");
+// its AgentFinished event carries the sentences those references name, so
+// a person watching sees findings, not labels (issue 47 #11).
+func TestAnalystsSayWhatTheyFound(t *testing.T) {
+	env := pipelinetest.NewEnv(t, &pipelinetest.Script{RevisionRounds: 0}, "")
+	evs, _ := runToEnd(t, env, env.Options(question))
+	shown := 0
+	for _, ev := range evs {
+		if ev.Type != pipeline.AgentFinished || !strings.HasPrefix(ev.Agent, "analyst") || ev.Text == "" {
+			continue
+		}
+		shown++
+		if regexp.MustCompile(`\bE\d+\.\d+\b`).MatchString(ev.Text) || !strings.HasPrefix(ev.Text, "• ") {
+			t.Errorf("%s finished showing %q", ev.Agent, ev.Text)
+		}
+	}
+	if shown == 0 {
+		t.Error("no analyst said what it found")
 	}
 }

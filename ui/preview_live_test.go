@@ -40,3 +40,17 @@ func TestPreviewFollowsTheLiveStage(t *testing.T) {
 		t.Errorf("the preview does not show the run's tokens so far:\n%s", out)
 	}
 }
+
+// TestAnAnalystsFindingsShowAsSentences (issue 47 #11): an analyst streams
+// references to its excerpts ("findings • E1.3"); when it finishes, the
+// output pane shows the sentences the pipeline resolved them to.
+func TestAnAnalystsFindingsShowAsSentences(t *testing.T) {
+	rs := newRunView("s1", "q", "qwen3:8b", nil, testNow)
+	rs.apply(pipeline.Event{Type: pipeline.AgentStarted, Stage: pipeline.StageAnalyse, Agent: "analyst 1", Time: testNow})
+	rs.apply(pipeline.Event{Type: pipeline.TokenDelta, Stage: pipeline.StageAnalyse, Agent: "analyst 1", Text: `{"findings":["E1.3","E1.1"],"confidence":0.8}`, Time: testNow})
+	rs.apply(pipeline.Event{Type: pipeline.AgentFinished, Stage: pipeline.StageAnalyse, Agent: "analyst 1", Message: "confidence 0.80, 2 findings",
+		Text: "• Films degraded within 6 hours at 80% RH.\n• Encapsulation extends lifetimes.", Time: testNow})
+	if out, outline := rs.readable(); outline || !strings.Contains(rs.text, "Films degraded within 6 hours") || strings.Contains(out+rs.text, "E1.3") {
+		t.Errorf("the output pane shows %q (outline %v)", rs.text, outline)
+	}
+}

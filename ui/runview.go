@@ -236,6 +236,11 @@ func (rs *runView) apply(ev pipeline.Event) {
 		}
 	case pipeline.AgentFinished:
 		defer rs.settleByAgents(ev)
+		if ev.Text != "" && sanitizeLine(ev.Agent) == rs.writer {
+			// What it found, in words, instead of the references it
+			// streamed ("findings • E1.3").
+			rs.text, rs.thinking = capTail(sanitize(ev.Text), maxStreamBytes), ""
+		}
 		if a := rs.agent(ev); a != nil {
 			a.phase = phaseDone
 			if ev.Status == "failed" {
