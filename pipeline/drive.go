@@ -102,8 +102,11 @@ func (ev Event) Summary() string {
 	case Warning:
 		return "  ! " + ev.Message
 	case ReviewRequested:
-		if ev.Review != nil {
-			return fmt.Sprintf("  reviewer: %d revision requests (round %d)", len(ev.Review.Requests), ev.Review.Round)
+		switch {
+		case ev.Review != nil && ev.Review.Plan != nil:
+			return "  planner: the plan waits for you (" + textkit.CleanLine(ev.Review.Summary) + ")"
+		case ev.Review != nil:
+			return fmt.Sprintf("  reviewer: %s (round %d)", textkit.Plural(len(ev.Review.Requests), "revision request", "revision requests"), ev.Review.Round)
 		}
 	case ReviewDecided:
 		return "  decision: " + ev.Message

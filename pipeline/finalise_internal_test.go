@@ -11,3 +11,16 @@ func TestRemovedCitationsWording(t *testing.T) {
 		t.Errorf("three: %q", got)
 	}
 }
+
+// A plan waiting for the person is not called the reviewer's (trial: the
+// headless line said "reviewer: 0 revision requests (round 0)").
+func TestPlanReviewLine(t *testing.T) {
+	plan := Event{Type: ReviewRequested, Review: &ReviewRequest{Plan: &Plan{}, Summary: "3 sub-questions, searching arxiv"}}
+	if got := plan.Summary(); got != "  planner: the plan waits for you (3 sub-questions, searching arxiv)" {
+		t.Errorf("plan review: %q", got)
+	}
+	one := Event{Type: ReviewRequested, Review: &ReviewRequest{Round: 1, Requests: []RevisionRequest{{ID: "r1"}}}}
+	if got := one.Summary(); got != "  reviewer: 1 revision request (round 1)" {
+		t.Errorf("review: %q", got)
+	}
+}

@@ -113,7 +113,7 @@ func (d *versionsDialog) view(st *themes.Styles, w, h int) string {
 			if i == d.cursor {
 				mark = "▸ "
 			}
-			line := fmt.Sprintf("%sv%d  %-9s %s  %s", mark, v.N, v.Kind, v.CreatedAt.Local().Format("2006-01-02 15:04"), sanitizeLine(v.Question))
+			line := fmt.Sprintf("%sv%d  %-9s %s  %s", mark, v.N, strings.ReplaceAll(v.Kind, "_", "-"), v.CreatedAt.Local().Format("2006-01-02 15:04"), sanitizeLine(v.Question))
 			style := st.Text
 			if i == d.cursor {
 				style = st.Selected

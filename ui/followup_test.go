@@ -60,7 +60,7 @@ func TestVersionsAndWhatChanged(t *testing.T) {
 		t.Fatalf("V opened %T", m.dialog)
 	}
 	out := ansi.Strip(m.render())
-	if !strings.Contains(out, "v1") || !strings.Contains(out, "follow_up") || !strings.Contains(out, "and under humidity?") {
+	if !strings.Contains(out, "v1") || !strings.Contains(out, "follow-up") || strings.Contains(out, "follow_up") || !strings.Contains(out, "and under humidity?") {
 		t.Errorf("the versions are not listed:\n%s", out)
 	}
 	press(t, m, "enter")

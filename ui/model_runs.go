@@ -110,7 +110,7 @@ func (m *rootModel) onRunEvents(msg runEventsMsg) tea.Cmd {
 			if rs.followUp {
 				// The answer is added at the end: open there, and say so.
 				m.report.jumpTo = "Follow-up: "
-				m.setNotice("the follow-up's answer: its section at the end of the report (g for the top)", false)
+				m.setNotice("the follow-up's answer is in view: its section, after the report's own (g for the top)", false)
 			}
 			if rs.unchanged {
 				m.setNotice(rs.endMsg, false) // an update that wrote no version: the report is as it was

@@ -417,6 +417,7 @@ func (m *rootModel) reportBack(tea.KeyPressMsg) tea.Cmd {
 		// has not held yet (a run started from the question line).
 		m.sessions.pick = r.id
 		m.sessions.setSessions(m.sessions.sessionsListed())
+		m.sessions.setFocus(focusList) // enter opens it again, as the pane says
 		return m.loadSessions()
 	}
 	return nil

@@ -129,7 +129,7 @@ func TestEscFromANewRunsReportKeepsItsSession(t *testing.T) {
 	svc.mu.Unlock()
 	press(t, m, "esc")
 	settle(m)
-	if sel := m.sessions.selected(); sel == nil || sel.s.ID != r.id {
-		t.Errorf("after esc the cursor is on %+v, not the run just left (%s)", sel, r.id)
+	if sel := m.sessions.selected(); sel == nil || sel.s.ID != r.id || m.sessions.focus != focusList {
+		t.Errorf("after esc the cursor is on %+v (focus %v), not the run just left (%s) in the list", sel, m.sessions.focus, r.id)
 	}
 }

@@ -22,15 +22,15 @@ func askCommand() *cobra.Command {
 			if len(args) < 2 {
 				return fmt.Errorf("%w: ask needs a session ID and a question, e.g. researchtui ask ID \"which of these need labelled data?\"", errUsage)
 			}
-			keep := func(s pipeline.OptionSpec) bool { return s.FollowUp || s.Resumable }
-			if err := refuseFixed(cmd, "a follow-up keeps session "+args[0]+"'s options but its depth, sources and screen", keep); err != nil {
-				return err
-			}
 			cfg, a, err := f.openSession(cmd, args[0])
 			if err != nil {
 				return err
 			}
 			defer a.Close()
+			keep := func(s pipeline.OptionSpec) bool { return s.FollowUp || s.Resumable }
+			if err := refuseFixed(cmd, "a follow-up keeps session "+args[0]+"'s options but its depth, sources and screen", joinArgs(args[1:]), keep); err != nil {
+				return err
+			}
 			changed := cmd.Flags().Changed
 			r, err := a.engine.Ask(cmd.Context(), args[0], joinArgs(args[1:]), func(o *pipeline.Options) {
 				if changed("depth") {

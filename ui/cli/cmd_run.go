@@ -154,15 +154,15 @@ func resumeCommand() *cobra.Command {
 		Short: "Resume an interrupted or awaiting-review session headless",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			keep := func(s pipeline.OptionSpec) bool { return s.Resumable }
-			if err := refuseFixed(cmd, "resume continues session "+args[0]+" with the options it started with", keep); err != nil {
-				return err
-			}
 			_, a, err := f.openSession(cmd, args[0])
 			if err != nil {
 				return err
 			}
 			defer a.Close()
+			keep := func(s pipeline.OptionSpec) bool { return s.Resumable }
+			if err := refuseFixed(cmd, "resume continues session "+args[0]+" with the options it started with", a.question(args[0]), keep); err != nil {
+				return err
+			}
 			r, err := a.engine.Resume(cmd.Context(), args[0], nil)
 			if err != nil {
 				return err
@@ -179,7 +179,7 @@ func resumeCommand() *cobra.Command {
 // `resume --depth deep` does not quietly do nothing. what says what the
 // command keeps ("resume continues session X with the options it started
 // with").
-func refuseFixed(cmd *cobra.Command, what string, keep func(pipeline.OptionSpec) bool) error {
+func refuseFixed(cmd *cobra.Command, what, question string, keep func(pipeline.OptionSpec) bool) error {
 	var fixed, given []string
 	for _, s := range pipeline.RunOptions {
 		if s.Name == "" || keep(s) || !cmd.Flags().Changed(s.Name) {
@@ -195,8 +195,27 @@ func refuseFixed(cmd *cobra.Command, what string, keep func(pipeline.OptionSpec)
 	if len(fixed) > 1 {
 		those = "those options"
 	}
-	return fmt.Errorf("%w: %s, so %s cannot change it; to research with %s, start a new run: researchtui run %s \"QUESTION\"",
-		errUsage, what, strings.Join(fixed, ", "), those, strings.Join(given, " "))
+	q := `"QUESTION"`
+	if question != "" {
+		q = shellQuote(textkit.Clip(textkit.CleanLine(question), 200))
+	}
+	return fmt.Errorf("%w: %s, so %s cannot change it; to research with %s, start a new run: researchtui run %s %s",
+		errUsage, what, strings.Join(fixed, ", "), those, strings.Join(given, " "), q)
+}
+
+// shellQuote quotes s for a POSIX shell: in single quotes, each ' written
+// as '\''.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// question is session id's question, "" when it cannot be read.
+func (a *app) question(id string) string {
+	sess, err := a.store.Session(id)
+	if err != nil {
+		return ""
+	}
+	return sess.Question
 }
 
 // flagValue is a flag's value as it would be typed again.

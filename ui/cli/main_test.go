@@ -235,7 +235,7 @@ func TestRunHeadlessJSON(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"resume", "--depth", "deep", id}, "resume continues session " + id + " with the options it started with, so --depth cannot change it; to research with that option, start a new run: researchtui run --depth deep"},
+		{[]string{"resume", "--depth", "deep", id}, "resume continues session " + id + " with the options it started with, so --depth cannot change it; to research with that option, start a new run: researchtui run --depth deep '"},
 		{[]string{"ask", "--language", "de", "--kind", "review", id, "why?"}, "a follow-up keeps session " + id + "'s options but its depth, sources and screen, so --kind, --language cannot change it"},
 	} {
 		if _, stderr, code, _ := c.run(c2.args...); code != exitUsage || !strings.Contains(stderr, c2.want) {
