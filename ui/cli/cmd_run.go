@@ -204,7 +204,7 @@ func refuseFixed(cmd *cobra.Command, what, question string, keep func(pipeline.O
 }
 
 // shellQuote quotes s for a POSIX shell: in single quotes, each ' written
-// as '\''.
+// as '\”.
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
