@@ -203,8 +203,8 @@ func refuseFixed(cmd *cobra.Command, what, question string, keep func(pipeline.O
 		errUsage, what, strings.Join(fixed, ", "), those, strings.Join(given, " "), q)
 }
 
-// shellQuote quotes s for a POSIX shell: in single quotes, each ' written
-// as '\”.
+// shellQuote quotes s for a POSIX shell: in single quotes, each single
+// quote inside closed, escaped with a backslash and reopened.
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
