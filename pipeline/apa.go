@@ -19,11 +19,6 @@ import (
 // "*Journal*, *12*(3), 1–10"; a work found online has what the sources
 // give (venue and link).
 func APA(r search.Record) string {
-	var b strings.Builder
-	if a := apaAuthors(r.Authors, r.AuthorsFiled); a != "" {
-		b.WriteString(mdText(a) + " ")
-	}
-	fmt.Fprintf(&b, "(%s). ", mdText(yearOrND(r.Year)))
 	title := mdText(strings.TrimSpace(r.Title))
 	if title == "" {
 		title = "Untitled"
@@ -33,58 +28,101 @@ func APA(r search.Record) string {
 	venue := mdText(r.Venue)
 	p := r.Publication
 	p.Publisher, p.Volume, p.Issue, p.Pages = mdText(p.Publisher), mdText(p.Volume), mdText(p.Issue), mdText(p.Pages)
+	// titled is the title as its sentence; rest what follows it.
+	var titled string
+	var rest strings.Builder
 	switch p.ItemType {
 	case "book", "thesis", "report", "dataset", "software":
-		b.WriteString("*" + sentenceEnd(title, "*"))
+		titled = "*" + sentenceEnd(title, "*")
 		if p.Publisher != "" && p.Publisher != venue {
-			b.WriteString(" " + sentenceEnd(p.Publisher, ""))
+			rest.WriteString(" " + sentenceEnd(p.Publisher, ""))
 		}
 	case "chapter", "paper-conference", "entry-encyclopedia":
-		b.WriteString(sentenceEnd(title, ""))
+		titled = sentenceEnd(title, "")
 		if venue != "" {
-			b.WriteString(" In ")
+			rest.WriteString(" In ")
 			if eds := mdText(apaEditors(p.Editors)); eds != "" {
-				b.WriteString(eds + ", ")
+				rest.WriteString(eds + ", ")
 			}
-			b.WriteString("*" + venue + "*")
+			rest.WriteString("*" + venue + "*")
 			if p.Pages != "" {
-				b.WriteString(" (pp. " + p.Pages + ")")
+				rest.WriteString(" (pp. " + p.Pages + ")")
 			}
-			b.WriteString(".")
+			rest.WriteString(".")
 		}
 		if p.Publisher != "" {
-			b.WriteString(" " + sentenceEnd(p.Publisher, ""))
+			rest.WriteString(" " + sentenceEnd(p.Publisher, ""))
 		}
 	default:
-		if r.ArxivID != "" && (venue == "" || strings.EqualFold(venue, "arxiv")) {
+		if r.ArxivID != "" && (venue == "" || search.ArxivVenue(r.Venue) == "arXiv") {
 			// A preprint, as APA 7 cites one: "Title (arXiv:2302.04761). arXiv."
-			fmt.Fprintf(&b, "%s (arXiv:%s). arXiv.", strings.TrimSuffix(title, "."), mdText(r.ArxivID))
+			titled = fmt.Sprintf("%s (arXiv:%s).", strings.TrimSuffix(title, "."), mdText(r.ArxivID))
+			rest.WriteString(" arXiv.")
 			break
 		}
-		b.WriteString(sentenceEnd(title, ""))
+		titled = sentenceEnd(title, "")
 		if venue != "" {
-			b.WriteString(" *" + venue + "*")
+			rest.WriteString(" *" + venue + "*")
 			if p.Volume != "" {
-				b.WriteString(", *" + p.Volume + "*")
+				rest.WriteString(", *" + p.Volume + "*")
 			}
 			if p.Issue != "" {
-				b.WriteString("(" + p.Issue + ")")
+				rest.WriteString("(" + p.Issue + ")")
 			}
 			if p.Pages != "" {
-				b.WriteString(", " + p.Pages)
+				rest.WriteString(", " + p.Pages)
 			}
-			b.WriteString(".")
+			rest.WriteString(".")
 		}
 	}
+	var b strings.Builder
+	year := "(" + mdText(yearOrND(r.Year)) + ")."
+	if a := apaAuthors(r.Authors, r.AuthorsFiled); a != "" {
+		b.WriteString(mdText(a) + " " + year + " " + titled)
+	} else {
+		// APA 7 puts a work without authors under its title:
+		// "Communicating ecology. (2022). *Venue*."
+		b.WriteString(titled + " " + year)
+	}
+	b.WriteString(rest.String())
 	switch {
 	case r.DOI != "":
-		fmt.Fprintf(&b, " https://doi.org/%s", mdPathEscape(r.DOI))
+		b.WriteString(" https://doi.org/" + mdDOI(r.DOI))
 	case r.ArxivID != "":
 		fmt.Fprintf(&b, " https://arxiv.org/abs/%s", mdPathEscape(r.ArxivID))
 	case mdURL(r.URL) != "":
 		b.WriteString(" " + mdURL(r.URL))
 	}
 	return b.String()
+}
+
+// mdDOI is a DOI as a doi.org link prints it: the characters DOIs hold
+// ("_", "(", ")", ";", ":") stay as they are, since in running text
+// Markdown reads none of them as syntax (an underscore between letters
+// or digits is no emphasis, and no "]" comes before a parenthesis); what
+// could be syntax or end the address is percent-encoded.
+func mdDOI(doi string) string {
+	var b strings.Builder
+	for i, r := range doi {
+		var prev, next rune
+		if i > 0 {
+			prev = rune(doi[i-1])
+		}
+		if i+1 < len(doi) {
+			next = rune(doi[i+1])
+		}
+		switch {
+		case r == '_' && isAlnum(prev) && isAlnum(next), r == '(' || r == ')' || r == ';' || r == ':':
+			b.WriteRune(r)
+		default:
+			b.WriteString(mdPathEscape(string(r)))
+		}
+	}
+	return b.String()
+}
+
+func isAlnum(r rune) bool {
+	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
 }
 
 // sentenceEnd ends s with a full stop unless it ends with one, a question

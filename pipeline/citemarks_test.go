@@ -57,7 +57,9 @@ func TestAPA(t *testing.T) {
 	if got := APA(r); got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
-	if got := APA(search.Record{Title: "Why?", ArxivID: "1111.2011"}); got != "(n.d.). Why? (arXiv:1111.2011). arXiv. https://arxiv.org/abs/1111.2011" {
+	// Without authors, APA 7 puts the title first (issue 46: "(2022).
+	// Communicating Ecology.").
+	if got := APA(search.Record{Title: "Why?", ArxivID: "1111.2011"}); got != "Why? (arXiv:1111.2011). (n.d.). arXiv. https://arxiv.org/abs/1111.2011" {
 		t.Errorf("no authors, no year: %q", got)
 	}
 	// A preprint is cited as APA 7 cites one, whatever host name the API
@@ -106,19 +108,27 @@ func TestAPAFromLibraryMetadata(t *testing.T) {
 			Publication: search.Publication{ItemType: "book", Publisher: "University of Chicago Press"}},
 			"Kuhn, T. S. (1962). *The Structure of Scientific Revolutions*. University of Chicago Press."},
 		{search.Record{Title: "What is life?", Year: 1944, Publication: search.Publication{ItemType: "book", Publisher: "Cambridge University Press"}},
-			"(1944). *What is life?* Cambridge University Press."},
+			"*What is life?* (1944). Cambridge University Press."},
 		{search.Record{Title: "Deep residual learning", Year: 2016, Venue: "Proceedings of CVPR", DOI: "10.1109/cvpr.2016.90",
 			Publication: search.Publication{ItemType: "paper-conference", Pages: "770–778", Publisher: "IEEE"}},
-			"(2016). Deep residual learning. In *Proceedings of CVPR* (pp. 770–778). IEEE. https://doi.org/10.1109/cvpr.2016.90"},
+			"Deep residual learning. (2016). In *Proceedings of CVPR* (pp. 770–778). IEEE. https://doi.org/10.1109/cvpr.2016.90"},
 		{search.Record{Title: "Testing theories", Year: 1990, AuthorsFiled: []string{"Beizer, Boris"}, Authors: []string{"Boris Beizer"}, Venue: "Handbook of Software Engineering",
 			Publication: search.Publication{ItemType: "chapter", Pages: "101–130", Publisher: "Van Nostrand", Editors: []string{"Marciniak, John J.", "IEEE Computer Society"}}},
 			"Beizer, B. (1990). Testing theories. In J. J. Marciniak & IEEE Computer Society (Eds.), *Handbook of Software Engineering* (pp. 101–130). Van Nostrand."},
 		{search.Record{Title: "One editor", Year: 2001, Venue: "Book",
 			Publication: search.Publication{ItemType: "chapter", Editors: []string{"van der Waals, Johannes Diderik"}}},
-			"(2001). One editor. In J. D. van der Waals (Ed.), *Book*."},
+			"One editor. (2001). In J. D. van der Waals (Ed.), *Book*."},
 		{search.Record{Title: "Spin liquids", Year: 2012, Venue: "Physical Review B", DOI: "10.1103/physrevb.85.115117",
 			Publication: search.Publication{ItemType: "article-journal", Volume: "85", Issue: "11", Pages: "115117"}},
-			"(2012). Spin liquids. *Physical Review B*, *85*(11), 115117. https://doi.org/10.1103/physrevb.85.115117"},
+			"Spin liquids. (2012). *Physical Review B*, *85*(11), 115117. https://doi.org/10.1103/physrevb.85.115117"},
+		// A DOI shows as it is written: "_" and parentheses are no
+		// Markdown in running text (issue 46: "neco%5Fa%5F01563").
+		{search.Record{Title: "Spikes", Authors: []string{"Ann Lee"}, Year: 2023, Venue: "Neural Computation", DOI: "10.1162/neco_a_01563"},
+			"Lee, A. (2023). Spikes. *Neural Computation*. https://doi.org/10.1162/neco_a_01563"},
+		{search.Record{Title: "Kinetics", Authors: []string{"Ann Lee"}, Year: 1981, DOI: "10.1016/0022-2836(81)90087-5"},
+			"Lee, A. (1981). Kinetics. https://doi.org/10.1016/0022-2836(81)90087-5"},
+		{search.Record{Title: "Hostile", Authors: []string{"Ann Lee"}, Year: 2024, DOI: "10.1/x_*y*<img>_[a](b)"},
+			"Lee, A. (2024). Hostile. https://doi.org/10.1/x%5F%2Ay%2A%3Cimg%3E%5F%5Ba%5D(b)"},
 	} {
 		if got := APA(c.r); got != c.want {
 			t.Errorf("got  %s\nwant %s", got, c.want)

@@ -1,6 +1,10 @@
 package pipeline
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/researchtui/researchtui/search"
+)
 
 // One citation taken out is one, in the warning (issue 47: "1 citations").
 func TestRemovedCitationsWording(t *testing.T) {
@@ -22,5 +26,19 @@ func TestPlanReviewLine(t *testing.T) {
 	one := Event{Type: ReviewRequested, Review: &ReviewRequest{Round: 1, Requests: []RevisionRequest{{ID: "r1"}}}}
 	if got := one.Summary(); got != "  reviewer: 1 revision request (round 1)" {
 		t.Errorf("review: %q", got)
+	}
+}
+
+// A title that ends a sentence itself is not given a second stop (issue
+// 46: "Does GPT-4 pass the Turing test?. We evaluated…").
+func TestAbstractTextEndsTheTitleOnce(t *testing.T) {
+	for title, want := range map[string]string{
+		"Does GPT-4 pass the Turing test?": "Does GPT-4 pass the Turing test? We evaluated GPT-4.",
+		"Neural Turing Machines":           "Neural Turing Machines. We evaluated GPT-4.",
+		"A survey.":                        "A survey. We evaluated GPT-4.",
+	} {
+		if got := abstractText(search.Record{Title: title, Abstract: "We evaluated GPT-4."}); got != want {
+			t.Errorf("%q: %q", title, got)
+		}
 	}
 }

@@ -33,7 +33,7 @@ func libraryDoc(t *testing.T, st *store.Store, rec search.Record, text string) s
 // name is not searched.
 func TestLibraryItemFoundOnlineIsReadFromTheOwnCopy(t *testing.T) {
 	env := pipelinetest.NewEnv(t, nil, "")
-	opt := env.Options("How do transformers scale with context length?")
+	opt := env.Options(question) // what the scripted planner plans for (its sub-questions share its words)
 	online, err := env.Engine.Sources["openalex"].Search(context.Background(), opt.Question, 5)
 	if err != nil || len(online) == 0 {
 		t.Fatalf("openalex: %d, %v", len(online), err)
@@ -115,7 +115,7 @@ func TestLibraryItemFoundOnlineIsReadFromTheOwnCopy(t *testing.T) {
 // in its Method instead of saying nothing of the library (issue 36 #11).
 func TestCollectionRunSaysWhatItsLibraryGave(t *testing.T) {
 	env := pipelinetest.NewEnv(t, nil, "")
-	opt := env.Options("How do transformers scale with context length?")
+	opt := env.Options(question) // what the scripted planner plans for (its sub-questions share its words)
 	book := search.Record{Source: "local", FoundBy: []string{"local"}, Library: "zotero", LibraryID: "BOOK0001",
 		Collections: []string{"zotero", "Thesis"}, Title: "Large language models augmented with tools for chemistry: a handbook", Authors: []string{"Ada Lovelace"}, Year: 2024}
 	env.Engine.Sources["local"] = search.NewLocal(func() ([]search.LocalDoc, error) { return []search.LocalDoc{{Record: book}}, nil })
@@ -140,7 +140,7 @@ func TestCollectionRunSaysWhatItsLibraryGave(t *testing.T) {
 func TestMethodSaysWhichSourcesFoundNothing(t *testing.T) {
 	env := pipelinetest.NewEnv(t, nil, "")
 	env.Engine.Sources["local"] = search.NewLocal(func() ([]search.LocalDoc, error) { return nil, nil })
-	opt := env.Options("How do transformers scale with context length?")
+	opt := env.Options(question) // what the scripted planner plans for (its sub-questions share its words)
 	opt.Sources = []string{"openalex", "local"}
 	_, sess := runToEnd(t, env, opt)
 	rep, err := pipeline.LoadReport(env.Store, sess.ID)

@@ -30,8 +30,8 @@ func planEcho(p *Plan, question, instructions string) error {
 		}
 	}
 	asked := wordStems(question)
-	if len(asked) < 2 {
-		return nil // too few words to tell
+	if len(asked) < 3 {
+		return nil // too few words to tell ("why is the sky blue?")
 	}
 	texts := []string{p.CanonicalTerm}
 	for _, sq := range p.SubQuestions {

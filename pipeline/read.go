@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/researchtui/researchtui/search"
@@ -180,10 +181,11 @@ func (o *orchestrator) fetchText(ctx context.Context, rec search.Record) ([]stri
 }
 
 func abstractText(r search.Record) string {
+	title := sentenceEnd(strings.TrimSpace(r.Title), "") // "…Turing test?", never "…test?."
 	if r.Abstract == "" {
-		return r.Title + "."
+		return title
 	}
-	return r.Title + ". " + r.Abstract
+	return title + " " + r.Abstract
 }
 
 func shortErr(err error) string {

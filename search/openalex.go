@@ -201,9 +201,7 @@ func openAlexRecord(w oaWork) Record {
 	if r.ArxivID == "" && strings.HasPrefix(r.DOI, "10.48550/arxiv.") {
 		r.ArxivID = ArxivIDFromURL(r.DOI)
 	}
-	if strings.HasPrefix(strings.ToLower(r.Venue), "arxiv") {
-		r.Venue = "arXiv" // OpenAlex names the repository by its host: "arXiv (Cornell University)"
-	}
+	r.Venue = ArxivVenue(r.Venue) // OpenAlex names the repository by its host: "arXiv (Cornell University)"
 	if r.PDFURL == "" {
 		for _, l := range locs {
 			if l.PDFURL != "" {

@@ -2,6 +2,7 @@ package search
 
 import (
 	"fmt"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -88,4 +89,17 @@ func thousands(n int) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
+}
+
+// ArxivVenue is "arXiv" for the names APIs give the arXiv repository as a
+// venue ("arXiv.org", "ArXiv", "arXiv (Cornell University)", "arXiv
+// preprint"), and v otherwise: a preprint's venue is the repository,
+// never a journal called "arXiv.org".
+func ArxivVenue(v string) string {
+	l := strings.ToLower(strings.TrimSpace(v))
+	switch {
+	case l == "arxiv", l == "arxiv.org", strings.HasPrefix(l, "arxiv (cornell"), strings.HasPrefix(l, "arxiv preprint"):
+		return "arXiv"
+	}
+	return v
 }

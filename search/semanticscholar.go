@@ -147,7 +147,7 @@ func s2Records(papers []s2Paper) []Record {
 			FoundBy:   []string{"semanticscholar"},
 			S2ID:      textkit.CleanLine(p.PaperID),
 			Title:     MetaText(p.Title),
-			Venue:     MetaText(p.Venue),
+			Venue:     ArxivVenue(MetaText(p.Venue)), // "arXiv.org"
 			URL:       textkit.CleanLine(p.URL),
 			Citations: p.CitationCount,
 		}

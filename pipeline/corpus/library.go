@@ -349,7 +349,11 @@ func readLibraryItem(ctx context.Context, st Store, j *corpusJob, stats *ingestS
 		}
 	}
 	if res.file == "" {
-		text := strings.TrimSpace(res.rec.Title + ". " + res.rec.Abstract)
+		title := strings.TrimSpace(res.rec.Title)
+		if !strings.HasSuffix(title, ".") && !strings.HasSuffix(title, "?") && !strings.HasSuffix(title, "!") {
+			title += "." // "…Turing test?", never "…test?."
+		}
+		text := strings.TrimSpace(title + " " + res.rec.Abstract)
 		sum := sha256.Sum256([]byte(text))
 		res.sum = "text:" + hex.EncodeToString(sum[:12])
 		if old != nil && old.File == "" && old.SHA256 == res.sum {

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/search/bib"
 	"github.com/researchtui/researchtui/textkit"
 )
@@ -28,7 +29,7 @@ func CitedItems(sources []pipeline.CitedSource) []bib.Item {
 			// what the person's library recorded goes back to it
 			Volume: s.Volume, Issue: s.Issue, Pages: s.Pages, Publisher: s.Publisher,
 		}
-		if it.Venue == "arXiv" || strings.EqualFold(it.Venue, "local document") {
+		if search.ArxivVenue(it.Venue) == "arXiv" || strings.EqualFold(it.Venue, "local document") { // sessions stored with "arXiv.org" too
 			it.Venue = ""
 		}
 		if s.ArxivID != "" && it.URL == "" {
@@ -66,7 +67,7 @@ func itemType(s pipeline.CitedSource) string {
 		return s.ItemType // the library's own type
 	case s.Source == "web" && s.DOI == "":
 		return "webpage"
-	case s.ArxivID != "" && (s.Venue == "" || strings.EqualFold(s.Venue, "arxiv")):
+	case s.ArxivID != "" && (s.Venue == "" || search.ArxivVenue(s.Venue) == "arXiv"):
 		return "article" // a preprint
 	case s.Venue != "" && !strings.EqualFold(s.Venue, "local document"):
 		return "article-journal"

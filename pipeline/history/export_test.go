@@ -2,6 +2,7 @@ package history
 
 import (
 	"bytes"
+	"github.com/researchtui/researchtui/search/bib"
 	"strings"
 	"testing"
 	"time"
@@ -297,5 +298,16 @@ func TestExportHTMLHasTheReportsLanguage(t *testing.T) {
 	rep.Language = `"><script>`
 	if out, _ := exportHTMLDoc(t, rep); !strings.Contains(out, `<html lang="en">`) {
 		t.Error("a tag that is not a language reached the page")
+	}
+}
+
+// A preprint whose API named its venue "arXiv.org" is exported as a
+// preprint, and no field is a brace (issue 46: journal = {{}arXiv.org}).
+func TestArxivOrgVenueExportsAsAPreprint(t *testing.T) {
+	src := pipeline.CitedSource{N: 1, Title: "Does GPT-4 pass the Turing test?", Authors: []string{"Cameron R. Jones"}, Year: 2023,
+		Venue: "arXiv.org", ArxivID: "2310.20216", Source: "semanticscholar"}
+	out := string(bib.WriteBibTeX(CitedItems([]pipeline.CitedSource{src})))
+	if strings.Contains(out, "{}") || strings.Contains(out, "journal") || !strings.Contains(out, "eprint = {2310.20216}") {
+		t.Errorf("the BibTeX:\n%s", out)
 	}
 }

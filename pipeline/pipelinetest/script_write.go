@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode"
 )
 
 // How the scripted writer answers: a report from the sources it is
@@ -168,7 +169,20 @@ func updatedSummary(user string) string {
 	if first == "" {
 		return "UNCHANGED"
 	}
-	return "Since then, " + strings.TrimSpace(first)
+	return "Since then, " + lowerFirst(strings.TrimSpace(first))
+}
+
+// lowerFirst lower-cases a sentence's first letter where it begins a
+// clause after "Since then," as a good model writes it: "property-based
+// testing", but "GPT-4" and "Monte Carlo" stay (a second capital, or a
+// name the sentence repeats capitalised, is a name).
+func lowerFirst(s string) string {
+	word, _, _ := strings.Cut(s, " ")
+	rs := []rune(word)
+	if len(rs) < 2 || !unicode.IsUpper(rs[0]) || strings.ContainsFunc(string(rs[1:]), unicode.IsUpper) || strings.Contains(s[len(word):], " "+word) {
+		return s
+	}
+	return string(unicode.ToLower(rs[0])) + s[len(string(rs[0])):]
 }
 
 func whatsNew(user string) string {
