@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/researchtui/researchtui/search"
@@ -40,5 +41,24 @@ func TestAbstractTextEndsTheTitleOnce(t *testing.T) {
 		if got := abstractText(search.Record{Title: title, Abstract: "We evaluated GPT-4."}); got != want {
 			t.Errorf("%q: %q", title, got)
 		}
+	}
+}
+
+// The studies table's "Answers" names the sub-questions each work was read
+// for, not every sub-question whose search met it (issue 46: "q1, q2, q3"
+// on every row); a column that would say the same on every row is left
+// out.
+func TestStudiesAnswersSayWhatEachWorkWasReadFor(t *testing.T) {
+	subqs := []SubQuestion{{ID: "q1"}, {ID: "q2"}, {ID: "q3"}}
+	everywhere := map[string][]string{"q1": {"a", "b"}, "q2": {"a", "b"}, "q3": {"a", "b"}}
+	cands := []Candidate{{Key: "a", SubQ: "q1", Read: true}, {Key: "a", SubQ: "q2"}, {Key: "b", SubQ: "q2", Read: true}, {Key: "b", SubQ: "q3", Read: true}}
+	sources := []CitedSource{{N: 1, Key: "a", Title: "A"}, {N: 2, Key: "b", Title: "B"}}
+	table := studiesMarkdown(sources, nil, includedFor(cands, everywhere, subqs))
+	if !strings.Contains(table, "[1] | article | — | q1 |") || !strings.Contains(table, "[2] | article | — | q2, q3 |") {
+		t.Errorf("the table:\n%s", table)
+	}
+	same := studiesMarkdown(sources, nil, includedFor(nil, everywhere, subqs))
+	if strings.Contains(same, "Answers") || strings.Contains(same, "q1") {
+		t.Errorf("a column alike on every row:\n%s", same)
 	}
 }

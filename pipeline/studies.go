@@ -26,29 +26,74 @@ func (o *orchestrator) studiesTable(sources []CitedSource) string {
 	for _, an := range o.st.Analyses {
 		findings[an.SourceKey] = mainFinding(an.KeyFindings)
 	}
-	answers := map[string][]string{}
+	var cands []Candidate
+	_, _ = o.loadCheckpoint(CheckpointCandidates, &cands)
+	var bySubQ map[string][]string
 	if o.st.Found != nil {
-		for _, sq := range o.st.Plan.SubQuestions {
-			for _, k := range o.st.Found.BySubQ[sq.ID] {
-				if !slices.Contains(answers[k], sq.ID) {
-					answers[k] = append(answers[k], sq.ID)
-				}
-			}
+		bySubQ = o.st.Found.BySubQ
+	}
+	return studiesMarkdown(sources, findings, includedFor(cands, bySubQ, o.st.Plan.SubQuestions))
+}
+
+// studiesMarkdown is the table: a row per source, its "Answers" column
+// only where the works differ in it (when every study answers the same
+// sub-questions, the column says nothing and is left out).
+func studiesMarkdown(sources []CitedSource, findings map[string]string, answers map[string][]string) string {
+	withAnswers, first := false, ""
+	for i, s := range sources {
+		qs := strings.Join(answers[s.Key], ", ")
+		if i == 0 {
+			first = qs
+		} else if qs != first {
+			withAnswers = true
 		}
 	}
 	var b strings.Builder
-	b.WriteString("| Study | Kind | Main finding | Answers |\n|---|---|---|---|\n")
+	if withAnswers {
+		b.WriteString("| Study | Kind | Main finding | Answers |\n|---|---|---|---|\n")
+	} else {
+		b.WriteString("| Study | Kind | Main finding |\n|---|---|---|\n")
+	}
 	for _, s := range sources {
 		finding := findings[s.Key]
 		if finding == "" {
 			finding = "—"
 		}
-		qs := answers[s.Key]
-		sort.Strings(qs)
-		fmt.Fprintf(&b, "| %s [%d] | %s | %s | %s |\n", mdText(authorYear(s)), s.N, mdText(studyKind(s)),
-			mdText(clipWords(finding, 200)), mdText(strings.Join(qs, ", ")))
+		fmt.Fprintf(&b, "| %s [%d] | %s | %s |", mdText(authorYear(s)), s.N, mdText(studyKind(s)), mdText(clipWords(finding, 200)))
+		if withAnswers {
+			fmt.Fprintf(&b, " %s |", mdText(strings.Join(answers[s.Key], ", ")))
+		}
+		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+// includedFor is, per source key, the sub-questions the work was read for
+// (its candidates of those sub-questions were read), sorted; for a run
+// without candidates, those whose searches found it (bySubQ).
+func includedFor(cands []Candidate, bySubQ map[string][]string, subqs []SubQuestion) map[string][]string {
+	out := map[string][]string{}
+	add := func(k, sq string) {
+		if !slices.Contains(out[k], sq) {
+			out[k] = append(out[k], sq)
+		}
+	}
+	for _, c := range cands {
+		if c.Read && c.SubQ != "" && c.SubQ != "rev" {
+			add(c.Key, c.SubQ)
+		}
+	}
+	if len(out) == 0 {
+		for _, sq := range subqs {
+			for _, k := range bySubQ[sq.ID] {
+				add(k, sq.ID)
+			}
+		}
+	}
+	for k := range out {
+		sort.Strings(out[k])
+	}
+	return out
 }
 
 // authorYear is "Family (2020)", "Family & Other (2020)" or "Family et al.
