@@ -62,3 +62,21 @@ func TestStudiesAnswersSayWhatEachWorkWasReadFor(t *testing.T) {
 		t.Errorf("a column alike on every row:\n%s", same)
 	}
 }
+
+// Front matter and whole proceedings volumes are not works (issue 46);
+// papers that mention proceedings or indexes are.
+func TestNotAWork(t *testing.T) {
+	for _, title := range []string{"Front Matter", "Table of Contents", "Author Index", "Index", "Preface.", "Editorial Board",
+		"Algorithms -- ESA 2003 : 11th Annual European Symposium, Budapest, Hungary, September 16-19, 2003 : proceedings",
+		"Proceedings of the 17th International Symposium on Algorithms and Computation", "Algorithms and Computation, 17th International Symposium, ISAAC 2006, Proceedings"} {
+		if !notAWork(title) {
+			t.Errorf("%q taken for a work", title)
+		}
+	}
+	for _, title := range []string{"An index for approximate string matching", "Indexing compressed text", "Faster edit distance: proceedings of nothing, a study",
+		"Contents of the human gut microbiome", "Does GPT-4 pass the Turing test?"} {
+		if notAWork(title) {
+			t.Errorf("%q taken for front matter", title)
+		}
+	}
+}

@@ -83,6 +83,7 @@ const (
 	reasonPastCap    = "not read: past the best candidates the screen judges"
 	reasonOffTopic   = "not read: the relevance screen judged it off topic"
 	reasonUnjudged   = "not read: the relevance screen did not judge it"
+	reasonNotAWork   = "not read: front matter or a whole volume, not a work"
 )
 
 // candidateText is what a candidate is judged by (and, for sources read

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"regexp"
 	"sort"
 
 	"github.com/researchtui/researchtui/search"
@@ -45,6 +46,8 @@ func shortlist(cands []Candidate, recs map[string]search.Record, limit int) []in
 			c.Read, c.Reason = true, reasonStructured
 		case known && !hasText(r) && c.Origin != originKnowledge:
 			c.Reason = reasonNoText
+		case notAWork(c.Title):
+			c.Reason = reasonNotAWork
 		case c.Relevance < lowFloor:
 			c.Reason = belowFloor(c.Relevance, lowFloor)
 		case c.Coverage == 0 && c.Phrase == 0 && c.Semantic < unrelatedShare*bestSem:
@@ -82,4 +85,21 @@ func chooseByVerdict(cands []Candidate, idx []int, quota int, claimed func(strin
 			c.Reason = reasonOffTopic + " (" + offTopicWhy(c.Screen) + ")"
 		}
 	}
+}
+
+// frontMatter are titles of records that index a volume rather than
+// report a study: a table of contents, an index, a preface.
+var frontMatter = regexp.MustCompile(`(?i)^\s*(front matter|back matter|(table of )?contents|(author |subject )?index|preface|foreword|editorial board|title page|copyright( page)?|masthead|cover( page)?|list of (reviewers|referees|contributors)|acknowledge?ments?|(issue )?information( for authors)?)\s*[.:]?\s*$`)
+
+// wholeVolume are titles of a proceedings volume itself: "Algorithms --
+// ESA 2003 : 11th Annual European Symposium … : proceedings",
+// "Proceedings of the 17th International Symposium on …".
+var wholeVolume = regexp.MustCompile(`(?i)(^\s*proceedings of\b|:\s*proceedings\s*\.?\s*$|\bproceedings\s*\.?\s*$)`)
+
+// notAWork says a candidate's title names front matter or a whole
+// proceedings volume, which a search returns beside the papers but no
+// report should read or cite (issue 46: ISAAC 2006's and ESA 2002's
+// tables of contents were cited).
+func notAWork(title string) bool {
+	return frontMatter.MatchString(title) || wholeVolume.MatchString(title)
 }
