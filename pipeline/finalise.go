@@ -19,7 +19,7 @@ func (o *orchestrator) stageFinalise(ctx context.Context) error {
 		return err
 	}
 	start := o.stageStart(StageFinalise, "checking citations and writing the references")
-	draft := stripReferences(o.lastDraft())
+	draft, repeats := dropRepeats(stripReferences(o.lastDraft()))
 	supported, cited, _ := o.grounding(draft)
 	check := checkCitations(draft, len(o.st.Analyses))
 	if check.removed > 0 {
@@ -73,6 +73,9 @@ func (o *orchestrator) stageFinalise(ctx context.Context) error {
 	}
 	if line := o.verificationNote(); line != "" {
 		method = append(method, line)
+	}
+	if repeats > 0 {
+		method = append(method, textkit.Plural(repeats, "sentence that repeated an earlier one was", "sentences that repeated earlier ones were")+" dropped, their citations kept on the first.")
 	}
 	if len(method) > 0 {
 		// The translator is a model too: what it gives back is made inert.

@@ -80,3 +80,24 @@ func TestNotAWork(t *testing.T) {
 		}
 	}
 }
+
+// No sentence twice (issue 46): a repeat is dropped, its citations moved
+// to the first; short sentences, headings and tables stay.
+func TestDropRepeats(t *testing.T) {
+	md := "## Executive summary\n\nMoisture degrades methylammonium lead iodide films within hours [1]. Results vary.\n\n" +
+		"## Mechanisms\n\nMoisture degrades methylammonium lead iodide films within hours [2]. Hydrates form first [1]. Results vary.\n\n" +
+		"- moisture degrades methylammonium lead iodide films within hours.\n\n| a | b |\n|---|---|\n| x | y |\n| x | y |\n"
+	got, n := dropRepeats(md)
+	if n != 2 {
+		t.Errorf("dropped %d, want 2:\n%s", n, got)
+	}
+	if strings.Count(got, "within hours") != 1 || !strings.Contains(got, "within hours [1, 2].") {
+		t.Errorf("the first keeps the repeat's citation:\n%s", got)
+	}
+	if strings.Count(got, "Results vary.") != 2 || strings.Count(got, "| x | y |") != 2 || !strings.Contains(got, "Hydrates form first [1].") {
+		t.Errorf("short sentences and tables are kept:\n%s", got)
+	}
+	if same, n := dropRepeats("One sentence about perovskite films and their stability [1].\n"); n != 0 || same != "One sentence about perovskite films and their stability [1].\n" {
+		t.Errorf("a text without repeats changed: %q", same)
+	}
+}
