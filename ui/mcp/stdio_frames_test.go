@@ -80,6 +80,21 @@ func (s *stdioServer) reply(t *testing.T) map[string]any {
 	}
 }
 
+// startResearch calls start_research with the JSON arguments args and
+// returns the session ID it answers.
+func (s *stdioServer) startResearch(t *testing.T, args string) string {
+	t.Helper()
+	s.send(t, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"start_research","arguments":`+args+`}}`)
+	r := s.reply(t)
+	res, _ := r["result"].(map[string]any)
+	sc, _ := res["structuredContent"].(map[string]any)
+	id, _ := sc["session_id"].(string)
+	if id == "" {
+		t.Fatalf("start_research: %v", r)
+	}
+	return id
+}
+
 const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
 
 // TestMalformedFramesAreAnsweredAndServingGoesOn (issue 48): a line that
@@ -130,14 +145,7 @@ func TestAStartedRunOutlivesItsClient(t *testing.T) {
 	s := newStdioServer(t, t.Context())
 	s.send(t, initialize, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	s.reply(t)
-	s.send(t, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"start_research","arguments":{"question":"`+question+`"}}}`)
-	r := s.reply(t)
-	res, _ := r["result"].(map[string]any)
-	sc, _ := res["structuredContent"].(map[string]any)
-	id, _ := sc["session_id"].(string)
-	if id == "" {
-		t.Fatalf("start_research: %v", r)
-	}
+	id := s.startResearch(t, `{"question":"`+question+`"}`)
 	s.in.Close() // the client is gone
 	if err := <-s.done; err != nil {
 		t.Errorf("serve: %v", err)
@@ -171,14 +179,7 @@ func TestAServerStoppedInterruptsItsRuns(t *testing.T) {
 	s.env.Engine.Sources["arxiv"] = stuck
 	s.send(t, initialize, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	s.reply(t)
-	s.send(t, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"start_research","arguments":{"question":"`+question+`","sources":["arxiv"]}}}`)
-	r := s.reply(t)
-	res, _ := r["result"].(map[string]any)
-	sc, _ := res["structuredContent"].(map[string]any)
-	id, _ := sc["session_id"].(string)
-	if id == "" {
-		t.Fatalf("start_research: %v", r)
-	}
+	id := s.startResearch(t, `{"question":"`+question+`","sources":["arxiv"]}`)
 	<-stuck.searching
 	cancel() // a signal
 	if err := <-s.done; err != nil {
