@@ -16,7 +16,7 @@
 // diagram's counts, not this.)
 //
 //	stage      file          entry
-//	plan       plan.go       stagePlan
+//	plan       plan.go       stagePlan (a plan that echoes the planner's instructions: plan_echo.go)
 //	(gather)   gather.go     stageGather: research, read, index and analyse streaming as one (gather_stream.go), in rounds (rounds.go, reflect.go)
 //	research   research.go   researchAll, rank (rank.go, lexical.go), the shortlist and the relevance screen that decides what is read (shortlist.go, screening.go, screening_batch.go, screening_recheck.go), the run's reading plan (reading_plan.go)
 //	read       read.go       readLoop, readSource: fetch, PDF/HTML, chunk
@@ -26,7 +26,7 @@
 //	write      write.go      write (started by stageWriteAndReview)
 //	verify     verify.go     verifyDraft (verify_judge.go, verify_report.go)
 //	review     review.go     stageWriteAndReview: write, verify, review, the human gate, revise (revise.go)
-//	finalise   finalise.go   stageFinalise
+//	finalise   finalise.go   stageFinalise (repeated sentences dropped: repeats.go; Markdown made inert: markdown_inert.go, textkit/mdinert)
 //
 // A follow-up question on a finished session runs followUpStages
 // (followup.go) instead, and a living review's update updateStages
