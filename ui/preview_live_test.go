@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -52,5 +53,35 @@ func TestAnAnalystsFindingsShowAsSentences(t *testing.T) {
 		Text: "• Films degraded within 6 hours at 80% RH.\n• Encapsulation extends lifetimes.", Time: testNow})
 	if out, outline := rs.readable(); outline || !strings.Contains(rs.text, "Films degraded within 6 hours") || strings.Contains(out+rs.text, "E1.3") {
 		t.Errorf("the output pane shows %q (outline %v)", rs.text, outline)
+	}
+}
+
+// TestRunTreeKeepsEveryStageAt80x24 (issue 47 #11): at 80×24, with many
+// analysts, the stage list keeps every stage (finalise included) and the
+// Sources box in view: finished stages' agents fold away, and a running
+// stage lists as many of its agents as fit.
+func TestRunTreeKeepsEveryStageAt80x24(t *testing.T) {
+	m, _ := newTestModel(t, 80, 24, "dark", false)
+	rs := newRunView("s1", "q", "qwen3:8b", nil, testNow)
+	apply := func(ev pipeline.Event) { ev.Time = testNow; rs.apply(ev) }
+	apply(pipeline.Event{Type: pipeline.RunStarted})
+	for _, st := range []pipeline.Stage{pipeline.StagePlan, pipeline.StageResearch} {
+		apply(pipeline.Event{Type: pipeline.StageStarted, Stage: st})
+		apply(pipeline.Event{Type: pipeline.AgentStarted, Stage: st, Agent: string(st) + "er"})
+		apply(pipeline.Event{Type: pipeline.AgentFinished, Stage: st, Agent: string(st) + "er"})
+		apply(pipeline.Event{Type: pipeline.StageFinished, Stage: st})
+	}
+	apply(pipeline.Event{Type: pipeline.StageStarted, Stage: pipeline.StageAnalyse})
+	for i := 1; i <= 14; i++ {
+		apply(pipeline.Event{Type: pipeline.AgentStarted, Stage: pipeline.StageAnalyse, Agent: fmt.Sprintf("analyst %d", i)})
+	}
+	out := ansi.Strip(m.runTree(rs, 36, 19, testNow))
+	for _, want := range []string{"plan", "finalise", "Sources", "more agents"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the run tree lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "planner") {
+		t.Errorf("a finished stage's agent takes room:\n%s", out)
 	}
 }

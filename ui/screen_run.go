@@ -113,9 +113,32 @@ func (m *rootModel) viewRun(w, h int) string {
 	return header + "\n" + joinColumns(left, sep, right) + "\n" + padRight(warn, w) + "\n" + m.runStatusBar(rs, w, now)
 }
 
-// runTree lists stages with their agents, then what was found.
+// runTree lists stages with their agents, then what was found. In a short
+// pane every stage keeps its line and the Sources box its room: the
+// agents of finished stages fold away first, then a running stage lists
+// only as many of its agents as fit ("… 3 more agents").
 func (m *rootModel) runTree(rs *runView, w, h int, now time.Time) string {
 	st := m.st
+	const sourcesRoom = 5 // the blank line, the Sources heading and three lines
+	room := max(h-sourcesRoom, len(rs.stages))
+	agentsShown := 0
+	for _, sr := range rs.stages {
+		agentsShown += len(sr.agents)
+	}
+	fold := len(rs.stages)+agentsShown > room // fold finished stages' agents
+	spare := room - len(rs.stages)            // lines left for agents
+	if fold {
+		for _, sr := range rs.stages {
+			if sr.phase == phaseRunning {
+				continue
+			}
+			for _, a := range sr.agents {
+				if a.phase == phaseFailed {
+					spare-- // a failed agent stays in view
+				}
+			}
+		}
+	}
 	var lines []string
 	for _, sr := range rs.stages {
 		el := ""
@@ -140,8 +163,30 @@ func (m *rootModel) runTree(rs *runView, w, h int, now time.Time) string {
 		}
 		line := icon + " " + nameStyle.Render(padRight(name, w-10)) + st.Muted.Render(fmt.Sprintf("%7s", el))
 		lines = append(lines, line)
-		for _, a := range sr.agents {
+		agents := sr.agents
+		if fold && sr.phase != phaseRunning {
+			var failed []*agentRow
+			for _, a := range agents {
+				if a.phase == phaseFailed {
+					failed = append(failed, a)
+				}
+			}
+			agents = failed
+		}
+		if fold && sr.phase == phaseRunning && len(agents) > max(spare, 1) {
+			keep := max(spare-1, 0)
+			for _, a := range agents[:keep] {
+				lines = append(lines, m.agentLine(a, w, now))
+			}
+			lines = append(lines, st.Muted.Render(trunc("  … "+textkit.Plural(len(agents)-keep, "more agent", "more agents"), w)))
+			spare = 0
+			continue
+		}
+		for _, a := range agents {
 			lines = append(lines, m.agentLine(a, w, now))
+		}
+		if fold && sr.phase == phaseRunning {
+			spare -= len(agents)
 		}
 	}
 	lines = append(lines, "")
