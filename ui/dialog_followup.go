@@ -97,6 +97,14 @@ func (d *versionsDialog) handle(msg tea.KeyPressMsg, _ time.Time) (action, bool,
 		} else {
 			d.cursor = min(d.cursor+1, len(d.versions)-1)
 		}
+	case "g", "home":
+		d.offset = 0
+	case "G", "end":
+		d.offset = 1 << 30 // the view clamps it to the last page
+	case "pgdown", "space", "ctrl+d":
+		d.offset += 10
+	case "pgup", "ctrl+u":
+		d.offset = max(d.offset-10, 0)
 	}
 	return nil, true, nil
 }
@@ -160,7 +168,7 @@ func (d *versionsDialog) view(st *themes.Styles, w, h int) string {
 		lines = append(lines, st.Subtle.Render("no change"))
 	}
 	title := fmt.Sprintf("v%d against v%d", v.N, max(v.N-1, 0))
-	return dialogBox(st, width, title, strings.Join(lines, "\n"), st.HelpDesc.Render("j/k scroll · esc back"))
+	return dialogBox(st, width, title, strings.Join(lines, "\n"), st.HelpDesc.Render("j/k scroll · g/G top/bottom · pgdn/pgup page · esc back"))
 }
 
 func (d *versionsDialog) keyMap() help.KeyMap {

@@ -37,6 +37,9 @@ type reviewDialog struct {
 	// dropping: r was pressed with a note typed; rejecting finalises
 	// without revising, so the note would go unused: r again confirms.
 	dropping bool
+	// empty: a was pressed with nothing ticked and no note, which
+	// finalises without revising: a again confirms.
+	empty bool
 }
 
 func newReviewDialog(id string, req pipeline.ReviewRequest, now time.Time, st *themes.Styles) *reviewDialog {
@@ -93,8 +96,8 @@ func (d *reviewDialog) handle(msg tea.KeyPressMsg, now time.Time) (action, bool,
 		d.input.Update(msg)
 		return nil, true, nil
 	}
-	dropping := d.dropping
-	d.dropping = false
+	dropping, empty := d.dropping, d.empty
+	d.dropping, d.empty = false, false
 	switch {
 	case key.Matches(msg, nav.Up):
 		d.cursor = max(d.cursor-1, 0)
@@ -105,6 +108,10 @@ func (d *reviewDialog) handle(msg tea.KeyPressMsg, now time.Time) (action, bool,
 			d.selected[d.cursor] = !d.selected[d.cursor]
 		}
 	case key.Matches(msg, vKeys.Accept):
+		if dec := d.decision(true); !dec.Approve && !empty {
+			d.empty = true // nothing to revise with: say so before finalising
+			return nil, true, nil
+		}
 		return actDecide{id: d.id, d: d.decision(true)}, false, nil
 	case key.Matches(msg, vKeys.Reject):
 		if strings.TrimSpace(d.note) != "" && !dropping {
@@ -199,6 +206,8 @@ func (d *reviewDialog) view(st *themes.Styles, w, h int) string {
 		lines = append(lines, st.Accent.Render("Note: ")+st.Text.Render(trunc(d.note, inner-6)))
 	}
 	switch {
+	case d.empty:
+		lines = append(lines, st.Warning.Render(wrapText("nothing is ticked and there is no note, so accepting finalises the report as it is: a again to finalise, space to tick a request", inner)))
 	case d.dropping:
 		lines = append(lines, st.Warning.Render(wrapText("rejecting finalises the report as it is, and your note goes unused: r again to reject, a to accept with the note", inner)))
 	case d.editing || d.note != "":

@@ -246,3 +246,29 @@ func TestWhatChangedWrapsAddedParagraphs(t *testing.T) {
 		t.Errorf("the added paragraph reads %q, want it whole:\n%s", got, out)
 	}
 }
+
+// TestWhatChangedPages: the diff view pages as the other long views do:
+// G to the end, g to the top (trial: only j/k moved it).
+func TestWhatChangedPages(t *testing.T) {
+	m, svc := newTestModel(t, 80, 24, "dark", false)
+	openFixtureReport(t, m)
+	id := m.report.id
+	var long strings.Builder
+	for i := 1; i <= 60; i++ {
+		fmt.Fprintf(&long, "Line %d of the new version.\n", i)
+	}
+	svc.versions = map[string][]pipeline.Version{id: {
+		{N: 1, Kind: pipeline.VersionRun, Question: "q", CreatedAt: testNow, Report: "# R\n"},
+		{N: 2, Kind: pipeline.VersionFollowUp, Question: "more?", CreatedAt: testNow.Add(time.Hour), Report: "# R\n" + long.String()},
+	}}
+	press(t, m, "V")
+	press(t, m, "enter")
+	press(t, m, "G")
+	if out := ansi.Strip(m.render()); !strings.Contains(out, "Line 60 of") || strings.Contains(out, "Line 1 of") {
+		t.Errorf("G did not go to the end:\n%s", out)
+	}
+	press(t, m, "g")
+	if out := ansi.Strip(m.render()); !strings.Contains(out, "Line 1 of") {
+		t.Errorf("g did not go to the top:\n%s", out)
+	}
+}

@@ -446,8 +446,16 @@ func TestReviewDialogKeys(t *testing.T) {
 	send("space")
 	send("j")
 	send("space")
-	if a, _ := send("a").(actDecide); a.d.Approve {
-		t.Error("accepting nothing finalises")
+	// The first a says that it would finalise (trial: it did at once,
+	// without a word); the second does.
+	if a, keep, _ := d.handle(kp("a"), c.now()); a != nil || !keep {
+		t.Fatalf("a with nothing ticked decided at once: %+v", a)
+	}
+	if v := ansi.Strip(d.view(m.st, 80, 24)); !strings.Contains(v, "nothing is ticked and there is no note") {
+		t.Errorf("the dialog does not say accepting nothing finalises:\n%s", v)
+	}
+	if a, _ := send("a").(actDecide); a.d.Approve || a.id != "x" {
+		t.Errorf("a again: %+v; want the report finalised", a)
 	}
 }
 
