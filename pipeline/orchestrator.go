@@ -50,6 +50,9 @@ type orchestrator struct {
 	// outcome is the last event's Outcome when the run left the report
 	// as it was (OutcomeNothingNew).
 	outcome string
+	// cutSaid holds the sources whose over-long metadata a warning has
+	// named (research.go), so it is said once.
+	cutSaid sync.Map
 	// updated is an update's check so far, for the counts of the version
 	// it writes (update.go).
 	updated *UpdateCheck

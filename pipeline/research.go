@@ -99,6 +99,13 @@ func (g *registry) add(r search.Record) (string, bool) {
 	return r.Key, true
 }
 
+// sayOnce reports whether the cut-metadata warning for source name was
+// given before, and marks it given.
+func (o *orchestrator) sayOnce(name string) bool {
+	_, said := o.cutSaid.LoadOrStore(name, true)
+	return said
+}
+
 // firstCut is the index of the first record with a field cut to its cap.
 func firstCut(recs []search.Record) int {
 	for i, r := range recs {
@@ -152,7 +159,8 @@ func (o *orchestrator) searchSources(ctx context.Context, a *agentCall, sq SubQu
 					cut++
 				}
 			}
-			if cut > 0 {
+			if cut > 0 && !o.sayOnce(name) {
+				// Once per source: every sub-question's search may meet them.
 				o.warn(a.stage, a.name, "%s answered %s with metadata longer than any real work's, cut (%s)", name, textkit.Plural(cut, "work", "works"), strings.Join(got[firstCut(got)].Cut, "; "))
 			}
 			lists[i] = search.Merge(got)

@@ -17,7 +17,7 @@ const (
 	maxAbstractRunes   = 20000
 	maxVenueRunes      = 300
 	maxNameRunes       = 200
-	maxShortFieldRunes = 100 // volume, issue, pages, journal reference, publisher
+	maxShortFieldRunes = 100 // volume, issue, pages
 	maxAuthors         = 100 // the first 99 and the last
 )
 
@@ -35,7 +35,7 @@ func BoundFields(r *Record) {
 	cut("title", &r.Title, maxTitleRunes)
 	cut("abstract", &r.Abstract, maxAbstractRunes)
 	cut("venue", &r.Venue, maxVenueRunes)
-	cut("journal reference", &r.JournalRef, maxShortFieldRunes)
+	cut("journal reference", &r.JournalRef, maxVenueRunes)
 	cut("volume", &r.Volume, maxShortFieldRunes)
 	cut("issue", &r.Issue, maxShortFieldRunes)
 	cut("pages", &r.Pages, maxShortFieldRunes)

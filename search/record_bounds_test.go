@@ -2,6 +2,8 @@ package search
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -52,5 +54,40 @@ func TestHugeMetadataIsCut(t *testing.T) {
 	BoundFields(&real)
 	if real.Title != before.Title || real.Abstract != before.Abstract || len(real.Authors) != 2 || real.Cut != nil {
 		t.Errorf("a real record was changed: %+v", real)
+	}
+}
+
+// TestRealMetadataIsNeverCut: no record of the recorded answers of any
+// source (real arXiv journal references, Crossref titles, Semantic
+// Scholar's long author lists) is cut: the caps are above real metadata,
+// so the run's "cut" warning means a hostile or broken answer (a trial
+// saw arXiv's journal references cut at a cap of 100).
+func TestRealMetadataIsNeverCut(t *testing.T) {
+	parsers := map[string]func([]byte) ([]Record, error){
+		"arxiv": ParseArxivFeed, "crossref": ParseCrossref, "openalex": ParseOpenAlex, "semanticscholar": ParseSemanticScholar,
+	}
+	for dir, parse := range parsers {
+		files, _ := filepath.Glob(filepath.Join("testdata", dir, "*"))
+		files2, _ := filepath.Glob(filepath.Join("sourcefake", "testdata", dir, "*"))
+		n := 0
+		for _, f := range append(files, files2...) {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				continue
+			}
+			recs, err := parse(data)
+			if err != nil {
+				continue // an error answer
+			}
+			for _, r := range recs {
+				n++
+				if len(r.Cut) > 0 {
+					t.Errorf("%s: %q was cut: %v", f, r.Title, r.Cut)
+				}
+			}
+		}
+		if n == 0 {
+			t.Errorf("%s: no recorded record parsed", dir)
+		}
 	}
 }
