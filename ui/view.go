@@ -150,11 +150,6 @@ func (m *rootModel) headerRight(room int) string {
 	return st.Info.Render(itoa(running+waiting) + " live")
 }
 
-func (m *rootModel) liveCount() int {
-	running, waiting := m.liveCounts()
-	return running + waiting
-}
-
 // liveCounts splits the live runs into those working and those waiting
 // for the person's review decision: the header says which.
 func (m *rootModel) liveCounts() (running, waiting int) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"unicode/utf8"
@@ -154,9 +155,8 @@ func WriteComparison(out io.Writer, a, b Summary) error {
 	row := func(name, format string, x, y float64) {
 		// The difference of the figures shown, not of the unrounded
 		// ones: "0.55 0.45 -0.10", never "-0.09".
-		var rx, ry float64
-		fmt.Sscan(fmt.Sprintf(format, x), &rx)
-		fmt.Sscan(fmt.Sprintf(format, y), &ry)
+		rx, _ := strconv.ParseFloat(fmt.Sprintf(format, x), 64)
+		ry, _ := strconv.ParseFloat(fmt.Sprintf(format, y), 64)
 		fmt.Fprintf(tw, "%-14s\t"+format+"\t"+format+"\t%+"+format[1:]+"\t\n", name, x, y, ry-rx)
 	}
 	oa, ob := a.Overall, b.Overall
