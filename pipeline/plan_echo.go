@@ -30,8 +30,11 @@ func planEcho(p *Plan, question, instructions string) error {
 		}
 	}
 	asked := wordStems(question)
-	if len(asked) < 3 {
-		return nil // too few words to tell ("why is the sky blue?")
+	if len(asked) < 3 || !looksEnglish(question) {
+		// Too few words to tell ("why is the sky blue?"), or a question
+		// in another language, which a planner may rightly plan in
+		// English ("Perowskit" is planned as "perovskite").
+		return nil
 	}
 	texts := []string{p.CanonicalTerm}
 	for _, sq := range p.SubQuestions {
@@ -73,4 +76,20 @@ func wordRuns(s string, n int) []string {
 		out = append(out, strings.Join(ws[i:i+n], " "))
 	}
 	return out
+}
+
+// englishMarkers are words common in English questions and rare in other
+// languages' ("in" and "de" are both, so they are not here).
+var englishMarkers = map[string]bool{"the": true, "of": true, "how": true, "what": true, "which": true, "why": true,
+	"does": true, "do": true, "are": true, "is": true, "and": true, "with": true, "for": true, "when": true}
+
+// looksEnglish says whether question has two distinct English markers.
+func looksEnglish(question string) bool {
+	seen := map[string]bool{}
+	for _, w := range words(question) {
+		if englishMarkers[w] {
+			seen[w] = true
+		}
+	}
+	return len(seen) >= 2
 }

@@ -27,6 +27,11 @@ func TestPlanEcho(t *testing.T) {
 			t.Errorf("taken as a plan: %+v", bad.SubQuestions)
 		}
 	}
+	german := plan("How does humidity affect perovskite solar cell stability?")
+	german.CanonicalTerm = "perovskite solar cells"
+	if err := planEcho(german, "Wie beeinflusst Feuchtigkeit die Stabilität von Perowskit-Solarzellen?", system); err != nil {
+		t.Errorf("an English plan for a German question: %v", err)
+	}
 	for _, good := range []*Plan{
 		plan("How often do judges mistake GPT-4 for a person?", "What makes a conversation seem human?"),
 		func() *Plan { p := plan("Wie bestehen Sprachmodelle den Turing-Test?"); p.CanonicalTerm = ""; return p }(),
