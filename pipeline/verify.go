@@ -411,6 +411,11 @@ func (o *orchestrator) matchSentence(ix *evidenceIndex, sp citedSpan) SentenceCh
 	ch.Score = best.Score
 	other := ix.bestElsewhere(sp.text, cited)
 	switch {
+	case fragment(sp.text) || (best.Score >= clearMatch && !numbersHeld(sp.text, best.Text)):
+		// A piece of a sentence, or a number its passage does not hold
+		// as written (49 for 49.7%): its words do not make it supported.
+		ch.Verdict, ch.Action = VerdictNotSupported, o.unsupportedAction()
+		ch.Passage = &best.Evidence
 	case best.Score >= clearMatch:
 		ch.Verdict, ch.Action = VerdictSupported, ActionKept
 		ch.Passage = &best.Evidence
