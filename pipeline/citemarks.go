@@ -162,7 +162,7 @@ func sentences(md string) []string {
 		start := 0
 		for i := 0; i < len(line); i++ {
 			c := line[i]
-			if (c == '.' || c == '!' || c == '?') && (i+1 == len(line) || line[i+1] == ' ') {
+			if (c == '.' || c == '!' || c == '?') && (i+1 == len(line) || line[i+1] == ' ') && !abbreviation(line[:i+1]) {
 				// keep "[3]." attached to its sentence
 				out = append(out, strings.TrimSpace(line[start:i+1]))
 				start = i + 1

@@ -48,7 +48,13 @@ func (o *orchestrator) stageFinalise(ctx context.Context) error {
 		rep.Sources = append(rep.Sources, cs)
 		fmt.Fprintf(&refs, "[%d] %s%s\n\n", cs.N, cs.Reference, libraryMark(cs))
 	}
-	md := inertProse(strings.TrimSpace(check.text))
+	text, voiced, firstLeft := inOwnVoice(check.text, func(n int) string {
+		if n < 1 || n > len(rep.Sources) || len(rep.Sources[n-1].Authors)+len(rep.Sources[n-1].AuthorsFiled) == 0 {
+			return ""
+		}
+		return authorYear(rep.Sources[n-1])
+	}, englishReport(o.opt.Language))
+	md := inertProse(strings.TrimSpace(text))
 	var citedKeys []string
 	for _, old := range check.order {
 		citedKeys = append(citedKeys, o.st.Analyses[old-1].SourceKey)
@@ -73,6 +79,9 @@ func (o *orchestrator) stageFinalise(ctx context.Context) error {
 	}
 	if line := o.verificationNote(); line != "" {
 		method = append(method, line)
+	}
+	if note := voiceNote(voiced, firstLeft); note != "" {
+		method = append(method, note)
 	}
 	if repeats > 0 {
 		method = append(method, textkit.Plural(repeats, "sentence that repeated an earlier one was", "sentences that repeated earlier ones were")+" dropped, their citations kept on the first.")
@@ -154,4 +163,28 @@ func removedCitations(n int) string {
 		return "1 citation pointed to a source that was not retrieved and was removed"
 	}
 	return fmt.Sprintf("%d citations pointed to sources that were not retrieved and were removed", n)
+}
+
+// englishReport says whether the report is written in English, the one
+// language inOwnVoice rewrites.
+func englishReport(lang string) bool {
+	return lang == "" || strings.HasPrefix(strings.ToLower(lang), "en")
+}
+
+// voiceNote is the Method's word on the authors' first person: how many
+// cited sentences were given to their authors by name, how many still
+// speak as "we".
+func voiceNote(voiced, left int) string {
+	var parts []string
+	if voiced > 0 {
+		parts = append(parts, textkit.Plural(voiced, "cited sentence in its authors' first person was", "cited sentences in their authors' first person were")+" given to the authors by name")
+	}
+	if left > 0 {
+		parts = append(parts, textkit.Plural(left, "cited sentence still speaks", "cited sentences still speak")+" in the first person (its authors', where it cites one work)")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	s := strings.Join(parts, "; ")
+	return strings.ToUpper(s[:1]) + s[1:] + "."
 }

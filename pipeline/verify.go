@@ -118,7 +118,7 @@ func lineSentences(line string) [][2]int {
 	start := 0
 	for i := 0; i < end; i++ {
 		c := line[i]
-		if (c == '.' || c == '!' || c == '?') && (i+1 == end || line[i+1] == ' ') {
+		if (c == '.' || c == '!' || c == '?') && (i+1 == end || line[i+1] == ' ') && !abbreviation(line[:i+1]) {
 			segs = append(segs, [2]int{start, i + 1})
 			start = i + 1
 		}
@@ -135,6 +135,21 @@ func lineSentences(line string) [][2]int {
 		merged = append(merged, sg)
 	}
 	return merged
+}
+
+// abbreviations end with a stop that ends no sentence: "Gao et al.
+// (2023) show", "e.g. stripes".
+var abbreviations = map[string]bool{"et al.": true, "e.g.": true, "i.e.": true, "cf.": true, "vs.": true, "fig.": true, "eq.": true, "ref.": true, "approx.": true}
+
+// abbreviation says whether s ends with one of them.
+func abbreviation(s string) bool {
+	low := strings.ToLower(s)
+	for a := range abbreviations {
+		if strings.HasSuffix(low, a) && (len(low) == len(a) || !isAlnum(rune(low[len(low)-len(a)-1]))) {
+			return true
+		}
+	}
+	return false
 }
 
 // groupNums are the citation numbers in s (Markdown links aside).

@@ -72,3 +72,38 @@ func TestWholeSentencesNumbersIntact(t *testing.T) {
 		}
 	}
 }
+
+// The authors' voice becomes the report's (issue 46, its recorded
+// examples): a cited first-person sentence names its authors, in English;
+// what still speaks in the first person is counted.
+func TestInOwnVoice(t *testing.T) {
+	cite := func(n int) string {
+		return map[int]string{1: "Gao et al. (2023)", 2: "Jones & Bergen (2024)", 3: "Turing (1952)"}[n]
+	}
+	md := "## Findings\n\nWe show that a canonical reaction-diffusion system forms stripes [1]. In this paper, we propose a way to measure it [3]. Our results suggest a phase boundary [2].\n\n- We find that spots form first [1].\n\nEarlier work, which we extend, did not [1, 2].\n"
+	got, rewrote, left := inOwnVoice(md, cite, true)
+	for _, want := range []string{
+		"Gao et al. (2023) show that a canonical reaction-diffusion system forms stripes [1].",
+		"Turing (1952) proposes a way to measure it [3].",
+		"Jones & Bergen's (2024) results suggest a phase boundary [2].",
+		"- Gao et al. (2023) find that spots form first [1].",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("lacks %q:\n%s", want, got)
+		}
+	}
+	if rewrote != 4 || left != 1 {
+		t.Errorf("rewrote %d, left %d; want 4 and 1 (the sentence citing two sources)", rewrote, left)
+	}
+	if same, r, l := inOwnVoice(md, cite, false); same != md || r != 0 || l != 5 {
+		t.Errorf("another language: rewrote %d, left %d, changed %v", r, l, same != md)
+	}
+}
+
+// "et al." and "e.g." end no sentence: the name stays with its claim.
+func TestAbbreviationsEndNoSentence(t *testing.T) {
+	got := sentences("Gao et al. (2023) show that stripes form, e.g. in zebrafish [1]. A second claim [2].")
+	if len(got) != 2 || !strings.HasPrefix(got[0], "Gao et al. (2023) show") {
+		t.Errorf("sentences: %q", got)
+	}
+}
