@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"github.com/charmbracelet/x/ansi"
 	"strings"
 
 	"github.com/researchtui/researchtui/store"
@@ -36,7 +37,11 @@ func (m *rootModel) sessionPreview(r *sessionRow, w, h int) string {
 	lines = append(lines, kv("status", statusLabel(s.Status))+stageNote(st, s))
 	lines = append(lines, kv("created", s.CreatedAt.In(m.now().Location()).Format("2006-01-02 15:04")))
 	lines = append(lines, kv("model", r.model+st.Subtle.Render(" · embed "+sanitizeLine(s.EmbedModel))))
-	lines = append(lines, kv("tokens", fmt.Sprintf("%s prompt · %s completion · %s embed", fmtTokens(s.Usage.PromptTokens), fmtTokens(s.Usage.CompletionTokens), fmtTokens(s.Usage.EmbeddingTokens))))
+	// The parts go on as many lines as the pane needs, never cut ("0 e…").
+	for i, l := range packParts([]string{fmtTokens(s.Usage.PromptTokens) + " prompt", fmtTokens(s.Usage.CompletionTokens) + " completion",
+		fmtTokens(s.Usage.EmbeddingTokens) + " embed"}, " · ", w-10) {
+		lines = append(lines, kv(map[bool]string{true: "tokens"}[i == 0], l))
+	}
 	lines = append(lines, kv("cost", fmtCost(s.CostUSD)))
 	if s.Warnings > 0 {
 		lines = append(lines, kv("warnings", fmt.Sprint(s.Warnings)))
@@ -81,4 +86,26 @@ func actionHint(status string) string {
 		return "enter: watch it live (here or from another researchtui)"
 	}
 	return ""
+}
+
+// packParts joins parts with sep into lines of at most w cells, a part
+// never split.
+func packParts(parts []string, sep string, w int) []string {
+	var out []string
+	cur := ""
+	for _, p := range parts {
+		switch {
+		case cur == "":
+			cur = p
+		case ansi.StringWidth(cur+sep+p) <= w:
+			cur += sep + p
+		default:
+			out = append(out, cur)
+			cur = p
+		}
+	}
+	if cur != "" {
+		out = append(out, cur)
+	}
+	return out
 }
