@@ -95,6 +95,19 @@ func TestInOwnVoice(t *testing.T) {
 	if rewrote != 4 || left != 1 {
 		t.Errorf("rewrote %d, left %d; want 4 and 1 (the sentence citing two sources)", rewrote, left)
 	}
+	// What small models and real abstracts write after "we": an adverb,
+	// the past tense, a modal.
+	for in, want := range map[string]string{
+		"We also show that spots form [3].":           "Turing (1952) also shows that spots form [3].",
+		"We found that spots form [3].":               "Turing (1952) found that spots form [3].",
+		"We can predict the wavelength [3].":          "Turing (1952) can predict the wavelength [3].",
+		"We were able to predict the wavelength [3].": "Turing (1952) was able to predict the wavelength [3].",
+		"We observed stripes [1].":                    "Gao et al. (2023) observed stripes [1].",
+	} {
+		if got, _, _ := inOwnVoice(in, cite, true); got != want {
+			t.Errorf("%q → %q, want %q", in, got, want)
+		}
+	}
 	if same, r, l := inOwnVoice(md, cite, false); same != md || r != 0 || l != 5 {
 		t.Errorf("another language: rewrote %d, left %d, changed %v", r, l, same != md)
 	}

@@ -18,6 +18,12 @@ var weOpening = regexp.MustCompile(`^((?:In this (?:paper|work|study|article|let
 // ourOpening is one that opens with "Our": "Our results suggest".
 var ourOpening = regexp.MustCompile(`^Our\s+`)
 
+// nextWord and listMarker cut a sentence's next word and list marker.
+var (
+	nextWord   = regexp.MustCompile(`^\s+([a-z]+)\b`)
+	listMarker = regexp.MustCompile(`^(?:[-*+]|\d+\.)\s+`)
+)
+
 // firstPerson finds the first-person words left in a sentence.
 var firstPerson = regexp.MustCompile(`\b(?:[Ww]e|[Oo]ur|[Oo]urs|[Uu]s)\b`)
 
@@ -60,17 +66,25 @@ func voiced(seg, named string) string {
 	lead := seg[:len(seg)-len(strings.TrimLeft(seg, " \t"))]
 	body := seg[len(lead):]
 	marker := ""
-	if m := regexp.MustCompile(`^(?:[-*+]|\d+\.)\s+`).FindString(body); m != "" {
+	if m := listMarker.FindString(body); m != "" {
 		marker, body = m, body[len(m):]
 	}
 	switch {
 	case weOpening.MatchString(body):
 		m := weOpening.FindStringSubmatch(body)
+		rest := body[len(m[0]):]
 		verb := m[2]
+		if adverbs[verb] { // "We also show": the verb is the next word
+			v := nextWord.FindStringSubmatch(rest)
+			if v == nil {
+				return seg
+			}
+			verb, rest = verb+" "+v[1], rest[len(v[0]):]
+		}
 		if !strings.Contains(named, " et al.") && !strings.Contains(named, " & ") {
 			verb = thirdPerson(verb)
 		}
-		body = named + " " + verb + body[len(m[0]):]
+		body = named + " " + verb + rest
 	case ourOpening.MatchString(body):
 		body = possessive(named) + " " + body[len("Our "):]
 	default:
@@ -79,9 +93,28 @@ func voiced(seg, named string) string {
 	return lead + marker + body
 }
 
-// thirdPerson is a verb after one author: "show" → "shows".
+// adverbs come between "we" and its verb: "we also show".
+var adverbs = map[string]bool{"also": true, "further": true, "then": true, "first": true, "here": true, "now": true,
+	"additionally": true, "finally": true, "next": true, "therefore": true, "thus": true, "instead": true}
+
+// unchanged are verb forms the same after one author as after "we": the
+// past tense and modals ("found", "can").
+var unchanged = map[string]bool{"found": true, "ran": true, "saw": true, "made": true, "took": true, "gave": true, "built": true,
+	"wrote": true, "did": true, "had": true, "got": true, "went": true, "brought": true, "sought": true, "thought": true,
+	"drew": true, "chose": true, "led": true, "set": true, "put": true, "read": true, "can": true, "could": true, "will": true,
+	"would": true, "may": true, "might": true, "must": true, "should": true, "shall": true}
+
+// thirdPerson is a verb after one author: "show" → "shows", "were" →
+// "was", "found" and "can" as they are; "also show" → "also shows".
 func thirdPerson(v string) string {
+	if adv, verb, ok := strings.Cut(v, " "); ok {
+		return adv + " " + thirdPerson(verb)
+	}
 	switch {
+	case unchanged[v] || strings.HasSuffix(v, "ed"):
+		return v
+	case v == "were":
+		return "was"
 	case v == "have":
 		return "has"
 	case v == "are":
