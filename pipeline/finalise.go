@@ -52,7 +52,7 @@ func (o *orchestrator) stageFinalise(ctx context.Context) error {
 		if n < 1 || n > len(rep.Sources) || len(rep.Sources[n-1].Authors)+len(rep.Sources[n-1].AuthorsFiled) == 0 {
 			return ""
 		}
-		return authorYear(rep.Sources[n-1])
+		return mdText(authorYear(rep.Sources[n-1])) // names from the web, as the studies table prints them
 	}, englishReport(o.opt.Language))
 	md := inertProse(strings.TrimSpace(text))
 	var citedKeys []string

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"github.com/researchtui/researchtui/textkit/mdinert"
 	"strings"
 	"testing"
 )
@@ -118,5 +119,19 @@ func TestAbbreviationsEndNoSentence(t *testing.T) {
 	got := sentences("Gao et al. (2023) show that stripes form, e.g. in zebrafish [1]. A second claim [2].")
 	if len(got) != 2 || !strings.HasPrefix(got[0], "Gao et al. (2023) show") {
 		t.Errorf("sentences: %q", got)
+	}
+}
+
+// Authors' names come from the web: given to a first-person sentence they
+// are escaped as the studies table escapes them, and the report stays
+// inert.
+func TestVoicedNamesStayText(t *testing.T) {
+	named := mdText(authorYear(CitedSource{Authors: []string{"<img src=http://h.io/i> ![x](http://h.io/p.png)"}, Year: 2023}))
+	got, n, _ := inOwnVoice("We show that stripes form in zebrafish skin [1].\n", func(int) string { return named }, true)
+	if n != 1 {
+		t.Fatalf("not voiced: %q", got)
+	}
+	if active := mdinert.Active(inertProse(got)); len(active) > 0 {
+		t.Errorf("%q has %v", got, active)
 	}
 }
