@@ -464,9 +464,14 @@ func filterByConfidence(all []Analysis) []Analysis {
 	return kept
 }
 
+// yearOrND is a year as APA writes it: "n.d." unknown, "44 B.C.E."
+// before the common era.
 func yearOrND(y int) string {
-	if y == 0 {
+	switch {
+	case y == 0:
 		return "n.d."
+	case y < 0:
+		return fmt.Sprint(-y) + " B.C.E."
 	}
 	return fmt.Sprint(y)
 }

@@ -103,10 +103,7 @@ func authorYear(s CitedSource) string {
 	if len(names) == 0 {
 		names = s.Authors
 	}
-	year := "n.d."
-	if s.Year > 0 {
-		year = fmt.Sprint(s.Year)
-	}
+	year := yearOrND(s.Year)
 	fam := func(n string) string { f, _ := apaNameParts(n); return f }
 	switch {
 	case len(names) == 0:

@@ -87,10 +87,55 @@ func bibType(typ string, f map[string]string) string {
 		if j := strings.ToLower(f["journal"] + f["journaltitle"]); strings.HasPrefix(strings.TrimLeft(j, "{ "), "arxiv") {
 			return "article" // "journal = {arXiv preprint arXiv:...}"
 		}
+		switch strings.ToLower(strings.Trim(f["entrysubtype"], "{} ")) { // BibLaTeX's kind of periodical
+		case "newspaper":
+			return "article-newspaper"
+		case "magazine":
+			return "article-magazine"
+		}
 		return "article-journal"
+	// Mendeley's own types, which it writes as BibTeX entry types.
+	case "book_section":
+		return "chapter"
+	case "web_page":
+		return "webpage"
+	case "magazine_article":
+		return "article-magazine"
+	case "newspaper_article":
+		return "article-newspaper"
+	case "journal", "journal_article":
+		return "article-journal"
+	case "conference_proceedings":
+		return "paper-conference"
+	case "working_paper":
+		return "report"
+	case "computer_program":
+		return "software"
+	case "encyclopedia_article":
+		return "entry-encyclopedia"
+	case "television_broadcast":
+		return "broadcast"
+	case "film":
+		return "motion_picture"
+	case "statute", "bill":
+		return "legislation"
+	case "case":
+		return "legal_case"
+	case "hearing":
+		return "hearing"
+	case "generic":
+		// Mendeley's "Generic": a journal's article when it names one
+		// (Better BibTeX makes every generic a journal article)
+		if strings.TrimSpace(f["journal"]) != "" {
+			return "article-journal"
+		}
+		return "document"
 	case "inproceedings", "conference":
 		return "paper-conference"
 	case "book", "mvbook", "proceedings", "mvproceedings", "collection", "mvcollection", "reference", "mvreference":
+		if bt := strings.TrimSpace(f["booktitle"]); bt != "" && !strings.EqualFold(bt, strings.TrimSpace(f["title"])) && f["maintitle"] == "" {
+			return "chapter" // a chapter typed as its book: it names the book it is in
+		}
 		return "book"
 	case "booklet":
 		return "pamphlet"

@@ -13,20 +13,47 @@ import (
 // Relative attachment paths are resolved against dir (the file's folder;
 // "" leaves them relative).
 func ReadBibTeX(data []byte, dir string) ([]Item, []error) {
-	if len(data) > MaxInput {
-		return nil, []error{tooLarge("BibTeX", len(data))}
+	items, errs := readBibTeXFiles([]File{{Data: data, dir: dir}})
+	return items[0], errs[0]
+}
+
+// readBibTeXFiles reads BibTeX files given together, as BibTeX reads the
+// files of one \bibliography: @string macros carry from a file to the
+// next, and crossref and xdata resolve across all of them (a paper in
+// krr.bib, its proceedings in procs.bib).
+func readBibTeXFiles(files []File) ([][]Item, [][]error) {
+	parsers := make([]*bibParser, len(files))
+	macros := map[string]string{}
+	for i, f := range files {
+		if len(f.Data) > MaxInput {
+			parsers[i] = &bibParser{}
+			parsers[i].errs.add(tooLarge("BibTeX", len(f.Data)))
+			continue
+		}
+		p := &bibParser{src: decodeInput(f.Data), macros: macros, line: 1}
+		p.mendeley = strings.Contains(p.src[:min(len(p.src), 4096)], "Mendeley Desktop")
+		p.parse()
+		parsers[i] = p
 	}
-	p := bibParser{src: decodeInput(data), macros: map[string]string{}, line: 1}
-	p.mendeley = strings.Contains(p.src[:min(len(p.src), 4096)], "Mendeley Desktop")
-	p.parse()
-	p.crossrefs()
-	items := make([]Item, 0, len(p.entries))
-	for i := range p.entries {
-		it := p.item(&p.entries[i], dir)
-		it.Clean()
-		items = append(items, it)
+	resolveRefs(parsers)
+	items, errs := make([][]Item, len(files)), make([][]error, len(files))
+	for i, p := range parsers {
+		out := make([]Item, 0, len(p.entries))
+		var lines []int
+		for j := range p.entries {
+			e := &p.entries[j]
+			if e.typ == "xdata" || e.typ == "set" {
+				continue // a container of fields or of entries, not a work
+			}
+			it := p.item(e, files[i].dir)
+			it.Clean()
+			out = append(out, it)
+			lines = append(lines, e.line)
+		}
+		settleIDs(out, lines, "BibTeX", "citation key", &p.errs)
+		items[i], errs[i] = out, p.errs.result()
 	}
-	return items, p.errs.result()
+	return items, errs
 }
 
 // bibEntry is an entry as written: lower-case type and field names, raw
@@ -150,7 +177,13 @@ func (p *bibParser) entry(at int, typ string) {
 	}
 	p.pos++
 	p.skipSpace()
+	keyStart := p.pos
 	key := p.key(closer)
+	keyless := false
+	if j := skipSpaces(p.src, p.pos); j < len(p.src) && p.src[j] == '=' {
+		// EndNote's `@article{` with no key: what was read is a field name
+		p.pos, key, keyless = keyStart, "", true
+	}
 	e := bibEntry{typ: strings.ToLower(typ), key: key, line: p.lineAt(at)}
 	fail := func(format string, args ...any) {
 		if p.errs.full() {
@@ -173,12 +206,12 @@ func (p *bibParser) entry(at int, typ string) {
 		p.pos++
 		p.entries = append(p.entries, e)
 		return
-	case p.src[p.pos] != ',':
+	case p.src[p.pos] != ',' && !keyless:
 		fail("expected a comma after the citation key")
 		return
 	}
 	for {
-		p.skipSpace()
+		p.skipSpaceAndComments()
 		if p.pos >= len(p.src) {
 			fail("the entry is not closed: a %c is missing at its end", closer)
 			return
@@ -218,7 +251,7 @@ func (p *bibParser) entry(at int, typ string) {
 		if _, dup := e.fields[name]; !dup && len(e.fields) < maxFields {
 			e.fields[name] = value
 		}
-		p.skipSpace()
+		p.skipSpaceAndComments()
 		switch {
 		case p.pos < len(p.src) && p.src[p.pos] == '@':
 			// the value took the entry's own closing brace
@@ -443,6 +476,22 @@ func (p *bibParser) jabrefGroups(tree string) {
 	}
 }
 
+// skipSpaceAndComments skips spaces and, between fields, %-comments to
+// the end of their line, which biber reads as comments.
+func (p *bibParser) skipSpaceAndComments() {
+	for {
+		p.skipSpace()
+		if p.pos >= len(p.src) || p.src[p.pos] != '%' {
+			return
+		}
+		if i := strings.IndexByte(p.src[p.pos:], '\n'); i >= 0 {
+			p.pos += i + 1
+		} else {
+			p.pos = len(p.src)
+		}
+	}
+}
+
 func (p *bibParser) skipSpace() {
 	for p.pos < len(p.src) && isSpace(p.src[p.pos]) {
 		p.pos++
@@ -467,43 +516,106 @@ func isIdentChar(c byte) bool {
 var monthMacros = map[string]string{"jan": "January", "feb": "February", "mar": "March", "apr": "April", "may": "May",
 	"jun": "June", "jul": "July", "aug": "August", "sep": "September", "oct": "October", "nov": "November", "dec": "December"}
 
-// crossrefs copies to an entry what it inherits from the entry it
-// cross-references (a paper from its proceedings: booktitle, year,
-// publisher), as BibTeX does, one level deep.
-func (p *bibParser) crossrefs() {
-	var byKey map[string]int
-	for i := range p.entries {
-		e := &p.entries[i]
-		ref := strings.TrimSpace(e.fields["crossref"])
-		if ref == "" {
-			continue
+func skipSpaces(s string, i int) int {
+	for i < len(s) && isSpace(s[i]) {
+		i++
+	}
+	return i
+}
+
+// resolveRefs copies into each entry what it inherits, as biber does:
+// first the fields of the @xdata entries its xdata names, then every field
+// of the entry its crossref names that it lacks (but the entry's own
+// identity: keys, options, sets), one level deep. A part's title becomes
+// the title of its whole: a proceedings' title is its paper's booktitle,
+// a periodical's its article's journal, a multi-volume work's its
+// volume's main title.
+func resolveRefs(parsers []*bibParser) {
+	byKey := map[string]*bibEntry{}
+	refs := false
+	for _, p := range parsers {
+		for i := range p.entries {
+			e := &p.entries[i]
+			if k := strings.ToLower(e.key); k != "" {
+				if _, dup := byKey[k]; !dup {
+					byKey[k] = e
+				}
+			}
+			refs = refs || e.fields["crossref"] != "" || e.fields["xdata"] != ""
 		}
-		if byKey == nil {
-			byKey = make(map[string]int, len(p.entries))
-			for j := range p.entries {
-				if k := strings.ToLower(p.entries[j].key); k != "" {
-					if _, dup := byKey[k]; !dup {
-						byKey[k] = j
-					}
+	}
+	if !refs {
+		return
+	}
+	for _, p := range parsers {
+		for i := range p.entries {
+			e := &p.entries[i]
+			for _, k := range splitList(e.fields["xdata"], ",") {
+				if x := byKey[strings.ToLower(strings.TrimSpace(k))]; x != nil && x != e {
+					inherit(e, x.fields, nil)
 				}
 			}
 		}
-		j, ok := byKey[strings.ToLower(ref)]
-		if !ok || j == i {
-			continue
-		}
-		parent := p.entries[j].fields
-		if _, has := e.fields["booktitle"]; !has && parent["title"] != "" {
-			e.fields["booktitle"] = parent["title"]
-		}
-		for _, f := range inherited {
-			if _, has := e.fields[f]; !has && parent[f] != "" {
-				e.fields[f] = parent[f]
+	}
+	for _, p := range parsers {
+		for i := range p.entries {
+			e := &p.entries[i]
+			ref := strings.TrimSpace(e.fields["crossref"])
+			if ref == "" {
+				continue
 			}
+			parent := byKey[strings.ToLower(ref)]
+			if parent == nil || parent == e {
+				continue
+			}
+			inherit(e, parent.fields, titleAs(parent.typ, e.typ))
 		}
 	}
 }
 
-var inherited = []string{"booktitle", "year", "date", "month", "publisher", "editor", "volume", "series",
-	"organization", "institution", "school", "isbn", "issn", "journal", "journaltitle", "langid", "language",
-	"location", "address", "eventtitle"}
+// inherit copies into e each field of from that e lacks; rename names the
+// fields that take another name in e.
+func inherit(e *bibEntry, from map[string]string, rename map[string]string) {
+	if e.fields == nil {
+		e.fields = map[string]string{}
+	}
+	for name, v := range from {
+		if notInherited[name] || v == "" {
+			continue
+		}
+		if to, ok := rename[name]; ok {
+			name = to
+		}
+		if _, has := e.fields[name]; !has && len(e.fields) < maxFields {
+			e.fields[name] = v
+		}
+	}
+}
+
+// notInherited are the fields that say what an entry is, not what it is
+// about (biber's defaults).
+var notInherited = setOf("ids", "crossref", "xref", "xdata", "entryset", "entrysubtype", "execute", "label", "options",
+	"presort", "related", "relatedoptions", "relatedstring", "relatedtype", "shorthand", "shorthandintro", "sortkey")
+
+var (
+	asBook       = map[string]string{"title": "booktitle", "subtitle": "booksubtitle", "titleaddon": "booktitleaddon"}
+	asMain       = map[string]string{"title": "maintitle", "subtitle": "mainsubtitle", "titleaddon": "maintitleaddon"}
+	asJournal    = map[string]string{"title": "journaltitle", "subtitle": "journalsubtitle"}
+	wholeTypes   = setOf("book", "collection", "proceedings", "reference", "mvbook", "mvcollection", "mvproceedings", "mvreference")
+	partTypes    = setOf("inbook", "incollection", "inproceedings", "conference", "inreference", "bookinbook", "suppbook", "suppcollection")
+	volumedTypes = setOf("book", "collection", "proceedings", "reference", "inbook", "incollection", "inproceedings", "inreference", "bookinbook")
+)
+
+// titleAs is how a child of type child takes the title of a parent of
+// type parent (nil: as its own title, BibTeX's rule for the rest).
+func titleAs(parent, child string) map[string]string {
+	switch {
+	case strings.HasPrefix(parent, "mv") && wholeTypes[parent] && volumedTypes[child]:
+		return asMain
+	case wholeTypes[parent] && partTypes[child]:
+		return asBook
+	case parent == "periodical" && child == "article":
+		return asJournal
+	}
+	return nil
+}

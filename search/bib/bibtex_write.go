@@ -51,7 +51,7 @@ func WriteBibTeX(items []Item) []byte {
 		field("volume", texEscape(it.Volume, texText))
 		field("number", texEscape(it.Issue, texText))
 		field("pages", texEscape(it.Pages, texPages))
-		if it.Year > 0 {
+		if it.Year != 0 {
 			field("year", yearString(it.Year))
 		}
 		// date when it says more than year (biber warns when both give the

@@ -33,6 +33,13 @@ func ReadCSLJSON(data []byte) ([]Item, error) {
 // that the items before the fault are still read and the fault is named
 // by its line.
 func readCSLJSON(data []byte) ([]Item, []error) {
+	items, errs := readCSLJSONItems(data)
+	var notes problems
+	settleIDs(items, nil, "CSL-JSON", "id", &notes)
+	return items, append(errs, notes.result()...)
+}
+
+func readCSLJSONItems(data []byte) ([]Item, []error) {
 	if len(data) > MaxInput {
 		return nil, []error{tooLarge("CSL-JSON", len(data))}
 	}

@@ -223,7 +223,7 @@ func jsonDate(b []byte, start, end int) (int, string) {
 		return y, d
 	}
 	for _, t := range texts {
-		if y, d := ParseDate(t); y > 0 {
+		if y, d := ParseDate(t); y != 0 {
 			return y, d
 		}
 	}

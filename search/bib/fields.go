@@ -12,7 +12,7 @@ import (
 // year, month and day.
 func bibDate(f map[string]string) (int, string) {
 	if d := strings.TrimSpace(decodeVerbatim(f["date"])); d != "" {
-		if y, date := ParseDate(d); y > 0 {
+		if y, date := ParseDate(d); y != 0 {
 			return y, date
 		}
 	}
@@ -35,6 +35,14 @@ func bibDate(f map[string]string) (int, string) {
 // and ranges "2015-06-22/2015-06-26" (EDTF marks ~ ? % dropped); a range
 // keeps both ends, an open one ("2019/..") its start.
 func ParseDate(s string) (int, string) {
+	s = strings.TrimSpace(s)
+	if rest, bc := strings.CutPrefix(s, "-"); bc && !strings.Contains(rest, "/") {
+		// EDTF's years before the common era: -0043 is 44 BC, kept as
+		// ISO 8601 writes it
+		if y, d := isoDay(rest); y > 0 {
+			return -y, "-" + d
+		}
+	}
 	start, end, isRange := strings.Cut(s, "/")
 	y, a := isoDay(start)
 	if y == 0 {

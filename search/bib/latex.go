@@ -10,8 +10,9 @@ import (
 // text a person reads (The DNA of öl, Schörmann, 17α): accents in all their
 // spellings become precomposed letters, formatting commands leave their
 // text, protective braces go, math keeps its letters. It is not TeX: an
-// unknown command disappears and its braced argument is read as text, which
-// is what a reader of the title wants.
+// unknown command's braced argument is read as text, and an unknown command
+// without one ({\MP}, a macro of the author's) reads as its name, so no
+// word of a title silently disappears.
 
 // decodeTeX decodes a text field (title, name, venue, abstract): dashes,
 // quotes and ~ are typeset as LaTeX would.
@@ -266,10 +267,19 @@ func (d *texDecoder) word(b *strings.Builder, name string) {
 		}
 	case name == "newline" || name == "linebreak":
 		b.WriteByte('\n')
+	case switches[name]:
+		// a font switch or spacing command: nothing to read
+	case d.pos < len(d.src) && d.src[d.pos] == '{':
+		// an unknown command with an argument: the argument is read as a
+		// group, so its text stays
+	default:
+		// an unknown command alone (\MP, \BibTeXstyle): its name is the
+		// nearest thing to what it typesets, and better than a lost word
+		b.WriteString(name)
+		if d.pos < len(d.src) && d.src[d.pos-1] == ' ' && !d.math {
+			b.WriteByte(' ') // the space TeX ate after the name
+		}
 	}
-	// Anything else (a font switch like \em or \bf, an unknown macro)
-	// disappears; a braced argument after it is read as a group, so its
-	// text stays.
 }
 
 // arg decodes a command's argument: a group, a control sequence or one

@@ -3,10 +3,15 @@ package bib
 // The tables of the LaTeX decoder (latex.go).
 
 var superscripts = map[rune]rune{'0': '⁰', '1': '¹', '2': '²', '3': '³', '4': '⁴', '5': '⁵', '6': '⁶', '7': '⁷', '8': '⁸', '9': '⁹',
-	'+': '⁺', '-': '⁻', '−': '⁻', '=': '⁼', '(': '⁽', ')': '⁾', 'n': 'ⁿ', 'i': 'ⁱ'}
+	'+': '⁺', '-': '⁻', '−': '⁻', '=': '⁼', '(': '⁽', ')': '⁾', 'n': 'ⁿ', 'i': 'ⁱ', '∘': '°', '*': '*'}
+
+// Letters are subscripted (COₓ, Tₘ: the subscript is part of the name),
+// not superscripted: "3rd" reads better than "3ʳᵈ".
 
 var subscripts = map[rune]rune{'0': '₀', '1': '₁', '2': '₂', '3': '₃', '4': '₄', '5': '₅', '6': '₆', '7': '₇', '8': '₈', '9': '₉',
-	'+': '₊', '-': '₋', '−': '₋', '=': '₌', '(': '₍', ')': '₎'}
+	'+': '₊', '-': '₋', '−': '₋', '=': '₌', '(': '₍', ')': '₎',
+	'a': 'ₐ', 'e': 'ₑ', 'h': 'ₕ', 'i': 'ᵢ', 'j': 'ⱼ', 'k': 'ₖ', 'l': 'ₗ', 'm': 'ₘ', 'n': 'ₙ', 'o': 'ₒ', 'p': 'ₚ',
+	'r': 'ᵣ', 's': 'ₛ', 't': 'ₜ', 'u': 'ᵤ', 'v': 'ᵥ', 'x': 'ₓ'}
 
 // symbolAccents are the accents written \'e, \"{o}, \^o, \`a, \~n, \=a, \.z.
 var symbolAccents = map[byte]rune{'\'': 0x301, '`': 0x300, '^': 0x302, '"': 0x308, '~': 0x303, '=': 0x304, '.': 0x307}
@@ -16,7 +21,7 @@ var symbolAccents = map[byte]rune{'\'': 0x301, '`': 0x300, '^': 0x302, '"': 0x30
 var wordAccents = map[string]rune{"c": 0x327, "v": 0x30c, "u": 0x306, "H": 0x30b, "k": 0x328, "r": 0x30a,
 	"d": 0x323, "b": 0x331, "t": 0x361, "G": 0x30f, "textcommabelow": 0x326,
 	"bar": 0x304, "hat": 0x302, "widehat": 0x302, "tilde": 0x303, "widetilde": 0x303, "vec": 0x20d7, "dot": 0x307,
-	"ddot": 0x308, "acute": 0x301, "grave": 0x300, "breve": 0x306, "check": 0x30c, "overline": 0x305, "mathring": 0x30a}
+	"ocirc": 0x30a, "ddot": 0x308, "acute": 0x301, "grave": 0x300, "breve": 0x306, "check": 0x30c, "overline": 0x305, "mathring": 0x30a}
 
 // spacingAccents are the accents alone (\~{} in a Mendeley path is ~).
 var spacingAccents = map[rune]string{0x301: "´", 0x300: "`", 0x302: "^", 0x308: "¨", 0x303: "~", 0x304: "¯",
@@ -28,6 +33,18 @@ var keepArg = setOf("textit", "emph", "textbf", "textsc", "textrm", "textsf", "t
 	"nocase", "uppercase", "lowercase", "MakeUppercase", "MakeLowercase", "mathrm", "mathbf", "mathit", "mathsf",
 	"mathtt", "mathcal", "mathbb", "mathfrak", "mathscr", "boldsymbol", "bm", "operatorname", "underline", "uline",
 	"textlatin", "textgreek", "textenglish", "smash", "fbox", "sout", "st")
+
+// switches are commands without an argument that typeset no text: font
+// and size switches, spacing, TeX's plumbing.
+var switches = setOf("em", "bf", "it", "sc", "rm", "sl", "tt", "sf", "up", "md", "itshape", "bfseries", "scshape",
+	"upshape", "slshape", "mdseries", "rmfamily", "sffamily", "ttfamily", "normalfont", "tiny", "scriptsize",
+	"footnotesize", "small", "normalsize", "large", "Large", "LARGE", "huge", "Huge", "relax", "protect", "noindent",
+	"centering", "raggedright", "null", "xspace", "displaystyle", "textstyle", "scriptstyle", "left", "right", "big",
+	"Big", "bigg", "Bigg", "bigl", "bigr", "Bigl", "Bigr", "mathstrut", "strut", "unskip", "ignorespaces",
+	"allowbreak", "hfill", "hfil", "vfill", "nobreak", "break", "limits", "nolimits", "boldmath", "unboldmath",
+	"sloppy", "fussy", "frenchspacing", "nonfrenchspacing", "mathversion", "scshapefamily", "upshapefamily",
+	"oldstylenums", "hyphenation", "bgroup", "egroup", "begingroup", "endgroup", "cr", "crcr", "smallskip",
+	"medskip", "bigskip", "newblock")
 
 // dropArg are commands whose argument is not text to read.
 var dropArg = setOf("vphantom", "hphantom", "phantom", "noopsort", "sortname", "label", "index", "cite", "citep", "citet",
@@ -48,7 +65,7 @@ var texSymbols = map[string]string{
 	"ss": "ß", "SS": "SS", "l": "ł", "L": "Ł", "dh": "ð", "DH": "Ð", "th": "þ", "TH": "Þ", "ng": "ŋ", "NG": "Ŋ",
 	"dj": "đ", "DJ": "Đ", "ij": "ĳ", "IJ": "Ĳ", "texthtd": "ɗ", "textschwa": "ə", "eth": "ð",
 	// punctuation and text symbols
-	"textendash": "–", "textemdash": "—", "textquoteleft": "‘", "textquoteright": "’", "textquotedblleft": "“",
+	"textendash": "–", "textemdash": "—", "dash": "—", "ndash": "–", "mdash": "—", "textdash": "—", "textquoteleft": "‘", "textquoteright": "’", "textquotedblleft": "“",
 	"textquotedblright": "”", "quotedblbase": "„", "quotesinglbase": "‚", "guillemotleft": "«", "guillemotright": "»",
 	"guillemetleft": "«", "guillemetright": "»", "guilsinglleft": "‹", "guilsinglright": "›", "textquotesingle": "'",
 	"textquotedbl": "\"", "textasciigrave": "`", "textexclamdown": "¡", "textquestiondown": "¿", "textellipsis": "…",

@@ -14,18 +14,76 @@ import (
 func parseNames(raw string) []Name {
 	var out []Name
 	for _, n := range splitTop(raw, "and") {
-		if len(out) == maxNames {
-			break
-		}
-		n = strings.TrimSpace(n)
-		if n == "" || strings.EqualFold(n, "others") {
-			continue
-		}
-		if name, ok := parseName(n); ok {
-			out = append(out, name)
+		for _, n := range commaList(strings.TrimSpace(n)) {
+			if len(out) == maxNames {
+				return out
+			}
+			if n == "" || strings.EqualFold(n, "others") {
+				continue
+			}
+			if name, ok := parseName(n); ok {
+				out = append(out, name)
+			}
 		}
 	}
 	return out
+}
+
+// commaList splits what a person wrote as a list with commas ("Ryszard
+// Michalski, Jaime G. Carbonell, and Tom M. Mitchell") into its names. A
+// name is read as such a list only when it has three or more parts, none
+// is a suffix (Jr., III) and each is two or more words: "Family, Jr.,
+// Given" and "Family, Given" stay one name.
+func commaList(n string) []string {
+	// "A B, C D, and E F" splits at "and" first: "A B, C D," is a list too
+	trimmed := strings.TrimSuffix(n, ",")
+	parts := splitTop(trimmed, ",")
+	if len(parts) < 3 && (trimmed == n || len(parts) < 2) {
+		return []string{n}
+	}
+	for i, p := range parts {
+		p = strings.TrimSpace(p)
+		if i == len(parts)-1 {
+			p = strings.TrimSpace(strings.TrimPrefix(p, "and "))
+		}
+		if isSuffix(p) || len(nameWords(p)) < 2 || strings.Contains(p, "=") {
+			return []string{n}
+		}
+		parts[i] = p
+	}
+	return parts
+}
+
+// extendedName reads BibLaTeX's extended name format: "family=Doe,
+// given=John, prefix=von, suffix=Jr." (with given-i and useprefix, which
+// say how to abbreviate and sort).
+func extendedName(parts []string) (Name, bool) {
+	var n Name
+	var prefix string
+	for _, p := range parts {
+		k, v, ok := strings.Cut(p, "=")
+		if !ok {
+			return Name{}, false
+		}
+		v = decodeTeX(strings.TrimSpace(v))
+		switch strings.ToLower(strings.TrimSpace(k)) {
+		case "family":
+			n.Family = v
+		case "given":
+			n.Given = v
+		case "prefix":
+			prefix = v
+		case "suffix":
+			n.Suffix = v
+		case "given-i", "family-i", "prefix-i", "suffix-i", "useprefix", "sortingnamekeytemplatename", "hash", "uniquename":
+		default:
+			return Name{}, false
+		}
+	}
+	if prefix != "" {
+		n.Family = strings.TrimSpace(prefix + " " + n.Family)
+	}
+	return n, true
 }
 
 func parseName(raw string) (Name, bool) {
@@ -36,6 +94,9 @@ func parseName(raw string) (Name, bool) {
 	parts := splitTop(raw, ",")
 	for i := range parts {
 		parts[i] = strings.TrimSpace(parts[i])
+	}
+	if n, ok := extendedName(parts); ok {
+		return n, n.Family != "" || n.Given != ""
 	}
 	var n Name
 	switch len(parts) {

@@ -1,6 +1,9 @@
 package bib
 
-import "testing"
+import (
+	"reflect"
+	"testing"
+)
 
 func TestParseNames(t *testing.T) {
 	for _, c := range []struct {
@@ -28,5 +31,20 @@ func TestParseNames(t *testing.T) {
 		{"  and  , and ", nil},
 	} {
 		eq(t, c.in, parseNames(c.in), c.want)
+	}
+}
+
+func TestNamesAsPeopleWriteThem(t *testing.T) {
+	for raw, want := range map[string][]Name{
+		"Ryszard Michalski, Jaime G. Carbonell, and Tom M. Mitchell": {{Family: "Michalski", Given: "Ryszard"}, {Family: "Carbonell", Given: "Jaime G."}, {Family: "Mitchell", Given: "Tom M."}},
+		"Doe, Jr., Jeffrey":                 {{Family: "Doe", Given: "Jeffrey", Suffix: "Jr."}},
+		"Jolly, III, James and Smith, Anna": {{Family: "Jolly", Given: "James", Suffix: "III"}, {Family: "Smith", Given: "Anna"}},
+		"family=Gogh, given=Vincent, prefix=van, useprefix=true and given=Jean, family=Dupont, suffix=Jr., given-i=J": {
+			{Family: "van Gogh", Given: "Vincent"}, {Family: "Dupont", Given: "Jean", Suffix: "Jr."}},
+		"Madelung, O. and others": {{Family: "Madelung", Given: "O."}},
+	} {
+		if got := parseNames(raw); !reflect.DeepEqual(got, want) {
+			t.Errorf("parseNames(%q) = %+v, want %+v", raw, got, want)
+		}
 	}
 }

@@ -8,6 +8,14 @@ import (
 	"strings"
 )
 
+// File is one library file to read: its path (relative attachment paths
+// are resolved against its folder; it may be "") and its bytes.
+type File struct {
+	Name string
+	Data []byte
+	dir  string
+}
+
 // Read reads a library file in any of the three formats. The format is
 // the one its content shows, else its extension's (.bib .bibtex .biblatex;
 // .json .csljson; .ris), since exports are often misnamed (a .txt of RIS,
@@ -15,28 +23,50 @@ import (
 // paths are resolved against its folder. The problems are per entry: the
 // items that could be read are returned with them.
 func Read(name string, data []byte) ([]Item, []error) {
-	if len(data) > MaxInput {
-		return nil, []error{fmt.Errorf("%s is %d MB, more than the %d MB a library file may have", filepath.Base(name), len(data)>>20, MaxInput>>20)}
-	}
-	dir := ""
-	if name != "" {
-		dir = filepath.Dir(name)
-	}
-	switch Format(name, data) {
-	case "bibtex":
-		return ReadBibTeX(data, dir)
-	case "csljson":
-		return readCSLJSON(data)
-	case "ris":
-		items, errs := ReadRIS(data)
-		for i := range items {
-			for j, f := range items[i].Files {
-				items[i].Files[j] = resolve(f, dir)
-			}
+	items, errs := ReadFiles([]File{{Name: name, Data: data}})
+	return items[0], errs[0]
+}
+
+// ReadFiles reads library files given together: as Read reads each, and
+// a BibTeX entry's crossref or xdata may name an entry of another of the
+// files. items[i] and errs[i] are files[i]'s.
+func ReadFiles(files []File) (items [][]Item, errs [][]error) {
+	items, errs = make([][]Item, len(files)), make([][]error, len(files))
+	var bibs []File
+	var bibAt []int
+	for i, f := range files {
+		if len(f.Data) > MaxInput {
+			errs[i] = []error{fmt.Errorf("%s is %d MB, more than the %d MB a library file may have", filepath.Base(f.Name), len(f.Data)>>20, MaxInput>>20)}
+			continue
 		}
-		return items, errs
+		dir := ""
+		if f.Name != "" {
+			dir = filepath.Dir(f.Name)
+		}
+		switch Format(f.Name, f.Data) {
+		case "bibtex":
+			f.dir = dir
+			bibs, bibAt = append(bibs, f), append(bibAt, i)
+		case "csljson":
+			items[i], errs[i] = readCSLJSON(f.Data)
+		case "ris":
+			items[i], errs[i] = ReadRIS(f.Data)
+			for j := range items[i] {
+				for k, path := range items[i][j].Files {
+					items[i][j].Files[k] = resolve(path, dir)
+				}
+			}
+		default:
+			errs[i] = []error{fmt.Errorf("%s: not a library file: neither BibTeX, CSL-JSON nor RIS", filepath.Base(f.Name))}
+		}
 	}
-	return nil, []error{fmt.Errorf("%s: not a library file: neither BibTeX, CSL-JSON nor RIS", filepath.Base(name))}
+	if len(bibs) > 0 {
+		bi, be := readBibTeXFiles(bibs)
+		for j, i := range bibAt {
+			items[i], errs[i] = bi[j], be[j]
+		}
+	}
+	return items, errs
 }
 
 // Format names the format of a library file, "bibtex", "csljson" or "ris",

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // RIS is a list of records of "XX  - value" lines, each from TY to ER,
@@ -23,6 +25,7 @@ func ReadRIS(data []byte) ([]Item, []error) {
 		errs    problems
 		rec     *risRecord
 		outside bool // a problem was reported for this stretch outside records
+		lines   []int // where each record starts
 		// values is every record's map in turn, emptied for the next: a
 		// map a record would cost more than the record's strings
 		values = map[string][]string{}
@@ -54,6 +57,7 @@ func ReadRIS(data []byte) ([]Item, []error) {
 				return items, errs.result()
 			}
 			rec = &risRecord{values: values}
+			lines = append(lines, n)
 			rec.add(tag, value)
 			outside = false
 		case tag == "ER":
@@ -68,6 +72,7 @@ func ReadRIS(data []byte) ([]Item, []error) {
 		}
 	}
 	finish() // a last record without ER
+	settleIDs(items, lines, "RIS", "ID", &errs)
 	return items, errs.result()
 }
 
@@ -292,14 +297,47 @@ func risNames(values []string) []Name {
 		}
 		family, rest, ok := strings.Cut(v, ",")
 		if !ok {
-			out = append(out, Name{Literal: v})
+			out = append(out, uncommaName(v))
 			continue
 		}
 		given, suffix, _ := strings.Cut(rest, ",")
+		if family = strings.TrimSpace(family); strings.TrimSpace(rest) == "" && strings.Contains(family, " ") && !isLowerWord(strings.Fields(family)[0]) {
+			out = append(out, Name{Literal: family}) // "World Health Organization,"
+			continue
+		}
 		out = append(out, Name{Family: strings.TrimSpace(family), Given: strings.TrimSpace(given), Suffix: strings.TrimSpace(suffix)})
 	}
 	return out
 }
+
+// uncommaName reads a name written without a comma ("Catarina Barata", as
+// many exporters write AU): a person's "Given Family" when it looks like
+// one, else an organisation's name whole.
+func uncommaName(v string) Name {
+	words := strings.Fields(v)
+	if len(words) < 2 || len(words) > 5 {
+		return Name{Literal: v}
+	}
+	for _, w := range words {
+		r, _ := utf8.DecodeRuneInString(w)
+		if orgWords[strings.ToLower(strings.Trim(w, ".,()&"))] || unicode.IsDigit(r) || strings.ContainsAny(w, "&()") {
+			return Name{Literal: v}
+		}
+	}
+	if n, ok := parseName(v); ok && n.Given != "" {
+		return n
+	}
+	return Name{Literal: v}
+}
+
+// orgWords mark a name as an organisation's.
+var orgWords = setOf("university", "universität", "université", "universidad", "institute", "institut", "instituto",
+	"organization", "organisation", "group", "society", "association", "committee", "council", "department", "agency",
+	"consortium", "foundation", "center", "centre", "ministry", "office", "laboratory", "laboratories", "inc", "ltd",
+	"llc", "gmbh", "company", "corporation", "corp", "network", "team", "collaboration", "project", "board", "bureau",
+	"commission", "service", "services", "school", "college", "hospital", "world", "national", "international",
+	"federal", "state", "united", "nations", "health", "of", "for", "the", "and", "on", "working", "panel", "initiative",
+	"program", "programme", "alliance", "union", "trust", "fund", "bank", "authority", "administration", "museum", "library")
 
 // risTypes maps RIS reference types to CSL types.
 var risTypes = map[string]string{
@@ -356,7 +394,7 @@ func WriteRIS(items []Item) []byte {
 		for _, n := range it.Editors {
 			w("A2", risName(n))
 		}
-		if it.Year > 0 {
+		if it.Year != 0 {
 			w("PY", yearString(it.Year))
 		}
 		if d, _, _ := strings.Cut(it.Date, "/"); len(d) > 4 {
@@ -390,6 +428,9 @@ func WriteRIS(items []Item) []byte {
 // comma ("IDC,") so that it is not read back as an organisation.
 func risName(n Name) string {
 	if n.Literal != "" {
+		if uncommaName(n.Literal).Literal == "" || strings.Contains(n.Literal, ",") {
+			return n.Literal + "," // it would read as a person's "Given Family"
+		}
 		return n.Literal
 	}
 	s := n.Family + ", " + n.Given

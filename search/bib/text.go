@@ -247,10 +247,10 @@ func (it *Item) Clean() {
 	it.Authors = cleanNames(it.Authors)
 	it.Editors = cleanNames(it.Editors)
 	it.Date = CleanLine(it.Date)
-	if it.Year < 0 || it.Year > 9999 {
+	if it.Year < -9999 || it.Year > 9999 {
 		it.Year = 0
 	}
-	if it.Date == "" && it.Year > 0 {
+	if it.Date == "" && it.Year != 0 {
 		it.Date = yearString(it.Year)
 	}
 	for _, p := range []*string{&it.Venue, &it.Volume, &it.Issue, &it.Pages, &it.Publisher,
@@ -263,7 +263,12 @@ func (it *Item) Clean() {
 	it.Files = cleanList(it.Files, cleanPath)
 }
 
-func yearString(y int) string { return fmt.Sprintf("%04d", y) }
+func yearString(y int) string {
+	if y < 0 {
+		return fmt.Sprintf("-%04d", -y)
+	}
+	return fmt.Sprintf("%04d", y)
+}
 
 // splitList splits a keyword-like field on any of seps, into at most
 // twice maxList parts (a million keywords in one field are an attack).
