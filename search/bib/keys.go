@@ -23,7 +23,7 @@ import (
 // derived too when the format asks for an ID (not RIS, where most records
 // have none).
 func settleIDs(items []Item, lines []int, format, what string, errs *problems) {
-	noteMissing := format == "BibTeX" // RIS and CSL-JSON records often have none
+	noteMissing := format == "BibTeX"         // RIS and CSL-JSON records often have none
 	taken := make(map[string]int, len(items)) // lower-case ID to the line of its first item
 	for i := range items {
 		if id := strings.ToLower(items[i].ID); id != "" {

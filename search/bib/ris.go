@@ -24,7 +24,7 @@ func ReadRIS(data []byte) ([]Item, []error) {
 		items   []Item
 		errs    problems
 		rec     *risRecord
-		outside bool // a problem was reported for this stretch outside records
+		outside bool  // a problem was reported for this stretch outside records
 		lines   []int // where each record starts
 		// values is every record's map in turn, emptied for the next: a
 		// map a record would cost more than the record's strings
