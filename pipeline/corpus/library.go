@@ -328,11 +328,17 @@ func readLibraryItem(ctx context.Context, st Store, j *corpusJob, stats *ingestS
 		case err == nil:
 		case ctx.Err() != nil:
 			return corpusResult{state: fileSkipped, reason: err.Error()}
-		case out.stage < stageParse:
+		default:
 			// Not on this disk (a Zotero file not synced here), not to
-			// be read, or not readable: the abstract stands in, and the
-			// report says why. The import goes on.
+			// be read, not readable, or read without text (a scanned
+			// PDF): the abstract stands in, and the report says why.
+			// The item is kept with its metadata, as an item without a
+			// file is. The import goes on.
 			switch {
+			case errors.Is(err, search.ErrNoText):
+				res.reason = "no text could be extracted from its file (a scan without OCR?)"
+			case out.stage >= stageParse:
+				res.reason = "its file could not be read as a document (" + plainErr(err) + ")"
 			case errors.Is(err, fs.ErrNotExist):
 				res.reason = "its file is missing (" + plainErr(err) + ")"
 			case refusedFile(err) || errors.Is(err, errRelativePath) || errors.Is(err, errOutsideLibrary) || errors.Is(err, errHardLink):
@@ -344,8 +350,6 @@ func readLibraryItem(ctx context.Context, st Store, j *corpusJob, stats *ingestS
 			res.file = ""
 			rec = itemRecord(ij.lib.Name, *ij.it, "")
 			res.rec = rec
-		default: // read, but no document could be made of it
-			return corpusResult{state: fileSkipped, reason: plainErr(err), dropOld: true}
 		}
 	}
 	if res.file == "" {
