@@ -63,3 +63,14 @@ func FuzzReadRIS(f *testing.F) {
 		}
 	})
 }
+
+func FuzzReadWoS(f *testing.F) {
+	seeds(f, ".txt")
+	f.Add([]byte("FN Clarivate Analytics Web of Science\nVR 1.0\nPT J\nAU A, B\n   C, D\nTI x\n   y\nPY 2019\nBP 1\nER\nEF\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		items, _ := ReadWoS(data)
+		for _, it := range items {
+			validItem(t, it)
+		}
+	})
+}

@@ -1,6 +1,7 @@
 package bib
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -56,14 +57,21 @@ func ReadFiles(files []File) (items [][]Item, errs [][]error) {
 					items[i][j].Files[k] = resolve(path, dir)
 				}
 			}
+		case "wos":
+			items[i], errs[i] = ReadWoS(f.Data)
 		default:
-			errs[i] = []error{fmt.Errorf("%s: not a library file: neither BibTeX, CSL-JSON nor RIS", filepath.Base(f.Name))}
+			errs[i] = []error{fmt.Errorf("%s: %s", filepath.Base(f.Name), notALibrary(f.Data))}
 		}
 	}
 	if len(bibs) > 0 {
 		bi, be := readBibTeXFiles(bibs)
 		for j, i := range bibAt {
 			items[i], errs[i] = bi[j], be[j]
+		}
+	}
+	for i, f := range files {
+		if len(items[i]) == 0 && len(errs[i]) == 0 { // never silence: an empty file, a file of another kind
+			errs[i] = []error{fmt.Errorf("%s: %s", filepath.Base(f.Name), cmp.Or(otherFormat(f.Data), "no entries in it"))}
 		}
 	}
 	return items, errs
@@ -99,12 +107,38 @@ func formatOfName(name string) string {
 
 var bibEntryHead = regexp.MustCompile(`@[A-Za-z]+[ \t]*[{(]`)
 
+// notALibrary says what a file that is no library file seems to be, and
+// what to do.
+func notALibrary(data []byte) string {
+	return cmp.Or(otherFormat(data), "not a library file: neither BibTeX, CSL-JSON, RIS nor a Web of Science export")
+}
+
+// otherFormat names a bibliographic format that is not read, and how to
+// get one that is; "" for anything else.
+func otherFormat(data []byte) string {
+	head := strings.TrimLeft(decodeInput(data[:min(len(data), 4096)]), " \t\r\n")
+	lower := strings.ToLower(head)
+	switch {
+	case strings.Contains(lower, "<records>") || strings.Contains(lower, "<record>") && strings.Contains(lower, "<ref-type"):
+		return "an EndNote XML export, which is not read: export the library from EndNote as RIS (File > Export > RefMan (RIS))"
+	case strings.HasPrefix(head, "PMID-") || strings.Contains(head, "\nPMID-"):
+		return "a MEDLINE/PubMed (.nbib) file, which is not read: save the PubMed results as \"RIS\" or use a citation manager's export"
+	case strings.HasPrefix(head, "%0 ") || strings.Contains(head, "\n%0 "):
+		return "an EndNote tagged (.enw) file, which is not read: export it as RIS"
+	}
+	return ""
+}
+
 // sniff tells the format from the first megabyte.
 func sniff(data []byte) string {
 	text := decodeInput(data[:min(len(data), 1<<20)])
 	t := strings.TrimLeft(text, " \t\r\n")
 	if t == "" {
 		return ""
+	}
+	if first, _, _ := strings.Cut(t, "\n"); strings.HasPrefix(first, "FN ") && strings.Contains(first, "Web of Science") ||
+		strings.HasPrefix(t, "PT ") && len(strings.TrimSpace(first)) == 4 {
+		return "wos"
 	}
 	if t[0] == '[' || t[0] == '{' {
 		return "csljson"
