@@ -22,6 +22,9 @@ type CollectionCount struct {
 	// too); Files those read from a file, not from an abstract.
 	Items int `json:"items"`
 	Files int `json:"files"`
+	// Source is where a library was imported from: its file, or Zotero's
+	// folder or local API (libraries only).
+	Source string `json:"source,omitempty"`
 }
 
 // Collections lists the corpus's collections: the loose documents, each
@@ -43,7 +46,7 @@ func (m *Manifest) Collections() []CollectionCount {
 			order = append(order, k)
 			return counts[k]
 		}
-		put(l.Name, "library")
+		put(l.Name, "library").Source = l.Origin
 		for _, c := range l.Collections {
 			put(c, "collection")
 		}

@@ -93,6 +93,17 @@ type ItemEntry struct {
 
 func itemSlot(library, id string) string { return library + "\x00" + id }
 
+// LibraryOf is the library imported from origin (a file's absolute path,
+// Zotero's folder), nil when none is.
+func (m *Manifest) LibraryOf(origin string) *LibraryEntry {
+	for _, l := range m.Libraries {
+		if l.Origin == origin {
+			return l
+		}
+	}
+	return nil
+}
+
 // LibraryEntries are the imported libraries by name.
 func (m *Manifest) LibraryEntries() []*LibraryEntry {
 	out := make([]*LibraryEntry, 0, len(m.Libraries))

@@ -11,3 +11,21 @@ func TestBCYears(t *testing.T) {
 	eq(t, "approximate", items[1].Year, -2000)
 	eq(t, "month macro", items[2].Date, "2001-09")
 }
+
+// `library import krr.bib procs.bib`: a paper's crossref names its
+// proceedings in the other file, and it inherits their title as its
+// venue, their year and publisher, as biber gives it.
+func TestCrossrefAcrossFiles(t *testing.T) {
+	items, errs := ReadFiles([]File{
+		{Name: "/l/krr.bib", Data: []byte(`@inproceedings{paper, title={A Paper}, author={Lee, Bo}, crossref={KR2020}}`)},
+		{Name: "/l/procs.bib", Data: []byte(`@proceedings{kr2020, title={Proceedings of KR 2020}, year=2020, publisher={IJCAI}, editor={Ed, Al}}`)},
+	})
+	noErrors(t, errs[0])
+	p := items[0][0]
+	eq(t, "venue", p.Venue, "Proceedings of KR 2020")
+	eq(t, "title", p.Title, "A Paper")
+	eq(t, "year", p.Year, 2020)
+	eq(t, "publisher", p.Publisher, "IJCAI")
+	eq(t, "editors", p.Editors, []Name{{Family: "Ed", Given: "Al"}})
+	eq(t, "the proceedings stay an item", items[1][0].Title, "Proceedings of KR 2020")
+}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -54,12 +55,7 @@ only new text is embedded. Limit a run to collections with --collection NAME.`,
 				if imp.name != "" && len(args) > 1 {
 					return fmt.Errorf("%w: --name names one file's collection; give one file", errUsage)
 				}
-				for _, f := range args {
-					if err := importFile(cmd.Context(), cfg, d, f, imp, cmd.OutOrStdout(), cmd.ErrOrStderr()); err != nil {
-						return err
-					}
-				}
-				return nil
+				return importFiles(cmd.Context(), cfg, d, args, imp, cmd.OutOrStdout(), cmd.ErrOrStderr())
 			})
 		},
 	}
@@ -97,36 +93,108 @@ func embedDeps(cmd *cobra.Command, cfg *Config, st *store.Store) corpusDeps {
 	return d
 }
 
-// importFile imports one BibTeX, CSL-JSON or RIS file as the library named
-// after it (or --name).
-func importFile(ctx context.Context, cfg *Config, d corpusDeps, path string, imp *importFlags, out, errOut io.Writer) error {
-	name := imp.name
-	abs, err := filepath.Abs(path)
+// importFiles imports reference files, each as the library named after it
+// (or --name). The files are read together, so an entry's crossref may
+// name an entry of another of them. A file that yields nothing is said and
+// imported not at all: an empty export never empties a library. The exit
+// is non-zero when a file could not be imported.
+func importFiles(ctx context.Context, cfg *Config, d corpusDeps, paths []string, imp *importFlags, out, errOut io.Writer) error {
+	m, err := corpus.LoadManifest(cfg.corpusPath())
 	if err != nil {
 		return err
 	}
-	data, err := bib.LoadFile(abs) // a regular file only, read through a cap
-	if err != nil {
-		if fi, serr := os.Stat(abs); serr == nil && fi.IsDir() {
-			err = fmt.Errorf("%s: a folder, not a reference file (for documents, use researchtui corpus add)", textkit.StripControls(path))
+	var files []bib.File
+	var shown []string
+	failed := 0
+	for _, path := range paths {
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			return err
 		}
-		return &exitError{exitUsage, errors.New(textkit.StripControls(err.Error()))}
-	}
-	items, problems := bib.Read(abs, data)
-	if len(items) == 0 && len(problems) > 0 {
-		for _, p := range problems {
-			fmt.Fprintf(errOut, "%s: %s\n", textkit.StripControls(filepath.Base(path)), textkit.StripControls(p.Error()))
+		data, err := bib.LoadFile(abs) // a regular file only, read through a cap
+		if err != nil {
+			if fi, serr := os.Stat(abs); serr == nil && fi.IsDir() {
+				err = fmt.Errorf("%s: a folder, not a reference file (for documents, use researchtui corpus add)", path)
+			}
+			fmt.Fprintln(errOut, textkit.StripControls(err.Error()))
+			failed++
+			continue
 		}
-		return &exitError{exitUsage, fmt.Errorf("%s: nothing could be read", textkit.StripControls(path))}
+		files, shown = append(files, bib.File{Name: abs, Data: data}), append(shown, path)
 	}
-	if name == "" {
-		name = strings.TrimSuffix(filepath.Base(abs), filepath.Ext(abs))
+	items, problems := bib.ReadFiles(files)
+	imported, named := 0, map[string]string{}
+	for i, f := range files {
+		if len(items[i]) == 0 {
+			for _, p := range problems[i] {
+				fmt.Fprintf(errOut, "%s: %s\n", textkit.StripControls(filepath.Base(shown[i])), textkit.StripControls(strings.TrimPrefix(p.Error(), filepath.Base(f.Name)+": ")))
+			}
+			if l := m.LibraryOf(f.Name); l != nil {
+				fmt.Fprintf(errOut, "%s: nothing imported; the library %s keeps its items\n", textkit.StripControls(shown[i]), textkit.StripControls(l.Name))
+			}
+			failed++
+			continue
+		}
+		name, note, err := libraryName(m, f.Name, imp.name, imp.replace, named)
+		if err != nil {
+			return &exitError{exitUsage, err}
+		}
+		if note != "" {
+			fmt.Fprintln(out, textkit.StripControls(note))
+		}
+		lib := corpus.Library{Name: name, Kind: bib.Format(f.Name, f.Data), Origin: f.Name, Items: items[i], AttachmentDirs: imp.attachmentDirs(imp.dataDir)}
+		for _, it := range items[i] {
+			lib.Collections = append(lib.Collections, it.Collections...)
+		}
+		if err := runImport(ctx, cfg, d, lib, problems[i], out, errOut); err != nil {
+			return err
+		}
+		imported++
+		if m, err = corpus.LoadManifest(cfg.corpusPath()); err != nil {
+			return err
+		}
 	}
-	lib := corpus.Library{Name: name, Kind: bib.Format(abs, data), Origin: abs, Items: items, AttachmentDirs: imp.attachmentDirs(imp.dataDir)}
-	for _, it := range items {
-		lib.Collections = append(lib.Collections, it.Collections...)
+	switch {
+	case imported == 0:
+		return &exitError{exitUsage, errors.New("nothing was imported")}
+	case failed > 0:
+		return &exitError{exitFailed, fmt.Errorf("%s of %d not imported", textkit.Plural(failed, "file", "files"), len(paths))}
 	}
-	return runImport(ctx, cfg, d, lib, problems, out, errOut)
+	return nil
+}
+
+// libraryName is the library a file is imported as. A library is its
+// file: importing the same file again syncs the library it became, under
+// whatever name. A new file is named after itself (or --name); when that
+// name is another file's library, the new one is named after its folder
+// too ("references-b" for b/references.bib), never replacing the other
+// unless --replace says so. note tells the person what was chosen.
+func libraryName(m *corpus.Manifest, origin, asked string, replace bool, named map[string]string) (name, note string, err error) {
+	if l := m.LibraryOf(origin); l != nil && (asked == "" || asked == l.Name) {
+		return l.Name, "", nil
+	}
+	base := strings.TrimSuffix(filepath.Base(origin), filepath.Ext(origin))
+	name = cmp.Or(asked, base)
+	other := m.Libraries[name]
+	if o, ok := named[name]; ok && o != origin {
+		other = &corpus.LibraryEntry{Name: name, Origin: o}
+	}
+	switch {
+	case other == nil || other.Origin == origin:
+	case replace:
+		note = fmt.Sprintf("library %s: replaces the library of %s (--replace)", name, other.Origin)
+	case asked != "":
+		return "", "", fmt.Errorf("the library %s is %s; choose another --name, or --replace to replace it", name, other.Origin)
+	default:
+		folder := filepath.Base(filepath.Dir(origin))
+		name = base + "-" + folder
+		for n := 2; m.Libraries[name] != nil || named[name] != ""; n++ {
+			name = fmt.Sprintf("%s-%s-%d", base, folder, n)
+		}
+		note = fmt.Sprintf("library %s: a library %s is already %s (choose a name with --name, or --replace to replace it)", name, base, other.Origin)
+	}
+	named[name] = origin
+	return name, note, nil
 }
 
 // runImport syncs lib into the corpus and prints each item's outcome and
@@ -134,13 +202,16 @@ func importFile(ctx context.Context, cfg *Config, d corpusDeps, path string, imp
 // problems are the library's entries that could not be read: reported as
 // skipped, first.
 func runImport(ctx context.Context, cfg *Config, d corpusDeps, lib corpus.Library, problems []error, out, errOut io.Writer) error {
+	skipped, notes := 0, 0
 	for _, p := range problems {
 		var pe *bib.ParseError
 		if errors.As(p, &pe) && pe.Imported {
-			printOutcome(out, "note", "an entry", p.Error()) // read, with part of it cut
+			printOutcome(out, "note", "an entry", p.Error()) // read: a key given, part of it cut
+			notes++
 			continue
 		}
 		printOutcome(out, "skipped", "an entry", p.Error())
+		skipped++
 	}
 	opt := corpus.Options{
 		Manifest: cfg.corpusPath(),
@@ -156,8 +227,12 @@ func runImport(ctx context.Context, cfg *Config, d corpusDeps, lib corpus.Librar
 	if err != nil && !errors.Is(err, corpus.ErrInterrupted) {
 		return err
 	}
-	fmt.Fprintf(out, "%d added, %d updated, %d unchanged, %d skipped, %d removed; library %s: %s\n",
-		res.Added, res.Updated, res.Unchanged, res.Skipped+len(problems), res.Removed, textkit.StripControls(lib.Name), textkit.Plural(res.Added+res.Updated+res.Unchanged, "item", "items"))
+	noted := ""
+	if notes > 0 {
+		noted = "; " + textkit.Plural(notes, "note", "notes") + " above"
+	}
+	fmt.Fprintf(out, "%d added, %d updated, %d unchanged, %d skipped, %d removed%s; library %s: %s\n",
+		res.Added, res.Updated, res.Unchanged, res.Skipped+skipped, res.Removed, noted, textkit.StripControls(lib.Name), textkit.Plural(res.Added+res.Updated+res.Unchanged, "item", "items"))
 	if res.Embedded != nil {
 		fmt.Fprint(out, embeddingNote(res.Embedded, res.Progress, errors.Is(err, corpus.ErrInterrupted)))
 	}
@@ -221,6 +296,9 @@ func libraryList(cfg *Config, out, errOut io.Writer, asJSON bool) error {
 			what = "loose documents of `corpus add`"
 		}
 		fmt.Fprintf(out, "%s%-40s %11s, %d with files · %s\n", indent, textkit.StripControls(textkit.Clip(c.Name, 40)), textkit.Plural(c.Items, "item", "items"), c.Files, what)
+		if c.Kind == "library" && c.Source != "" {
+			fmt.Fprintf(out, "  from %s\n", textkit.StripControls(c.Source))
+		}
 	}
 	return nil
 }

@@ -19,6 +19,7 @@ import (
 // importFlags are library import's flags.
 type importFlags struct {
 	name    string // a file's collection name
+	replace bool   // a file may replace another file's library of the same name
 	dataDir string // Zotero's data folder
 	api     string // Zotero's local API
 	useAPI  bool
@@ -46,6 +47,7 @@ func (f *importFlags) attachmentDirs(zoteroDataDir string) []string {
 func (f *importFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.name, "name", "", "the collection a file's items are in (default: the file's name)")
+	fl.BoolVar(&f.replace, "replace", false, "let a file replace the library of another file that has its name (by default it becomes a library of its own)")
 	fl.StringVar(&f.dataDir, "data-dir", "", "Zotero's data folder, holding zotero.sqlite and storage/ (default ~/Zotero)")
 	fl.BoolVar(&f.useAPI, "api", false, "read Zotero through its local API (Zotero 7 running, with Settings → Advanced → \"Allow other applications on this computer to communicate with Zotero\")")
 	fl.StringVar(&f.api, "api-url", zotero.DefaultBase, "the address of Zotero's local API")

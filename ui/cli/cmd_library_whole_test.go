@@ -1,0 +1,94 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Issue 45, tried as a person brings a library: nothing is dropped
+// silently. A second references.bib from another folder becomes a library
+// of its own; duplicate and missing citation keys keep every entry; RIS
+// records without ID are items; a crossref into another file given
+// together is resolved; a file with nothing to import exits non-zero and
+// leaves its library as it was.
+func TestLibraryImportLosesNothing(t *testing.T) {
+	c := newCLI(t, "http://127.0.0.1:1", nil)
+	write := func(rel, text string) string {
+		p := filepath.Join(c.dir, rel)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	a := write("a/references.bib", `@article{one, title={First of A}, author={Doe, Jr., Jeffrey}, year=2001, journal={J}}
+@article{two, title={Second of A}, author={Roe, Ann}, year=2002, journal={J}}
+@article{three, title={Third of A}, author={Poe, Ed}, year=2003, journal={J}}
+`)
+	b := write("b/references.bib", `@book{campbell2018, title={The Book}, author={Campbell, Kim and Manning, Lee}, year=2018, publisher={P}}
+@article{campbell2018, title={The Article}, author={Campbell, Kim}, year=2018, journal={J}}
+@article{, title={Mendeley wrote no key}, author={Smith, Al}, year=2020, journal={J}}
+@article{
+  title = {EndNote wrote no key either},
+  author = {Jones, Bo},
+  year = {2019},
+}
+`)
+	stdout, stderr, code, _ := c.run("library", "import", a)
+	if code != 0 || !strings.Contains(stdout, "3 added") {
+		t.Fatalf("a: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	stdout, stderr, code, _ = c.run("library", "import", b)
+	if code != 0 || !strings.Contains(stdout, "4 added, 0 updated, 0 unchanged, 0 skipped, 0 removed; 3 notes above; library references-b: 4 items") ||
+		!strings.Contains(stdout, "library references-b: a library references is already "+a) ||
+		!strings.Contains(stdout, "citation key campbell2018 is also the citation key of the entry on line 1: both are kept, this one as campbell2018-2") ||
+		!strings.Contains(stdout, "BibTeX line 3: it has no citation key: imported as smith2020mendeley") ||
+		strings.Contains(stdout, "removed   ") {
+		t.Fatalf("b: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	stdout, _, _, _ = c.run("library", "list", "--json")
+	if counts := collectionCounts(stdout); counts["references"] != 3 || counts["references-b"] != 4 {
+		t.Fatalf("library list: %v\n%s", counts, stdout)
+	}
+	if stdout, _, _, _ = c.run("library", "list"); !strings.Contains(stdout, "  from "+a+"\n") || !strings.Contains(stdout, "  from "+b+"\n") {
+		t.Errorf("library list does not name each library's file:\n%s", stdout)
+	}
+	// The same file again syncs its own library; --replace lets it take the name.
+	if stdout, _, code, _ = c.run("library", "import", b); code != 0 || !strings.Contains(stdout, "0 added, 0 updated, 4 unchanged") || !strings.Contains(stdout, "library references-b") {
+		t.Fatalf("b again: exit %d\n%s", code, stdout)
+	}
+	if _, stderr, code, _ = c.run("library", "import", "--name", "references", b); code != exitUsage || !strings.Contains(stderr, "the library references is "+a) {
+		t.Fatalf("--name taken: exit %d\n%s", code, stderr)
+	}
+
+	// RIS without ID, and names without commas.
+	ris := write("c/citations.ris", "TY  - JOUR\r\nAU  - Catarina Barata\r\nTI  - Deep learning for skin lesions\r\nPY  - 2019\r\nER  - \r\n\r\nTY  - JOUR\r\nAU  - World Health Organization\r\nTI  - A report\r\nPY  - 2020\r\nER  - \r\n")
+	if stdout, stderr, code, _ = c.run("library", "import", ris); code != 0 || !strings.Contains(stdout, "2 added") {
+		t.Fatalf("ris: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+
+	// Crossref across two files given together.
+	krr := write("d/krr.bib", `@inproceedings{paper, title={A Paper}, author={Lee, Bo}, crossref={kr2020}}`)
+	procs := write("d/procs.bib", `@proceedings{kr2020, title={Proceedings of KR 2020}, year=2020, publisher={IJCAI}}`)
+	if stdout, stderr, code, _ = c.run("library", "import", krr, procs); code != 0 {
+		t.Fatalf("crossref: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	// (the fields it inherits: TestCrossrefAcrossFiles)
+
+	// A file that yields nothing: non-zero, and the library keeps its items.
+	os.WriteFile(a, nil, 0o644)
+	stdout, stderr, code, _ = c.run("library", "import", a)
+	if code != exitUsage || !strings.Contains(stderr, "references.bib: no entries in it") || !strings.Contains(stderr, "the library references keeps its items") {
+		t.Fatalf("empty file: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	wos := write("e/savedrecs.bib", "FN Clarivate Analytics Web of Science\nVR 1.0\nPT J\nAU Sun, ZW\nAF Sun, Zhao Wei\nTI A title\nSO JOURNAL OF THINGS\nPY 2019\nUT WOS:1\nER\nEF\n")
+	if stdout, stderr, code, _ = c.run("library", "import", wos); code != 0 || !strings.Contains(stdout, "1 added") {
+		t.Fatalf("a Web of Science export: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	stdout, _, _, _ = c.run("library", "list", "--json")
+	if counts := collectionCounts(stdout); counts["references"] != 3 || counts["citations"] != 2 || counts["krr"] != 1 || counts["procs"] != 1 {
+		t.Fatalf("library list after all: %v\n%s", counts, stdout)
+	}
+}
