@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/researchtui/researchtui/search"
@@ -78,6 +79,12 @@ func APA(r search.Record) string {
 	var b strings.Builder
 	year := "(" + mdText(yearOrND(r.Year)) + ")."
 	if a := apaAuthors(r.Authors, r.AuthorsFiled); a != "" {
+		if len(p.Editors) > 0 && slices.Equal(p.Editors, r.AuthorsFiled) { // an edited book, cited by its editors
+			a += map[bool]string{true: " (Ed.)", false: " (Eds.)"}[len(p.Editors) == 1]
+		}
+		if !strings.HasSuffix(a, ".") {
+			a += "." // "World Health Organization. (2020)." as APA ends the author element
+		}
 		b.WriteString(mdText(a) + " " + year + " " + titled)
 	} else {
 		// APA 7 puts a work without authors under its title:
@@ -205,7 +212,8 @@ func apaEditors(filed []string) string {
 		case initials == "":
 			ns = append(ns, family)
 		default:
-			ns = append(ns, initials+" "+family)
+			initials, suffix, _ := strings.Cut(initials, ", ")
+			ns = append(ns, strings.TrimSpace(initials+" "+family+" "+suffix)) // "J. Doe Jr."
 		}
 	}
 	switch len(ns) {
@@ -227,9 +235,12 @@ func apaNameParts(n string) (family, initials string) {
 	if n == "" {
 		return "", ""
 	}
-	var given string
+	var given, suffix string
 	if f, g, ok := strings.Cut(n, ","); ok {
 		family, given = strings.TrimSpace(f), strings.TrimSpace(g)
+		if g, sfx, ok := strings.Cut(given, ","); ok { // "Doe, Jeffrey, Jr.", as a library files it
+			given, suffix = strings.TrimSpace(g), strings.TrimSpace(sfx)
+		}
 	} else {
 		parts := strings.Fields(n)
 		i := len(parts) - 1
@@ -252,5 +263,9 @@ func apaNameParts(n string) (family, initials string) {
 			out = append(out, strings.Join(parts, "-"))
 		}
 	}
-	return family, strings.Join(out, " ")
+	initials = strings.Join(out, " ")
+	if suffix != "" && initials != "" {
+		initials += ", " + suffix // APA: "Doe, J., Jr."
+	}
+	return family, initials
 }

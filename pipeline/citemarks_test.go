@@ -41,7 +41,7 @@ func TestStripReferencesKeepsLaterSections(t *testing.T) {
 func TestAPAFiledNames(t *testing.T) {
 	r := search.Record{Title: "Cien años", Year: 1967, Authors: []string{"Gabriel García Márquez", "CERN Collaboration", "Plato"},
 		AuthorsFiled: []string{"García Márquez, Gabriel", "CERN Collaboration", "Plato,"}}
-	want := "García Márquez, G., CERN Collaboration, & Plato (1967). Cien años."
+	want := "García Márquez, G., CERN Collaboration, & Plato. (1967). Cien años." // APA ends the author element with a period
 	if got := APA(r); got != want {
 		t.Errorf("APA = %q, want %q", got, want)
 	}
@@ -107,6 +107,19 @@ func TestAPAFromLibraryMetadata(t *testing.T) {
 		{search.Record{Title: "The Structure of Scientific Revolutions", Year: 1962, AuthorsFiled: []string{"Kuhn, Thomas S."}, Authors: []string{"Thomas S. Kuhn"},
 			Publication: search.Publication{ItemType: "book", Publisher: "University of Chicago Press"}},
 			"Kuhn, T. S. (1962). *The Structure of Scientific Revolutions*. University of Chicago Press."},
+		// Issue 45: suffixes, edited books, group authors, years BCE.
+		{search.Record{Title: "Suffixed", Year: 2001, AuthorsFiled: []string{"Doe, Jeffrey, Jr.", "Jolly, James, III"}, Authors: []string{"Jeffrey Doe Jr.", "James Jolly III"}},
+			"Doe, J., Jr., & Jolly, J., III. (2001). Suffixed."},
+		{search.Record{Title: "Handbook of Things", Year: 2018, AuthorsFiled: []string{"Travis, C. B.", "White, J. W."}, Authors: []string{"C. B. Travis", "J. W. White"},
+			Publication: search.Publication{ItemType: "book", Publisher: "APA", Editors: []string{"Travis, C. B.", "White, J. W."}}},
+			"Travis, C. B., & White, J. W. (Eds.). (2018). *Handbook of Things*. APA."},
+		{search.Record{Title: "World health statistics", Year: 2020, AuthorsFiled: []string{"World Health Organization"}, Authors: []string{"World Health Organization"},
+			Publication: search.Publication{ItemType: "report", Publisher: "WHO"}},
+			"World Health Organization. (2020). *World health statistics*. WHO."},
+		{search.Record{Title: "Commentarii", Year: -49, AuthorsFiled: []string{"Caesar, Gaius Julius"}, Authors: []string{"Gaius Julius Caesar"}, Publication: search.Publication{ItemType: "book"}},
+			"Caesar, G. J. (49 B.C.E.). *Commentarii*."},
+		{search.Record{Title: "Edited chapter", Year: 2003, Venue: "Big Book", Publication: search.Publication{ItemType: "chapter", Editors: []string{"Doe, Jeffrey, Jr."}}},
+			"Edited chapter. (2003). In J. Doe Jr. (Ed.), *Big Book*."},
 		{search.Record{Title: "What is life?", Year: 1944, Publication: search.Publication{ItemType: "book", Publisher: "Cambridge University Press"}},
 			"*What is life?* (1944). Cambridge University Press."},
 		{search.Record{Title: "Deep residual learning", Year: 2016, Venue: "Proceedings of CVPR", DOI: "10.1109/cvpr.2016.90",

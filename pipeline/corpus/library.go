@@ -221,7 +221,7 @@ func itemShown(it bib.Item) string {
 
 // recordVersion changes when itemRecord makes records differently, so an
 // import after an upgrade gives every item its new record.
-const recordVersion = 3 // 3: type, volume, issue, pages, publisher and editors (search.Publication)
+const recordVersion = 4 // 4: an edited book's editors, suffixes in filed names
 
 // metaHash is a hash of what the record of an item is made of.
 func metaHash(it bib.Item, lib string) string {
@@ -281,13 +281,12 @@ func itemRecord(lib string, it bib.Item, file string) search.Record {
 		Path:     file,
 	}
 	names := it.Authors
-	if len(names) == 0 { // an edited book is cited by its editors
+	if len(names) == 0 { // an edited book is cited by its editors, as editors
 		names = it.Editors
-	} else {
-		for _, e := range it.Editors { // a chapter's book's editors
-			if f := filed(e); f != "" {
-				r.Editors = append(r.Editors, f)
-			}
+	}
+	for _, e := range it.Editors { // a chapter's book's editors, or the book's own
+		if f := filed(e); f != "" {
+			r.Editors = append(r.Editors, f)
 		}
 	}
 	for _, a := range names {
@@ -308,7 +307,11 @@ func filed(n bib.Name) string {
 	if n.Literal != "" {
 		return textkit.CleanLine(n.String())
 	}
-	return search.FiledName(n.Family, n.Given, n.String())
+	f := search.FiledName(n.Family, n.Given, n.String())
+	if n.Suffix != "" && strings.Contains(f, ", ") {
+		f += ", " + textkit.CleanLine(n.Suffix) // "Doe, Jeffrey, Jr.": APA writes "Doe, J., Jr."
+	}
+	return f
 }
 
 // readLibraryItem does the per-item work that needs no shared state:

@@ -14,7 +14,10 @@ import (
 type File struct {
 	Name string
 	Data []byte
-	dir  string
+	// Encoding is the file's encoding when it is not UTF-8 and the person
+	// names it (Encodings); "" detects it.
+	Encoding string
+	dir      string
 }
 
 // Read reads a library file in any of the three formats. The format is
@@ -44,6 +47,12 @@ func ReadFiles(files []File) (items [][]Item, errs [][]error) {
 		if f.Name != "" {
 			dir = filepath.Dir(f.Name)
 		}
+		data, err := toUTF8(f.Data, f.Encoding)
+		if err != nil {
+			errs[i] = []error{fmt.Errorf("%s: %w", filepath.Base(f.Name), err)}
+			continue
+		}
+		f.Data = data
 		switch Format(f.Name, f.Data) {
 		case "bibtex":
 			f.dir = dir

@@ -99,6 +99,9 @@ func embedDeps(cmd *cobra.Command, cfg *Config, st *store.Store) corpusDeps {
 // imported not at all: an empty export never empties a library. The exit
 // is non-zero when a file could not be imported.
 func importFiles(ctx context.Context, cfg *Config, d corpusDeps, paths []string, imp *importFlags, out, errOut io.Writer) error {
+	if _, ok := bib.Encodings[strings.ToLower(imp.encoding)]; imp.encoding != "" && !ok {
+		return fmt.Errorf("%w: --encoding %s is not one of latin1, cp1252, latin2, cp1250, latin9, utf-8", errUsage, textkit.StripControls(imp.encoding))
+	}
 	m, err := corpus.LoadManifest(cfg.corpusPath())
 	if err != nil {
 		return err
@@ -120,7 +123,7 @@ func importFiles(ctx context.Context, cfg *Config, d corpusDeps, paths []string,
 			failed++
 			continue
 		}
-		files, shown = append(files, bib.File{Name: abs, Data: data}), append(shown, path)
+		files, shown = append(files, bib.File{Name: abs, Data: data, Encoding: imp.encoding}), append(shown, path)
 	}
 	items, problems := bib.ReadFiles(files)
 	imported, named := 0, map[string]string{}

@@ -20,10 +20,12 @@ import (
 type importFlags struct {
 	name    string // a file's collection name
 	replace bool   // a file may replace another file's library of the same name
-	dataDir string // Zotero's data folder
-	api     string // Zotero's local API
-	useAPI  bool
-	baseDir string // Zotero's base folder of linked attachments
+	// encoding is the files' encoding when it is not UTF-8 ("" detects it)
+	encoding string
+	dataDir  string // Zotero's data folder
+	api      string // Zotero's local API
+	useAPI   bool
+	baseDir  string // Zotero's base folder of linked attachments
 	// attachmentsFrom are folders, besides the library's own, whose
 	// files its attachments may be.
 	attachmentsFrom []string
@@ -47,6 +49,7 @@ func (f *importFlags) attachmentDirs(zoteroDataDir string) []string {
 func (f *importFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.name, "name", "", "the collection a file's items are in (default: the file's name)")
+	fl.StringVar(&f.encoding, "encoding", "", "the files' encoding when they are not UTF-8 and detection gets it wrong: latin1, cp1252, latin2, cp1250 or latin9")
 	fl.BoolVar(&f.replace, "replace", false, "let a file replace the library of another file that has its name (by default it becomes a library of its own)")
 	fl.StringVar(&f.dataDir, "data-dir", "", "Zotero's data folder, holding zotero.sqlite and storage/ (default ~/Zotero)")
 	fl.BoolVar(&f.useAPI, "api", false, "read Zotero through its local API (Zotero 7 running, with Settings → Advanced → \"Allow other applications on this computer to communicate with Zotero\")")
