@@ -241,6 +241,11 @@ func (d *texDecoder) word(b *strings.Builder, name string) {
 		return
 	}
 	switch {
+	case keepArg[name] && (strings.HasPrefix(name, "text") || name == "mbox" || name == "hbox"):
+		math := d.math
+		d.math = false // text inside math: its spaces are words' spaces
+		b.WriteString(d.arg())
+		d.math = math
 	case keepArg[name]:
 		b.WriteString(d.arg())
 	case dropArg[name]:

@@ -22,3 +22,9 @@ func TestUnknownAndTextMacrosKeepTheirWords(t *testing.T) {
 		}
 	}
 }
+
+// Text inside math is text: \textrm{\textmu m} is "µm", its control word
+// eating the space after it as TeX does.
+func TestTextInsideMath(t *testing.T) {
+	eq(t, "micrometres", decodeTeX(`$0.72\,\textrm{\textmu m}$`), "0.72 µm")
+}

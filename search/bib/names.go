@@ -167,6 +167,9 @@ func nameWords(s string) []string {
 				depth = max(depth-1, 0)
 			case '\\':
 				if i+1 < len(s) && s[i+1] != '~' {
+					if start < 0 {
+						start = i // a word that starts with an accent: \"{O}stberg
+					}
 					i++
 					continue
 				}

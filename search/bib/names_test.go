@@ -48,3 +48,8 @@ func TestNamesAsPeopleWriteThem(t *testing.T) {
 		}
 	}
 }
+
+// A family name that starts with an accent command keeps its letter.
+func TestNameStartingWithAnAccent(t *testing.T) {
+	eq(t, "accented family", parseNames(`Wilhelm \"{O}stberg and \'Emile Zola`), []Name{{Family: "Östberg", Given: "Wilhelm"}, {Family: "Zola", Given: "Émile"}})
+}
