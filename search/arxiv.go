@@ -246,8 +246,8 @@ func NormalizeDOI(s string) string {
 			break
 		}
 	}
-	if !strings.HasPrefix(ls, "10.") {
-		return ""
+	if !strings.HasPrefix(ls, "10.") && !(strings.HasPrefix(ls, "10/") && len(ls) > 3) {
+		return "" // a DOI, or a short DOI ("10/fqd6hj", which doi.org resolves)
 	}
 	return ls
 }

@@ -139,8 +139,10 @@ func bibType(typ string, f map[string]string) string {
 		return "book"
 	case "booklet":
 		return "pamphlet"
-	case "incollection", "inbook", "bookinbook", "suppbook", "suppcollection", "inreference":
+	case "incollection", "inbook", "bookinbook", "suppbook", "suppcollection":
 		return "chapter"
+	case "inreference": // an entry of an encyclopedia or a dictionary
+		return "entry-encyclopedia"
 	case "phdthesis", "mastersthesis", "thesis":
 		return "thesis"
 	case "techreport", "report", "manual":

@@ -11,7 +11,7 @@ import (
 // itself.
 var bibTypeBack = map[string]string{
 	"post-weblog":        "webpage", // magazines and newspapers come back by their entrysubtype
-	"entry-encyclopedia": "chapter", "entry-dictionary": "chapter", "bill": "legislation",
+	"entry-dictionary": "entry-encyclopedia", "bill": "legislation",
 	"map": "document", "hearing": "document", "figure": "document",
 	// a preprint is @misc with an eprint, which only an arXiv URL gives
 	// (fullItems's URL is the journal's): without one it is a document

@@ -80,7 +80,10 @@ func extendedName(parts []string) (Name, bool) {
 			return Name{}, false
 		}
 	}
-	if prefix != "" {
+	switch {
+	case strings.HasSuffix(prefix, "-") || strings.HasSuffix(prefix, "'") || strings.HasSuffix(prefix, "’"):
+		n.Family = prefix + n.Family // al-Hakim, d'Alembert
+	case prefix != "":
 		n.Family = strings.TrimSpace(prefix + " " + n.Family)
 	}
 	return n, true

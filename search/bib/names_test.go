@@ -42,6 +42,8 @@ func TestNamesAsPeopleWriteThem(t *testing.T) {
 		"family=Gogh, given=Vincent, prefix=van, useprefix=true and given=Jean, family=Dupont, suffix=Jr., given-i=J": {
 			{Family: "van Gogh", Given: "Vincent"}, {Family: "Dupont", Given: "Jean", Suffix: "Jr."}},
 		"Madelung, O. and others": {{Family: "Madelung", Given: "O."}},
+		"family=Hakim, given=Tawfiq, prefix=al-, useprefix=true and family=Gravesande, given=Goverdus, prefix='s-": {
+			{Family: "al-Hakim", Given: "Tawfiq"}, {Family: "'s-Gravesande", Given: "Goverdus"}},
 	} {
 		if got := parseNames(raw); !reflect.DeepEqual(got, want) {
 			t.Errorf("parseNames(%q) = %+v, want %+v", raw, got, want)
