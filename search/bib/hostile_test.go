@@ -136,7 +136,7 @@ func TestManyBrokenEntries(t *testing.T) {
 	}
 	eq(t, "items", len(items), 0)
 	eq(t, "problems listed", len(errs), maxProblems+1)
-	eq(t, "summary", errs[len(errs)-1].Error(), "49900 more problems not listed")
+	eq(t, "summary", errs[len(errs)-1].Error(), "49900 more entries that could not be read, not listed")
 	eq(t, "line of the last listed", errs[maxProblems-1].(*ParseError).Line, 3*maxProblems-2)
 }
 

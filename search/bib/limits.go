@@ -39,11 +39,17 @@ type ParseError struct {
 	Key    string // its citation key or ID, when it has one
 	Msg    string
 	// Imported: the entry was read, with part of it cut (names past the
-	// cap); the problem is a note, not a skipped entry.
+	// cap) or a key given; the problem is a note, not a skipped entry.
 	Imported bool
+	// Count is how many entries the problem stands for when it is the
+	// summary of those not listed (0 is one).
+	Count int
 }
 
 func (e *ParseError) Error() string {
+	if e.Count > 0 {
+		return e.Msg
+	}
 	s := e.Format
 	if e.Line > 0 {
 		s += " line " + strconv.Itoa(e.Line)
@@ -58,12 +64,17 @@ func (e *ParseError) Error() string {
 // entries gives a readable report and bounded memory.
 type problems struct {
 	list    []error
-	dropped int
+	dropped int // entries skipped past the cap
+	notes   int // notes past the cap
 }
 
 func (p *problems) add(err error) {
 	if len(p.list) < maxProblems {
 		p.list = append(p.list, err)
+		return
+	}
+	if pe, ok := err.(*ParseError); ok && pe.Imported {
+		p.notes++
 		return
 	}
 	p.dropped++
@@ -74,10 +85,14 @@ func (p *problems) add(err error) {
 func (p *problems) full() bool { return len(p.list) >= maxProblems }
 
 func (p *problems) result() []error {
+	out := p.list
 	if p.dropped > 0 {
-		return append(p.list, fmt.Errorf("%d more problems not listed", p.dropped))
+		out = append(out, &ParseError{Msg: fmt.Sprintf("%d more entries that could not be read, not listed", p.dropped), Count: p.dropped})
 	}
-	return p.list
+	if p.notes > 0 {
+		out = append(out, &ParseError{Msg: fmt.Sprintf("%d more notes, not listed", p.notes), Count: p.notes, Imported: true})
+	}
+	return out
 }
 
 // tooLarge is the problem of a file over MaxInput, read not at all.

@@ -208,13 +208,17 @@ func runImport(ctx context.Context, cfg *Config, d corpusDeps, lib corpus.Librar
 	skipped, notes := 0, 0
 	for _, p := range problems {
 		var pe *bib.ParseError
-		if errors.As(p, &pe) && pe.Imported {
+		n := 1
+		if errors.As(p, &pe) && pe.Count > 0 {
+			n = pe.Count
+		}
+		if pe != nil && pe.Imported {
 			printOutcome(out, "note", "an entry", p.Error()) // read: a key given, part of it cut
-			notes++
+			notes += n
 			continue
 		}
 		printOutcome(out, "skipped", "an entry", p.Error())
-		skipped++
+		skipped += n
 	}
 	opt := corpus.Options{
 		Manifest: cfg.corpusPath(),
