@@ -66,6 +66,7 @@ func (p *bibParser) item(e *bibEntry, dir string) Item {
 		}
 		it.Collections = append(it.Collections, g)
 	}
+	it.Collections = append(it.Collections, p.members[strings.ToLower(e.key)]...)
 	mendeley := p.mendeley || f["mendeley-groups"] != "" || f["mendeley-tags"] != ""
 	for _, path := range fileField(f["file"], mendeley) {
 		switch {

@@ -73,6 +73,10 @@ type bibParser struct {
 	errs     problems
 	mendeley bool              // the file says it is a Mendeley Desktop export
 	groups   map[string]string // JabRef group name to its path ("Parent/Child")
+	// members are the groups each citation key is filed in by the group
+	// tree itself (JabRef 2 and 3's ExplicitGroup lists its keys),
+	// lower-case keys
+	members map[string][]string
 
 	lineOff, line int // line counting, forward only
 }
@@ -452,13 +456,15 @@ func (p *bibParser) jabrefGroups(tree string) {
 		p.groups = map[string]string{}
 	}
 	var stack []string
+	// JabRef 2 and 3 wrap the tree's lines at 70 characters, anywhere
+	tree = strings.NewReplacer("\r\n", "", "\n", "", "\r", "").Replace(tree)
 	for _, item := range splitEscaped(tree, ';') {
 		item = strings.TrimSpace(item)
 		digits := 0
 		for digits < len(item) && item[digits] >= '0' && item[digits] <= '9' {
 			digits++
 		}
-		_, rest, ok := strings.Cut(item[digits:], ":")
+		kind, rest, ok := strings.Cut(item[digits:], ":")
 		if digits == 0 || digits > 3 || !ok {
 			continue
 		}
@@ -469,8 +475,12 @@ func (p *bibParser) jabrefGroups(tree string) {
 		}
 		stack = append(stack[:level], name)
 		if level > 0 && name != "" {
+			path := strings.Join(stack[1:], "/")
 			if _, seen := p.groups[name]; !seen {
-				p.groups[name] = strings.Join(stack[1:], "/")
+				p.groups[name] = path
+			}
+			if strings.TrimSpace(kind) == "ExplicitGroup" {
+				p.explicitMembers(rest, path)
 			}
 		}
 	}
@@ -488,6 +498,20 @@ func (p *bibParser) skipSpaceAndComments() {
 			p.pos += i + 1
 		} else {
 			p.pos = len(p.src)
+		}
+	}
+}
+
+// explicitMembers files the keys an ExplicitGroup lists ("Name\;0\;key1\;key2\;")
+// in the group at path.
+func (p *bibParser) explicitMembers(def, path string) {
+	if p.members == nil {
+		p.members = map[string][]string{}
+	}
+	fields := strings.Split(def, `\;`)
+	for _, k := range fields[min(2, len(fields)):] {
+		if k = strings.ToLower(strings.TrimSpace(unescapeFile(k))); k != "" && len(p.members) < MaxItems && len(p.members[k]) < maxList {
+			p.members[k] = append(p.members[k], path)
 		}
 	}
 }
