@@ -10,7 +10,7 @@ import (
 // reads back as (bibTypesOut says why); every other type reads back as
 // itself.
 var bibTypeBack = map[string]string{
-	"post-weblog":        "webpage", // magazines and newspapers come back by their entrysubtype
+	"post-weblog":      "webpage", // magazines and newspapers come back by their entrysubtype
 	"entry-dictionary": "entry-encyclopedia", "bill": "legislation",
 	"map": "document", "hearing": "document", "figure": "document",
 	// a preprint is @misc with an eprint, which only an arXiv URL gives

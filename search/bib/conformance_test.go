@@ -73,7 +73,7 @@ var zoteroTypes = map[string]string{
 }
 
 type zoteroItem struct {
-	ItemID           int    `json:"itemID"`
+	ItemID           int `json:"itemID"`
 	groups           []string
 	ItemType         string `json:"itemType"`
 	CitationKey      string `json:"citationKey"`
