@@ -29,3 +29,16 @@ func TestCrossrefAcrossFiles(t *testing.T) {
 	eq(t, "editors", p.Editors, []Name{{Family: "Ed", Given: "Al"}})
 	eq(t, "the proceedings stay an item", items[1][0].Title, "Proceedings of KR 2020")
 }
+
+// XDATA fills what an entry lacks; @xdata and @set are containers, not
+// works (they were items before).
+func TestXDataAndSets(t *testing.T) {
+	items, errs := ReadBibTeX([]byte(`@xdata{pub, publisher={Springer}, location={Berlin}}
+@book{b, title={A Book}, author={Lee, Bo}, year=2001, xdata={pub}}
+@set{s, entryset={b}}`), "")
+	noErrors(t, errs)
+	if len(items) != 1 {
+		t.Fatalf("%d items, want the book only: %+v", len(items), items)
+	}
+	eq(t, "publisher from xdata", items[0].Publisher, "Springer")
+}
