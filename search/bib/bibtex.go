@@ -2,7 +2,6 @@ package bib
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 )
 
@@ -432,60 +431,6 @@ func (p *bibParser) stringDef(at int) {
 	}
 }
 
-// comment skips @comment{...}, keeping JabRef's group tree, which names
-// the parents of the groups entries are filed in.
-func (p *bibParser) comment(at int) {
-	line := p.lineAt(at)
-	start := p.pos + 1
-	if _, ok := p.delimited(p.src[p.pos]); !ok {
-		p.fail(at, line, "", "@comment is not closed")
-		return
-	}
-	body := strings.TrimSpace(p.src[start : p.pos-1])
-	for _, prefix := range []string{"jabref-meta: grouping:", "jabref-meta: groupstree:"} {
-		if rest, ok := strings.CutPrefix(body, prefix); ok {
-			p.jabrefGroups(rest)
-		}
-	}
-}
-
-// jabrefGroups reads the tree of "0 AllEntriesGroup:;" "1 StaticGroup:Name\;0\;...;"
-// lines into the path of each group.
-func (p *bibParser) jabrefGroups(tree string) {
-	if p.groups == nil {
-		p.groups = map[string]string{}
-	}
-	var stack []string
-	// JabRef 2 and 3 wrap the tree's lines at 70 characters, anywhere
-	tree = strings.NewReplacer("\r\n", "", "\n", "", "\r", "").Replace(tree)
-	for _, item := range splitEscaped(tree, ';') {
-		item = strings.TrimSpace(item)
-		digits := 0
-		for digits < len(item) && item[digits] >= '0' && item[digits] <= '9' {
-			digits++
-		}
-		kind, rest, ok := strings.Cut(item[digits:], ":")
-		if digits == 0 || digits > 3 || !ok {
-			continue
-		}
-		level, _ := strconv.Atoi(item[:digits]) // 1 to 3 digits: always a number
-		name := unescapeFile(strings.SplitN(rest, `\;`, 2)[0])
-		if level > len(stack) || len(p.groups) >= maxMacros {
-			continue
-		}
-		stack = append(stack[:level], name)
-		if level > 0 && name != "" {
-			path := strings.Join(stack[1:], "/")
-			if _, seen := p.groups[name]; !seen {
-				p.groups[name] = path
-			}
-			if strings.TrimSpace(kind) == "ExplicitGroup" {
-				p.explicitMembers(rest, path)
-			}
-		}
-	}
-}
-
 // skipSpaceAndComments skips spaces and, between fields, %-comments to
 // the end of their line, which biber reads as comments.
 func (p *bibParser) skipSpaceAndComments() {
@@ -498,20 +443,6 @@ func (p *bibParser) skipSpaceAndComments() {
 			p.pos += i + 1
 		} else {
 			p.pos = len(p.src)
-		}
-	}
-}
-
-// explicitMembers files the keys an ExplicitGroup lists ("Name\;0\;key1\;key2\;")
-// in the group at path.
-func (p *bibParser) explicitMembers(def, path string) {
-	if p.members == nil {
-		p.members = map[string][]string{}
-	}
-	fields := strings.Split(def, `\;`)
-	for _, k := range fields[min(2, len(fields)):] {
-		if k = strings.ToLower(strings.TrimSpace(unescapeFile(k))); k != "" && len(p.members) < MaxItems && len(p.members[k]) < maxList {
-			p.members[k] = append(p.members[k], path)
 		}
 	}
 }
@@ -545,101 +476,4 @@ func skipSpaces(s string, i int) int {
 		i++
 	}
 	return i
-}
-
-// resolveRefs copies into each entry what it inherits, as biber does:
-// first the fields of the @xdata entries its xdata names, then every field
-// of the entry its crossref names that it lacks (but the entry's own
-// identity: keys, options, sets), one level deep. A part's title becomes
-// the title of its whole: a proceedings' title is its paper's booktitle,
-// a periodical's its article's journal, a multi-volume work's its
-// volume's main title.
-func resolveRefs(parsers []*bibParser) {
-	byKey := map[string]*bibEntry{}
-	refs := false
-	for _, p := range parsers {
-		for i := range p.entries {
-			e := &p.entries[i]
-			if k := strings.ToLower(e.key); k != "" {
-				if _, dup := byKey[k]; !dup {
-					byKey[k] = e
-				}
-			}
-			refs = refs || e.fields["crossref"] != "" || e.fields["xdata"] != ""
-		}
-	}
-	if !refs {
-		return
-	}
-	for _, p := range parsers {
-		for i := range p.entries {
-			e := &p.entries[i]
-			for _, k := range splitList(e.fields["xdata"], ",") {
-				if x := byKey[strings.ToLower(strings.TrimSpace(k))]; x != nil && x != e {
-					inherit(e, x.fields, nil)
-				}
-			}
-		}
-	}
-	for _, p := range parsers {
-		for i := range p.entries {
-			e := &p.entries[i]
-			ref := strings.TrimSpace(e.fields["crossref"])
-			if ref == "" {
-				continue
-			}
-			parent := byKey[strings.ToLower(ref)]
-			if parent == nil || parent == e {
-				continue
-			}
-			inherit(e, parent.fields, titleAs(parent.typ, e.typ))
-		}
-	}
-}
-
-// inherit copies into e each field of from that e lacks; rename names the
-// fields that take another name in e.
-func inherit(e *bibEntry, from map[string]string, rename map[string]string) {
-	if e.fields == nil {
-		e.fields = map[string]string{}
-	}
-	for name, v := range from {
-		if notInherited[name] || v == "" {
-			continue
-		}
-		if to, ok := rename[name]; ok {
-			name = to
-		}
-		if _, has := e.fields[name]; !has && len(e.fields) < maxFields {
-			e.fields[name] = v
-		}
-	}
-}
-
-// notInherited are the fields that say what an entry is, not what it is
-// about (biber's defaults).
-var notInherited = setOf("ids", "crossref", "xref", "xdata", "entryset", "entrysubtype", "execute", "label", "options",
-	"presort", "related", "relatedoptions", "relatedstring", "relatedtype", "shorthand", "shorthandintro", "sortkey")
-
-var (
-	asBook       = map[string]string{"title": "booktitle", "subtitle": "booksubtitle", "titleaddon": "booktitleaddon"}
-	asMain       = map[string]string{"title": "maintitle", "subtitle": "mainsubtitle", "titleaddon": "maintitleaddon"}
-	asJournal    = map[string]string{"title": "journaltitle", "subtitle": "journalsubtitle"}
-	wholeTypes   = setOf("book", "collection", "proceedings", "reference", "mvbook", "mvcollection", "mvproceedings", "mvreference")
-	partTypes    = setOf("inbook", "incollection", "inproceedings", "conference", "inreference", "bookinbook", "suppbook", "suppcollection")
-	volumedTypes = setOf("book", "collection", "proceedings", "reference", "inbook", "incollection", "inproceedings", "inreference", "bookinbook")
-)
-
-// titleAs is how a child of type child takes the title of a parent of
-// type parent (nil: as its own title, BibTeX's rule for the rest).
-func titleAs(parent, child string) map[string]string {
-	switch {
-	case strings.HasPrefix(parent, "mv") && wholeTypes[parent] && volumedTypes[child]:
-		return asMain
-	case wholeTypes[parent] && partTypes[child]:
-		return asBook
-	case parent == "periodical" && child == "article":
-		return asJournal
-	}
-	return nil
 }

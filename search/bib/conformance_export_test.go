@@ -55,23 +55,8 @@ func TestBetterBibTeXExportFixturesReadBack(t *testing.T) {
 					wantItems = append(wantItems, z)
 				}
 			}
-			pairs, un := matchItems(got, wantItems)
 			items += len(wantItems)
-			lost += un
-			for _, p := range pairs {
-				ours, theirs := itemFields(p.ours), p.theirs.fields()
-				for _, f := range comparedFields {
-					if ours[f] == "" && theirs[f] == "" {
-						continue
-					}
-					score[f].compared++
-					if same(f, ours[f], theirs[f], p.theirs) {
-						score[f].agree++
-					} else {
-						misses = append(misses, fmt.Sprintf("%s\t%s\t%s\tours=%q\tbbt=%q", f, filepath.Base(bp), p.ours.ID, ours[f], theirs[f]))
-					}
-				}
-			}
+			lost += scoreFixture(score, &misses, filepath.Base(bp), got, wantItems)
 		}
 	}
 	var b strings.Builder

@@ -300,23 +300,8 @@ func TestBetterBibTeXImportConformance(t *testing.T) {
 		fixtures++
 		name := strings.TrimSuffix(filepath.Base(bibPath), ".gz")
 		got, _ := Read(name, readMaybeGz(t, bibPath))
-		pairs, unmatched := matchItems(got, want.Items)
 		entries += len(want.Items)
-		lost += unmatched
-		for _, p := range pairs {
-			ours, theirs := itemFields(p.ours), p.theirs.fields()
-			for _, f := range comparedFields {
-				if ours[f] == "" && theirs[f] == "" {
-					continue
-				}
-				score[f].compared++
-				if same(f, ours[f], theirs[f], p.theirs) {
-					score[f].agree++
-				} else if len(misses) < 4000 {
-					misses = append(misses, fmt.Sprintf("%s\t%s\t%s\tours=%q\tbbt=%q", f, name, p.ours.ID, ours[f], theirs[f]))
-				}
-			}
-		}
+		lost += scoreFixture(score, &misses, name, got, want.Items)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Better BibTeX import suite: %d fixtures, %d items, %d not imported\n\n| field | agree | compared | agreement |\n|---|---|---|---|\n", fixtures, entries, lost)
@@ -341,6 +326,28 @@ func TestBetterBibTeXImportConformance(t *testing.T) {
 		sort.Strings(misses)
 		_ = os.WriteFile(out, []byte(strings.Join(misses, "\n")+"\n"), 0o644)
 	}
+}
+
+// scoreFixture compares one fixture's items with BBT's, field by field,
+// into score (and the differences into misses); it returns how many of
+// BBT's items have none of ours.
+func scoreFixture(score map[string]*fieldScore, misses *[]string, name string, got []Item, want []zoteroItem) int {
+	pairs, unmatched := matchItems(got, want)
+	for _, p := range pairs {
+		ours, theirs := itemFields(p.ours), p.theirs.fields()
+		for _, f := range comparedFields {
+			if ours[f] == "" && theirs[f] == "" {
+				continue
+			}
+			score[f].compared++
+			if same(f, ours[f], theirs[f], p.theirs) {
+				score[f].agree++
+			} else if len(*misses) < 4000 {
+				*misses = append(*misses, fmt.Sprintf("%s\t%s\t%s\tours=%q\tbbt=%q", f, name, p.ours.ID, ours[f], theirs[f]))
+			}
+		}
+	}
+	return unmatched
 }
 
 type itemPair struct {
