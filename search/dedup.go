@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/text/unicode/norm"
 
+	"github.com/researchtui/researchtui/search/bib"
 	"github.com/researchtui/researchtui/textkit"
 )
 
@@ -37,8 +38,11 @@ func NormalizeTitle(s string) string {
 // doi > arxiv > pmid > s2 > openalex > pmc > (local path, web URL) > title|year. An arXiv DataCite DOI
 // (10.48550/arxiv.*) counts as the arXiv ID. Every source calls it when it
 // makes a record, so it also cuts the record's fields to their caps
-// (record_bounds.go).
+// (record_bounds.go) and writes their math as text.
 func AssignKey(r *Record) {
+	// An API's title or abstract carries LaTeX math ($\mathcal{O}(n^{2})$):
+	// every reader of a record gets the Unicode a person reads (O(n²)).
+	r.Title, r.Abstract = bib.MathText(r.Title), bib.MathText(r.Abstract)
 	BoundFields(r)
 	ids := identifiers(r)
 	if len(ids) > 0 {

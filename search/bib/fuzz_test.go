@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // The fuzz targets check what a hostile file must never do: panic, hang,
@@ -71,6 +72,21 @@ func FuzzReadWoS(f *testing.F) {
 		items, _ := ReadWoS(data)
 		for _, it := range items {
 			validItem(t, it)
+		}
+	})
+}
+
+func FuzzMathText(f *testing.F) {
+	for _, s := range []string{`runs in $\mathcal{O}(n^{2})$ time`, `$\tilde{O}(\sqrt{nk})$`, `$5 and $10`, `\(\alpha\)`, `$$x$$`, `$x^{ab}$`, `$\frac{a}{b`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out := MathText(s)
+		if utf8.ValidString(s) && !utf8.ValidString(out) {
+			t.Errorf("MathText(%q) = %q, not UTF-8", s, out)
+		}
+		if !strings.ContainsAny(s, "$\\") && out != s {
+			t.Errorf("text without math changed: %q -> %q", s, out)
 		}
 	})
 }

@@ -27,6 +27,68 @@ func decodeTeX(s string) string {
 	return b.String()
 }
 
+// MathText is a line of plain text (an abstract or a title from a search
+// API) with its LaTeX math as the Unicode a person reads: "$\mathcal{O}(n^{2})$
+// time" is "O(n²) time", "$\tilde{O}(\sqrt{nk})$" is "Õ(√(nk))". Only
+// $…$, $$…$$ and \(…\) spans are touched; a span plain text cannot show
+// whole is kept as code (`$x^{ab}$`), never half decoded. "$5 and $10" is
+// money, not math: a span must not start or end with a space.
+func MathText(s string) string {
+	if !strings.ContainsAny(s, "$\\") {
+		return s
+	}
+	var b strings.Builder
+	for {
+		start, end, inner := mathSpan(s)
+		if start < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		b.WriteString(s[:start])
+		d := texDecoder{src: inner, math: true}
+		var m strings.Builder
+		d.run(&m, false)
+		out := strings.TrimSpace(m.String())
+		if d.lossy || strings.ContainsAny(out, "\\{}^_$") || out == "" {
+			b.WriteString("`" + strings.ReplaceAll(s[start:end], "`", "'") + "`")
+		} else {
+			b.WriteString(out)
+		}
+		s = s[end:]
+	}
+}
+
+// mathSpan finds the first math span in s: where it starts and ends, and
+// what is inside its delimiters; start -1 when there is none.
+func mathSpan(s string) (start, end int, inner string) {
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '\\' && i+1 < len(s) && s[i+1] == '(':
+			if j := strings.Index(s[i+2:], `\)`); j >= 0 {
+				return i, i + 2 + j + 2, s[i+2 : i+2+j]
+			}
+		case s[i] == '\\':
+			i++ // \$ is a dollar sign
+		case s[i] == '$':
+			open := 1
+			if i+1 < len(s) && s[i+1] == '$' {
+				open = 2
+			}
+			close := strings.Index(s[i+open:], strings.Repeat("$", open))
+			if close <= 0 {
+				return -1, 0, ""
+			}
+			inner := s[i+open : i+open+close]
+			if inner[0] == ' ' || inner[len(inner)-1] == ' ' || len(inner) > 400 {
+				i += open + close + open - 1 // money, or not math a person wrote
+				continue
+			}
+			return i, i + open + close + open, inner
+		}
+	}
+	return -1, 0, ""
+}
+
 // decodeTeXPath decodes a file path as Mendeley writes it, LaTeX-escaped
 // (C$\backslash$:/Users/M{\"{u}}ller/x{\_}1.pdf): accents and escapes are
 // decoded but -- ~ and spaces are the path's own, and \: \; stay escaped for
@@ -86,6 +148,9 @@ type texDecoder struct {
 	math  bool // between $ signs
 	depth int  // groups and arguments being decoded, at most maxDepth
 	skip  int  // groups opened beyond maxDepth, closed without recursion
+	// lossy: math was read that plain text cannot show (a superscript
+	// Unicode has no character for, a command it does not know)
+	lossy bool
 }
 
 func isTeXSpecial(c byte) bool {
@@ -133,7 +198,12 @@ func (d *texDecoder) run(b *strings.Builder, group bool) {
 				b.WriteByte(c)
 				continue
 			}
-			b.WriteString(script(d.arg(), c == '^'))
+			arg := d.arg()
+			out := script(arg, c == '^')
+			if out == arg && arg != "" && !strings.ContainsAny(arg, "′″*°") {
+				d.lossy = true // x^{ab} is not xab
+			}
+			b.WriteString(out)
 		case '-':
 			n := 1
 			for n < 3 && d.pos+n < len(d.src) && d.src[d.pos+n] == '-' {
@@ -265,7 +335,11 @@ func (d *texDecoder) word(b *strings.Builder, name string) {
 		num := d.arg()
 		b.WriteString(num + "/" + d.arg())
 	case name == "sqrt":
-		b.WriteString("√" + d.arg())
+		if arg := d.arg(); utf8.RuneCountInString(arg) > 1 {
+			b.WriteString("√(" + arg + ")") // √(nk), not √nk
+		} else {
+			b.WriteString("√" + arg)
+		}
 	case name == "par":
 		if !d.path {
 			b.WriteString("\n\n")
@@ -277,9 +351,11 @@ func (d *texDecoder) word(b *strings.Builder, name string) {
 	case d.pos < len(d.src) && d.src[d.pos] == '{':
 		// an unknown command with an argument: the argument is read as a
 		// group, so its text stays
+		d.lossy = d.lossy || d.math
 	default:
 		// an unknown command alone (\MP, \BibTeXstyle): its name is the
 		// nearest thing to what it typesets, and better than a lost word
+		d.lossy = d.lossy || d.math
 		b.WriteString(name)
 		if d.pos < len(d.src) && d.src[d.pos-1] == ' ' && !d.math {
 			b.WriteByte(' ') // the space TeX ate after the name
