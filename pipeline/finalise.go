@@ -53,7 +53,7 @@ func (o *orchestrator) stageFinalise(ctx context.Context) error {
 			return ""
 		}
 		return mdText(authorYear(rep.Sources[n-1])) // names from the web, as the studies table prints them
-	}, englishReport(o.opt.Language))
+	}, o.opt.Language)
 	md := inertProse(strings.TrimSpace(text))
 	var citedKeys []string
 	for _, old := range check.order {

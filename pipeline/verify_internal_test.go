@@ -82,7 +82,7 @@ func TestInOwnVoice(t *testing.T) {
 		return map[int]string{1: "Gao et al. (2023)", 2: "Jones & Bergen (2024)", 3: "Turing (1952)"}[n]
 	}
 	md := "## Findings\n\nWe show that a canonical reaction-diffusion system forms stripes [1]. In this paper, we propose a way to measure it [3]. Our results suggest a phase boundary [2].\n\n- We find that spots form first [1].\n\nEarlier work, which we extend, did not [1, 2].\n"
-	got, rewrote, left := inOwnVoice(md, cite, true)
+	got, rewrote, left := inOwnVoice(md, cite, "en")
 	for _, want := range []string{
 		"Gao et al. (2023) show that a canonical reaction-diffusion system forms stripes [1].",
 		"Turing (1952) proposes a way to measure it [3].",
@@ -105,12 +105,30 @@ func TestInOwnVoice(t *testing.T) {
 		"We were able to predict the wavelength [3].": "Turing (1952) was able to predict the wavelength [3].",
 		"We observed stripes [1].":                    "Gao et al. (2023) observed stripes [1].",
 	} {
-		if got, _, _ := inOwnVoice(in, cite, true); got != want {
+		if got, _, _ := inOwnVoice(in, cite, "English"); got != want {
 			t.Errorf("%q → %q, want %q", in, got, want)
 		}
 	}
-	if same, r, l := inOwnVoice(md, cite, false); same != md || r != 0 || l != 5 {
-		t.Errorf("another language: rewrote %d, left %d, changed %v", r, l, same != md)
+	// In German: a sentence in the German first person is quoted with its
+	// authors named; an English one (a finding kept in its abstract's
+	// words) is rewritten as in an English report.
+	de := "Wir zeigen, dass sich Streifen bilden [1]. Unsere Ergebnisse deuten auf eine Phasengrenze hin [2]. We find spots [3]. Wir und andere sahen es [1, 2].\n"
+	got, r, l := inOwnVoice(de, cite, "German")
+	for _, want := range []string{
+		"Gao et al. (2023): „Wir zeigen, dass sich Streifen bilden“ [1].",
+		"Jones & Bergen (2024): „Unsere Ergebnisse deuten auf eine Phasengrenze hin“ [2].",
+		"Turing (1952) finds spots [3].",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("German report lacks %q:\n%s", want, got)
+		}
+	}
+	if r != 3 || l != 1 {
+		t.Errorf("German: rewrote %d, left %d; want 3 and 1", r, l)
+	}
+	fr, _, _ := inOwnVoice("Nous montrons que des rayures se forment [1].", cite, "fr")
+	if fr != "Gao et al. (2023): « Nous montrons que des rayures se forment » [1]." {
+		t.Errorf("French: %q", fr)
 	}
 }
 
@@ -127,7 +145,7 @@ func TestAbbreviationsEndNoSentence(t *testing.T) {
 // inert.
 func TestVoicedNamesStayText(t *testing.T) {
 	named := mdText(authorYear(CitedSource{Authors: []string{"<img src=http://h.io/i> ![x](http://h.io/p.png)"}, Year: 2023}))
-	got, n, _ := inOwnVoice("We show that stripes form in zebrafish skin [1].\n", func(int) string { return named }, true)
+	got, n, _ := inOwnVoice("We show that stripes form in zebrafish skin [1].\n", func(int) string { return named }, "en")
 	if n != 1 {
 		t.Fatalf("not voiced: %q", got)
 	}

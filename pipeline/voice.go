@@ -31,22 +31,35 @@ var firstPerson = regexp.MustCompile(`\b(?:[Ww]e|[Oo]ur|[Oo]urs|[Uu]s)\b`)
 // and cite one source so that they name its authors; cite says how a
 // source number is named ("Gao et al. (2023)"), "" for none. It returns
 // the text, how many sentences it rewrote and how many cited sentences
-// still speak in the first person. Only English reports are rewritten;
-// in another language the sentences are counted, not changed.
-func inOwnVoice(md string, cite func(n int) string, english bool) (string, int, int) {
+// still speak in the first person. A sentence in English is rewritten
+// ("Gao et al. (2023) show"); one in the first person of the report's own
+// language (German, French, Spanish, Italian, Portuguese, Dutch) is quoted
+// with its authors named (Gao et al. (2023): „Wir zeigen …“), which needs
+// no conjugation.
+func inOwnVoice(md string, cite func(n int) string, language string) (string, int, int) {
 	spans := citedSpans(md)
+	foreign := foreignWe[voiceLanguage(language)]
 	var b strings.Builder
 	rewrote, left, last := 0, 0, 0
 	for _, sp := range spans {
 		seg := md[sp.start:sp.end]
 		out := seg
-		if english && len(sp.nums) == 1 {
+		quoted := false
+		if len(sp.nums) == 1 {
+			// an English sentence is rewritten whatever the report's
+			// language (a finding kept in its abstract's words); one in
+			// the report's own language is quoted, its authors named
 			out = voiced(seg, cite(sp.nums[0]))
+			if out == seg && foreign != nil {
+				out = quotedAs(seg, cite(sp.nums[0]), foreign, quoteMarks[voiceLanguage(language)])
+				quoted = out != seg
+			}
 		}
 		if out != seg {
 			rewrote++
 		}
-		if firstPerson.MatchString(citeGroup.ReplaceAllString(out, "")) {
+		plain := citeGroup.ReplaceAllString(out, "")
+		if !quoted && (firstPerson.MatchString(plain) || foreign != nil && foreign.MatchString(strings.TrimSpace(plain))) {
 			left++
 		}
 		b.WriteString(md[last:sp.start])
@@ -133,4 +146,62 @@ func possessive(named string) string {
 		return named[:i] + "'s" + named[i:]
 	}
 	return named + "'s"
+}
+
+// foreignWe are, by language, the openings of a sentence in its authors'
+// first person: "Wir zeigen", "In dieser Arbeit wir", "Nous montrons",
+// "Unsere Ergebnisse".
+var foreignWe = map[string]*regexp.Regexp{
+	"de": regexp.MustCompile(`^(?:(?:In dieser (?:Arbeit|Studie)|Hier),?\s+)?(?:[Ww]ir|Unser(?:e|er|en|em|es)?)\b`),
+	"fr": regexp.MustCompile(`^(?:(?:Dans (?:cet article|ce travail|cette étude)|Ici),?\s+)?(?:[Nn]ous|Nos|Notre)\b`),
+	"es": regexp.MustCompile(`^(?:(?:En este (?:artículo|trabajo|estudio)|Aquí),?\s+)?(?:[Nn]osotros|Nuestr[oa]s?)\b`),
+	"it": regexp.MustCompile(`^(?:(?:In questo (?:articolo|lavoro|studio)|Qui),?\s+)?(?:[Nn]oi|Nostr[oaie])\b`),
+	"pt": regexp.MustCompile(`^(?:(?:Neste (?:artigo|trabalho|estudo)|Aqui),?\s+)?(?:[Nn]ós|Noss[oa]s?)\b`),
+	"nl": regexp.MustCompile(`^(?:(?:In dit (?:artikel|werk|onderzoek)|Hier),?\s+)?(?:[Ww]ij|Onze?)\b`),
+}
+
+// quoteMarks open and close a quotation, by language.
+var quoteMarks = map[string][2]string{"de": {"„", "“"}, "fr": {"« ", " »"}, "es": {"«", "»"}, "it": {"«", "»"},
+	"pt": {"“", "”"}, "nl": {"‘", "’"}}
+
+// voiceLanguage is the two-letter code of a report language as a person
+// names it ("de", "German", "Deutsch").
+func voiceLanguage(lang string) string {
+	l := strings.ToLower(strings.TrimSpace(lang))
+	for code, prefixes := range map[string][]string{"de": {"de", "ger"}, "fr": {"fr"}, "es": {"es", "spa"},
+		"it": {"it"}, "pt": {"pt", "por"}, "nl": {"nl", "dut", "ned"}} {
+		for _, p := range prefixes {
+			if strings.HasPrefix(l, p) {
+				return code
+			}
+		}
+	}
+	return ""
+}
+
+// quotedAs is a sentence in its authors' first person quoted, with them
+// named before it and its citations after: "Gao et al. (2023): „Wir
+// zeigen …“ [1]."
+func quotedAs(seg, named string, we *regexp.Regexp, marks [2]string) string {
+	if named == "" {
+		return seg
+	}
+	lead := seg[:len(seg)-len(strings.TrimLeft(seg, " \t"))]
+	body := seg[len(lead):]
+	marker := ""
+	if m := listMarker.FindString(body); m != "" {
+		marker, body = m, body[len(m):]
+	}
+	if !we.MatchString(body) {
+		return seg
+	}
+	loc := citeGroup.FindStringIndex(body)
+	if loc == nil {
+		return seg
+	}
+	claim := strings.TrimRight(body[:loc[0]], " .;:,")
+	if claim == "" || strings.ContainsAny(claim, "„“«»") {
+		return seg
+	}
+	return lead + marker + named + ": " + marks[0] + claim + marks[1] + " " + body[loc[0]:]
 }

@@ -125,9 +125,20 @@ func workKeys(r *Record) []string {
 	family := first[len(first)-1]
 	var keys []string
 	add := func(title string) {
-		if t := NormalizeTitle(title); len(strings.Fields(t)) >= 4 {
-			keys = append(keys, "work:"+t+"|"+family)
+		t := NormalizeTitle(title)
+		if len(strings.Fields(t)) < 4 {
+			return
 		}
+		keys = append(keys, "work:"+t+"|"+family)
+		// A version retitled in wording only: "Co-linear chaining with
+		// overlaps and gap costs" (bioRxiv) is "Algorithms for colinear
+		// chaining with overlaps and gap costs" (the journal's): without
+		// a leading "algorithms for" and without spaces, they are one.
+		words := strings.Fields(t)
+		for len(words) > 4 && versionLead[words[0]] {
+			words = words[1:]
+		}
+		keys = append(keys, "work~"+strings.Join(words, "")+"|"+family)
 	}
 	add(r.Title)
 	if name, rest, ok := strings.Cut(r.Title, ":"); ok && len(strings.Fields(name)) <= 3 {
@@ -135,6 +146,35 @@ func workKeys(r *Record) []string {
 	}
 	return keys
 }
+
+// preprintDOI tells a preprint server's DOI (arXiv's DataCite DOIs,
+// bioRxiv and medRxiv, SSRN, Research Square, Preprints.org, ChemRxiv,
+// OSF's servers, TechRxiv) from a publisher's.
+func preprintDOI(doi string) bool {
+	for _, p := range []string{"10.48550/", "10.1101/", "10.2139/", "10.21203/", "10.20944/", "10.26434/", "10.31234/", "10.31219/", "10.31235/", "10.36227/"} {
+		if strings.HasPrefix(doi, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// preprintVenue tells a preprint server named as a venue from a journal
+// or proceedings.
+func preprintVenue(v string) bool {
+	v = strings.ToLower(strings.TrimSpace(v))
+	for _, p := range []string{"arxiv", "biorxiv", "medrxiv", "ssrn", "research square", "preprints", "chemrxiv", "psyarxiv", "osf preprints", "techrxiv", "socarxiv"} {
+		if strings.HasPrefix(v, p) {
+			return true
+		}
+	}
+	return v == "preprint"
+}
+
+// versionLead are the words a journal version puts before a preprint's
+// title ("An algorithm for …", "On the …", "Towards …").
+var versionLead = map[string]bool{"a": true, "an": true, "the": true, "on": true, "towards": true, "toward": true,
+	"algorithms": true, "algorithm": true, "for": true, "new": true, "efficient": true, "improved": true, "faster": true}
 
 // Merge folds records of the same work (matched on DOI, arXiv ID, PMID, S2
 // ID, OpenAlex ID, then normalised title + year) into one, in first-seen
@@ -241,7 +281,7 @@ func mergeInto(dst, src *Record) {
 		dst.Source = src.Source
 	}
 	dd, sd := NormalizeDOI(dst.DOI), NormalizeDOI(src.DOI)
-	if dd == "" || strings.HasPrefix(dd, "10.48550/arxiv.") && sd != "" && !strings.HasPrefix(sd, "10.48550/arxiv.") {
+	if dd == "" || preprintDOI(dd) && sd != "" && !preprintDOI(sd) {
 		if sd != "" {
 			dst.DOI = sd
 		}
@@ -272,7 +312,7 @@ func mergeInto(dst, src *Record) {
 	if dst.Year == 0 {
 		dst.Year = src.Year
 	}
-	published := strings.EqualFold(dst.Venue, "arxiv") && src.Venue != "" && !strings.HasPrefix(strings.ToLower(src.Venue), "arxiv")
+	published := preprintVenue(dst.Venue) && src.Venue != "" && !preprintVenue(src.Venue)
 	if dst.Venue == "" || dst.Venue == LocalVenue && src.Venue != "" || published {
 		dst.Venue = src.Venue
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -33,6 +34,9 @@ func attachment(files []string) (string, []string) {
 		if r == 0 {
 			others = append(others, f)
 			continue
+		}
+		if fi, err := os.Stat(f); err == nil && fi.Mode().IsRegular() {
+			r += 10 // a file on this disk before one that is not: Mendeley lists stale copies
 		}
 		if r > rank {
 			if best != "" {
@@ -158,8 +162,11 @@ func describeSkipped(files []string) string {
 	for _, f := range files {
 		ext := strings.ToLower(filepath.Ext(f))
 		why := "not a kind that is read"
-		if ext == ".epub" {
+		switch ext {
+		case ".epub":
 			why = "EPUB is not read"
+		case ".pdf", ".html", ".htm", ".xhtml", ".md", ".markdown", ".txt", ".text":
+			why = "one file of an item is read"
 		}
 		parts = append(parts, filepath.Base(f)+" ("+why+")")
 	}

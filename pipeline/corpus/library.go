@@ -53,6 +53,12 @@ type Library struct {
 	AttachmentDirs []string
 	// Collections are every collection of the library, empty ones too.
 	Collections []string
+	// Unread are the IDs of entries the library file holds but that could
+	// not be read this time (a brace typed wrong): their items are kept
+	// as they were, not removed. UnreadUnnamed says an entry could not be
+	// read whose ID is not known either: then no item is removed.
+	Unread        []string
+	UnreadUnnamed bool
 	Items       []bib.Item
 }
 
@@ -179,7 +185,16 @@ func ImportLibrary(ctx context.Context, opt Options, lib Library) (Result, error
 	}
 	return c.run(ctx, jobs, func(j *corpusJob) corpusResult { return readLibraryItem(ctx, c.st, j, c.stats) }, func() error {
 		// Only a complete pass can tell what the library no longer holds.
+		unread := map[string]bool{}
+		for _, id := range lib.Unread {
+			unread[itemSlot(lib.Name, id)] = true
+		}
 		for slot, e := range m.Items {
+			if e.Library == lib.Name && !seen[slot] && (unread[slot] || lib.UnreadUnnamed) {
+				c.file("kept", e.Title, "its entry could not be read this time: fix it and import again")
+				c.n.Unchanged++
+				continue
+			}
 			if e.Library == lib.Name && !seen[slot] {
 				if err := c.st.PutChunks(e.Key, nil); err != nil {
 					return err
@@ -360,7 +375,11 @@ func readLibraryItem(ctx context.Context, st Store, j *corpusJob, stats *ingestS
 			default:
 				res.reason = "its file could not be read (" + plainErr(err) + ")"
 			}
-			res.reason += "; read from its abstract"
+			if strings.TrimSpace(ij.it.Abstract) == "" {
+				res.reason += "; read from its title" // it has no abstract either
+			} else {
+				res.reason += "; read from its abstract"
+			}
 			res.file = ""
 			rec = itemRecord(ij.lib.Name, *ij.it, "")
 			res.rec = rec

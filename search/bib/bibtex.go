@@ -49,7 +49,7 @@ func readBibTeXFiles(files []File) ([][]Item, [][]error) {
 			out = append(out, it)
 			lines = append(lines, e.line)
 		}
-		settleIDs(out, lines, "BibTeX", "citation key", &p.errs)
+		out = settleIDs(out, lines, "BibTeX", "citation key", &p.errs)
 		items[i], errs[i] = out, p.errs.result()
 	}
 	return items, errs

@@ -50,6 +50,8 @@ import (
 //     researchtui keeps a group an entry's groups field names even when
 //     the tree does not define it. Only the last part of a path
 //     ("Parent/Child") is compared, as Zotero names a collection.
+//   - Copies: an entry that repeats an earlier one whole (same key, same
+//     work) is imported once; BBT makes an item of each copy.
 //   - Dates: researchtui keeps a year and an ISO date; only the year is
 //     compared (BBT writes "March 2019", "2019-03-00", seasons).
 //   - Types: Zotero's item types are compared as the CSL types they map to
@@ -388,6 +390,10 @@ func matchItems(ours []Item, theirs []zoteroItem) ([]itemPair, int) {
 		rest = append(rest, z)
 	}
 	var unmatched int
+	merged := map[string]bool{}
+	for _, it := range ours {
+		merged[titleKey(it.Title)] = true
+	}
 	for _, z := range rest {
 		if i, ok := byKey[z.CitationKey]; ok && z.CitationKey != "" && !used[i] {
 			used[i] = true
@@ -403,7 +409,9 @@ func matchItems(ours []Item, theirs []zoteroItem) ([]itemPair, int) {
 			}
 		}
 		if best < 0 {
-			unmatched++
+			if !merged[titleKey(z.Title)] {
+				unmatched++ // a second copy of an entry is merged into the first (bbtRules)
+			}
 			continue
 		}
 		used[best] = true

@@ -35,7 +35,7 @@ func ReadCSLJSON(data []byte) ([]Item, error) {
 func readCSLJSON(data []byte) ([]Item, []error) {
 	items, errs := readCSLJSONItems(data)
 	var notes problems
-	settleIDs(items, nil, "CSL-JSON", "id", &notes)
+	items = settleIDs(items, nil, "CSL-JSON", "id", &notes)
 	return items, append(errs, notes.result()...)
 }
 

@@ -2,6 +2,7 @@ package bib
 
 import (
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 )
@@ -178,6 +179,12 @@ func isAbsPath(p string) bool {
 // look like any other: it keeps its ".." (joined to the folder, unclean),
 // so the importer sees it and refuses it by name (search.ErrPathEscapes).
 func resolve(path, dir string) string {
+	if rest, ok := strings.CutPrefix(path, "~/"); ok {
+		// BibDesk, Papers and people write home-folder paths
+		if home, err := os.UserHomeDir(); err == nil && home != "" {
+			return filepath.Join(home, rest)
+		}
+	}
 	if dir == "" || isAbsPath(path) || isWebURL(path) {
 		return path
 	}

@@ -19,11 +19,16 @@ import (
 // skipped entry.
 
 // settleIDs gives every item an ID of its own. lines are where each item
-// starts (0 unknown); what was suffixed is noted in errs, and what was
-// derived too when the format asks for an ID (not RIS, where most records
-// have none).
-func settleIDs(items []Item, lines []int, format, what string, errs *problems) {
-	noteMissing := format == "BibTeX"         // RIS and CSL-JSON records often have none
+// starts (0 unknown); what was suffixed or merged is noted in errs, and a
+// derived ID too where the format asks for an ID (BibTeX). It returns the
+// items left: an entry that repeats an earlier one whole (same key, same
+// work) is merged into it.
+//
+// A suffix is made of the entry's content ("Scales2015-b1e4"), not of its
+// place, so deleting or moving one of two entries with one key does not
+// hand its ID to the other.
+func settleIDs(items []Item, lines []int, format, what string, errs *problems) []Item {
+	noteMissing := format == "BibTeX" // RIS and CSL-JSON records often have none
 	taken := make(map[string]int, len(items)) // lower-case ID to the line of its first item
 	for i := range items {
 		if id := strings.ToLower(items[i].ID); id != "" {
@@ -32,31 +37,57 @@ func settleIDs(items []Item, lines []int, format, what string, errs *problems) {
 			}
 		}
 	}
-	seen := make(map[string]bool, len(items))
+	seen := make(map[string]int, len(items)) // lower-case ID given to the index of its item in out
+	out := items[:0]
 	for i := range items {
-		it := &items[i]
+		it := items[i]
 		id := it.ID
 		switch {
 		case id == "":
-			id = unique(DeriveKey(*it), taken)
-			if !noteMissing {
+			id = unique(DeriveKey(it), taken)
+			if noteMissing {
+				errs.add(&ParseError{Format: format, Line: lineOf(lines, i), Imported: true,
+					Msg: fmt.Sprintf("it has no %s: imported as %s", what, id)})
+			}
+		default:
+			j, dup := seen[strings.ToLower(id)]
+			if !dup {
 				break
 			}
-			errs.add(&ParseError{Format: format, Line: lineOf(lines, i), Imported: true,
-				Msg: fmt.Sprintf("it has no %s: imported as %s", what, id)})
-		case seen[strings.ToLower(id)]:
 			first := taken[strings.ToLower(id)]
-			id = unique(id, taken)
-			msg := fmt.Sprintf("%s %s is also the %s of an earlier entry", what, it.ID, what)
+			where := "an earlier entry"
 			if first > 0 {
-				msg = fmt.Sprintf("%s %s is also the %s of the entry on line %d", what, it.ID, what, first)
+				where = fmt.Sprintf("the entry on line %d", first)
 			}
+			if sameWork(out[j], it) {
+				errs.add(&ParseError{Format: format, Line: lineOf(lines, i), Key: CleanLine(it.ID), Imported: true,
+					Msg: fmt.Sprintf("a second copy of %s: imported once", where)})
+				continue
+			}
+			id = unique(it.ID+"-"+contentTag(it), taken)
 			errs.add(&ParseError{Format: format, Line: lineOf(lines, i), Key: CleanLine(it.ID), Imported: true,
-				Msg: msg + ": both are kept, this one as " + id})
+				Msg: fmt.Sprintf("%s %s is also the %s of %s, another work: this one is imported as %s", what, it.ID, what, where, id)})
 		}
 		it.ID = id
-		seen[strings.ToLower(id)] = true
+		seen[strings.ToLower(id)] = len(out)
+		out = append(out, it)
 	}
+	return out
+}
+
+// sameWork tells an entry that repeats another whole (Mendeley exports
+// the same item three times) from another work under the same key.
+func sameWork(a, b Item) bool {
+	if a.DOI != "" || b.DOI != "" {
+		return a.DOI == b.DOI && strings.EqualFold(a.Title, b.Title)
+	}
+	return strings.EqualFold(a.Title, b.Title) && a.Year == b.Year && a.Type == b.Type
+}
+
+// contentTag is four hex digits of an item's title, year and type.
+func contentTag(it Item) string {
+	sum := sha256.Sum256([]byte(strings.ToLower(it.Title) + "\x00" + strconv.Itoa(it.Year) + "\x00" + it.Type + "\x00" + it.DOI))
+	return hex.EncodeToString(sum[:2])
 }
 
 func lineOf(lines []int, i int) int {

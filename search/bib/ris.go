@@ -72,7 +72,7 @@ func ReadRIS(data []byte) ([]Item, []error) {
 		}
 	}
 	finish() // a last record without ER
-	settleIDs(items, lines, "RIS", "ID", &errs)
+	items = settleIDs(items, lines, "RIS", "ID", &errs)
 	return items, errs.result()
 }
 

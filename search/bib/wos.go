@@ -79,7 +79,7 @@ func ReadWoS(data []byte) ([]Item, []error) {
 		}
 	}
 	finish()
-	settleIDs(items, lines, "Web of Science", "UT", &errs)
+	items = settleIDs(items, lines, "Web of Science", "UT", &errs)
 	return items, errs.result()
 }
 

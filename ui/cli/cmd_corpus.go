@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 
@@ -134,7 +135,7 @@ func embeddingNote(o *corpus.EmbedOutcome, p corpus.Progress, interrupted bool) 
 	}
 	switch {
 	case o.Fatal != nil:
-		out += fmt.Sprintf("not embedded: %s; the next run embeds them (see `researchtui doctor`)\n", textkit.StripControls(o.Fatal.Error()))
+		out += fmt.Sprintf("not embedded: %s; the next run embeds them (see `researchtui doctor`)\n", strings.TrimRight(textkit.StripControls(o.Fatal.Error()), ".;"))
 	case missed > 0 && !interrupted:
 		reason := "the embedding requests failed"
 		if o.Failed != nil {

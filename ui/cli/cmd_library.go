@@ -146,6 +146,16 @@ func importFiles(ctx context.Context, cfg *Config, d corpusDeps, paths []string,
 			fmt.Fprintln(out, textkit.StripControls(note))
 		}
 		lib := corpus.Library{Name: name, Kind: bib.Format(f.Name, f.Data), Origin: f.Name, Items: items[i], AttachmentDirs: imp.attachmentDirs(imp.dataDir)}
+		for _, p := range problems[i] {
+			var pe *bib.ParseError
+			switch {
+			case errors.As(p, &pe) && pe.Imported:
+			case pe != nil && pe.Key != "" && pe.Count == 0:
+				lib.Unread = append(lib.Unread, pe.Key)
+			default:
+				lib.UnreadUnnamed = true
+			}
+		}
 		for _, it := range items[i] {
 			lib.Collections = append(lib.Collections, it.Collections...)
 		}
@@ -223,7 +233,11 @@ func runImport(ctx context.Context, cfg *Config, d corpusDeps, lib corpus.Librar
 	opt := corpus.Options{
 		Manifest: cfg.corpusPath(),
 		Store:    d.st,
-		File:     func(verb, title, detail string) { printOutcome(out, verb, textkit.Clip(title, 90), detail) },
+		File: func(verb, title, detail string) {
+			if verb != "unchanged" { // a sync of 5,000 items lists what changed, and counts the rest
+				printOutcome(out, verb, textkit.Clip(title, 90), detail)
+			}
+		},
 		Watch:    func(progress func() corpus.Progress) func() { return showIngestProgress(errOut, progress) },
 	}
 	if d.embed != nil {

@@ -43,7 +43,7 @@ func TestLibraryImportLosesNothing(t *testing.T) {
 	stdout, stderr, code, _ = c.run("library", "import", b)
 	if code != 0 || !strings.Contains(stdout, "4 added, 0 updated, 0 unchanged, 0 skipped, 0 removed; 3 notes above; library references-b: 4 items") ||
 		!strings.Contains(stdout, "library references-b: a library references is already "+a) ||
-		!strings.Contains(stdout, "citation key campbell2018 is also the citation key of the entry on line 1: both are kept, this one as campbell2018-2") ||
+		!strings.Contains(stdout, "citation key campbell2018 is also the citation key of the entry on line 1, another work: this one is imported as campbell2018-") ||
 		!strings.Contains(stdout, "BibTeX line 3: it has no citation key: imported as smith2020mendeley") ||
 		strings.Contains(stdout, "removed   ") {
 		t.Fatalf("b: exit %d\n%s\n%s", code, stdout, stderr)
@@ -76,6 +76,16 @@ func TestLibraryImportLosesNothing(t *testing.T) {
 		t.Fatalf("crossref: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	// (the fields it inherits: TestCrossrefAcrossFiles)
+
+	// A brace typed wrong in an entry already imported: the entry is
+	// named as skipped and its item kept, not removed.
+	src, _ := os.ReadFile(a)
+	os.WriteFile(a, []byte(strings.Replace(string(src), "title={Second of A}", "title={Second {of A}", 1)), 0o644)
+	stdout, stderr, code, _ = c.run("library", "import", a)
+	if code != 0 || !strings.Contains(stdout, "skipped   an entry: BibTeX line 2 (two)") || !strings.Contains(stdout, "kept      Second of A (its entry could not be read this time") ||
+		strings.Contains(stdout, "removed   ") {
+		t.Fatalf("a typo: exit %d\n%s\n%s", code, stdout, stderr)
+	}
 
 	// A file that yields nothing: non-zero, and the library keeps its items.
 	os.WriteFile(a, nil, 0o644)
