@@ -532,3 +532,29 @@ func (c *corpusIngest) applyItem(j *corpusJob, r corpusResult) error {
 	c.pendingN += len(p.item.Chunks)
 	return c.maybeCommit()
 }
+
+// RemoveLibrary forgets the library named name: its items leave the
+// corpus (their text and records are no longer searched) and it leaves the
+// list. It returns how many items it held.
+func RemoveLibrary(opt Options, name string) (int, error) {
+	m, err := LoadManifest(opt.Manifest)
+	if err != nil {
+		return 0, err
+	}
+	if m.Libraries[name] == nil {
+		return 0, fmt.Errorf("no library %s", name)
+	}
+	n := 0
+	for slot, e := range m.Items {
+		if e.Library != name {
+			continue
+		}
+		if err := opt.Store.PutChunks(e.Key, nil); err != nil {
+			return n, err
+		}
+		delete(m.Items, slot)
+		n++
+	}
+	delete(m.Libraries, name)
+	return n, m.Save(opt.Manifest)
+}

@@ -47,7 +47,7 @@ type ParseError struct {
 }
 
 func (e *ParseError) Error() string {
-	if e.Count > 0 {
+	if e.Count > 0 || e.Format == "" { // about the file, not one entry
 		return e.Msg
 	}
 	s := e.Format

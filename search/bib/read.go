@@ -36,6 +36,7 @@ func Read(name string, data []byte) ([]Item, []error) {
 // files. items[i] and errs[i] are files[i]'s.
 func ReadFiles(files []File) (items [][]Item, errs [][]error) {
 	items, errs = make([][]Item, len(files)), make([][]error, len(files))
+	notes := make([]error, len(files)) // how a file that is not UTF-8 was read
 	var bibs []File
 	var bibAt []int
 	for i, f := range files {
@@ -47,12 +48,15 @@ func ReadFiles(files []File) (items [][]Item, errs [][]error) {
 		if f.Name != "" {
 			dir = filepath.Dir(f.Name)
 		}
-		data, err := toUTF8(f.Data, f.Encoding)
+		data, note, err := toUTF8(f.Data, f.Encoding)
 		if err != nil {
 			errs[i] = []error{fmt.Errorf("%s: %w", filepath.Base(f.Name), err)}
 			continue
 		}
 		f.Data = data
+		if note != "" {
+			notes[i] = &ParseError{Imported: true, Msg: note}
+		}
 		switch Format(f.Name, f.Data) {
 		case "bibtex":
 			f.dir = dir
@@ -79,6 +83,9 @@ func ReadFiles(files []File) (items [][]Item, errs [][]error) {
 		}
 	}
 	for i, f := range files {
+		if notes[i] != nil && len(items[i]) > 0 {
+			errs[i] = append([]error{notes[i]}, errs[i]...)
+		}
 		if len(items[i]) == 0 && len(errs[i]) == 0 { // never silence: an empty file, a file of another kind
 			errs[i] = []error{fmt.Errorf("%s: %s", filepath.Base(f.Name), cmp.Or(otherFormat(f.Data), "no entries in it"))}
 		}

@@ -74,7 +74,34 @@ only new text is embedded. Limit a run to collections with --collection NAME.`,
 		},
 	}
 	list.Flags().BoolVar(&asJSON, "json", false, "one JSON object per collection and line")
-	c.AddCommand(importCmd, list)
+	remove := &cobra.Command{
+		Use:   "remove NAME",
+		Short: "Forget an imported library: its items are no longer searched (your files are not touched)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return withStore(own, func(cfg *Config, st *store.Store) error {
+				m, err := corpus.LoadManifest(cfg.corpusPath())
+				if err != nil {
+					return err
+				}
+				if m.Libraries[args[0]] == nil {
+					var names []string
+					for _, l := range m.LibraryEntries() {
+						names = append(names, l.Name)
+					}
+					return fmt.Errorf("%w: no library %s (there are: %s)", errUsage, textkit.StripControls(args[0]), textkit.StripControls(cmp.Or(strings.Join(names, ", "), "none")))
+				}
+				n, err := corpus.RemoveLibrary(corpus.Options{Manifest: cfg.corpusPath(), Store: st}, args[0])
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "library %s removed: %s no longer searched; %s was not touched\n",
+					textkit.StripControls(args[0]), textkit.Plural(n, "item", "items"), textkit.StripControls(m.Libraries[args[0]].Origin))
+				return nil
+			})
+		},
+	}
+	c.AddCommand(importCmd, list, remove)
 	return c
 }
 
@@ -99,8 +126,8 @@ func embedDeps(cmd *cobra.Command, cfg *Config, st *store.Store) corpusDeps {
 // imported not at all: an empty export never empties a library. The exit
 // is non-zero when a file could not be imported.
 func importFiles(ctx context.Context, cfg *Config, d corpusDeps, paths []string, imp *importFlags, out, errOut io.Writer) error {
-	if _, ok := bib.Encodings[strings.ToLower(imp.encoding)]; imp.encoding != "" && !ok {
-		return fmt.Errorf("%w: --encoding %s is not one of latin1, cp1252, latin2, cp1250, latin9, utf-8", errUsage, textkit.StripControls(imp.encoding))
+	if imp.encoding != "" && !bib.KnownEncoding(imp.encoding) {
+		return fmt.Errorf("%w: --encoding %s is not one of latin1, cp1252, latin2, cp1250, latin9", errUsage, textkit.StripControls(imp.encoding))
 	}
 	m, err := corpus.LoadManifest(cfg.corpusPath())
 	if err != nil {
@@ -142,9 +169,6 @@ func importFiles(ctx context.Context, cfg *Config, d corpusDeps, paths []string,
 		if err != nil {
 			return &exitError{exitUsage, err}
 		}
-		if note != "" {
-			fmt.Fprintln(out, textkit.StripControls(note))
-		}
 		lib := corpus.Library{Name: name, Kind: bib.Format(f.Name, f.Data), Origin: f.Name, Items: items[i], AttachmentDirs: imp.attachmentDirs(imp.dataDir)}
 		for _, p := range problems[i] {
 			var pe *bib.ParseError
@@ -162,6 +186,9 @@ func importFiles(ctx context.Context, cfg *Config, d corpusDeps, paths []string,
 		if err := runImport(ctx, cfg, d, lib, problems[i], out, errOut); err != nil {
 			return err
 		}
+		if note != "" { // after the summary, where it is read, not 5,000 lines up
+			fmt.Fprintln(out, textkit.StripControls(note))
+		}
 		imported++
 		if m, err = corpus.LoadManifest(cfg.corpusPath()); err != nil {
 			return err
@@ -176,6 +203,24 @@ func importFiles(ctx context.Context, cfg *Config, d corpusDeps, paths []string,
 	return nil
 }
 
+// badLibraryName says why a name cannot be a library's: it would read as
+// another kind of collection in --collection.
+func badLibraryName(name string) string {
+	switch {
+	case strings.EqualFold(name, corpus.LooseCollection):
+		return "corpus is the collection of `corpus add`'s documents"
+	case strings.EqualFold(name, "zotero"):
+		return "zotero is the name of the Zotero library"
+	case strings.HasPrefix(name, "#"):
+		return "a name starting with # is a tag"
+	case strings.Contains(name, "/"):
+		return "a name with / is a collection inside another"
+	case strings.TrimSpace(name) == "":
+		return "a name cannot be empty"
+	}
+	return ""
+}
+
 // libraryName is the library a file is imported as. A library is its
 // file: importing the same file again syncs the library it became, under
 // whatever name. A new file is named after itself (or --name); when that
@@ -183,10 +228,23 @@ func importFiles(ctx context.Context, cfg *Config, d corpusDeps, paths []string,
 // too ("references-b" for b/references.bib), never replacing the other
 // unless --replace says so. note tells the person what was chosen.
 func libraryName(m *corpus.Manifest, origin, asked string, replace bool, named map[string]string) (name, note string, err error) {
-	if l := m.LibraryOf(origin); l != nil && (asked == "" || asked == l.Name) {
-		return l.Name, "", nil
+	if l := m.LibraryOf(origin); l != nil {
+		if asked == "" || asked == l.Name {
+			return l.Name, "", nil
+		}
+		return "", "", fmt.Errorf("%s is the library %s already; to rename it, `researchtui library remove %s`, then import it with --name %s",
+			origin, l.Name, quoteArg(l.Name), quoteArg(asked))
+	}
+	if asked != "" {
+		if why := badLibraryName(asked); why != "" {
+			return "", "", fmt.Errorf("--name %s: %s", asked, why)
+		}
 	}
 	base := strings.TrimSuffix(filepath.Base(origin), filepath.Ext(origin))
+	base = strings.TrimSuffix(base, ".csl") // refs.csl.json is refs
+	if badLibraryName(base) != "" {
+		base = "library-" + strings.NewReplacer("/", "-", "#", "").Replace(base)
+	}
 	name = cmp.Or(asked, base)
 	other := m.Libraries[name]
 	if o, ok := named[name]; ok && o != origin {
@@ -204,7 +262,7 @@ func libraryName(m *corpus.Manifest, origin, asked string, replace bool, named m
 		for n := 2; m.Libraries[name] != nil || named[name] != ""; n++ {
 			name = fmt.Sprintf("%s-%s-%d", base, folder, n)
 		}
-		note = fmt.Sprintf("library %s: a library %s is already %s (choose a name with --name, or --replace to replace it)", name, base, other.Origin)
+		note = fmt.Sprintf("importing as library %s: the name %s is the library of %s (--name chooses another name, --replace takes it over)", name, base, other.Origin)
 	}
 	named[name] = origin
 	return name, note, nil

@@ -42,7 +42,7 @@ func TestLibraryImportLosesNothing(t *testing.T) {
 	}
 	stdout, stderr, code, _ = c.run("library", "import", b)
 	if code != 0 || !strings.Contains(stdout, "4 added, 0 updated, 0 unchanged, 0 skipped, 0 removed; 3 notes above; library references-b: 4 items") ||
-		!strings.Contains(stdout, "library references-b: a library references is already "+a) ||
+		!strings.Contains(stdout, "importing as library references-b: the name references is the library of "+a) ||
 		!strings.Contains(stdout, "citation key campbell2018 is also the citation key of the entry on line 1, another work: this one is imported as campbell2018-") ||
 		!strings.Contains(stdout, "BibTeX line 3: it has no citation key: imported as smith2020mendeley") ||
 		strings.Contains(stdout, "removed   ") {
@@ -59,8 +59,13 @@ func TestLibraryImportLosesNothing(t *testing.T) {
 	if stdout, _, code, _ = c.run("library", "import", b); code != 0 || !strings.Contains(stdout, "0 added, 0 updated, 4 unchanged") || !strings.Contains(stdout, "library references-b") {
 		t.Fatalf("b again: exit %d\n%s", code, stdout)
 	}
-	if _, stderr, code, _ = c.run("library", "import", "--name", "references", b); code != exitUsage || !strings.Contains(stderr, "the library references is "+a) {
-		t.Fatalf("--name taken: exit %d\n%s", code, stderr)
+	if _, stderr, code, _ = c.run("library", "import", "--name", "refs", b); code != exitUsage || !strings.Contains(stderr, "is the library references-b already; to rename it, `researchtui library remove references-b`") {
+		t.Fatalf("--name for a file imported under another name: exit %d\n%s", code, stderr)
+	}
+	for _, bad := range []string{"corpus", "zotero", "#thesis", "Thesis/Ch1"} {
+		if _, stderr, code, _ = c.run("library", "import", "--name", bad, write("x/"+strings.NewReplacer("#", "", "/", "").Replace(bad)+".bib", "@misc{k, title={T}}")); code != exitUsage || !strings.Contains(stderr, "--name "+bad+": ") {
+			t.Errorf("--name %s: exit %d\n%s", bad, code, stderr)
+		}
 	}
 
 	// RIS without ID, and names without commas.
@@ -100,5 +105,19 @@ func TestLibraryImportLosesNothing(t *testing.T) {
 	stdout, _, _, _ = c.run("library", "list", "--json")
 	if counts := collectionCounts(stdout); counts["references"] != 3 || counts["citations"] != 2 || counts["krr"] != 1 || counts["procs"] != 1 {
 		t.Fatalf("library list after all: %v\n%s", counts, stdout)
+	}
+	// A library can be forgotten; the file stays.
+	if stdout, stderr, code, _ = c.run("library", "remove", "references-b"); code != 0 || !strings.Contains(stdout, "library references-b removed: 4 items no longer searched") {
+		t.Fatalf("remove: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if _, err := os.Stat(b); err != nil {
+		t.Fatal("the file was touched")
+	}
+	stdout, _, _, _ = c.run("library", "list", "--json")
+	if counts := collectionCounts(stdout); counts["references-b"] != 0 || counts["references"] != 3 {
+		t.Fatalf("library list after remove: %v\n%s", counts, stdout)
+	}
+	if _, stderr, code, _ = c.run("library", "remove", "nope"); code != exitUsage || !strings.Contains(stderr, "no library nope (there are: ") {
+		t.Errorf("remove an unknown library: exit %d\n%s", code, stderr)
 	}
 }
