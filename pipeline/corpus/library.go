@@ -59,7 +59,7 @@ type Library struct {
 	// read whose ID is not known either: then no item is removed.
 	Unread        []string
 	UnreadUnnamed bool
-	Items       []bib.Item
+	Items         []bib.Item
 }
 
 // LibraryEntry is an imported library in the manifest.

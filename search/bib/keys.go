@@ -28,7 +28,7 @@ import (
 // place, so deleting or moving one of two entries with one key does not
 // hand its ID to the other.
 func settleIDs(items []Item, lines []int, format, what string, errs *problems) []Item {
-	noteMissing := format == "BibTeX" // RIS and CSL-JSON records often have none
+	noteMissing := format == "BibTeX"         // RIS and CSL-JSON records often have none
 	taken := make(map[string]int, len(items)) // lower-case ID to the line of its first item
 	for i := range items {
 		if id := strings.ToLower(items[i].ID); id != "" {

@@ -296,7 +296,7 @@ func runImport(ctx context.Context, cfg *Config, d corpusDeps, lib corpus.Librar
 				printOutcome(out, verb, textkit.Clip(title, 90), detail)
 			}
 		},
-		Watch:    func(progress func() corpus.Progress) func() { return showIngestProgress(errOut, progress) },
+		Watch: func(progress func() corpus.Progress) func() { return showIngestProgress(errOut, progress) },
 	}
 	if d.embed != nil {
 		opt.Embedder = &corpus.Embedder{Model: d.model, Embed: d.embed, Parallel: d.parallel,
