@@ -44,6 +44,10 @@ func readBibTeXFiles(files []File) ([][]Item, [][]error) {
 			if e.typ == "xdata" || e.typ == "set" {
 				continue // a container of fields or of entries, not a work
 			}
+			if len(e.fields) == 0 {
+				p.errs.add(&ParseError{Format: "BibTeX", Line: e.line, Key: CleanLine(e.key), Imported: true,
+					Msg: "it has no fields: imported with its key as its title"})
+			}
 			it := p.item(e, files[i].dir)
 			it.Clean()
 			out = append(out, it)

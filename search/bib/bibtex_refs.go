@@ -48,7 +48,12 @@ func resolveRefs(parsers []*bibParser) {
 				continue
 			}
 			parent := byKey[strings.ToLower(ref)]
-			if parent == nil || parent == e {
+			if parent == nil {
+				p.errs.add(&ParseError{Format: "BibTeX", Line: e.line, Key: CleanLine(e.key), Imported: true, Crossref: ref,
+					Msg: "its crossref " + CleanLine(ref) + " names no entry of the files read: import the file that holds it together with this one"})
+				continue
+			}
+			if parent == e {
 				continue
 			}
 			inherit(e, parent.fields, titleAs(parent.typ, e.typ))

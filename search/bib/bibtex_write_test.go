@@ -41,7 +41,11 @@ func TestRoundTripBibTeXRealFiles(t *testing.T) {
 		"bbt-dateranges.biblatex", "mendeley-desktop.bib", "handwritten.bib"} {
 		items, _ := ReadBibTeX(testdata(t, name), "/lib")
 		back, errs := ReadBibTeX(WriteBibTeX(items), "/elsewhere")
-		noErrors(t, errs)
+		for _, e := range errs {
+			if pe, ok := e.(*ParseError); !ok || !pe.Imported { // the note on handwritten.bib's empty entry is said again
+				t.Errorf("%s: unexpected problem: %v", name, e)
+			}
+		}
 		if len(back) != len(items) {
 			t.Fatalf("%s: %d items back, want %d", name, len(back), len(items))
 		}

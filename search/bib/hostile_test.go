@@ -38,7 +38,7 @@ func TestMacroBomb(t *testing.T) {
 func TestTooManyEntries(t *testing.T) {
 	var b bytes.Buffer
 	for i := 0; i <= MaxItems; i++ {
-		fmt.Fprintf(&b, "@misc{k%d,}\n", i)
+		fmt.Fprintf(&b, "@misc{k%d, title={T}}\n", i)
 	}
 	items, errs := ReadBibTeX(b.Bytes(), "")
 	eq(t, "items", len(items), MaxItems)

@@ -44,6 +44,9 @@ type ParseError struct {
 	// Count is how many entries the problem stands for when it is the
 	// summary of those not listed (0 is one).
 	Count int
+	// Crossref is the key an entry's crossref names when no entry of the
+	// files read has it: another file, given too, would resolve it.
+	Crossref string
 }
 
 func (e *ParseError) Error() string {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -145,6 +146,8 @@ func importFiles(ctx context.Context, cfg *Config, d corpusDeps, paths []string,
 		if err != nil {
 			if fi, serr := os.Stat(abs); serr == nil && fi.IsDir() {
 				err = fmt.Errorf("%s: a folder, not a reference file (for documents, use researchtui corpus add)", path)
+			} else if errors.Is(err, fs.ErrNotExist) {
+				err = fmt.Errorf("%s: no such file", path)
 			}
 			fmt.Fprintln(errOut, textkit.StripControls(err.Error()))
 			failed++
@@ -153,6 +156,13 @@ func importFiles(ctx context.Context, cfg *Config, d corpusDeps, paths []string,
 		files, shown = append(files, bib.File{Name: abs, Data: data, Encoding: imp.encoding}), append(shown, path)
 	}
 	items, problems := bib.ReadFiles(files)
+	if context := crossrefContext(m, files, problems); len(context) > 0 {
+		// A crossref into a file imported before (procs.bib, imported with
+		// krr.bib last time): read that file too, so a sync of krr.bib
+		// alone keeps what its entries inherit.
+		items, problems = bib.ReadFiles(append(files, context...))
+		items, problems = items[:len(files)], problems[:len(files)]
+	}
 	imported, named := 0, map[string]string{}
 	for i, f := range files {
 		if len(items[i]) == 0 {
@@ -201,6 +211,36 @@ func importFiles(ctx context.Context, cfg *Config, d corpusDeps, paths []string,
 		return &exitError{exitFailed, fmt.Errorf("%s of %d not imported", textkit.Plural(failed, "file", "files"), len(paths))}
 	}
 	return nil
+}
+
+// crossrefContext are the files of the libraries imported before that may
+// resolve the crossrefs the files read left unresolved; none when all
+// resolved.
+func crossrefContext(m *corpus.Manifest, files []bib.File, problems [][]error) []bib.File {
+	unresolved := false
+	for _, ps := range problems {
+		for _, p := range ps {
+			var pe *bib.ParseError
+			unresolved = unresolved || errors.As(p, &pe) && pe.Crossref != ""
+		}
+	}
+	if !unresolved {
+		return nil
+	}
+	given := map[string]bool{}
+	for _, f := range files {
+		given[f.Name] = true
+	}
+	var out []bib.File
+	for _, l := range m.LibraryEntries() {
+		if l.Kind != "bibtex" || given[l.Origin] {
+			continue
+		}
+		if data, err := bib.LoadFile(l.Origin); err == nil {
+			out = append(out, bib.File{Name: l.Origin, Data: data})
+		}
+	}
+	return out
 }
 
 // badLibraryName says why a name cannot be a library's: it would read as

@@ -80,7 +80,15 @@ func TestLibraryImportLosesNothing(t *testing.T) {
 	if stdout, stderr, code, _ = c.run("library", "import", krr, procs); code != 0 {
 		t.Fatalf("crossref: exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	// (the fields it inherits: TestCrossrefAcrossFiles)
+	// (the fields it inherits: TestCrossrefAcrossFiles). Synced alone,
+	// krr.bib still inherits from procs.bib, imported before.
+	if stdout, stderr, code, _ = c.run("library", "import", krr); code != 0 || !strings.Contains(stdout, "0 added, 0 updated, 1 unchanged") {
+		t.Fatalf("krr.bib alone: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	alone := write("d2/alone.bib", `@inproceedings{p2, title={Another Paper}, author={Lee, Bo}, crossref={nowhere}}`)
+	if stdout, _, _, _ = c.run("library", "import", alone); !strings.Contains(stdout, "its crossref nowhere names no entry of the files read") {
+		t.Errorf("an unresolved crossref is not named:\n%s", stdout)
+	}
 
 	// A brace typed wrong in an entry already imported: the entry is
 	// named as skipped and its item kept, not removed.
@@ -103,7 +111,7 @@ func TestLibraryImportLosesNothing(t *testing.T) {
 		t.Fatalf("a Web of Science export: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	stdout, _, _, _ = c.run("library", "list", "--json")
-	if counts := collectionCounts(stdout); counts["references"] != 3 || counts["citations"] != 2 || counts["krr"] != 1 || counts["procs"] != 1 {
+	if counts := collectionCounts(stdout); counts["references"] != 3 || counts["citations"] != 2 || counts["krr"] != 1 || counts["procs"] != 1 || counts["alone"] != 1 {
 		t.Fatalf("library list after all: %v\n%s", counts, stdout)
 	}
 	// A library can be forgotten; the file stays.
