@@ -36,16 +36,33 @@ func libraryCommand() *cobra.Command {
 metadata (authors, year, title, venue, DOI) and read from your own files.
 
   library import zotero          Zotero's database (Zotero closed), else its local API
-  library import refs.bib        a BibTeX/BibLaTeX, CSL-JSON (.json) or RIS file
-  library list [--json]          the collections, with counts
+  library import refs.bib        a BibTeX/BibLaTeX, CSL-JSON (.json), RIS or Web of Science file
+  library list [--json]          the libraries and their collections, with counts
+  library remove NAME            forget a library (your files are not touched)
 
 Importing again syncs: new items are added, changed ones updated, deleted ones removed;
-only new text is embedded. Limit a run to collections with --collection NAME.`,
+only new text is embedded. Then limit a run to collections with
+` + "`researchtui run --collection NAME`" + `.`,
 	}
 	imp := &importFlags{}
 	importCmd := &cobra.Command{
 		Use:   "import zotero | FILE...",
 		Short: "Import or sync a Zotero library or reference files",
+		Long: `Import or sync your Zotero library, or reference files: BibTeX/BibLaTeX (.bib), CSL-JSON
+(.json), RIS (.ris) or Web of Science's tagged export (savedrecs.txt).
+
+Each file is a library named after it (refs.bib is "refs"); importing the same file
+again syncs that library: new entries are added, changed ones updated, deleted ones
+removed, and an entry that cannot be read this time keeps its item. A second file
+whose name is taken becomes a library of its own ("references-b" for b/references.bib).
+Files given together are read together: a crossref may name an entry of another.
+
+Nothing is dropped without a line saying so: entries that cannot be read are
+"skipped" with their line; keys given or made up, copies merged and guessed encodings
+are "notes". Exit 0 when everything was imported, 1 when some files were not, 2 when
+nothing was.
+
+--data-dir, --api, --api-url and --base-dir are for Zotero only.`,
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return withStore(own, func(cfg *Config, st *store.Store) error {

@@ -50,7 +50,7 @@ func (f *importFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.name, "name", "", "the collection a file's items are in (default: the file's name)")
 	fl.StringVar(&f.encoding, "encoding", "", "the files' encoding when they are not UTF-8 and detection gets it wrong: latin1, cp1252, latin2, cp1250 or latin9")
-	fl.BoolVar(&f.replace, "replace", false, "let a file replace the library of another file that has its name (by default it becomes a library of its own)")
+	fl.BoolVar(&f.replace, "replace", false, "take over a library name another file holds, replacing that library (by default the file becomes a library of its own)")
 	fl.StringVar(&f.dataDir, "data-dir", "", "Zotero's data folder, holding zotero.sqlite and storage/ (default ~/Zotero)")
 	fl.BoolVar(&f.useAPI, "api", false, "read Zotero through its local API (Zotero 7 running, with Settings → Advanced → \"Allow other applications on this computer to communicate with Zotero\")")
 	fl.StringVar(&f.api, "api-url", zotero.DefaultBase, "the address of Zotero's local API")
