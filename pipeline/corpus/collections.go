@@ -54,6 +54,7 @@ func (m *Manifest) Collections() []CollectionCount {
 			if e.Library != l.Name {
 				continue
 			}
+			counted := map[string]bool{} // an item of A/B and A/C is one item of A
 			for _, name := range e.Collections {
 				kind := "collection"
 				switch {
@@ -64,6 +65,10 @@ func (m *Manifest) Collections() []CollectionCount {
 				}
 				// an item of "A/B" is in "A" too
 				for _, anc := range ancestors(name, kind) {
+					if counted[strings.ToLower(anc)] {
+						continue
+					}
+					counted[strings.ToLower(anc)] = true
 					c := put(anc, kind)
 					c.Items++
 					if e.File != "" {

@@ -50,8 +50,8 @@ func Run(ctx context.Context, args []string) int {
 	root.SetOut(&outputGone{w: os.Stdout, stop: stop})
 	root.SetErr(&outputGone{w: os.Stderr, stop: stop})
 	err := root.ExecuteContext(ctx)
-	if err == nil {
-		return exitOK
+	if err == nil || errors.Is(err, syscall.EPIPE) {
+		return exitOK // `researchtui library list | head` read what it wanted
 	}
 	// An error may carry a server's or a model's words: never a terminal
 	// control sequence.

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -78,7 +79,7 @@ nothing was.
 		},
 	}
 	imp.register(importCmd)
-	var asJSON bool
+	var asJSON, withTags bool
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "List the collections of your library and corpus, with counts",
@@ -88,10 +89,11 @@ nothing was.
 			if err != nil {
 				return err
 			}
-			return libraryList(cfg, cmd.OutOrStdout(), cmd.ErrOrStderr(), asJSON)
+			return libraryList(cfg, cmd.OutOrStdout(), cmd.ErrOrStderr(), asJSON, withTags)
 		},
 	}
 	list.Flags().BoolVar(&asJSON, "json", false, "one JSON object per collection and line")
+	list.Flags().BoolVar(&withTags, "tags", false, "list every tag (#tag), not only how many each library has")
 	remove := &cobra.Command{
 		Use:   "remove NAME",
 		Short: "Forget an imported library: its items are no longer searched (your files are not touched)",
@@ -400,7 +402,7 @@ func quoteArg(s string) string {
 	return "'" + strings.ReplaceAll(textkit.StripControls(s), "'", `'\''`) + "'"
 }
 
-func libraryList(cfg *Config, out, errOut io.Writer, asJSON bool) error {
+func libraryList(cfg *Config, out, errOut io.Writer, asJSON, withTags bool) error {
 	m, err := corpus.LoadManifest(cfg.corpusPath())
 	if err != nil {
 		return err
@@ -419,15 +421,49 @@ func libraryList(cfg *Config, out, errOut io.Writer, asJSON bool) error {
 		fmt.Fprintln(out, empty)
 		return nil
 	}
+	// Within a library: its collections in order of their paths (a
+	// sub-collection under its parent), then its tags, alphabetically and
+	// summed up unless --tags asks for them (a library has hundreds).
+	for start := 0; start < len(cols); {
+		end := start + 1
+		for end < len(cols) && cols[end].Library == cols[start].Library && cols[end].Kind != "library" {
+			end++
+		}
+		run := cols[start:end] // a library and what is in it (Collections lists them together)
+		if len(run) > 1 && run[0].Kind == "library" {
+			run = run[1:]
+		}
+		sort.SliceStable(run, func(i, j int) bool {
+			if run[i].Kind != run[j].Kind {
+				return run[i].Kind == "collection"
+			}
+			return strings.ToLower(run[i].Name) < strings.ToLower(run[j].Name)
+		})
+		start = end
+	}
+	tags := map[string]int{}
 	for _, c := range cols {
+		if c.Kind == "tag" {
+			tags[c.Library]++
+		}
+	}
+	for i, c := range cols {
 		indent, what := "", c.Kind
 		switch c.Kind {
 		case "library":
 			if l := m.Libraries[c.Library]; l != nil {
 				what = "library · " + l.Kind + " · imported " + l.Imported.Local().Format("2006-01-02 15:04")
 			}
-		case "collection", "tag":
+		case "collection":
 			indent = "  " + strings.Repeat("  ", strings.Count(c.Name, "/"))
+		case "tag":
+			if !withTags {
+				if i+1 == len(cols) || cols[i+1].Kind != "tag" || cols[i+1].Library != c.Library {
+					fmt.Fprintf(out, "  %s (`researchtui library list --tags` lists them)\n", textkit.Plural(tags[c.Library], "tag", "tags"))
+				}
+				continue
+			}
+			indent = "  " // a tag is one word, whatever its slashes
 		case "corpus":
 			what = "loose documents of `corpus add`"
 		}

@@ -129,3 +129,31 @@ func TestLibraryImportLosesNothing(t *testing.T) {
 		t.Errorf("remove an unknown library: exit %d\n%s", code, stderr)
 	}
 }
+
+// `library list` of a real JabRef library: groups in order of their paths,
+// tags summed up, every one with --tags; `| head` is no error.
+func TestLibraryListReadable(t *testing.T) {
+	c := newCLI(t, "http://127.0.0.1:1", nil)
+	p := filepath.Join(c.dir, "groups.bib")
+	os.WriteFile(p, []byte(`@comment{jabref-meta: grouping:
+0 AllEntriesGroup:;
+1 StaticGroup:Zeta\;0\;1\;\;\;\;;
+1 StaticGroup:Alpha\;0\;1\;\;\;\;;
+2 StaticGroup:Sub\;0\;1\;\;\;\;;
+}
+@article{a, title={A}, groups={Sub}, keywords={b-tag, A/B tag}}
+@article{z, title={Z}, groups={Zeta}, keywords={c-tag}}
+`), 0o644)
+	if _, stderr, code, _ := c.run("library", "import", p); code != 0 {
+		t.Fatalf("import: %d %s", code, stderr)
+	}
+	stdout, _, _, _ := c.run("library", "list")
+	alpha, sub, zeta := strings.Index(stdout, "  Alpha/Sub"), strings.Index(stdout, "    Alpha/Sub"), strings.Index(stdout, "  Zeta")
+	if sub < 0 || zeta < sub || alpha < 0 || !strings.Contains(stdout, "  3 tags (`researchtui library list --tags` lists them)") || strings.Contains(stdout, "#b-tag") {
+		t.Errorf("library list:\n%s", stdout)
+	}
+	stdout, _, _, _ = c.run("library", "list", "--tags")
+	if i, j := strings.Index(stdout, "  #A/B tag"), strings.Index(stdout, "  #b-tag"); i < 0 || j < i || strings.Contains(stdout, "    #A/B tag") {
+		t.Errorf("library list --tags:\n%s", stdout)
+	}
+}
