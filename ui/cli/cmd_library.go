@@ -64,7 +64,7 @@ are "notes". Exit 0 when everything was imported, 1 when some files were not, 2 
 nothing was.
 
 --data-dir, --api, --api-url and --base-dir are for Zotero only.`,
-		Args:  cobra.MinimumNArgs(1),
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return withStore(own, func(cfg *Config, st *store.Store) error {
 				d := embedDeps(cmd, cfg, st)
