@@ -110,7 +110,20 @@ func attachmentPlace(folder string, others []string, file string) (dir, rel stri
 			return d, r, false, nil
 		}
 	}
-	return "", "", false, fmt.Errorf("%w (to read it, import again with --attachments-from %s)", errOutsideLibrary, filepath.Dir(file))
+	if _, err := os.Stat(file); err != nil {
+		// not on this disk either: a path from another machine
+		return "", "", false, fmt.Errorf("%w, and not on this disk", errOutsideLibrary)
+	}
+	return "", "", false, fmt.Errorf("%w (to read it, import again with --attachments-from %s)", errOutsideLibrary, shellQuote(filepath.Dir(file)))
+}
+
+// shellQuote is a path as a shell reads it: in single quotes when it holds
+// anything but letters, digits and /._-.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // within is file's path relative to dir, when file is inside dir.
