@@ -165,12 +165,6 @@ func removedCitations(n int) string {
 	return fmt.Sprintf("%d citations pointed to sources that were not retrieved and were removed", n)
 }
 
-// englishReport says whether the report is written in English, the one
-// language inOwnVoice rewrites.
-func englishReport(lang string) bool {
-	return lang == "" || strings.HasPrefix(strings.ToLower(lang), "en")
-}
-
 // voiceNote is the Method's word on the authors' first person: how many
 // cited sentences were given to their authors by name, how many still
 // speak as "we".
