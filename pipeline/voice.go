@@ -76,12 +76,7 @@ func voiced(seg, named string) string {
 	if named == "" {
 		return seg
 	}
-	lead := seg[:len(seg)-len(strings.TrimLeft(seg, " \t"))]
-	body := seg[len(lead):]
-	marker := ""
-	if m := listMarker.FindString(body); m != "" {
-		marker, body = m, body[len(m):]
-	}
+	lead, marker, body := sentenceParts(seg)
 	switch {
 	case weOpening.MatchString(body):
 		m := weOpening.FindStringSubmatch(body)
@@ -104,6 +99,17 @@ func voiced(seg, named string) string {
 		return seg
 	}
 	return lead + marker + body
+}
+
+// sentenceParts cuts a sentence into its leading space, its list marker
+// ("- ", "2. ") and the rest.
+func sentenceParts(seg string) (lead, marker, body string) {
+	lead = seg[:len(seg)-len(strings.TrimLeft(seg, " \t"))]
+	body = seg[len(lead):]
+	if m := listMarker.FindString(body); m != "" {
+		marker, body = m, body[len(m):]
+	}
+	return lead, marker, body
 }
 
 // adverbs come between "we" and its verb: "we also show".
@@ -186,12 +192,7 @@ func quotedAs(seg, named string, we *regexp.Regexp, marks [2]string) string {
 	if named == "" {
 		return seg
 	}
-	lead := seg[:len(seg)-len(strings.TrimLeft(seg, " \t"))]
-	body := seg[len(lead):]
-	marker := ""
-	if m := listMarker.FindString(body); m != "" {
-		marker, body = m, body[len(m):]
-	}
+	lead, marker, body := sentenceParts(seg)
 	if !we.MatchString(body) {
 		return seg
 	}

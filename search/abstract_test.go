@@ -11,14 +11,7 @@ import (
 // Royal Society's "This article is part of the theme issue …" notes come
 // out clean; the rest of each abstract is kept.
 func TestCleanAbstractOnRecordedAnswers(t *testing.T) {
-	body, err := os.ReadFile("sourcefake/testdata/semanticscholar/paper-search-turing-allfields-limit100.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs, err := ParseSemanticScholar(body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := recordedTuringPool(t)
 	labelled, noted := 0, 0
 	for _, r := range recs {
 		a := r.Abstract
@@ -197,4 +190,19 @@ func TestPreprintAndPublishedVersionAreOneWork(t *testing.T) {
 	if n := len(Merge([]Record{recs[1], other})); n != 2 {
 		t.Errorf("works by different first authors merged: %d", n)
 	}
+}
+
+// recordedTuringPool is Semantic Scholar's recorded answer for "turing"
+// (100 papers, all fields), parsed.
+func recordedTuringPool(t *testing.T) []Record {
+	t.Helper()
+	body, err := os.ReadFile("sourcefake/testdata/semanticscholar/paper-search-turing-allfields-limit100.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := ParseSemanticScholar(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs
 }

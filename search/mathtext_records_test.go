@@ -1,7 +1,6 @@
 package search
 
 import (
-	"os"
 	"strings"
 	"testing"
 )
@@ -10,16 +9,8 @@ import (
 // titles and abstracts ("$\textit{Magic: The Gathering}$", "$\log (T)$")
 // reaches every reader of a record as text, with no "$" left in prose.
 func TestRecordedMathBecomesText(t *testing.T) {
-	body, err := os.ReadFile("sourcefake/testdata/semanticscholar/paper-search-turing-allfields-limit100.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs, err := ParseSemanticScholar(body)
-	if err != nil {
-		t.Fatal(err)
-	}
 	magic := false
-	for _, r := range recs {
+	for _, r := range recordedTuringPool(t) {
 		for _, s := range []string{r.Title, r.Abstract} {
 			if strings.Contains(s, "$") && !strings.Contains(s, "`$") {
 				t.Errorf("math left in %q: %.200q", r.Title, s[strings.Index(s, "$"):])
