@@ -3,9 +3,11 @@ package pipeline_test
 import (
 	"context"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/history"
@@ -35,7 +37,7 @@ func BenchmarkOneGPUBreadth(b *testing.B) {
 		b.Run(strings.ReplaceAll(c.name, " ", "-"), func(b *testing.B) {
 			var wall time.Duration
 			var gen, included, on, calls, prefilled, screenPrompt, screenGen int
-			byKind, callsByKind := map[string]int{}, map[string]int{}
+			byKind, callsByKind, quality := map[string]int{}, map[string]int{}, map[string]int{}
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
 				screen := benchScreen(c)
@@ -85,6 +87,10 @@ func BenchmarkOneGPUBreadth(b *testing.B) {
 						on++
 					}
 				}
+				q := scholarly(rep)
+				for k, v := range q {
+					quality[k] += v
+				}
 				gen += w.ollama.Served().CompletionTokens
 				calls += len(w.ollama.ChatCalls())
 				for _, call := range w.ollama.ChatCalls() {
@@ -113,6 +119,9 @@ func BenchmarkOneGPUBreadth(b *testing.B) {
 			for k, v := range byKind {
 				b.ReportMetric(float64(v)/n, "gen-"+k)
 			}
+			for _, k := range []string{"we-cited", "repeated", "dollar", "front-matter", "fragment"} {
+				b.ReportMetric(float64(quality[k])/n, k) // issue 46's acceptance: each 0
+			}
 			for k, v := range callsByKind {
 				b.ReportMetric(float64(v)/n, "calls-"+k)
 			}
@@ -136,4 +145,68 @@ func benchScreen(c rankCase) *pipelinetest.ScreenScript {
 	sc := competent(c)
 	sc.Reads = os.Getenv("ANALYST") != "blind"
 	return sc
+}
+
+var (
+	weWords    = regexp.MustCompile(`\b(?:[Ww]e|[Oo]ur|[Uu]s)\b`)
+	citeMark   = regexp.MustCompile(`\[\d+(?:\s*[,;–-]\s*\d+)*\]`)
+	frontTitle = regexp.MustCompile(`(?i)^(?:front matter|table of contents|contents|index|author index|subject index|preface|foreword|editorial board|proceedings of .*|program committee)\.?$`)
+)
+
+// scholarly counts what issue 46 says a report a scholar hands in has
+// none of, in rep's prose (up to its references): cited sentences in the
+// authors' first person, sentences said twice, "$" of LaTeX math, sources
+// that are front matter, and cited fragments (a sentence that starts in
+// lower case or mid-word).
+func scholarly(rep pipeline.Report) map[string]int {
+	prose := rep.Markdown
+	if i := strings.Index(prose, "\n## References"); i >= 0 {
+		prose = prose[:i]
+	}
+	q := map[string]int{"dollar": strings.Count(prose, "$")}
+	seen := map[string]bool{}
+	for _, line := range strings.Split(prose, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "#") || strings.HasPrefix(strings.TrimSpace(line), "|") {
+			continue
+		}
+		for _, sent := range splitSentences(line) {
+			plain := strings.TrimSpace(citeMark.ReplaceAllString(sent, ""))
+			if len(strings.Fields(plain)) < 4 {
+				continue
+			}
+			key := strings.ToLower(strings.Trim(plain, " .!?"))
+			if seen[key] {
+				q["repeated"]++
+			}
+			seen[key] = true
+			if !citeMark.MatchString(sent) {
+				continue
+			}
+			if weWords.MatchString(plain) {
+				q["we-cited"]++
+			}
+			if r := []rune(strings.TrimLeft(plain, "-*+ 0123456789.")); len(r) > 0 && unicode.IsLower(r[0]) {
+				q["fragment"]++
+			}
+		}
+	}
+	for _, s := range rep.Sources {
+		if frontTitle.MatchString(strings.TrimSpace(s.Title)) {
+			q["front-matter"]++
+		}
+	}
+	return q
+}
+
+// splitSentences cuts a line at ". ", "! ", "? " (after a citation too).
+func splitSentences(line string) []string {
+	var out []string
+	start := 0
+	for i := 0; i+1 < len(line); i++ {
+		if strings.IndexByte(".!?", line[i]) >= 0 && line[i+1] == ' ' && !strings.HasSuffix(line[:i], " et al") && !strings.HasSuffix(line[:i], "e.g") && !strings.HasSuffix(line[:i], "i.e") {
+			out = append(out, line[start:i+1])
+			start = i + 2
+		}
+	}
+	return append(out, line[start:])
 }
