@@ -2,6 +2,7 @@ package pipeline_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"regexp"
 	"strings"
@@ -184,9 +185,11 @@ func scholarly(rep pipeline.Report) map[string]int {
 			}
 			if weWords.MatchString(plain) {
 				q["we-cited"]++
+				showFault("we-cited", sent)
 			}
 			if r := []rune(strings.TrimLeft(plain, "-*+ 0123456789.")); len(r) > 0 && unicode.IsLower(r[0]) {
 				q["fragment"]++
+				showFault("fragment", sent)
 			}
 		}
 	}
@@ -196,6 +199,13 @@ func scholarly(rep pipeline.Report) map[string]int {
 		}
 	}
 	return q
+}
+
+// showFault prints a fault found, with SHOW_FAULTS=1.
+func showFault(kind, sentence string) {
+	if os.Getenv("SHOW_FAULTS") != "" {
+		fmt.Fprintf(os.Stderr, "%s: %s\n", kind, sentence)
+	}
 }
 
 // splitSentences cuts a line at ". ", "! ", "? " (after a citation too).

@@ -166,10 +166,8 @@ func groupNums(s string) []int {
 
 func stripListMarker(s string) string {
 	t := strings.TrimSpace(s)
-	for _, p := range []string{"- ", "* ", "+ "} {
-		if strings.HasPrefix(t, p) {
-			return t[len(p):]
-		}
+	if m := listMarker.FindString(t); m != "" {
+		return t[len(m):]
 	}
 	return t
 }

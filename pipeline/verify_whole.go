@@ -62,7 +62,23 @@ func fragment(sentence string) bool {
 	case '}', ')', ']', '\\', '$', '^', '_':
 		return true
 	}
-	return fragmentEnd.MatchString(s) || unbalanced(citeGroup.ReplaceAllString(s, ""))
+	return lowerStart(s) || fragmentEnd.MatchString(s) || unbalanced(citeGroup.ReplaceAllString(s, ""))
+}
+
+// lowerStart says a sentence starts mid-sentence of its source: on a
+// word in lower case ("dimensions were then computed …"), not on a term
+// written so (mRNA, k-means, p-values, iOS, e.g.).
+func lowerStart(s string) bool {
+	w, _, _ := strings.Cut(s, " ")
+	if w == "" || strings.ContainsAny(w, "-.0123456789'’") {
+		return false
+	}
+	for i, r := range w {
+		if i == 0 && !unicode.IsLower(r) || unicode.IsUpper(r) {
+			return false
+		}
+	}
+	return true
 }
 
 // unbalanced says a sentence closes a brace it never opened, or holds an

@@ -21,7 +21,7 @@ var ourOpening = regexp.MustCompile(`^Our\s+`)
 // nextWord and listMarker cut a sentence's next word and list marker.
 var (
 	nextWord   = regexp.MustCompile(`^\s+([a-z]+)\b`)
-	listMarker = regexp.MustCompile(`^(?:[-*+]|\d+\.)\s+`)
+	listMarker = regexp.MustCompile(`^(?:[-*+]|\d+\.|\(\d+\)|\d+\))\s+`) // "- ", "2. ", "(3) ", "3) "
 )
 
 // firstPerson finds the first-person words left in a sentence.
@@ -77,6 +77,13 @@ func voiced(seg, named string) string {
 		return seg
 	}
 	lead, marker, body := sentenceParts(seg)
+	clause := ""
+	if m := weClause.FindStringSubmatch(body); m != nil && !weOpening.MatchString(body) {
+		// "While these models need study, we believe …": the clause
+		// before stays, the authors take "we"
+		clause, body = m[1], body[len(m[1]):]
+		body = strings.ToUpper(body[:1]) + body[1:]
+	}
 	switch {
 	case weOpening.MatchString(body):
 		m := weOpening.FindStringSubmatch(body)
@@ -93,13 +100,19 @@ func voiced(seg, named string) string {
 			verb = thirdPerson(verb)
 		}
 		body = named + " " + verb + rest
+	case clause != "":
+		return seg
 	case ourOpening.MatchString(body):
 		body = possessive(named) + " " + body[len("Our "):]
 	default:
 		return seg
 	}
-	return lead + marker + body
+	return lead + marker + clause + body
 }
+
+// weClause is a sentence whose first clause is not the authors' and whose
+// second opens with "we": "While these models require study, we believe".
+var weClause = regexp.MustCompile(`^([A-Z][^,;:]{2,120},\s+)we\s+[a-z]+\b`)
 
 // sentenceParts cuts a sentence into its leading space, its list marker
 // ("- ", "2. ") and the rest.
