@@ -525,6 +525,11 @@ func (c *corpusIngest) applyItem(j *corpusJob, r corpusResult) error {
 	if r.reason != "" {
 		p.detail += "; " + r.reason
 	}
+	if ij.old != nil && !sameTitle(ij.old.Title, r.rec.Title) {
+		// the ID now names another work (a key reused, a duplicate key
+		// whose first work was deleted): say which one it named
+		p.detail += "; its ID " + ij.it.ID + " was “" + textkit.Clip(ij.old.Title, 60) + "”"
+	}
 	if len(ij.skippedFiles) > 0 {
 		p.detail += "; not read: " + describeSkipped(ij.skippedFiles)
 	}
@@ -558,3 +563,32 @@ func RemoveLibrary(opt Options, name string) (int, error) {
 	delete(m.Libraries, name)
 	return n, m.Save(opt.Manifest)
 }
+
+// sameTitle says two titles are one work's, retitled at most (half their
+// words shared), not two works'.
+func sameTitle(a, b string) bool {
+	words := func(s string) []string {
+		var out []string
+		for _, w := range strings.Fields(strings.ToLower(s)) {
+			if w = strings.Trim(w, ".,:;!?()“”\"'"); w != "" && !titleStopWords[w] {
+				out = append(out, w)
+			}
+		}
+		return out
+	}
+	wa, wb := words(a), words(b)
+	in := map[string]bool{}
+	for _, w := range wa {
+		in[w] = true
+	}
+	shared := 0
+	for _, w := range wb {
+		if in[w] {
+			shared++
+		}
+	}
+	return 2*shared >= min(len(wa), len(wb))
+}
+
+var titleStopWords = map[string]bool{"the": true, "a": true, "an": true, "of": true, "and": true, "in": true, "on": true,
+	"for": true, "to": true, "with": true}

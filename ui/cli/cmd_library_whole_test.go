@@ -59,6 +59,13 @@ func TestLibraryImportLosesNothing(t *testing.T) {
 	if stdout, _, code, _ = c.run("library", "import", b); code != 0 || !strings.Contains(stdout, "0 added, 0 updated, 4 unchanged") || !strings.Contains(stdout, "library references-b") {
 		t.Fatalf("b again: exit %d\n%s", code, stdout)
 	}
+	// The first of two works under one key deleted: the second takes the
+	// key, and the report says which work the ID named before.
+	src, _ := os.ReadFile(b)
+	os.WriteFile(b, []byte(strings.Replace(string(src), "@book{campbell2018, title={The Book}, author={Campbell, Kim and Manning, Lee}, year=2018, publisher={P}}\n", "", 1)), 0o644)
+	if stdout, _, code, _ = c.run("library", "import", b); code != 0 || !strings.Contains(stdout, "updated   The Article (its title only (no file, no abstract), 1 chunk; its ID campbell2018 was “The Book”)") {
+		t.Fatalf("the first of two works under one key deleted: exit %d\n%s", code, stdout)
+	}
 	if _, stderr, code, _ = c.run("library", "import", "--name", "refs", b); code != exitUsage || !strings.Contains(stderr, "is the library references-b already; to rename it, `researchtui library remove references-b`") {
 		t.Fatalf("--name for a file imported under another name: exit %d\n%s", code, stderr)
 	}
@@ -92,7 +99,7 @@ func TestLibraryImportLosesNothing(t *testing.T) {
 
 	// A brace typed wrong in an entry already imported: the entry is
 	// named as skipped and its item kept, not removed.
-	src, _ := os.ReadFile(a)
+	src, _ = os.ReadFile(a)
 	os.WriteFile(a, []byte(strings.Replace(string(src), "title={Second of A}", "title={Second {of A}", 1)), 0o644)
 	stdout, stderr, code, _ = c.run("library", "import", a)
 	if code != 0 || !strings.Contains(stdout, "skipped   an entry: BibTeX line 2 (two)") || !strings.Contains(stdout, "kept      Second of A (its entry could not be read this time") ||
@@ -115,7 +122,7 @@ func TestLibraryImportLosesNothing(t *testing.T) {
 		t.Fatalf("library list after all: %v\n%s", counts, stdout)
 	}
 	// A library can be forgotten; the file stays.
-	if stdout, stderr, code, _ = c.run("library", "remove", "references-b"); code != 0 || !strings.Contains(stdout, "library references-b removed: 4 items no longer searched") {
+	if stdout, stderr, code, _ = c.run("library", "remove", "references-b"); code != 0 || !strings.Contains(stdout, "library references-b removed: 3 items no longer searched") {
 		t.Fatalf("remove: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	if _, err := os.Stat(b); err != nil {
