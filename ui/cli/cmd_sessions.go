@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 	"time"
@@ -30,6 +31,16 @@ func sessionsList() *cobra.Command {
 		Short: "One line (or JSON object) per session, newest first",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			const none = "no sessions yet; start one with `researchtui run \"QUESTION\"` or `researchtui`"
+			if cfg, err := loadConfig(); err == nil {
+				if _, err := os.Stat(cfg.dbPath()); errors.Is(err, fs.ErrNotExist) {
+					// Nothing to list: say so without making a database
+					if !asJSON {
+						fmt.Fprintln(cmd.ErrOrStderr(), none)
+					}
+					return nil
+				}
+			}
 			return withStore(reach, func(_ *Config, st store.DB) error {
 				all, err := st.ListSessions()
 				if err != nil {
@@ -48,7 +59,7 @@ func sessionsList() *cobra.Command {
 						s.Usage.PromptTokens+s.Usage.CompletionTokens, textkit.StripControls(textkit.Clip(s.Title, 70))+livingNote(s))
 				}
 				if len(all) == 0 && !asJSON {
-					fmt.Fprintln(cmd.ErrOrStderr(), "no sessions yet; start one with `researchtui run \"QUESTION\"` or `researchtui`")
+					fmt.Fprintln(cmd.ErrOrStderr(), none)
 				}
 				return nil
 			})
