@@ -2,17 +2,16 @@ package ui
 
 import (
 	"fmt"
-	"github.com/researchtui/researchtui/textkit"
 	"hash/fnv"
 	"strconv"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
-	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/store"
+	"github.com/researchtui/researchtui/textkit"
 )
 
 const (
@@ -226,30 +225,6 @@ func (m *rootModel) fitReportPane() {
 	r.vp.SetHeight(max(h, 1))
 }
 
-func (r *reportModel) recomputeMatches() {
-	r.matches = r.matches[:0]
-	q := strings.ToLower(strings.TrimSpace(r.query))
-	if q == "" {
-		return
-	}
-	r.ensurePlain()
-	for i, l := range r.plain {
-		if strings.Contains(strings.ToLower(l), q) {
-			r.matches = append(r.matches, i)
-		}
-	}
-	if r.matchIdx >= len(r.matches) {
-		r.matchIdx = 0
-	}
-}
-
-func (r *reportModel) jumpToMatch() {
-	if len(r.matches) == 0 {
-		return
-	}
-	r.vp.SetYOffset(max(r.matches[r.matchIdx]-2, 0))
-}
-
 // reportKeys is the report screen's key table for its focus: the report
 // pane scrolls, the sources pane moves the selection; citation keys work
 // in both.
@@ -394,13 +369,6 @@ func (m *rootModel) reportUnbound(msg tea.KeyPressMsg) {
 	}
 }
 
-func (r *reportModel) stepMatch(by int) {
-	if n := len(r.matches); n > 0 {
-		r.matchIdx = (r.matchIdx + by + n) % n
-		r.jumpToMatch()
-	}
-}
-
 // reportBack is esc: it clears the find, then the citation selection, then
 // goes back to the sessions.
 func (m *rootModel) reportBack(tea.KeyPressMsg) tea.Cmd {
@@ -536,20 +504,6 @@ func orUntitled(title string) string {
 		return "(untitled)"
 	}
 	return title
-}
-
-// highlightMatch redraws the current match's line from its plain text with
-// the matched words marked (reverse video, so it shows in every theme and
-// with NO_COLOR).
-func highlightMatch(mark lipgloss.Style, plain, query string) string {
-	mark = mark.Reverse(true)
-	lower := strings.ToLower(plain)
-	i := strings.Index(lower, strings.ToLower(query))
-	if i < 0 || len(lower) != len(plain) { // case folding changed the byte offsets
-		return mark.Render(plain)
-	}
-	j := i + len(query)
-	return plain[:i] + mark.Render(plain[i:j]) + plain[j:]
 }
 
 func (m *rootModel) sourcesPane(w, h int) string {
