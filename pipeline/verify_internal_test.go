@@ -68,10 +68,13 @@ func TestWholeSentencesNumbersIntact(t *testing.T) {
 		"This is a [2].":   false,
 		"The model I [1].": false,
 		"dimensions were then computed at leading order in 1/N [2].": true,
-		"mRNA levels rose [1].":          false,
-		"k-means clusters them [1].":     false,
-		"iOS apps were tested [1].":      false,
-		"(3) Edit distance is hard [3].": false,
+		"mRNA levels rose [1].":              false,
+		"k-means clusters them [1].":         false,
+		"iOS apps were tested [1].":          false,
+		"(3) Edit distance is hard [3].":     false,
+		"van der Waals showed it first [1].": false,
+		"de Gennes found the same [2].":      false,
+		"de facto the rule holds [2].":       true,
 	} {
 		if got := fragment(sentence); got != frag {
 			t.Errorf("fragment(%q) = %v", sentence, got)

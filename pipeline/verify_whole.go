@@ -65,13 +65,22 @@ func fragment(sentence string) bool {
 	return lowerStart(s) || fragmentEnd.MatchString(s) || unbalanced(citeGroup.ReplaceAllString(s, ""))
 }
 
+// nameParticles open a family name written in lower case.
+var nameParticles = map[string]bool{"van": true, "von": true, "de": true, "der": true, "den": true, "du": true, "da": true,
+	"di": true, "del": true, "della": true, "le": true, "la": true, "ten": true, "ter": true, "dos": true, "das": true, "bin": true, "al": true}
+
 // lowerStart says a sentence starts mid-sentence of its source: on a
 // word in lower case ("dimensions were then computed …"), not on a term
 // written so (mRNA, k-means, p-values, iOS, e.g.).
 func lowerStart(s string) bool {
-	w, _, _ := strings.Cut(s, " ")
+	w, rest, _ := strings.Cut(s, " ")
 	if w == "" || strings.ContainsAny(w, "-.0123456789'’") {
 		return false
+	}
+	for p, words := w, strings.Fields(rest); nameParticles[p] && len(words) > 0; p, words = words[0], words[1:] {
+		if r := []rune(words[0]); unicode.IsUpper(r[0]) {
+			return false // "van der Waals showed …", "de Gennes found …": a name
+		}
 	}
 	for i, r := range w {
 		if i == 0 && !unicode.IsLower(r) || unicode.IsUpper(r) {

@@ -66,6 +66,20 @@ func TestBetterBibTeXExportFixturesReadBack(t *testing.T) {
 		fmt.Fprintf(&b, "| %s | %d | %d | %.3f |\n", f, s.agree, s.compared, float64(s.agree)/float64(max(s.compared, 1)))
 	}
 	t.Log("\n" + b.String())
+	if files < 300 {
+		t.Fatalf("%d fixtures read: not the export suite (373 pairs)", files)
+	}
+	// Measured 2026-11-28 (commit 73dd679 of the fixtures): floors, so a
+	// change that reads real exports worse fails here too.
+	floors := map[string]float64{"title": 0.95, "year": 0.96, "type": 0.9, "volume": 0.98, "doi": 0.93}
+	for f, floor := range floors {
+		if s := score[f]; float64(s.agree) < floor*float64(s.compared) {
+			t.Errorf("%s agrees on %d of %d items, below %.2f", f, s.agree, s.compared, floor)
+		}
+	}
+	if lost > 4 {
+		t.Errorf("%d exported items were not read back", lost)
+	}
 	if out := os.Getenv("BBT_MISSES"); out != "" {
 		_ = os.WriteFile(out, []byte(strings.Join(misses, "\n")+"\n"), 0o644)
 	}
