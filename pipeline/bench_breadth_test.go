@@ -11,6 +11,7 @@ import (
 	"unicode"
 
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/llm/ollamafake"
 	"github.com/researchtui/researchtui/pipeline/history"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
 	"github.com/researchtui/researchtui/search"
@@ -38,7 +39,7 @@ func BenchmarkOneGPUBreadth(b *testing.B) {
 		b.Run(strings.ReplaceAll(c.name, " ", "-"), func(b *testing.B) {
 			var wall time.Duration
 			var gen, included, on, calls, prefilled, screenPrompt, screenGen int
-			byKind, callsByKind, quality := map[string]int{}, map[string]int{}, map[string]int{}
+			byKind, callsByKind, prefillByKind, quality := map[string]int{}, map[string]int{}, map[string]int{}, map[string]int{}
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
 				screen := benchScreen(c)
@@ -96,7 +97,9 @@ func BenchmarkOneGPUBreadth(b *testing.B) {
 				calls += len(w.ollama.ChatCalls())
 				for _, call := range w.ollama.ChatCalls() {
 					callsByKind[pipelinetest.KindOf(call)]++
+					prefillByKind[pipelinetest.KindOf(call)] += w.ollama.PrefillOf(call.N)
 				}
+				dumpCalls(b, w.ollama.ChatCalls(), w.ollama.PrefillOf)
 				p, _ := w.ollama.Prefill()
 				prefilled += p
 				for k, v := range counter.snapshot() {
@@ -126,7 +129,29 @@ func BenchmarkOneGPUBreadth(b *testing.B) {
 			for k, v := range callsByKind {
 				b.ReportMetric(float64(v)/n, "calls-"+k)
 			}
+			for k, v := range prefillByKind {
+				b.ReportMetric(float64(v)/n, "prefill-"+k)
+			}
 		})
+	}
+}
+
+// dumpCalls writes each chat call's messages, with the prompt tokens it
+// processed, to the file DUMP_CALLS names, to see what fills the prefill.
+func dumpCalls(b *testing.B, calls []ollamafake.ChatCall, prefillOf func(int) int) {
+	path := os.Getenv("DUMP_CALLS")
+	if path == "" {
+		return
+	}
+	var out strings.Builder
+	for _, c := range calls {
+		fmt.Fprintf(&out, "===== call %d %s (prefill %d)\n", c.N, pipelinetest.KindOf(c), prefillOf(c.N))
+		for _, m := range c.Messages {
+			fmt.Fprintf(&out, "--- %s (%d chars)\n%s\n", m.Role, len(m.Content), m.Content)
+		}
+	}
+	if err := os.WriteFile(path, []byte(out.String()), 0o644); err != nil {
+		b.Fatal(err)
 	}
 }
 

@@ -157,7 +157,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		defer s.release()
-		if !pause(r, s.opt.FirstTokenDelay+s.prefill(req.Messages)+time.Duration(completion)*s.opt.TokenDelay) {
+		if !pause(r, s.opt.FirstTokenDelay+s.prefill(call.N, req.Messages)+time.Duration(completion)*s.opt.TokenDelay) {
 			return
 		}
 		final.Message.Content = reply.Content
@@ -183,7 +183,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer s.release()
-	if !pause(r, s.opt.FirstTokenDelay+s.prefill(req.Messages)) {
+	if !pause(r, s.opt.FirstTokenDelay+s.prefill(call.N, req.Messages)) {
 		return
 	}
 	start := time.Now()
@@ -326,7 +326,7 @@ func (s *Server) embed(w http.ResponseWriter, r *http.Request) {
 // prefill is the time to process a prompt's tokens (chars/4) at
 // PrefillRate, less the prefix it shares with the previous prompt, which
 // the runner's cache already holds.
-func (s *Server) prefill(msgs []api.Message) time.Duration {
+func (s *Server) prefill(n int, msgs []api.Message) time.Duration {
 	if s.opt.PrefillRate <= 0 {
 		return 0
 	}
@@ -342,6 +342,10 @@ func (s *Server) prefill(msgs []api.Message) time.Duration {
 	shared := commonPrefix(s.lastPrompt, prompt)
 	s.lastPrompt = prompt
 	s.prefilled += (len(prompt) - shared) / 4
+	if s.prefillByCall == nil {
+		s.prefillByCall = map[int]int{}
+	}
+	s.prefillByCall[n] = (len(prompt) - shared) / 4
 	s.cachedPrompt += shared / 4
 	s.mu.Unlock()
 	tokens := float64(len(prompt)-shared) / 4

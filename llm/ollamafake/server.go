@@ -124,6 +124,7 @@ type Server struct {
 	// served from that cache.
 	lastPrompt              string
 	prefilled, cachedPrompt int
+	prefillByCall           map[int]int // chat call N → prompt tokens processed
 	chats                   int
 	log                     []Logged
 	totals                  Totals
@@ -200,6 +201,15 @@ func (s *Server) Prefill() (processed, cached int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.prefilled, s.cachedPrompt
+}
+
+// PrefillOf reports the prompt tokens chat call n (ChatCall.N) processed,
+// less the prefix the cache held (PrefillRate only), so a benchmark can say
+// which agent's prompts cost the time.
+func (s *Server) PrefillOf(n int) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.prefillByCall[n]
 }
 
 // ChatCalls returns the logged chat calls, oldest first.
