@@ -10,8 +10,8 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/llm/ollamafake"
+	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/history"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
 	"github.com/researchtui/researchtui/search"
