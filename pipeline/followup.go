@@ -314,7 +314,7 @@ func (o *orchestrator) followUpResearch(ctx context.Context, plans []roundPlan, 
 	}
 	f := &gather{
 		o: o, reg: newRegistry(), share: max(2, firstShare(o.plan.Include, len(o.st.Plan.SubQuestions))/2), runCap: o.plan.Include,
-		calibrate: max(2, floorCalibration(o.opt.Depth, len(o.st.Plan.SubQuestions))/2),
+		calibrate: max(2, floorCalibration(o.opt.depthOnly(), len(o.st.Plan.SubQuestions))/2),
 		claimed:   map[string]bool{}, bySubQ: map[string][]string{}, candidates: map[string][]Candidate{},
 		distinct: map[string]bool{}, analyses: map[string]Analysis{}, ran: map[string]bool{}, chased: map[string]bool{},
 		reading: map[string]*inflight{}, skipped: map[string]bool{}, round: 1,

@@ -116,6 +116,23 @@ type depthPlan struct {
 	Concise   bool
 	LitReview bool // the writer writes a literature review (KindReview)
 	MaxSteps  int
+	// Calibrate is how many of a sub-question's best candidates its
+	// relevance floor is calibrated on at most (floorCalibration).
+	Calibrate int
+	// FollowUpRounds is how many research rounds may follow the first
+	// (--rounds overrides it).
+	FollowUpRounds int
+}
+
+// depthTable is what each depth means in numbers, in one place: the
+// reading plan, the floors, the rounds and the step budget all read it.
+var depthTable = map[string]depthPlan{
+	DepthQuick: {SubQuestions: 2, ResultsPerCall: 15, Include: 6, Shortlist: 20, Concise: true,
+		MaxSteps: 30, Calibrate: 3, FollowUpRounds: 0},
+	DepthStandard: {SubQuestions: 4, ResultsPerCall: 30, Include: 12, Shortlist: 40, Review: true,
+		MaxSteps: 100, Calibrate: 5, FollowUpRounds: 1},
+	DepthDeep: {SubQuestions: 6, ResultsPerCall: 50, Include: 24, Shortlist: 60, Review: true,
+		MaxSteps: 200, Calibrate: 8, FollowUpRounds: 2},
 }
 
 // depth is what the depth means in numbers, with the report kind's say on
@@ -136,15 +153,13 @@ func (o Options) depth() depthPlan {
 	return p
 }
 
+// depthOnly is the depth's row of depthTable (standard for an unknown
+// depth), without the report kind's say.
 func (o Options) depthOnly() depthPlan {
-	switch o.Depth {
-	case DepthQuick:
-		return depthPlan{SubQuestions: 2, ResultsPerCall: 15, Include: 6, Shortlist: 20, Concise: true, MaxSteps: 30}
-	case DepthDeep:
-		return depthPlan{SubQuestions: 6, ResultsPerCall: 50, Include: 24, Shortlist: 60, Review: true, MaxSteps: 200}
-	default:
-		return depthPlan{SubQuestions: 4, ResultsPerCall: 30, Include: 12, Shortlist: 40, Review: true, MaxSteps: 100}
+	if p, ok := depthTable[o.Depth]; ok {
+		return p
 	}
+	return depthTable[DepthStandard]
 }
 
 // StepBudget is the run's bound on model calls: MaxSteps when set, else

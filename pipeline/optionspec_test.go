@@ -83,3 +83,33 @@ func TestNormalizedOnce(t *testing.T) {
 		t.Error("options changed after Normalize count as normalised")
 	}
 }
+
+// Every depth a person can choose has its row in the depth table, and a
+// deeper run never does less than a shallower one: more sub-questions,
+// sources, candidates screened, rounds and model calls.
+func TestEveryDepthHasItsRow(t *testing.T) {
+	var choices []string
+	for _, o := range RunOptions {
+		if o.Name == "depth" {
+			choices = o.Choices
+		}
+	}
+	if len(choices) != len(depthTable) {
+		t.Fatalf("depth choices %v, table rows %d: each choice needs one row", choices, len(depthTable))
+	}
+	var prev depthPlan
+	for i, d := range choices {
+		p, ok := depthTable[d]
+		if !ok {
+			t.Fatalf("depth %q has no row in depthTable", d)
+		}
+		if i > 0 && (p.SubQuestions < prev.SubQuestions || p.Include < prev.Include || p.Shortlist < prev.Shortlist ||
+			p.Calibrate < prev.Calibrate || p.FollowUpRounds < prev.FollowUpRounds || p.MaxSteps < prev.MaxSteps) {
+			t.Errorf("depth %q does less than %q: %+v after %+v", d, choices[i-1], p, prev)
+		}
+		if got := (Options{Depth: d}).depthOnly(); got != p {
+			t.Errorf("depth %q reads %+v, not its row %+v", d, got, p)
+		}
+		prev = p
+	}
+}

@@ -51,20 +51,13 @@ func firstShare(include, subqs int) int {
 
 // floorCalibration is how many of a sub-question's best candidates its
 // relevance floor is calibrated on: as many as a sub-question read before
-// the reading plan (at most 3, 5 or 8 by depth, and the run's 5, 12 or 24
-// shared out). Calibrating on more would lower the mean and so the floor.
-func floorCalibration(depth string, subqs int) int {
-	per, run := 5, 12
-	switch depth {
-	case DepthQuick:
-		per, run = 3, 5
-	case DepthDeep:
-		per, run = 8, 24
-	}
+// the reading plan (the depth's Calibrate at most, and its Include shared
+// out). Calibrating on more would lower the mean and so the floor.
+func floorCalibration(p depthPlan, subqs int) int {
 	if subqs <= 0 {
-		return per
+		return p.Calibrate
 	}
-	return max(2, min(per, (run+subqs-1)/subqs))
+	return max(2, min(p.Calibrate, (p.Include+subqs-1)/subqs))
 }
 
 // isClaimed says whether a source is already chosen to be read.

@@ -34,19 +34,13 @@ const (
 	chaseLinks   = 50 // references, and citing works, asked per source
 )
 
-// followUpRounds is how many rounds may follow the first: quick 0,
-// standard 1, deep 2, or --rounds.
+// followUpRounds is how many rounds may follow the first: the depth's, or
+// --rounds.
 func (o *orchestrator) followUpRounds() int {
 	if o.opt.Rounds != nil {
 		return max(0, *o.opt.Rounds)
 	}
-	switch o.opt.Depth {
-	case DepthQuick:
-		return 0
-	case DepthDeep:
-		return 2
-	}
-	return 1
+	return o.opt.depthOnly().FollowUpRounds
 }
 
 // roundPlan is what a later round does for one sub-question.

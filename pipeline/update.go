@@ -274,7 +274,7 @@ func (o *orchestrator) updateResearch(ctx context.Context, parent Report) (updat
 	nsq := len(o.st.Plan.SubQuestions)
 	f := &gather{
 		o: o, reg: newRegistry(), share: firstShare(o.plan.Include, nsq), runCap: o.plan.Include,
-		calibrate: floorCalibration(o.opt.Depth, nsq),
+		calibrate: floorCalibration(o.opt.depthOnly(), nsq),
 		claimed:   map[string]bool{}, bySubQ: map[string][]string{}, candidates: map[string][]Candidate{},
 		distinct: map[string]bool{}, analyses: map[string]Analysis{}, ran: map[string]bool{}, chased: map[string]bool{},
 		reading: map[string]*inflight{}, skipped: map[string]bool{},
