@@ -120,7 +120,7 @@ func abstracts(t *testing.T, env *pipelinetest.Env, id string) map[string]string
 
 func TestShortSourcesShareAnAnalystCall(t *testing.T) {
 	env := webEnv(t, &pipelinetest.Script{})
-	_, sess := runToEnd(t, env, webOptions(env))
+	_, sess := pipelinetest.RunToEnd(t, env, webOptions(env))
 	analyses := storedAnalyses(t, env, sess.ID)
 	calls, several := analystCalls(env)
 	if several == 0 || calls >= len(analyses) {
@@ -149,13 +149,13 @@ func TestShortSourcesShareAnAnalystCall(t *testing.T) {
 
 func TestABatchAnswerThatLeavesSourcesOutAsksForThemAlone(t *testing.T) {
 	env := webEnv(t, &pipelinetest.Script{Batch: pipelinetest.BatchFirstOnly})
-	_, sess := runToEnd(t, env, webOptions(env))
+	_, sess := pipelinetest.RunToEnd(t, env, webOptions(env))
 	checkEveryAnalysisByTheModel(t, env, sess.ID)
 }
 
 func TestAJunkBatchAnswerCostsNoSourceItsAnalysis(t *testing.T) {
 	env := webEnv(t, &pipelinetest.Script{Batch: pipelinetest.BatchJunk})
-	_, sess := runToEnd(t, env, webOptions(env))
+	_, sess := pipelinetest.RunToEnd(t, env, webOptions(env))
 	checkEveryAnalysisByTheModel(t, env, sess.ID)
 }
 
@@ -179,7 +179,7 @@ func checkEveryAnalysisByTheModel(t *testing.T, env *pipelinetest.Env, id string
 
 func TestAWriterThatNamesFindingsGetsThemVerbatimAndCited(t *testing.T) {
 	env := webEnv(t, &pipelinetest.Script{ByReference: true})
-	_, sess := runToEnd(t, env, webOptions(env))
+	_, sess := pipelinetest.RunToEnd(t, env, webOptions(env))
 	rep, err := pipeline.LoadReport(env.Store, sess.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -211,7 +211,7 @@ func TestSubQuestionsSearchedTogetherShareOneScreen(t *testing.T) {
 	// A competent screener that finds the packaging tool off topic.
 	offTopic := func(title string) bool { return strings.Contains(title, "Snapcraft") }
 	env := webEnv(t, &pipelinetest.Script{Screen: &pipelinetest.ScreenScript{OffTopic: offTopic}})
-	_, sess := runToEnd(t, env, webOptions(env))
+	_, sess := pipelinetest.RunToEnd(t, env, webOptions(env))
 	calls, looks := 0, 0 // first looks, and the later looks at decisive verdicts
 	for _, c := range env.Ollama.ChatCalls() {
 		if pipelinetest.KindOf(c) != pipelinetest.Screener {

@@ -77,7 +77,7 @@ func TestOverlappingSubQuestionsReadMoreUnderRateLimits(t *testing.T) {
 	env.Engine.Sources["semanticscholar"] = search.NewSemanticScholar(env.Client, s2.URL+"/s2", "")
 	opt := env.Options("How well do large language models and chatbots do in Turing tests?")
 	opt.Sources = []string{"arxiv", "openalex", "semanticscholar"}
-	_, sess := runToEnd(t, env, opt)
+	_, sess := pipelinetest.RunToEnd(t, env, opt)
 	rep, err := pipeline.LoadReport(env.Store, sess.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -147,7 +147,7 @@ func TestReviewIncludesThePool(t *testing.T) {
 	opt := env.Options(patternsQuestion)
 	opt.Sources = []string{"semanticscholar"}
 	opt.Kind = pipeline.KindReview
-	_, sess := runToEnd(t, env, opt)
+	_, sess := pipelinetest.RunToEnd(t, env, opt)
 	rep, err := pipeline.LoadReport(env.Store, sess.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -181,7 +181,7 @@ func TestReviewIncludesThePool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	drive(t, r, nil)
+	pipelinetest.Drive(t, r, nil)
 	if _, err := r.Wait(); err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +260,7 @@ func TestTitleOnlyWorksAreLookedUp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	drive(t, r, nil)
+	pipelinetest.Drive(t, r, nil)
 	sess, _ := r.Wait()
 	cands, err := pipeline.LoadCandidates(env.Store, sess.ID)
 	if err != nil {

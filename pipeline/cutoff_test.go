@@ -67,7 +67,7 @@ func TestAStragglerGetsAGracePeriodThenTheAbstract(t *testing.T) {
 	})
 	opt := env.Options(question)
 	opt.Grace = 200 * time.Millisecond
-	evs, sess := runToEnd(t, env, opt)
+	evs, sess := pipelinetest.RunToEnd(t, env, opt)
 	if hosts.hung.Load() != 1 || hosts.served.Load() == 0 {
 		t.Fatalf("%d downloads hung, %d served", hosts.hung.Load(), hosts.served.Load())
 	}
@@ -94,7 +94,7 @@ func TestDeadlineStopsNewWorkAndWrites(t *testing.T) {
 	opt := env.Options(question)
 	opt.Deadline = 300 * time.Millisecond
 	opt.Grace = time.Hour // only the deadline cuts
-	_, sess := runToEnd(t, env, opt)
+	_, sess := pipelinetest.RunToEnd(t, env, opt)
 	rep, err := pipeline.LoadReport(env.Store, sess.ID)
 	if err != nil {
 		t.Fatal(err)

@@ -4,14 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/researchtui/researchtui/textkit/mdinert"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/researchtui/researchtui/textkit/mdinert"
 
 	"github.com/researchtui/researchtui/llm/ollamafake"
 	"github.com/researchtui/researchtui/pipeline"
@@ -21,36 +21,6 @@ import (
 )
 
 const question = "How is software testing studied, and how are language models given tools for chemistry?"
-
-// drive consumes a run's events, answering reviews with decide (nil:
-// approve all), and returns every event delivered.
-func drive(t *testing.T, r *pipeline.Run, decide func(*pipeline.ReviewRequest) *pipeline.Decision) []pipeline.Event {
-	t.Helper()
-	var evs []pipeline.Event
-	timeout := time.After(60 * time.Second)
-	for {
-		select {
-		case ev, ok := <-r.Events():
-			if !ok {
-				return evs
-			}
-			evs = append(evs, ev)
-			if ev.Type == pipeline.ReviewRequested {
-				d := &pipeline.Decision{Approve: true}
-				if decide != nil {
-					d = decide(ev.Review)
-				}
-				if d != nil {
-					if err := r.Decide(*d); err != nil {
-						t.Errorf("Decide: %v", err)
-					}
-				}
-			}
-		case <-timeout:
-			t.Fatal("run did not finish in 60 s")
-		}
-	}
-}
 
 // fixtureTitles are the real titles and years of every recorded paper the
 // fake sources serve, keyed by normalised title.
@@ -93,7 +63,7 @@ func TestEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	evs := drive(t, r, nil)
+	evs := pipelinetest.Drive(t, r, nil)
 	sess, err := r.Wait()
 	if err != nil {
 		t.Fatalf("run failed: %v", err)
@@ -217,7 +187,7 @@ func TestFaultsDegradeButFinish(t *testing.T) {
 		},
 	}
 	env := pipelinetest.NewEnv(t, script, "")
-	evs, sess := runToEnd(t, env, env.Options(question))
+	evs, sess := pipelinetest.RunToEnd(t, env, env.Options(question))
 	for i, fired := range script.Fired() {
 		if !fired {
 			t.Errorf("fault %d (%s call %d) was never served", i, script.Faults[i].Kind, script.Faults[i].Nth)
@@ -282,7 +252,7 @@ func TestResumeAfterAnalyseRepeatsNoModelCall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	drive(t, r2, nil)
+	pipelinetest.Drive(t, r2, nil)
 	sess, err = r2.Wait()
 	if err != nil || sess.Status != store.StatusCompleted {
 		t.Fatalf("resume: status %q err %v", sess.Status, err)
@@ -317,7 +287,7 @@ func TestQuitAtReviewLeavesSessionAwaitingReview(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	drive(t, r, func(*pipeline.ReviewRequest) *pipeline.Decision { cancel(); return nil })
+	pipelinetest.Drive(t, r, func(*pipeline.ReviewRequest) *pipeline.Decision { cancel(); return nil })
 	sess, err := r.Wait()
 	if err != nil || sess.Status != store.StatusAwaitingReview || len(sess.PendingReview) == 0 {
 		t.Fatalf("status %q pending %d err %v, want awaiting_review with the review saved", sess.Status, len(sess.PendingReview), err)
@@ -328,7 +298,7 @@ func TestQuitAtReviewLeavesSessionAwaitingReview(t *testing.T) {
 		t.Fatal(err)
 	}
 	asked := 0
-	drive(t, r2, func(rv *pipeline.ReviewRequest) *pipeline.Decision {
+	pipelinetest.Drive(t, r2, func(rv *pipeline.ReviewRequest) *pipeline.Decision {
 		asked++
 		return &pipeline.Decision{Approve: true, Accepted: []string{rv.Requests[0].ID}, Note: "keep it short"}
 	})
@@ -355,7 +325,7 @@ func TestMaxRevisionsBoundsTheReviewLoop(t *testing.T) {
 	env := pipelinetest.NewEnv(t, &pipelinetest.Script{RevisionRounds: 10}, "")
 	opt := env.Options(question)
 	opt.MaxRevisions = 1
-	evs, _ := runToEnd(t, env, opt)
+	evs, _ := pipelinetest.RunToEnd(t, env, opt)
 	asked, warned := 0, false
 	for _, ev := range evs {
 		if ev.Type == pipeline.ReviewRequested {
@@ -374,7 +344,7 @@ func TestTokenBudgetSkipsOptionalWork(t *testing.T) {
 	env := pipelinetest.NewEnv(t, &pipelinetest.Script{RevisionRounds: 1}, "")
 	opt := env.Options(question)
 	opt.BudgetTokens = 1 // spent by the first call
-	evs, sess := runToEnd(t, env, opt)
+	evs, sess := pipelinetest.RunToEnd(t, env, opt)
 	if !warnedAbout(evs, "budget") {
 		t.Error("no budget warning")
 	}
@@ -393,7 +363,7 @@ func TestHostileModelOutputNeverReachesTheReport(t *testing.T) {
 	env := pipelinetest.NewEnv(t, &pipelinetest.Script{Faults: []pipelinetest.Fault{
 		{Kind: pipelinetest.Writer, Nth: 1, Reply: ollamafake.Reply{Content: hostile}},
 	}}, "")
-	_, sess := runToEnd(t, env, env.Options(question))
+	_, sess := pipelinetest.RunToEnd(t, env, env.Options(question))
 	rep, err := pipeline.LoadReport(env.Store, sess.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -423,7 +393,7 @@ func TestModelMarkdownReachesTheReportInert(t *testing.T) {
 		{Kind: pipelinetest.Planner, Nth: 1, Reply: ollamafake.Reply{Content: plan}},
 		{Kind: pipelinetest.Writer, Nth: 1, Reply: ollamafake.Reply{Content: writer}},
 	}}, "")
-	_, sess := runToEnd(t, env, env.Options(question))
+	_, sess := pipelinetest.RunToEnd(t, env, env.Options(question))
 	rep, err := pipeline.LoadReport(env.Store, sess.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -440,7 +410,7 @@ func TestModelMarkdownReachesTheReportInert(t *testing.T) {
 // and queries are sent with them.
 func TestEmbeddingTaskPrefixes(t *testing.T) {
 	env := pipelinetest.NewEnv(t, &pipelinetest.Script{}, "")
-	runToEnd(t, env, env.Options(question))
+	pipelinetest.RunToEnd(t, env, env.Options(question))
 	docs, queries := 0, 0
 	for _, q := range env.Ollama.Requests() {
 		if q.Path != "/api/embed" {
@@ -478,7 +448,7 @@ func TestASessionRunsOnceAtATime(t *testing.T) {
 	if _, err := env.Engine.Resume(context.Background(), r.ID(), nil); !errors.Is(err, pipeline.ErrRunning) {
 		t.Errorf("resuming a live run: %v, want ErrRunning", err)
 	}
-	drive(t, r, func(*pipeline.ReviewRequest) *pipeline.Decision { cancel(); return nil })
+	pipelinetest.Drive(t, r, func(*pipeline.ReviewRequest) *pipeline.Decision { cancel(); return nil })
 	if _, err := r.Wait(); err != nil {
 		t.Fatal(err)
 	}
@@ -486,7 +456,7 @@ func TestASessionRunsOnceAtATime(t *testing.T) {
 	if err != nil {
 		t.Fatalf("resuming once the run ended: %v", err)
 	}
-	drive(t, r2, nil)
+	pipelinetest.Drive(t, r2, nil)
 	if sess, err := r2.Wait(); err != nil || sess.Status != store.StatusCompleted {
 		t.Fatalf("status %q err %v", sess.Status, err)
 	}
@@ -498,7 +468,7 @@ func TestThinkingIsShownButNeverParsed(t *testing.T) {
 	env := pipelinetest.NewEnv(t, &pipelinetest.Script{}, "")
 	opt := env.Options(question)
 	opt.Think = true
-	evs, sess := runToEnd(t, env, opt)
+	evs, sess := pipelinetest.RunToEnd(t, env, opt)
 	thought := ""
 	for _, ev := range evs {
 		if ev.Type == pipeline.TokenDelta {
@@ -534,7 +504,7 @@ func TestNonsenseAnswersStillMakeAReport(t *testing.T) {
 		{Kind: pipelinetest.Writer, Nth: 1, Reply: ollamafake.Reply{Content: `"]}d}`}},
 		{Kind: pipelinetest.Writer, Nth: 2, Reply: ollamafake.Reply{Content: "}k wz} sd] x}q"}},
 	}}, "")
-	_, sess := runToEnd(t, env, env.Options("How is software testing studied?"))
+	_, sess := pipelinetest.RunToEnd(t, env, env.Options("How is software testing studied?"))
 	rep, err := pipeline.LoadReport(env.Store, sess.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -545,22 +515,6 @@ func TestNonsenseAnswersStillMakeAReport(t *testing.T) {
 	if len(rep.Sources) == 0 || !strings.Contains(rep.Markdown, "## References") || strings.Contains(rep.Markdown, "wz}") {
 		t.Errorf("no usable report:\n%s", rep.Markdown)
 	}
-}
-
-// runToEnd starts a run, approves every review, and requires it to
-// complete; it returns the events delivered and the stored session.
-func runToEnd(t *testing.T, env *pipelinetest.Env, opt pipeline.Options) ([]pipeline.Event, store.Session) {
-	t.Helper()
-	r, err := env.Engine.Start(context.Background(), opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	evs := drive(t, r, nil)
-	sess, err := r.Wait()
-	if err != nil || sess.Status != store.StatusCompleted {
-		t.Fatalf("status %q err %v, want completed", sess.Status, err)
-	}
-	return evs, sess
 }
 
 // nothingFound is a source whose every search finds nothing, as an API
@@ -582,7 +536,7 @@ func TestAFailedRunRecordsTheStageItStoppedIn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	drive(t, r, nil)
+	pipelinetest.Drive(t, r, nil)
 	sess, err := r.Wait()
 	if err == nil || sess.Status != store.StatusFailed {
 		t.Fatalf("status %q, err %v: want a failed run", sess.Status, err)
@@ -605,7 +559,7 @@ func TestAPlannerThatEchoesItsInstructions(t *testing.T) {
 		faults = append(faults, pipelinetest.Fault{Kind: pipelinetest.Planner, Nth: n, Reply: ollamafake.Reply{Content: echo}})
 	}
 	env := pipelinetest.NewEnv(t, &pipelinetest.Script{Faults: faults}, "")
-	evs, sess := runToEnd(t, env, env.Options(question))
+	evs, sess := pipelinetest.RunToEnd(t, env, env.Options(question))
 	raw, ok, err := env.Store.Checkpoint(sess.ID, "plan")
 	var p pipeline.Plan
 	if err != nil || !ok || json.Unmarshal(raw, &p) != nil {
@@ -632,7 +586,7 @@ func TestAPlannerThatEchoesItsInstructions(t *testing.T) {
 // a person watching sees findings, not labels (issue 47 #11).
 func TestAnalystsSayWhatTheyFound(t *testing.T) {
 	env := pipelinetest.NewEnv(t, &pipelinetest.Script{RevisionRounds: 0}, "")
-	evs, _ := runToEnd(t, env, env.Options(question))
+	evs, _ := pipelinetest.RunToEnd(t, env, env.Options(question))
 	shown := 0
 	for _, ev := range evs {
 		if ev.Type != pipeline.AgentFinished || !strings.HasPrefix(ev.Agent, "analyst") || ev.Text == "" {

@@ -30,7 +30,7 @@ func ask(t *testing.T, env *pipelinetest.Env, id, q string) store.Session {
 	if err != nil {
 		t.Fatal(err)
 	}
-	drive(t, r, nil)
+	pipelinetest.Drive(t, r, nil)
 	sess, err := r.Wait()
 	if err != nil || sess.Status != store.StatusCompleted {
 		t.Fatalf("follow-up: status %q err %v", sess.Status, err)
@@ -43,7 +43,7 @@ func ask(t *testing.T, env *pipelinetest.Env, id, q string) store.Session {
 // citing the old numbers, and version 1 is unchanged.
 func TestCoveredFollowUpSearchesNothing(t *testing.T) {
 	env := pipelinetest.NewEnv(t, &pipelinetest.Script{}, "")
-	_, sess := runToEnd(t, env, env.Options(question))
+	_, sess := pipelinetest.RunToEnd(t, env, env.Options(question))
 	v1, _ := pipeline.LoadReport(env.Store, sess.ID)
 	before := len(env.Sources.Requests())
 	sess = ask(t, env, sess.ID, "Which software testing techniques do these papers study?")
@@ -93,7 +93,7 @@ func TestUncoveredFollowUpReadsNewSourcesNumberedAfter(t *testing.T) {
 		GapQueries:     []string{"del_maestro luttinger liquids"},
 	}
 	env := pipelinetest.NewEnv(t, script, "")
-	_, sess := runToEnd(t, env, env.Options(question))
+	_, sess := pipelinetest.RunToEnd(t, env, env.Options(question))
 	v1, _ := pipeline.LoadReport(env.Store, sess.ID)
 	before := len(env.Sources.Requests())
 	sess = ask(t, env, sess.ID, "What is known about Luttinger liquids of helium in nanopores?")
@@ -142,7 +142,7 @@ func TestFollowUpBadInput(t *testing.T) {
 	if _, err := env.Engine.Ask(context.Background(), "nope", "why?", nil); !errors.Is(err, pipeline.ErrBadInput) {
 		t.Errorf("unknown session: %v", err)
 	}
-	_, sess := runToEnd(t, env, env.Options(question))
+	_, sess := pipelinetest.RunToEnd(t, env, env.Options(question))
 	if _, err := env.Engine.Ask(context.Background(), sess.ID, "  \x1b[2J ", nil); !errors.Is(err, pipeline.ErrBadInput) {
 		t.Errorf("empty question: %v", err)
 	}

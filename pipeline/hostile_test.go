@@ -103,7 +103,7 @@ func TestHostileWebResultsDontHoldTheRun(t *testing.T) {
 	opt := env.Options("What is the Python programming language?")
 	opt.Sources, opt.Depth = []string{"web"}, pipeline.DepthDeep
 	start := time.Now()
-	evs, _ := runToEnd(t, env, opt)
+	evs, _ := pipelinetest.RunToEnd(t, env, opt)
 	t.Logf("the run took %s with the %v download rule", time.Since(start).Round(time.Millisecond), rule)
 	read := 0
 	for _, p := range []string{"/drip.html", "/endless.html", "/endless.pdf", "/bomb.html"} {

@@ -35,7 +35,7 @@ func TestUnreachableHostIsGivenUpForTheRun(t *testing.T) {
 	hosts := &refusingHosts{attempts: map[string]int{}}
 	env.Client.SetHostLimit("arxiv.org", 50*time.Millisecond) // serialised, as arXiv's own 3 s are
 	env.Engine.Fetcher = search.NewFetcher(env.Client, search.FetchOptions{Transport: hosts})
-	evs, _ := runToEnd(t, env, env.Options(question))
+	evs, _ := pipelinetest.RunToEnd(t, env, env.Options(question))
 	pdfs := 0
 	for _, ev := range evs {
 		if ev.Source != nil && ev.Type == "document_read" && strings.Contains(ev.Message, "given up earlier") {

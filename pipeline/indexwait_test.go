@@ -17,7 +17,7 @@ import (
 func TestRunShowsAnIndexRebuild(t *testing.T) {
 	dir := t.TempDir()
 	env := pipelinetest.NewEnv(t, nil, dir)
-	runToEnd(t, env, env.Options(question))
+	pipelinetest.RunToEnd(t, env, env.Options(question))
 	if st, ok := env.Store.IndexStatus(pipelinetest.EmbedModel); !ok || st.Vectors == 0 {
 		t.Fatalf("the first run indexed nothing: %+v", st)
 	}
@@ -42,7 +42,7 @@ func TestRunShowsAnIndexRebuild(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			c.spoil()
 			env := pipelinetest.NewEnv(t, nil, dir)
-			evs, sess := runToEnd(t, env, env.Options(question+" again"))
+			evs, sess := pipelinetest.RunToEnd(t, env, env.Options(question+" again"))
 			var said []string
 			for _, ev := range evs {
 				if ev.Type == pipeline.Warning && ev.Agent == "vector index" {

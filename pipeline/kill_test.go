@@ -123,7 +123,7 @@ func TestKillAtThePlanReviewThenResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	asked := 0
-	drive(t, r, func(rv *pipeline.ReviewRequest) *pipeline.Decision {
+	pipelinetest.Drive(t, r, func(rv *pipeline.ReviewRequest) *pipeline.Decision {
 		if rv.Plan == nil {
 			return &pipeline.Decision{Approve: true}
 		}
@@ -203,7 +203,7 @@ func killMidFlow(t *testing.T, script *pipelinetest.Script, killWhen func(analys
 		}
 		backend, _ := llm.NewOllama(oll.URL, llm.OllamaOptions{})
 		first := &pipelinetest.Env{Engine: killEngine(st, backend, env.Sources.URL)}
-		runToEnd(t, first, pipeline.Options{Question: question, Model: pipelinetest.Model, EmbedModel: pipelinetest.EmbedModel, Sources: []string{"arxiv", "openalex"}, MaxRevisions: 2})
+		pipelinetest.RunToEnd(t, first, pipeline.Options{Question: question, Model: pipelinetest.Model, EmbedModel: pipelinetest.EmbedModel, Sources: []string{"arxiv", "openalex"}, MaxRevisions: 2})
 		st.Close()
 	}
 
@@ -302,7 +302,7 @@ func killMidFlow(t *testing.T, script *pipelinetest.Script, killWhen func(analys
 	if err != nil {
 		t.Fatal(err)
 	}
-	drive(t, r, nil)
+	pipelinetest.Drive(t, r, nil)
 	sess, err := r.Wait()
 	if err != nil || sess.Status != store.StatusCompleted {
 		t.Fatalf("resume: status %q err %v", sess.Status, err)

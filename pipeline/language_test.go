@@ -17,7 +17,7 @@ func TestLanguageReachesTheWriterAndTheMethod(t *testing.T) {
 		env := pipelinetest.NewEnv(t, &pipelinetest.Script{RevisionRounds: 1}, "")
 		opt := env.Options(question)
 		opt.Language = lang
-		_, sess := runToEnd(t, env, opt)
+		_, sess := pipelinetest.RunToEnd(t, env, opt)
 		rep, err := pipeline.LoadReport(env.Store, sess.ID)
 		if err != nil {
 			t.Fatal(err)
@@ -97,7 +97,7 @@ func TestForeignSentencesAreJudgedNotUncited(t *testing.T) {
 			env := pipelinetest.NewEnv(t, &pipelinetest.Script{RevisionRounds: 0, Foreign: true, VerifierJudges: pipelinetest.JudgeSupported}, "")
 			opt := env.Options(question)
 			opt.Language, opt.Verify = lang, verify
-			_, sess := runToEnd(t, env, opt)
+			_, sess := pipelinetest.RunToEnd(t, env, opt)
 			rep, err := pipeline.LoadReport(env.Store, sess.ID)
 			if err != nil || rep.Metrics.Verified == nil {
 				t.Fatalf("%v %+v", err, rep.Metrics)

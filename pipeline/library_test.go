@@ -59,7 +59,7 @@ func TestLibraryItemFoundOnlineIsReadFromTheOwnCopy(t *testing.T) {
 
 	opt.Sources = []string{"openalex", "local"}
 	opt.Collections = []string{"thesis"}
-	evs, sess := runToEnd(t, env, opt)
+	evs, sess := pipelinetest.RunToEnd(t, env, opt)
 	var readOwn, readOther int
 	for _, ev := range evs {
 		if ev.Type != pipeline.DocumentRead || ev.Source == nil {
@@ -121,7 +121,7 @@ func TestCollectionRunSaysWhatItsLibraryGave(t *testing.T) {
 	env.Engine.Sources["local"] = search.NewLocal(func() ([]search.LocalDoc, error) { return []search.LocalDoc{{Record: book}}, nil })
 	opt.Sources = []string{"openalex", "local"}
 	opt.Collections = []string{"thesis"}
-	_, sess := runToEnd(t, env, opt)
+	_, sess := pipelinetest.RunToEnd(t, env, opt)
 	rep, err := pipeline.LoadReport(env.Store, sess.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -142,7 +142,7 @@ func TestMethodSaysWhichSourcesFoundNothing(t *testing.T) {
 	env.Engine.Sources["local"] = search.NewLocal(func() ([]search.LocalDoc, error) { return nil, nil })
 	opt := env.Options(question) // what the scripted planner plans for (its sub-questions share its words)
 	opt.Sources = []string{"openalex", "local"}
-	_, sess := runToEnd(t, env, opt)
+	_, sess := pipelinetest.RunToEnd(t, env, opt)
 	rep, err := pipeline.LoadReport(env.Store, sess.ID)
 	if err != nil {
 		t.Fatal(err)

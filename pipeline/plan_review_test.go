@@ -62,7 +62,7 @@ func TestPlanReviewEditsWhatIsSearched(t *testing.T) {
 	}
 	var asked *pipeline.ReviewRequest
 	var searchedBefore int
-	drive(t, r, func(rv *pipeline.ReviewRequest) *pipeline.Decision {
+	pipelinetest.Drive(t, r, func(rv *pipeline.ReviewRequest) *pipeline.Decision {
 		if rv.Plan == nil {
 			return &pipeline.Decision{Approve: true}
 		}
@@ -130,7 +130,7 @@ func TestPlanReviewWaitsAcrossAResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	drive(t, r, func(rv *pipeline.ReviewRequest) *pipeline.Decision {
+	pipelinetest.Drive(t, r, func(rv *pipeline.ReviewRequest) *pipeline.Decision {
 		cancel() // the person walks away; the process stops
 		return nil
 	})
@@ -146,7 +146,7 @@ func TestPlanReviewWaitsAcrossAResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	plans := 0
-	drive(t, r2, func(rv *pipeline.ReviewRequest) *pipeline.Decision {
+	pipelinetest.Drive(t, r2, func(rv *pipeline.ReviewRequest) *pipeline.Decision {
 		if rv.Plan != nil {
 			plans++
 		}
@@ -176,7 +176,7 @@ func TestCancelWhilePlanWaitsEndsCancelled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	drive(t, r, func(*pipeline.ReviewRequest) *pipeline.Decision { r.Cancel(); return nil })
+	pipelinetest.Drive(t, r, func(*pipeline.ReviewRequest) *pipeline.Decision { r.Cancel(); return nil })
 	sess, err := r.Wait()
 	if !errors.Is(err, context.Canceled) || sess.Status != store.StatusCancelled || len(sess.PendingReview) != 0 {
 		t.Fatalf("cancelled at the plan: status %q, pending %d, err %v; want cancelled, none pending", sess.Status, len(sess.PendingReview), err)
@@ -185,7 +185,7 @@ func TestCancelWhilePlanWaitsEndsCancelled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	drive(t, r2, func(*pipeline.ReviewRequest) *pipeline.Decision { return &pipeline.Decision{Approve: true} })
+	pipelinetest.Drive(t, r2, func(*pipeline.ReviewRequest) *pipeline.Decision { return &pipeline.Decision{Approve: true} })
 	if sess, err := r2.Wait(); err != nil || sess.Status != store.StatusCompleted {
 		t.Fatalf("resumed after the cancel: %q %v", sess.Status, err)
 	}
@@ -201,7 +201,7 @@ func TestPlannerThatCannotReachTheModelIsFailed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	evs := drive(t, r, func(*pipeline.ReviewRequest) *pipeline.Decision { return &pipeline.Decision{Approve: true} })
+	evs := pipelinetest.Drive(t, r, func(*pipeline.ReviewRequest) *pipeline.Decision { return &pipeline.Decision{Approve: true} })
 	found := false
 	for _, ev := range evs {
 		if ev.Type == pipeline.AgentFinished && ev.Agent == "planner" {
@@ -224,7 +224,7 @@ func TestRunMessagesAgreeInNumber(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	evs := drive(t, r, func(*pipeline.ReviewRequest) *pipeline.Decision { return &pipeline.Decision{Approve: true} })
+	evs := pipelinetest.Drive(t, r, func(*pipeline.ReviewRequest) *pipeline.Decision { return &pipeline.Decision{Approve: true} })
 	bad := regexp.MustCompile(`(^|[^\d.,])1 [a-z-]+ ?[a-z]*s\b`)
 	ones := 0
 	for _, ev := range evs {
@@ -250,7 +250,7 @@ func TestSessionRecordsTheStageItIsIn(t *testing.T) {
 		t.Fatal(err)
 	}
 	var atReview string
-	drive(t, r, func(rv *pipeline.ReviewRequest) *pipeline.Decision {
+	pipelinetest.Drive(t, r, func(rv *pipeline.ReviewRequest) *pipeline.Decision {
 		if sess, err := env.Store.Session(r.ID()); err == nil && atReview == "" {
 			atReview = sess.Stage
 		}
@@ -275,7 +275,7 @@ func TestRevisionResearchIsScreened(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		evs := drive(t, r, func(*pipeline.ReviewRequest) *pipeline.Decision { return &pipeline.Decision{Approve: true} })
+		evs := pipelinetest.Drive(t, r, func(*pipeline.ReviewRequest) *pipeline.Decision { return &pipeline.Decision{Approve: true} })
 		var read []string
 		for _, ev := range evs {
 			if ev.Type == pipeline.SourceFound && strings.HasPrefix(ev.Agent, "researcher (revision") {
@@ -330,7 +330,7 @@ func TestPlanReviewUnchangedIsNoEdit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	drive(t, r, func(rv *pipeline.ReviewRequest) *pipeline.Decision {
+	pipelinetest.Drive(t, r, func(rv *pipeline.ReviewRequest) *pipeline.Decision {
 		if rv.Plan == nil {
 			return &pipeline.Decision{Approve: true}
 		}

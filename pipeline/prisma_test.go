@@ -3,10 +3,11 @@ package pipeline_test
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/researchtui/researchtui/textkit/mdinert"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/researchtui/researchtui/textkit/mdinert"
 
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
@@ -19,7 +20,7 @@ import (
 func TestPrismaFlowAddsUpAndMatchesTheStoredRun(t *testing.T) {
 	script := withLuttinger(&pipelinetest.Script{RevisionRounds: 0, MissingSlot: "open problems", GapQueries: []string{"del_maestro luttinger liquids"}})
 	env := pipelinetest.NewEnv(t, script, "")
-	_, sess := runToEnd(t, env, env.Options(question))
+	_, sess := pipelinetest.RunToEnd(t, env, env.Options(question))
 	rep, err := pipeline.LoadReport(env.Store, sess.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -97,7 +98,7 @@ func TestReviewKindReportCarriesItsFlow(t *testing.T) {
 	env := pipelinetest.NewEnv(t, script, "")
 	opt := env.Options(question)
 	opt.Kind = pipeline.KindReview
-	_, sess := runToEnd(t, env, opt)
+	_, sess := pipelinetest.RunToEnd(t, env, opt)
 	rep, err := pipeline.LoadReport(env.Store, sess.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -164,7 +165,7 @@ func TestPlannerTextInTheMethodIsInert(t *testing.T) {
 	hostile := "![t](http://h.io/s.png)" // slot names are cut at 40 characters
 	script := withLuttinger(&pipelinetest.Script{RevisionRounds: 0, Slots: []string{"key findings", hostile, "<img src=http://h.io/i>"}, MissingSlot: hostile, GapQueries: []string{"del_maestro luttinger liquids"}})
 	env := pipelinetest.NewEnv(t, script, "")
-	_, sess := runToEnd(t, env, env.Options(question))
+	_, sess := pipelinetest.RunToEnd(t, env, env.Options(question))
 	rep, err := pipeline.LoadReport(env.Store, sess.ID)
 	if err != nil {
 		t.Fatal(err)

@@ -125,7 +125,7 @@ func runRankCase(t *testing.T, c rankCase, script *pipelinetest.Script, tune fun
 	if tune != nil {
 		tune(&opt)
 	}
-	evs, sess := runToEnd(t, env, opt)
+	evs, sess := pipelinetest.RunToEnd(t, env, opt)
 	cands, err := pipeline.LoadCandidates(env.Store, sess.ID)
 	if err != nil {
 		t.Fatal(err)

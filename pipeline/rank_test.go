@@ -56,7 +56,7 @@ func TestRankingReadsOnTopicSources(t *testing.T) {
 		t.Fatalf("the recording's first five results hold %d namesakes; this test needs an API order that misleads", firstNamesakes)
 	}
 
-	_, sess := runToEnd(t, env, opt)
+	_, sess := pipelinetest.RunToEnd(t, env, opt)
 	cands, err := pipeline.LoadCandidates(env.Store, sess.ID)
 	if err != nil {
 		t.Fatal(err)

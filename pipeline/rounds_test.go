@@ -46,7 +46,7 @@ func rounds(t *testing.T, env *pipelinetest.Env, id string) ([]pipeline.RoundSum
 func TestAMissingSlotStartsARoundWithNewQueries(t *testing.T) {
 	script := withLuttinger(&pipelinetest.Script{RevisionRounds: 0, MissingSlot: "open problems", GapQueries: []string{"del_maestro luttinger liquids"}})
 	env := pipelinetest.NewEnv(t, script, "")
-	_, sess := runToEnd(t, env, env.Options(question))
+	_, sess := pipelinetest.RunToEnd(t, env, env.Options(question))
 	rs, rep := rounds(t, env, sess.ID)
 	if len(rs) != 2 {
 		t.Fatalf("%d rounds at standard depth, want 2 (one follow-up): %+v", len(rs), rs)
@@ -92,7 +92,7 @@ func TestAMissingSlotStartsARoundWithNewQueries(t *testing.T) {
 // asks no model and no second round runs.
 func TestNothingMissingMeansOneRound(t *testing.T) {
 	env := pipelinetest.NewEnv(t, &pipelinetest.Script{RevisionRounds: 0}, "")
-	_, sess := runToEnd(t, env, env.Options(question))
+	_, sess := pipelinetest.RunToEnd(t, env, env.Options(question))
 	rs, _ := rounds(t, env, sess.ID)
 	if len(rs) != 1 || calls(env, pipelinetest.Reflector) != 0 || chaseRequests(env.Sources.Requests()) != 0 {
 		t.Errorf("%d rounds, %d reflector calls, %d chasing requests; want 1, 0, 0", len(rs), calls(env, pipelinetest.Reflector), chaseRequests(env.Sources.Requests()))
@@ -109,7 +109,7 @@ func TestRoundCapsAndARoundThatFindsNothingStops(t *testing.T) {
 		env := pipelinetest.NewEnv(t, script, "")
 		opt := env.Options(question)
 		opt.Depth = pipeline.DepthDeep
-		_, sess := runToEnd(t, env, opt)
+		_, sess := pipelinetest.RunToEnd(t, env, opt)
 		rs, _ := rounds(t, env, sess.ID)
 		return rs, env
 	}
@@ -126,7 +126,7 @@ func TestRoundCapsAndARoundThatFindsNothingStops(t *testing.T) {
 	env := pipelinetest.NewEnv(t, &pipelinetest.Script{MissingSlot: "open problems"}, "")
 	opt := env.Options(question)
 	opt.Depth = pipeline.DepthQuick
-	_, sess := runToEnd(t, env, opt)
+	_, sess := pipelinetest.RunToEnd(t, env, opt)
 	rs, _ = rounds(t, env, sess.ID)
 	if len(rs) != 1 || chaseRequests(env.Sources.Requests()) != 0 || calls(env, pipelinetest.Reflector) != 0 {
 		t.Errorf("quick: %d rounds, %d chasing requests, %d reflector calls; want 1, 0, 0", len(rs), chaseRequests(env.Sources.Requests()), calls(env, pipelinetest.Reflector))
@@ -136,7 +136,7 @@ func TestRoundCapsAndARoundThatFindsNothingStops(t *testing.T) {
 	env = pipelinetest.NewEnv(t, &pipelinetest.Script{MissingSlot: "open problems"}, "")
 	opt = env.Options(question)
 	opt.Rounds = &zero
-	_, sess = runToEnd(t, env, opt)
+	_, sess = pipelinetest.RunToEnd(t, env, opt)
 	if rs, _ = rounds(t, env, sess.ID); len(rs) != 1 {
 		t.Errorf("--rounds 0: %d rounds", len(rs))
 	}
@@ -150,7 +150,7 @@ func TestBrokenReflectionDecidesByCounts(t *testing.T) {
 		{Kind: pipelinetest.Reflector, Nth: 2, Reply: ollamafake.Reply{Content: "still not JSON"}},
 	}}
 	env := pipelinetest.NewEnv(t, script, "")
-	_, sess := runToEnd(t, env, env.Options(question))
+	_, sess := pipelinetest.RunToEnd(t, env, env.Options(question))
 	if rs, _ := rounds(t, env, sess.ID); len(rs) == 0 {
 		t.Error("no rounds recorded")
 	}
@@ -169,7 +169,7 @@ func TestCitationTimeoutCostsOnlyThoseCitingWorks(t *testing.T) {
 	env.Sources.FailCitations(true)
 	opt := env.Options("How do Turing patterns form in biological development?")
 	opt.Sources = []string{"semanticscholar"}
-	evs, sess := runToEnd(t, env, opt)
+	evs, sess := pipelinetest.RunToEnd(t, env, opt)
 	rs, _ := rounds(t, env, sess.ID)
 	if len(rs) != 2 || rs[1].Found == 0 || rs[1].Read != 0 || len(rs[1].Chased) == 0 {
 		t.Fatalf("rounds %+v: round 2 should follow the references and read none of them", rs)

@@ -59,7 +59,7 @@ func TestIntentRoutesSourcesWhenNoneAreNamed(t *testing.T) {
 	}
 	opt := env.Options(question)
 	opt.Sources = nil // none named: the planner routes by intent
-	runToEnd(t, env, opt)
+	pipelinetest.RunToEnd(t, env, opt)
 	for _, name := range []string{"pubmed", "semanticscholar", "openalex"} {
 		if len(srcs[name].asked()) == 0 {
 			t.Errorf("a biomedical question did not search %s", name)
@@ -83,7 +83,7 @@ func TestQueriesWidenWhenAStrictQueryFindsTooLittle(t *testing.T) {
 	env.Engine.Sources = map[string]search.Source{"arxiv": src}
 	opt := env.Options(question)
 	opt.Sources = []string{"arxiv"}
-	runToEnd(t, env, opt)
+	pipelinetest.RunToEnd(t, env, opt)
 	got := src.asked()
 	want := []string{"software testing techniques", "software testing"}
 	if !slices.Equal(got, want) {
@@ -100,7 +100,7 @@ func TestFailedDownloadsAreSummarisedOnce(t *testing.T) {
 	env.Engine.Sources = map[string]search.Source{"arxiv": &recordingSource{name: "arxiv", pdfURL: gone.URL + "/paper.pdf", results: func(string) int { return 3 }}}
 	opt := env.Options(question)
 	opt.Sources = []string{"arxiv"}
-	evs, _ := runToEnd(t, env, opt)
+	evs, _ := pipelinetest.RunToEnd(t, env, opt)
 	summaries := 0
 	for _, ev := range evs {
 		if ev.Type == pipeline.Warning && strings.Contains(ev.Message, "full texts could not be downloaded") {

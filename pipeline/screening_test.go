@@ -143,7 +143,7 @@ func TestAFollowUpAddsNothingOffTopic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, ev := range drive(t, r, nil) {
+	for _, ev := range pipelinetest.Drive(t, r, nil) {
 		if ev.Type == pipeline.CandidatesRanked {
 			t.Logf("%s: %s", ev.Agent, ev.Message)
 		}

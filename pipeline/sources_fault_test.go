@@ -73,7 +73,7 @@ func TestRunSurvivesDownRateLimitedAndSlowSources(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	evs := drive(t, r, nil)
+	evs := pipelinetest.Drive(t, r, nil)
 	sess, err := r.Wait()
 	took := time.Since(start)
 	if err != nil || sess.Status != store.StatusCompleted {
@@ -148,7 +148,7 @@ func TestStructuredDataReachesTheWriter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	drive(t, r, nil)
+	pipelinetest.Drive(t, r, nil)
 	sess, err := r.Wait()
 	if err != nil || sess.Status != store.StatusCompleted {
 		t.Fatalf("status %q err %v", sess.Status, err)

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/pipelinetest"
 )
 
 // A check that kept nothing still identified and screened works: the next
@@ -12,7 +13,7 @@ import (
 // the next version only as "duplicates").
 func TestUpdateCountsTheChecksThatKeptNothing(t *testing.T) {
 	env, shelf, opt := shelfWorld(t)
-	_, sess := runToEnd(t, env, opt)
+	_, sess := pipelinetest.RunToEnd(t, env, opt)
 	v1, _ := pipeline.LoadReport(env.Store, sess.ID)
 
 	shelf.Add(work("Sourdough starters: testing flour at home", 2026, "Testing flours at home shows rye starters rise faster than wheat ones."))

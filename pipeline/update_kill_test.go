@@ -75,7 +75,7 @@ func TestKillDuringAnUpdateThenUpdateAgain(t *testing.T) {
 	backend, _ := llm.NewOllama(oll.URL, llm.OllamaOptions{})
 	first := &pipelinetest.Env{Engine: shelfEngine(st, backend, false)}
 	opt := pipeline.Options{Question: question, Model: pipelinetest.Model, EmbedModel: pipelinetest.EmbedModel, Sources: []string{"openalex"}, MaxRevisions: 2}
-	_, sess := runToEnd(t, first, opt)
+	_, sess := pipelinetest.RunToEnd(t, first, opt)
 	st.Close()
 	base := len(oll.ChatCalls())
 	served0 := oll.Served()

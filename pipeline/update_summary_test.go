@@ -63,7 +63,7 @@ func TestUpdateRevisesTheSummaryWhereTheNewWorksBearOnIt(t *testing.T) {
 			env.Engine.Sources = map[string]search.Source{"openalex": shelf}
 			opt := env.Options(question)
 			opt.Sources = []string{"openalex"}
-			_, sess := runToEnd(t, env, opt)
+			_, sess := pipelinetest.RunToEnd(t, env, opt)
 			v1, _ := pipeline.LoadReport(env.Store, sess.ID)
 			oldSummary := section(v1.Markdown, "Executive summary")
 			if oldSummary == "" {
@@ -76,7 +76,7 @@ func TestUpdateRevisesTheSummaryWhereTheNewWorksBearOnIt(t *testing.T) {
 				t.Fatal(err)
 			}
 			var warnings []string
-			for _, ev := range drive(t, r, nil) {
+			for _, ev := range pipelinetest.Drive(t, r, nil) {
 				if ev.Type == pipeline.Warning {
 					warnings = append(warnings, ev.Message)
 				}

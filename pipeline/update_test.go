@@ -78,7 +78,7 @@ func update(t *testing.T, env *pipelinetest.Env, id string) store.Session {
 	if err != nil {
 		t.Fatal(err)
 	}
-	drive(t, r, nil)
+	pipelinetest.Drive(t, r, nil)
 	sess, err := r.Wait()
 	if err != nil || sess.Status != store.StatusCompleted {
 		t.Fatalf("update: status %q err %v", sess.Status, err)
@@ -107,7 +107,7 @@ func prompts(calls []ollamafake.ChatCall) map[string]bool {
 // model call. A second update finds nothing and writes nothing.
 func TestUpdateReadsOnlyNewWork(t *testing.T) {
 	env, shelf, opt := shelfWorld(t)
-	_, sess := runToEnd(t, env, opt)
+	_, sess := pipelinetest.RunToEnd(t, env, opt)
 	v1, _ := pipeline.LoadReport(env.Store, sess.ID)
 	if !strings.Contains(v1.Markdown, "ChemCrow") || !strings.Contains(v1.Markdown, "Mutation testing techniques") {
 		t.Fatalf("the first run did not cite the preprint and the mutation paper:\n%s", v1.Markdown)
@@ -257,7 +257,7 @@ func TestUpdateReadsOnlyNewWork(t *testing.T) {
 // check says so instead of "nothing new", and no version is written.
 func TestUpdateWithTheSourceDown(t *testing.T) {
 	env, shelf, opt := shelfWorld(t)
-	_, sess := runToEnd(t, env, opt)
+	_, sess := pipelinetest.RunToEnd(t, env, opt)
 	grow(shelf)
 	shelf.Fail(errors.New("HTTP 503 Service Unavailable"))
 	sess = update(t, env, sess.ID)
@@ -278,7 +278,7 @@ func TestUpdateWithTheSourceDown(t *testing.T) {
 // the next update continues it and writes the version.
 func TestCancelledUpdateLeavesTheReportCompleted(t *testing.T) {
 	env, shelf, opt := shelfWorld(t)
-	_, sess := runToEnd(t, env, opt)
+	_, sess := pipelinetest.RunToEnd(t, env, opt)
 	grow(shelf)
 	shelf.Latency = 50 * time.Millisecond
 	r, err := env.Engine.Update(context.Background(), sess.ID)
@@ -310,7 +310,7 @@ func TestCancelledUpdateLeavesTheReportCompleted(t *testing.T) {
 // at a time, the first first, so the first always meets it first.
 func TestUpdateRanksANewWorkForEverySubQuestion(t *testing.T) {
 	env, shelf, opt := shelfWorld(t)
-	_, sess := runToEnd(t, env, opt)
+	_, sess := pipelinetest.RunToEnd(t, env, opt)
 	env.Engine.Workers = 1
 	shelf.Add(work("Language models with laboratory tools for chemistry automation", 2026,
 		"Language models given laboratory tools automate chemistry experiments. Testing the models on real syntheses needed few human corrections."))

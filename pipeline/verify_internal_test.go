@@ -1,9 +1,10 @@
 package pipeline
 
 import (
-	"github.com/researchtui/researchtui/textkit/mdinert"
 	"strings"
 	"testing"
+
+	"github.com/researchtui/researchtui/textkit/mdinert"
 )
 
 // FuzzVerifyRepairs: whatever Markdown a writer produces, finding its cited

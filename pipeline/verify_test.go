@@ -128,7 +128,7 @@ func TestVerifierRepairsACarelessWriter(t *testing.T) {
 		name := map[bool]string{false: "testing", true: "turing"}[turing]
 		t.Run(name, func(t *testing.T) {
 			env, opt := carelessWorld(t, turing, &pipelinetest.Script{Careless: true, VerifierJudges: pipelinetest.JudgeNothing})
-			_, sess := runToEnd(t, env, opt)
+			_, sess := pipelinetest.RunToEnd(t, env, opt)
 			rep, err := pipeline.LoadReport(env.Store, sess.ID)
 			if err != nil {
 				t.Fatal(err)
@@ -172,7 +172,7 @@ func TestVerifierRepairsACarelessWriter(t *testing.T) {
 func TestUnsupportedSentencesCanBeDropped(t *testing.T) {
 	env, opt := carelessWorld(t, false, &pipelinetest.Script{Careless: true})
 	opt.Unsupported = pipeline.UnsupportedDrop
-	_, sess := runToEnd(t, env, opt)
+	_, sess := pipelinetest.RunToEnd(t, env, opt)
 	rep, err := pipeline.LoadReport(env.Store, sess.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -189,7 +189,7 @@ func TestUnsupportedSentencesCanBeDropped(t *testing.T) {
 // them, and only those, in batches.
 func TestParaphrasesAreJudgedByTheModel(t *testing.T) {
 	env, opt := carelessWorld(t, false, &pipelinetest.Script{Careless: true, Paraphrase: true})
-	_, sess := runToEnd(t, env, opt)
+	_, sess := pipelinetest.RunToEnd(t, env, opt)
 	rep, err := pipeline.LoadReport(env.Store, sess.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -211,7 +211,7 @@ func TestParaphrasesAreJudgedByTheModel(t *testing.T) {
 func TestVerifyModes(t *testing.T) {
 	env, opt := carelessWorld(t, false, &pipelinetest.Script{Careless: true, Paraphrase: true})
 	opt.Verify = pipeline.VerifyQuick
-	_, sess := runToEnd(t, env, opt)
+	_, sess := pipelinetest.RunToEnd(t, env, opt)
 	if n := env.Script.Calls(pipelinetest.Verifier); n != 0 {
 		t.Errorf("--verify quick made %d verifier calls", n)
 	}
@@ -222,7 +222,7 @@ func TestVerifyModes(t *testing.T) {
 
 	env, opt = carelessWorld(t, false, &pipelinetest.Script{Careless: true})
 	opt.Verify = pipeline.VerifyOff
-	_, sess = runToEnd(t, env, opt)
+	_, sess = pipelinetest.RunToEnd(t, env, opt)
 	rep, _ = pipeline.LoadReport(env.Store, sess.ID)
 	if rep.Metrics.Verified != nil || !strings.Contains(rep.Markdown, pipelinetest.SweepingClaim+" [") {
 		t.Errorf("--verify off changed the draft or counted a verification: %+v", rep.Metrics.Verified)
@@ -253,7 +253,7 @@ func TestRetractedWorksSupportNothing(t *testing.T) {
 	const title = "Augmenting large language models with chemistry tools"
 	env.Engine.Sources["openalex"] = retracting{env.Engine.Sources["openalex"], title}
 	env.Engine.Sources["arxiv"] = retracting{env.Engine.Sources["arxiv"], title}
-	_, sess := runToEnd(t, env, opt)
+	_, sess := pipelinetest.RunToEnd(t, env, opt)
 	rep, err := pipeline.LoadReport(env.Store, sess.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -290,7 +290,7 @@ func TestVerifierJunkFallsBackToMatching(t *testing.T) {
 		{Kind: pipelinetest.Verifier, Nth: 3, Reply: junk}, {Kind: pipelinetest.Verifier, Nth: 4, Reply: junk},
 	}}
 	env, opt := carelessWorld(t, false, script)
-	evs, sess := runToEnd(t, env, opt)
+	evs, sess := pipelinetest.RunToEnd(t, env, opt)
 	if !warnedAbout(evs, "verifier's answer was unusable") {
 		t.Error("no warning that the verifier's answer was unusable")
 	}
@@ -306,7 +306,7 @@ func TestVerifierJunkFallsBackToMatching(t *testing.T) {
 // A claim the passage contradicts is dropped, and the repair recorded.
 func TestContradictedClaimsAreDropped(t *testing.T) {
 	env, opt := carelessWorld(t, false, &pipelinetest.Script{Careless: true, Paraphrase: true, VerifierJudges: pipelinetest.JudgeContradicted})
-	_, sess := runToEnd(t, env, opt)
+	_, sess := pipelinetest.RunToEnd(t, env, opt)
 	rep, _ := pipeline.LoadReport(env.Store, sess.ID)
 	if rep.Metrics.Verified == nil || rep.Metrics.Verified.Dropped == 0 {
 		t.Fatalf("no contradicted claim dropped: %+v", rep.Metrics.Verified)
@@ -345,7 +345,7 @@ func TestResumeMidVerificationRepeatsNoBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	drive(t, r2, nil)
+	pipelinetest.Drive(t, r2, nil)
 	sess, err = r2.Wait()
 	if err != nil || sess.Status != store.StatusCompleted {
 		t.Fatalf("resume: status %q err %v", sess.Status, err)
@@ -369,7 +369,7 @@ func TestResumeMidVerificationRepeatsNoBatch(t *testing.T) {
 // and per cited sentence.
 func TestScoresCountGeneratedTokens(t *testing.T) {
 	env, opt := carelessWorld(t, false, &pipelinetest.Script{Careless: true})
-	_, sess := runToEnd(t, env, opt)
+	_, sess := pipelinetest.RunToEnd(t, env, opt)
 	sc, err := history.LoadScores(env.Store, sess.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -386,7 +386,7 @@ func TestScoresCountGeneratedTokens(t *testing.T) {
 // model again: no claim is put to the verifier twice.
 func TestRevisionDoesNotRejudgeKeptSentences(t *testing.T) {
 	env, opt := carelessWorld(t, false, &pipelinetest.Script{Careless: true, Paraphrase: true, RevisionRounds: 1})
-	_, sess := runToEnd(t, env, opt)
+	_, sess := pipelinetest.RunToEnd(t, env, opt)
 	rep, _ := pipeline.LoadReport(env.Store, sess.ID)
 	if len(rep.Decisions) == 0 {
 		t.Fatal("no revision: the test needs one")
@@ -415,7 +415,7 @@ func TestRevisionDoesNotRejudgeKeptSentences(t *testing.T) {
 // judged for the report are not put to it again.
 func TestFollowUpDoesNotRejudgeTheReport(t *testing.T) {
 	env, opt := carelessWorld(t, false, &pipelinetest.Script{Careless: true, Paraphrase: true})
-	_, sess := runToEnd(t, env, opt)
+	_, sess := pipelinetest.RunToEnd(t, env, opt)
 	claims := func() map[string]int {
 		claim := regexp.MustCompile(`(?m)^C\d+: (.+)$`)
 		asked := map[string]int{}
@@ -435,7 +435,7 @@ func TestFollowUpDoesNotRejudgeTheReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	drive(t, r, nil)
+	pipelinetest.Drive(t, r, nil)
 	if _, err := r.Wait(); err != nil {
 		t.Fatal(err)
 	}

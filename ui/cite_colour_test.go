@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/researchtui/researchtui/textkit/texttest"
 )
 
 // A selected citation is marked on its line without the line losing the
@@ -28,7 +29,7 @@ func TestSelectedCitationKeepsTheLinesColours(t *testing.T) {
 		if ansi.Strip(after[i]) != ansi.Strip(before[i]) {
 			t.Errorf("marking changed the text:\n%q\n%q", ansi.Strip(before[i]), ansi.Strip(after[i]))
 		}
-		styles := sgr.FindAllString(before[i], -1)
+		styles := texttest.SGR.FindAllString(before[i], -1)
 		if len(styles) == 0 {
 			t.Fatalf("the rendering has no colours to keep: %q", before[i])
 		}

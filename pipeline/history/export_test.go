@@ -2,10 +2,11 @@ package history
 
 import (
 	"bytes"
-	"github.com/researchtui/researchtui/search/bib"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/researchtui/researchtui/search/bib"
 
 	"golang.org/x/net/html"
 

@@ -18,7 +18,7 @@ import (
 // the last agent; a cancelled run's unfinished spans are marked open.
 func TestTimelineFromTheEventLog(t *testing.T) {
 	env := pipelinetest.NewEnv(t, &pipelinetest.Script{RevisionRounds: 1}, "")
-	_, sess := runToEnd(t, env, env.Options(question))
+	_, sess := pipelinetest.RunToEnd(t, env, env.Options(question))
 	evs, err := pipeline.LoadEvents(env.Store, sess.ID)
 	if err != nil {
 		t.Fatal(err)

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -20,39 +19,18 @@ import (
 	"github.com/researchtui/researchtui/llm/ollamafake"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
 	"github.com/researchtui/researchtui/search/sourcefake"
+	"github.com/researchtui/researchtui/textkit/texttest"
 )
-
-// evil is what a hostile model or web page writes: an OSC 52 clipboard
-// write, a screen clear, an OSC 8 link, an 8-bit CSI, a BEL and bidi
-// overrides that reorder what a reader sees.
-const evil = "\x1b]52;c;ZXZpbA==\x07\x1b[2J\x1b]8;;http://evil.example\x1b\\link\x1b]8;;\x1b\\\u009b31m\u202egnp.exe\u202c\u2066x\u2069\a"
-
-// terminalHostile finds what a terminal would act on or reorder: ESC, BEL
-// and other C0 controls (but \n, \t and \r), DEL, C1 controls (as runes
-// or raw bytes) and bidi controls.
-func terminalHostile(s string) string {
-	for i, r := range s {
-		switch {
-		case r < 0x20 && r != '\n' && r != '\t' && r != '\r', r == 0x7f, r >= 0x80 && r <= 0x9f:
-			return s[max(0, i-40):min(len(s), i+40)]
-		case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f, r == 0x061c:
-			return s[max(0, i-40):min(len(s), i+40)]
-		case r == utf8.RuneError && s[i] >= 0x80 && s[i] <= 0x9f: // a raw C1 byte (0x9b is CSI)
-			return s[max(0, i-40):min(len(s), i+40)]
-		}
-	}
-	return ""
-}
 
 // Every output path carries hostile model text without its controls: the
 // headless progress and report, --json events, sessions list/show (text
 // and JSON), trace, and every export format.
 func TestHostileTextReachesNoOutput(t *testing.T) {
-	plan := `{"title":"Title` + jsonString(evil) + `","intent":"cs_physics","canonical_term":"testing","sub_questions":[` +
-		`{"question":"Which software testing techniques are studied` + jsonString(evil) + `?","queries":{"strict":"software testing techniques","moderate":"software testing","broad":"testing"},"slots":["key findings"]}]}`
+	plan := `{"title":"Title` + jsonString(texttest.Evil) + `","intent":"cs_physics","canonical_term":"testing","sub_questions":[` +
+		`{"question":"Which software testing techniques are studied` + jsonString(texttest.Evil) + `?","queries":{"strict":"software testing techniques","moderate":"software testing","broad":"testing"},"slots":["key findings"]}]}`
 	prose := strings.Repeat("Software testing research compares techniques on real systems and reports how well each finds faults [1]. ", 4)
-	report := "# Title" + evil + "\n\n## Executive summary\n\nTesting is studied" + evil + " widely [1].\n\n" + prose + "\n\n## Research gaps\n\nMore work" + evil + ".\n"
-	review := `{"approved":true,"summary":"Good` + jsonString(evil) + `","requests":[]}`
+	report := "# Title" + texttest.Evil + "\n\n## Executive summary\n\nTesting is studied" + texttest.Evil + " widely [1].\n\n" + prose + "\n\n## Research gaps\n\nMore work" + texttest.Evil + ".\n"
+	review := `{"approved":true,"summary":"Good` + jsonString(texttest.Evil) + `","requests":[]}`
 	script := &pipelinetest.Script{Faults: []pipelinetest.Fault{
 		{Kind: pipelinetest.Planner, Nth: 1, Reply: ollamafake.Reply{Content: plan}},
 		{Kind: pipelinetest.Writer, Nth: 1, Reply: ollamafake.Reply{Content: report}},
@@ -65,7 +43,7 @@ func TestHostileTextReachesNoOutput(t *testing.T) {
 	c := newCLI(t, oll.URL, src)
 	check := func(what, out string) {
 		t.Helper()
-		if bad := terminalHostile(out); bad != "" {
+		if bad := texttest.Hostile(out); bad != "" {
 			t.Errorf("%s carries a control: %q", what, bad)
 		}
 	}
@@ -176,12 +154,12 @@ func TestServerWordsInErrorsAreClean(t *testing.T) {
 			io.WriteString(w, `{"version":"0.12.0"}`)
 		case r.URL.Path == "/api/show" && strings.Contains(readAll(r), "broken"):
 			w.WriteHeader(http.StatusInternalServerError)
-			io.WriteString(w, `{"error":"runner died`+jsonString(evil)+`"}`)
+			io.WriteString(w, `{"error":"runner died`+jsonString(texttest.Evil)+`"}`)
 		case r.URL.Path == "/api/show" && strings.Contains(readAll(r), "gone"):
 			w.WriteHeader(http.StatusNotFound)
 			io.WriteString(w, `{"error":"model not found"}`)
 		case r.URL.Path == "/api/show":
-			io.WriteString(w, `{"capabilities":["embedding`+jsonString(evil)+`","vision"]}`)
+			io.WriteString(w, `{"capabilities":["embedding`+jsonString(texttest.Evil)+`","vision"]}`)
 		default:
 			w.WriteHeader(http.StatusNotFound)
 		}
@@ -191,12 +169,12 @@ func TestServerWordsInErrorsAreClean(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for model, code := range map[string]int{"embedder": exitUsage, "broken": exitFailed, "gone" + evil: exitBackend} {
+	for model, code := range map[string]int{"embedder": exitUsage, "broken": exitFailed, "gone" + texttest.Evil: exitBackend} {
 		err := checkBackend(t.Context(), b, model)
 		if err == nil {
 			t.Fatalf("%q: the check passed", model)
 		}
-		if bad := terminalHostile(err.Error()); bad != "" {
+		if bad := texttest.Hostile(err.Error()); bad != "" {
 			t.Errorf("%q: the error carries %q", model, bad)
 		}
 		if got := exitCode(t.Context(), err); got != code {
