@@ -65,6 +65,10 @@ type OptionSpec struct {
 	// text row, bool options an off/on row; a few rows have widgets of
 	// their own (see ui/dialog_newrun.go).
 	Form string
+	// Remember: the TUI keeps the form's last choice of the option and
+	// starts the next form from it (ui/cli's tui-state.json), over the
+	// config's value.
+	Remember bool
 	// FormChoices are the labels the form shows for Choices, in order
 	// (none: the values themselves).
 	FormChoices []string
@@ -109,7 +113,7 @@ func FieldAccess[T any](field func(*Options) *T) Access {
 var RunOptions = []OptionSpec{
 	{Name: "model", Key: "model", Type: OptionString, KeepIfEmpty: true,
 		Help: "chat model (default qwen3:8b, or RESEARCHTUI_MODEL)",
-		Form: "Model", Placeholder: "qwen3:8b",
+		Form: "Model", Placeholder: "qwen3:8b", Remember: true,
 		Access: FieldAccess(func(o *Options) *string { return &o.Model })},
 	{Name: "embed-model", Key: "embed_model", Type: OptionString, KeepIfEmpty: true,
 		Help:   "embedding model (default nomic-embed-text, or RESEARCHTUI_EMBED_MODEL)",
@@ -119,14 +123,14 @@ var RunOptions = []OptionSpec{
 		Access: FieldAccess(func(o *Options) *string { return &o.Backend })},
 	{Name: "depth", Key: "depth", FollowUp: true, Type: OptionString, KeepIfEmpty: true, Noun: "depth",
 		Default: DepthStandard, Choices: []string{DepthQuick, DepthStandard, DepthDeep},
-		Help:   "quick|standard|deep",
-		Form:   "Depth",
+		Help: "quick|standard|deep",
+		Form: "Depth", Remember: true,
 		MCP:    "how thorough: quick (a short cited answer, ~1 min with a local 8B model), standard (a full report, the default) or deep (more sub-questions, sources and follow-up rounds)",
 		Access: FieldAccess(func(o *Options) *string { return &o.Depth })},
 	{Name: "sources", Key: "sources", FollowUp: true, Type: OptionList, KeepIfEmpty: true,
 		Help: "comma-separated sources: " + strings.Join(KnownSources, ",") + " (doctor says which need a key or an address)",
-		Form: "Sources", // its own widget: a checklist that knows which sources are off
-		MCP:  "sources to search, any of " + strings.Join(KnownSources, ", ") + "; omitted: chosen for the question",
+		Form: "Sources", Remember: true, // its own widget: a checklist that knows which sources are off
+		MCP: "sources to search, any of " + strings.Join(KnownSources, ", ") + "; omitted: chosen for the question",
 		// Naming sources turns the planner's choice off; none turns it on.
 		Access: Access{
 			Get: func(o *Options) any { return o.Sources },
@@ -140,19 +144,19 @@ var RunOptions = []OptionSpec{
 		Access: FieldAccess(func(o *Options) *string { return &o.Verify })},
 	{Name: "kind", Key: "kind", Type: OptionString,
 		Default: KindStandard, Choices: []string{KindStandard, KindBrief, KindReview},
-		Help:   "the report: standard (default), brief (a one-screen answer) or review (a literature review with its PRISMA 2020 flow)",
-		Form:   "Report",
+		Help: "the report: standard (default), brief (a one-screen answer) or review (a literature review with its PRISMA 2020 flow)",
+		Form: "Report", Remember: true,
 		MCP:    "the report: standard (sections per sub-question; the default), brief (a one-screen answer with its citations) or review (a structured literature review with a PRISMA 2020 flow diagram counted from the run's records)",
 		Access: FieldAccess(func(o *Options) *string { return &o.Kind })},
 	{Name: "review-plan", Key: "review_plan", Type: OptionString,
 		Default: ReviewApprove, Choices: []string{ReviewApprove, ReviewAsk},
 		Help: "approve (default: go straight on) or ask: show the plan before anything is searched, to edit it",
-		Form: "Plan", FormChoices: []string{"go straight on", "review it first"},
+		Form: "Plan", Remember: true, FormChoices: []string{"go straight on", "review it first"},
 		MCP:    "approve (run the plan as the planner writes it; the default) or ask (put the plan to the person through elicitation before anything is searched: delete, add sub-questions, choose sources)",
 		Access: FieldAccess(func(o *Options) *string { return &o.ReviewPlan })},
 	{Name: "language", Key: "language", Type: OptionString, Check: normalizeLanguage,
 		Help: "the report's language: a BCP 47 tag (de, pt-BR) or a name (German); default English; searching and references keep the sources' languages",
-		Form: "Language", Placeholder: "English (or de, German, pt-BR, …)",
+		Form: "Language", Remember: true, Placeholder: "English (or de, German, pt-BR, …)",
 		Invalid: "unknown language: type a tag such as de or pt-BR, or a name such as German",
 		MCP:     "the report's language: a BCP 47 tag (de, pt-BR) or a name (German); omitted: English. Searching and the references keep the sources' languages",
 		Access:  FieldAccess(func(o *Options) *string { return &o.Language })},
@@ -347,4 +351,28 @@ func orList(vs []string) string {
 		return strings.Join(vs, "")
 	}
 	return strings.Join(vs[:len(vs)-1], ", ") + " or " + vs[len(vs)-1]
+}
+
+// OptionValueFits says whether v is a value of an option of type t (its Go
+// type, see OptionType): what a face that stores choices checks before
+// Set, which would panic on another type.
+func OptionValueFits(t OptionType, v any) bool {
+	switch t {
+	case OptionString:
+		_, ok := v.(string)
+		return ok
+	case OptionBool:
+		_, ok := v.(bool)
+		return ok
+	case OptionInt:
+		_, ok := v.(int)
+		return ok
+	case OptionList:
+		_, ok := v.([]string)
+		return ok
+	case OptionDuration:
+		_, ok := v.(time.Duration)
+		return ok
+	}
+	return false
 }

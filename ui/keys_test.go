@@ -282,8 +282,8 @@ func TestNewResearchForm(t *testing.T) {
 		t.Error("starting shows the run screen")
 	}
 	// The form's choice is remembered: saved, and what the line starts with next.
-	if len(svc.saved) != 1 || svc.saved[0].Form == nil || svc.saved[0].Form.Depth != "deep" || svc.saved[0].Form.Model != "llama3.1:8b" ||
-		!reflect.DeepEqual(svc.saved[0].Form.Sources, []string{"openalex", "pubmed"}) {
+	if len(svc.saved) != 1 || svc.saved[0].Form == nil || svc.saved[0].Form["depth"] != "deep" || svc.saved[0].Form["model"] != "llama3.1:8b" ||
+		!reflect.DeepEqual(svc.saved[0].Form["sources"], []string{"openalex", "pubmed"}) {
 		t.Fatalf("saved %+v", svc.saved)
 	}
 	press(t, m, "esc")

@@ -356,7 +356,7 @@ func (m *rootModel) canPull() bool {
 
 func (m *rootModel) pullKey(tea.KeyPressMsg) tea.Cmd { return m.startPull() }
 
-// cycleTheme shows the next theme and saves it to the config file.
+// cycleTheme shows the next theme and remembers it for the next session.
 func (m *rootModel) cycleTheme(tea.KeyPressMsg) tea.Cmd {
 	m.applyTheme(themes.Next(m.themeName))
 	m.configured = m.themeName
@@ -397,7 +397,7 @@ func (m *rootModel) quit() tea.Cmd {
 	return tea.Quit
 }
 
-// queueSave writes settings to the config file in a Cmd, one write at a
+// queueSave writes what the TUI remembers (Settings) in a Cmd, one write at a
 // time: what changes while a write is under way is merged and written
 // after it, so the file ends with the last choice.
 func (m *rootModel) queueSave(s Settings) tea.Cmd {

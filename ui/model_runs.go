@@ -186,7 +186,7 @@ func (m *rootModel) openReview(rs *runView) {
 
 // start starts a new run once (a second enter before it has started does
 // nothing). A run started from the form remembers the form's model, depth
-// and sources, for the next form and the next start, and in the config file.
+// and sources, for the next form and the next start, and in what the TUI remembers.
 func (m *rootModel) start(opt pipeline.Options, form bool) tea.Cmd {
 	if m.starting {
 		return nil
@@ -194,9 +194,8 @@ func (m *rootModel) start(opt pipeline.Options, form bool) tea.Cmd {
 	m.starting = true
 	cmds := []tea.Cmd{startRunCmd(m.ctx, m.svc, opt)}
 	if form {
-		d := &m.cfg.Defaults
-		d.Model, d.Depth, d.Kind, d.ReviewPlan, d.Language, d.Sources, d.AutoSources = opt.Model, opt.Depth, opt.Kind, opt.ReviewPlan, opt.Language, opt.Sources, opt.AutoSources
-		choice := &FormChoice{Model: opt.Model, Depth: opt.Depth, Kind: opt.Kind, ReviewPlan: opt.ReviewPlan, Language: opt.Language, Sources: append([]string{}, opt.Sources...)}
+		choice := RememberedChoice(opt)
+		choice.Apply(&m.cfg.Defaults)
 		cmds = append(cmds, m.queueSave(Settings{Form: choice}))
 	}
 	return tea.Batch(cmds...)

@@ -66,7 +66,7 @@ type services interface {
 	Changes(ctx context.Context) <-chan struct{}
 	OpenURL(url string) error
 	PullModel(ctx context.Context, model string, progress func(pipeline.PullProgress)) error
-	// SaveSettings writes what the TUI remembers to the config file.
+	// SaveSettings writes what the TUI remembers (ui/cli: tui-state.json).
 	SaveSettings(s Settings) error
 	// Collections lists the collections of the person's library.
 	Collections() ([]LibraryCollection, error)

@@ -34,7 +34,7 @@ type Config struct {
 	Question      string // non-empty: start this research at once
 	DataDir       string // where exports are written by default
 	// SaveSettings writes what the TUI remembers (the theme, the form's
-	// last choice) to the config file; nil: nothing is saved.
+	// last choice) where the next session finds it; nil: nothing is saved.
 	SaveSettings func(Settings) error
 	// Collections lists the collections of the person's library and
 	// corpus, for the form's Library row; nil: none.

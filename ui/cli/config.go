@@ -43,26 +43,15 @@ type Config struct {
 	// CacheMaxAge is how long cached API answers and documents are reused
 	// without asking the network ("168h", "7d"; "off" disables the cache).
 	CacheMaxAge string `toml:"cache_max_age"`
-	// TUI is what the TUI remembers (written by it, see config_write.go).
-	TUI tuiConfig `toml:"tui"`
+	// TUI is the [tui] table earlier versions of the TUI wrote here: its
+	// form choices, read below the state file's (tui_state.go).
+	TUI map[string]any `toml:"tui"`
 	// Tracing is the [tracing] table: OpenTelemetry export of runs (off
 	// unless it or the OTEL_EXPORTER_OTLP_* variables turn it on).
 	Tracing tracingConfig `toml:"tracing"`
 
 	configPath string
 	dataDir    string
-}
-
-// tuiConfig is the [tui] table: the last model, depth and sources chosen in the
-// TUI's new-research form, offered again next time. They don't change what
-// `researchtui run` does.
-type tuiConfig struct {
-	Model      string    `toml:"model"`
-	Depth      string    `toml:"depth"`
-	Kind       string    `toml:"kind"`
-	ReviewPlan string    `toml:"review_plan"`
-	Language   *string   `toml:"language"` // nil: never chosen
-	Sources    *[]string `toml:"sources"`  // nil: never chosen; empty: by topic
 }
 
 // tracingConfig is the [tracing] table. The standard OTEL_* variables win
@@ -186,28 +175,12 @@ func (c *Config) defaultOptions() pipeline.Options {
 }
 
 // tuiOptions are the run options the new-research form starts from: the
-// config's, with the form's last choice over them.
-func (c *Config) tuiOptions() pipeline.Options {
+// config's, with the form's last choice over them (the config's legacy
+// [tui] table, then the state file's).
+func (c *Config) tuiOptions(state tuiState) pipeline.Options {
 	o := c.defaultOptions()
-	if c.TUI.Model != "" {
-		o.Model = c.TUI.Model
-	}
-	if c.TUI.Depth != "" {
-		o.Depth = c.TUI.Depth
-	}
-	if c.TUI.Kind != "" {
-		o.Kind = c.TUI.Kind
-	}
-	if c.TUI.ReviewPlan != "" {
-		o.ReviewPlan = c.TUI.ReviewPlan
-	}
-	if c.TUI.Language != nil {
-		o.Language = *c.TUI.Language
-	}
-	if c.TUI.Sources != nil {
-		o.Sources = *c.TUI.Sources
-		o.AutoSources = len(o.Sources) == 0
-	}
+	formChoice(c.TUI).Apply(&o)
+	state.choice().Apply(&o)
 	return o
 }
 

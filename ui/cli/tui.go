@@ -25,6 +25,11 @@ func runTUI(ctx context.Context, question string) error {
 		return err
 	}
 	defer a.Close()
+	state, err := loadTUIState(cfg.tuiStatePath())
+	if err != nil {
+		a.warn("the TUI's remembered choices are not used: " + err.Error())
+	}
+	theme := state.theme(cfg.Theme)
 	if a.tracer != nil {
 		// Nothing may print over the TUI: tracing's warning goes to the log.
 		lf := tuiLog(cfg)
@@ -42,13 +47,13 @@ func runTUI(ctx context.Context, question string) error {
 	if err := ui.Run(ctx, ui.Config{
 		Engine:        a.engine,
 		Store:         a.store,
-		Defaults:      cfg.tuiOptions(),
+		Defaults:      cfg.tuiOptions(state),
 		BackendErr:    bannerError(backendErr, a.backend.Host(), missing),
 		MissingModels: missing,
-		Theme:         cfg.Theme,
+		Theme:         theme,
 		Question:      question,
 		DataDir:       cfg.dataDir,
-		SaveSettings:  func(s ui.Settings) error { return saveSettings(cfg.configPath, s) },
+		SaveSettings:  func(s ui.Settings) error { return saveTUIState(cfg.tuiStatePath(), s, cfg.Theme) },
 		Collections:   func() ([]ui.LibraryCollection, error) { return tuiCollections(cfg) },
 		CheckBackend: func(ctx context.Context, models ...string) error {
 			return checkBackend(ctx, a.backend, models...)

@@ -1,0 +1,134 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/researchtui/researchtui/ui"
+)
+
+// stateConfig is a config whose file holds config (a model, sources and
+// a theme of its own) and whose data dir is a fresh folder.
+func stateConfig(t *testing.T, config string) *Config {
+	t.Helper()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "config.toml")
+	if err := os.WriteFile(path, []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("RESEARCHTUI_CONFIG", path)
+	t.Setenv("RESEARCHTUI_DATA_DIR", filepath.Join(dir, "data"))
+	cfg, err := loadConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+const myConfig = "# mine\nmodel = \"qwen3:8b\" # the big one\nsources = [\"arxiv\"]\ntheme = \"nord\"\n"
+
+// The form's last choice is kept in the data dir and starts the next
+// form, over the config's values; the config file is never written.
+func TestTheFormsChoiceIsRememberedOutsideTheConfig(t *testing.T) {
+	cfg := stateConfig(t, myConfig)
+	chosen := cfg.defaultOptions()
+	chosen.Model, chosen.Depth, chosen.Kind, chosen.Language, chosen.Sources = "llama3.1:8b", "deep", "review", "de", []string{"openalex", "pubmed"}
+	if err := saveTUIState(cfg.tuiStatePath(), ui.Settings{Form: ui.RememberedChoice(chosen)}, cfg.Theme); err != nil {
+		t.Fatal(err)
+	}
+	if err := saveTUIState(cfg.tuiStatePath(), ui.Settings{Theme: "gruvbox"}, cfg.Theme); err != nil {
+		t.Fatal(err)
+	}
+	if raw, _ := os.ReadFile(cfg.configPath); string(raw) != myConfig {
+		t.Errorf("the config file changed:\n%s", raw)
+	}
+	state, err := loadTUIState(cfg.tuiStatePath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := cfg.tuiOptions(state)
+	if o.Model != "llama3.1:8b" || o.Depth != "deep" || o.Kind != "review" || o.Language != "de" ||
+		!reflect.DeepEqual(o.Sources, []string{"openalex", "pubmed"}) || o.AutoSources {
+		t.Errorf("the next form starts from %q %q %q %q %v (auto %v), not the last choice", o.Model, o.Depth, o.Kind, o.Language, o.Sources, o.AutoSources)
+	}
+	if got := state.theme(cfg.Theme); got != "gruvbox" {
+		t.Errorf("theme %q, want the one chosen with t", got)
+	}
+	// Saving the theme kept the form's choice, and `run` is unchanged.
+	if o := cfg.defaultOptions(); o.Model != "qwen3:8b" || !reflect.DeepEqual(o.Sources, []string{"arxiv"}) {
+		t.Errorf("run's options changed: %q %v", o.Model, o.Sources)
+	}
+	// An empty source list is "chosen by the question's topic".
+	chosen.Sources = nil
+	if err := saveTUIState(cfg.tuiStatePath(), ui.Settings{Form: ui.RememberedChoice(chosen)}, cfg.Theme); err != nil {
+		t.Fatal(err)
+	}
+	state, _ = loadTUIState(cfg.tuiStatePath())
+	if o := cfg.tuiOptions(state); len(o.Sources) != 0 || !o.AutoSources || o.Model != "llama3.1:8b" {
+		t.Errorf("sources %v auto %v model %q: want by topic, the model kept", o.Sources, o.AutoSources, o.Model)
+	}
+}
+
+// Once the person edits the config's theme, the config's wins over the
+// one chosen with t before.
+func TestAnEditedConfigThemeWins(t *testing.T) {
+	cfg := stateConfig(t, myConfig)
+	if err := saveTUIState(cfg.tuiStatePath(), ui.Settings{Theme: "light"}, "nord"); err != nil {
+		t.Fatal(err)
+	}
+	state, _ := loadTUIState(cfg.tuiStatePath())
+	if got := state.theme("nord"); got != "light" {
+		t.Errorf("theme %q, want light (chosen with t over nord)", got)
+	}
+	if got := state.theme("solarized-light"); got != "solarized-light" {
+		t.Errorf("theme %q, want the config's, edited since", got)
+	}
+}
+
+// The [tui] table earlier versions wrote into the config is still read,
+// below the state file; values of the wrong type and keys that are no
+// remembered option are left out.
+func TestTheLegacyTUITableIsReadBelowTheState(t *testing.T) {
+	cfg := stateConfig(t, myConfig+"\n[tui]\ndepth = \"quick\"\nkind = 3\nverify = \"off\"\nsources = []\n")
+	o := cfg.tuiOptions(tuiState{})
+	if o.Depth != "quick" || o.Kind != "" || o.Verify == "off" || !o.AutoSources {
+		t.Errorf("from [tui]: depth %q kind %q verify %q auto %v", o.Depth, o.Kind, o.Verify, o.AutoSources)
+	}
+	o = cfg.tuiOptions(tuiState{Form: map[string]any{"depth": "deep"}})
+	if o.Depth != "deep" {
+		t.Errorf("depth %q, want the state's over [tui]", o.Depth)
+	}
+}
+
+// A state file that is not one (broken JSON, a folder) is reported with
+// what to do, the TUI starts from the config, and the next save replaces
+// a broken file.
+func TestABrokenStateFileIsReplaced(t *testing.T) {
+	cfg := stateConfig(t, myConfig)
+	path := cfg.tuiStatePath()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(`{"theme": "nord", "form": {`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	state, err := loadTUIState(path)
+	if err == nil || !reflect.DeepEqual(state, tuiState{}) {
+		t.Fatalf("a broken file read as %+v, %v", state, err)
+	}
+	if err := saveTUIState(path, ui.Settings{Theme: "light"}, "nord"); err != nil {
+		t.Fatal(err)
+	}
+	if state, err := loadTUIState(path); err != nil || state.theme("nord") != "light" {
+		t.Errorf("after a save: %+v, %v", state, err)
+	}
+	dir := filepath.Join(t.TempDir(), tuiStateFile)
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := loadTUIState(dir); err == nil {
+		t.Error("a folder read as a state file")
+	}
+}
