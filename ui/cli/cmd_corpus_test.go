@@ -54,6 +54,7 @@ func corpusFolder(t *testing.T, root string) string {
 }
 
 func TestCorpusAddListAndRun(t *testing.T) {
+	t.Parallel()
 	script := &pipelinetest.Script{RevisionRounds: 1}
 	oll := ollamafake.New(ollamafake.Options{Responder: script.Responder()})
 	defer oll.Close()
@@ -134,6 +135,7 @@ func between(s, a, b string) string {
 // A file name is untrusted text too: its escape sequences never reach the
 // terminal, in add or in list.
 func TestCorpusHostileFileName(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t, "http://127.0.0.1:1", nil)
 	dir := filepath.Join(c.dir, "docs")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -228,6 +230,7 @@ func embeddingsOf(st store.Stats, model string) int {
 // file it committed and every vector it saved; running it again reads only
 // the rest and embeds only what is missing, and a third run does nothing.
 func TestCorpusAddKilledThenResumed(t *testing.T) {
+	t.Parallel()
 	slow := ollamafake.New(ollamafake.Options{EmbedDelay: 150 * time.Millisecond})
 	defer slow.Close()
 	c := newCLI(t, slow.URL, nil)
@@ -307,6 +310,7 @@ func lastLines(s string, n int) string {
 // backend the text is still indexed and the summary says why it is not
 // embedded.
 func TestCorpusAddSkipsBadFilesAndWorksOffline(t *testing.T) {
+	t.Parallel()
 	oll := ollamafake.New(ollamafake.Options{})
 	defer oll.Close()
 	c := newCLI(t, oll.URL, nil)

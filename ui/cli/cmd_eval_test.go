@@ -25,6 +25,7 @@ import (
 // order on a fresh store, and prints one parsable result; the person's data
 // dir is never made.
 func TestEvalJSON(t *testing.T) {
+	t.Parallel()
 	script := &pipelinetest.Script{RevisionRounds: 1}
 	oll := ollamafake.New(ollamafake.Options{Responder: script.Responder()})
 	defer oll.Close()
@@ -69,6 +70,7 @@ func TestEvalJSON(t *testing.T) {
 }
 
 func TestEvalTableAndUsage(t *testing.T) {
+	t.Parallel()
 	script := &pipelinetest.Script{RevisionRounds: 1}
 	oll := ollamafake.New(ollamafake.Options{Responder: script.Responder()})
 	defer oll.Close()
@@ -97,6 +99,7 @@ func TestEvalTableAndUsage(t *testing.T) {
 // server sees both), prints both summaries as JSON, and side by side as a
 // table; a bad --compare is a usage error.
 func TestEvalCompare(t *testing.T) {
+	t.Parallel()
 	script := &pipelinetest.Script{RevisionRounds: 1}
 	models := ollamafake.DefaultModels()
 	models["qwen3:4b"] = models["qwen3:8b"]
@@ -138,6 +141,7 @@ func TestEvalCompare(t *testing.T) {
 // same model twice is no comparison; --backend picks the backend and
 // refuses an unknown one.
 func TestEvalJudgeAndBackendFlags(t *testing.T) {
+	t.Parallel()
 	script := &pipelinetest.Script{RevisionRounds: 1}
 	models := ollamafake.DefaultModels()
 	models["judge:7b"] = models["qwen3:8b"]
@@ -186,6 +190,7 @@ func TestEvalJudgeAndBackendFlags(t *testing.T) {
 // exits 130 and still prints the first run's row (a trial lost a finished
 // hour of runs to one keypress).
 func TestEvalInterruptedPrintsWhatFinished(t *testing.T) {
+	t.Parallel()
 	script := &pipelinetest.Script{RevisionRounds: 1}
 	oll := ollamafake.New(ollamafake.Options{Responder: script.Responder(), TokenDelay: 5 * time.Millisecond})
 	defer oll.Close()

@@ -94,6 +94,7 @@ var summaryLine = regexp.MustCompile(`(\d+) added, (\d+) updated, (\d+) unchange
 // updated and embeds nothing; the references export as RIS, CSL-JSON and
 // BibTeX that read back the same, with the person's citation keys.
 func TestLibraryImportRunAndSync(t *testing.T) {
+	t.Parallel()
 	script := thermalScript()
 	oll := ollamafake.New(ollamafake.Options{Responder: script.Responder()})
 	defer oll.Close()
@@ -199,6 +200,7 @@ func TestLibraryImportRunAndSync(t *testing.T) {
 // empty library is no line on stdout (an empty list in JSON lines) and
 // the reason on stderr, not silence.
 func TestEmptyLibraryListJSON(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t, "http://127.0.0.1:1", nil)
 	stdout, stderr, code, _ := c.run("library", "list", "--json")
 	if code != 0 || strings.TrimSpace(stdout) != "" || !strings.Contains(stderr, "nothing imported yet") {

@@ -14,6 +14,7 @@ import (
 // together is resolved; a file with nothing to import exits non-zero and
 // leaves its library as it was.
 func TestLibraryImportLosesNothing(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t, "http://127.0.0.1:1", nil)
 	write := func(rel, text string) string {
 		p := filepath.Join(c.dir, rel)
@@ -140,6 +141,7 @@ func TestLibraryImportLosesNothing(t *testing.T) {
 // `library list` of a real JabRef library: groups in order of their paths,
 // tags summed up, every one with --tags; `| head` is no error.
 func TestLibraryListReadable(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t, "http://127.0.0.1:1", nil)
 	p := filepath.Join(c.dir, "groups.bib")
 	os.WriteFile(p, []byte(`@comment{jabref-meta: grouping:

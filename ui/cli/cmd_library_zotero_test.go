@@ -70,6 +70,7 @@ func fileSum(t *testing.T, p string) string {
 // another process holds the database as a running Zotero does, the import
 // says so, points at the local API, and leaves the file as it was.
 func TestZoteroLibraryAcceptance(t *testing.T) {
+	t.Parallel()
 	script := thermalScript()
 	oll := ollamafake.New(ollamafake.Options{Responder: script.Responder()})
 	defer oll.Close()

@@ -22,6 +22,7 @@ import (
 // transport fails on anything else), a research call must return a report,
 // and closing stdin must end the process cleanly.
 func TestMCPOverStdio(t *testing.T) {
+	t.Parallel()
 	_, c, _ := fakeWorld(t, ollamafake.Options{})
 
 	cmd := exec.Command(os.Args[0], "mcp")
@@ -84,6 +85,7 @@ func TestMCPOverStdio(t *testing.T) {
 }
 
 func TestMCPHTTPNeedsTokenOffLoopback(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t, "http://127.0.0.1:1", nil)
 	_, stderr, code, _ := c.run("mcp", "--http", "0.0.0.0:0")
 	if code != exitUsage || !strings.Contains(stderr, "token") {
@@ -95,6 +97,7 @@ func TestMCPHTTPNeedsTokenOffLoopback(t *testing.T) {
 // pipe closes) cancels the run; the server saves the session as cancelled,
 // exits 0, and `resume` finishes it later.
 func TestMCPClientGoneMidRun(t *testing.T) {
+	t.Parallel()
 	_, c, _ := fakeWorld(t, ollamafake.Options{TokenDelay: 2 * time.Millisecond})
 
 	cmd := exec.Command(os.Args[0], "mcp")

@@ -15,6 +15,7 @@ import (
 // sequences in them never reach the terminal, and the person's answer is
 // read as before (here: accept request 2 only).
 func TestReviewPromptStripsControlSequences(t *testing.T) {
+	t.Parallel()
 	rv := &pipeline.ReviewRequest{Round: 1, Summary: "fine\x1b]0;pwned\x07 summary\x1b[2J", Requests: []pipeline.RevisionRequest{
 		{ID: "r1", Kind: "clarity", Section: "Intro\x1b[31m", Text: "one\nline\x9b2J"},
 		{ID: "r2", Kind: "structure", Section: "Gaps", Text: "tie them"},
@@ -35,6 +36,7 @@ func TestReviewPromptStripsControlSequences(t *testing.T) {
 // typo, a number out of range) is asked again, not taken as "reject and
 // finalise".
 func TestReviewPromptSaysWhatEnterDoes(t *testing.T) {
+	t.Parallel()
 	rv := &pipeline.ReviewRequest{Round: 1, Summary: "s", Requests: []pipeline.RevisionRequest{{ID: "r1", Text: "a"}, {ID: "r2", Text: "b"}}}
 	var out bytes.Buffer
 	d, err := decide(context.Background(), pipeline.ReviewAsk, rv, stdinLines(strings.NewReader("2x\n7\n\n")), &out)
@@ -50,6 +52,7 @@ func TestReviewPromptSaysWhatEnterDoes(t *testing.T) {
 // TestScreenConfigAndFlag: the config key `screen` reaches the run's
 // options, and --screen given on the command line wins over it.
 func TestScreenConfigAndFlag(t *testing.T) {
+	t.Parallel()
 	cfg := Config{Options: pipeline.DefaultOptions()}
 	if err := decodeConfig([]byte(`screen = "off"`), &cfg); err != nil {
 		t.Fatal(err)
@@ -85,6 +88,7 @@ func TestScreenConfigAndFlag(t *testing.T) {
 // refused with exit 2 (naming the command meant, when one is close), and
 // no TUI opens and no session is made (issue 36 item 3).
 func TestMistypedCommandIsRefused(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t, "http://127.0.0.1:1", nil)
 	for args, want := range map[string]string{
 		"sesions list": `did you mean "sessions"?`,

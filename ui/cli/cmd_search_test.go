@@ -13,6 +13,7 @@ import (
 // exactly as before and says what happened, and the rebuilt file is saved,
 // so the next search says nothing.
 func TestSearchRebuildsADamagedOrMissingIndex(t *testing.T) {
+	t.Parallel()
 	oll := ollamafake.New(ollamafake.Options{})
 	defer oll.Close()
 	c := newCLI(t, oll.URL, nil)

@@ -19,6 +19,7 @@ import (
 // sessions show says what was decided on each review round and the note
 // typed with it (issue 36 #4).
 func TestDecisionLineShowsTheNote(t *testing.T) {
+	t.Parallel()
 	d := history.SessionDetail{Reviews: []pipeline.ReviewRequest{{Requests: make([]pipeline.RevisionRequest, 3)}}}
 	got := decisionLine(d, 0, pipeline.Decision{Approve: true, Accepted: []string{"a", "b"}, Note: "cut the\nbackground"})
 	if got != `2 of 3 requests accepted; note: "cut the background"` {
@@ -32,6 +33,7 @@ func TestDecisionLineShowsTheNote(t *testing.T) {
 // A run asked to search sources this researchtui cannot search says what
 // each needs (as doctor does), not that the build lacks them (issue 36 #6).
 func TestRunSaysWhatOffSourcesNeed(t *testing.T) {
+	t.Parallel()
 	_, c, _ := fakeWorld(t, ollamafake.Options{})
 	_, stderr, code, _ := c.run("run", "--depth", "quick", "--sources", "arxiv,materials,web", "How is software testing studied?")
 	if code != 0 {
@@ -51,6 +53,7 @@ func TestRunSaysWhatOffSourcesNeed(t *testing.T) {
 // flag's usage as its value's placeholder ("--collection corpus add"), and
 // --sources names every source (issue 36 #18, #22).
 func TestFlagHelpReadsAsWritten(t *testing.T) {
+	t.Parallel()
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		c.Flags().VisitAll(func(f *pflag.Flag) {
@@ -76,6 +79,7 @@ func TestFlagHelpReadsAsWritten(t *testing.T) {
 // exit 2 with its usage line (issue 36 #19: library import with no file
 // exited 1 with cobra's bare message).
 func TestWrongArgumentsAreUsageErrors(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t, "http://127.0.0.1:1", nil)
 	for _, args := range [][]string{{"library", "import"}, {"sessions", "show"}, {"dirs", "extra"}} {
 		_, stderr, code, _ := c.run(args...)
@@ -89,6 +93,7 @@ func TestWrongArgumentsAreUsageErrors(t *testing.T) {
 // device is refused at once with exit 2 (issue 39 #4: a FIFO blocked,
 // /dev/zero grew without bound).
 func TestLibraryImportRefusesWhatIsNotAFile(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t, "http://127.0.0.1:1", nil)
 	fifo := filepath.Join(t.TempDir(), "refs.bib")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
@@ -105,6 +110,7 @@ func TestLibraryImportRefusesWhatIsNotAFile(t *testing.T) {
 // sessions list and show name the stage a session stopped in, as the
 // TUI's list does (user trial: both said only "interrupted").
 func TestStatusNamesTheStage(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		s    store.Session
 		want string

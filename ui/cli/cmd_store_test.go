@@ -13,6 +13,7 @@ import (
 )
 
 func TestStoreStatsAndCompact(t *testing.T) {
+	t.Parallel()
 	oll := ollamafake.New(ollamafake.Options{})
 	defer oll.Close()
 	c := newCLI(t, oll.URL, nil)
@@ -60,6 +61,7 @@ func twoDigits(i int) string { return string([]byte{byte('0' + i/10), byte('0' +
 
 // While another process holds the store, both commands say so and exit 4.
 func TestStoreCommandsRefuseWhileHeld(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t, "http://127.0.0.1:1", nil)
 	held, err := store.Open(filepath.Join(c.dir, "data", "researchtui.db"), store.Options{})
 	if err != nil {
@@ -77,6 +79,7 @@ func TestStoreCommandsRefuseWhileHeld(t *testing.T) {
 // Listing sessions never opens a vector index: a damaged index file is
 // left exactly as it is (opening it would rebuild it).
 func TestSessionsListLeavesTheIndexAlone(t *testing.T) {
+	t.Parallel()
 	oll := ollamafake.New(ollamafake.Options{})
 	defer oll.Close()
 	c := newCLI(t, oll.URL, nil)
@@ -107,6 +110,7 @@ func TestSessionsListLeavesTheIndexAlone(t *testing.T) {
 // store stats suggests a compaction only when it would give back a tenth
 // of the file: right after one, bbolt's few free pages are not worth it.
 func TestStoreStatsSuggestsCompactionWhenItPays(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		file, free int64
 		suggest    bool

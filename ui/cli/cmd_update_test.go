@@ -20,6 +20,7 @@ import (
 // by --due, and not due again straight after. Each check shows in
 // `sessions show` and its JSON.
 func TestUpdateFollowAndDue(t *testing.T) {
+	t.Parallel()
 	script := &pipelinetest.Script{}
 	oll := ollamafake.New(ollamafake.Options{Responder: script.Responder()})
 	defer oll.Close()
@@ -105,6 +106,7 @@ func TestUpdateFollowAndDue(t *testing.T) {
 // TestCheckLineIsCleaned: a check's reason quotes a failing source's
 // error text; what the terminal gets has no control sequence in it.
 func TestCheckLineIsCleaned(t *testing.T) {
+	t.Parallel()
 	c := pipeline.UpdateCheck{Reason: "the searches failed (1 warning: openalex failed: \x1b]0;owned\x07HTTP 503\x1b[2J)", Seen: 0}
 	if got := checkLine(c); strings.ContainsAny(got, "\x1b\x07") || !strings.Contains(got, "HTTP 503") {
 		t.Errorf("checkLine = %q", got)

@@ -16,6 +16,7 @@ import (
 // problem, instead of blocking, reading forever, or decoding for minutes
 // (issue 39 #8: 100,000 tables took 19.5 s).
 func TestConfigFileIsReadWithBounds(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo.toml")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
@@ -67,6 +68,7 @@ func TestConfigFileIsReadWithBounds(t *testing.T) {
 // escape sequences and a bidi override reaches doctor's output cleaned
 // (issue 39 #9).
 func TestDoctorPrintsConfiguredNamesInert(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	d := &doctor{w: &b}
 	name := "qwen\x1b[2J\u202e3:8b"

@@ -26,6 +26,7 @@ import (
 // headless progress and report, --json events, sessions list/show (text
 // and JSON), trace, and every export format.
 func TestHostileTextReachesNoOutput(t *testing.T) {
+	t.Parallel()
 	plan := `{"title":"Title` + jsonString(texttest.Evil) + `","intent":"cs_physics","canonical_term":"testing","sub_questions":[` +
 		`{"question":"Which software testing techniques are studied` + jsonString(texttest.Evil) + `?","queries":{"strict":"software testing techniques","moderate":"software testing","broad":"testing"},"slots":["key findings"]}]}`
 	prose := strings.Repeat("Software testing research compares techniques on real systems and reports how well each finds faults [1]. ", 4)
@@ -148,6 +149,7 @@ func jsonString(s string) string {
 // status message in a failed look-up, a model name in the `ollama pull`
 // hint. Exit codes still come from what the errors are.
 func TestServerWordsInErrorsAreClean(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case r.URL.Path == "/api/version":

@@ -101,6 +101,7 @@ func (c *cli) run(args ...string) (stdout, stderr string, code int, took time.Du
 }
 
 func TestRunHeadlessJSON(t *testing.T) {
+	t.Parallel()
 	script := &pipelinetest.Script{RevisionRounds: 1}
 	oll := ollamafake.New(ollamafake.Options{Responder: script.Responder()})
 	defer oll.Close()
@@ -273,6 +274,7 @@ func TestRunHeadlessJSON(t *testing.T) {
 }
 
 func TestBadInputExitCodes(t *testing.T) {
+	t.Parallel()
 	oll := ollamafake.New(ollamafake.Options{})
 	defer oll.Close()
 	c := newCLI(t, oll.URL, nil)
@@ -307,6 +309,7 @@ func TestBadInputExitCodes(t *testing.T) {
 }
 
 func TestUnreachableOllama(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t, "http://127.0.0.1:1", nil)
 	_, stderr, code, _ := c.run("run", "why is the sky blue?")
 	if code != 3 || !strings.Contains(stderr, "OLLAMA_HOST") {
@@ -319,6 +322,7 @@ func TestUnreachableOllama(t *testing.T) {
 }
 
 func TestSecondProcessGetsExit4(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t, "http://127.0.0.1:1", nil)
 	dataDir := strings.TrimPrefix(c.env[3], "RESEARCHTUI_DATA_DIR=")
 	st, err := store.Open(filepath.Join(dataDir, "researchtui.db"), store.Options{})

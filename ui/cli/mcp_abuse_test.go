@@ -20,6 +20,7 @@ import (
 // the server goes on: go-sdk v1.8.0 alone writes an error that is not
 // JSON and exits 1 ("invalid character 'x' in string escape code").
 func TestMCPStdioSurvivesControlCharacters(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t, "http://127.0.0.1:1", nil)
 	cmd := exec.Command(os.Args[0], "mcp")
 	cmd.Env = c.env
@@ -70,6 +71,7 @@ func TestMCPStdioSurvivesControlCharacters(t *testing.T) {
 // A blank token is refused at start, whichever way it comes; a token file
 // others can read is refused; a 0600 file's token guards the server.
 func TestMCPTokenSources(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t, "http://127.0.0.1:1", nil)
 	for _, tc := range []struct {
 		args []string

@@ -98,6 +98,7 @@ func TestTableAddedOptionOnTheCommandLineAndInTheConfig(t *testing.T) {
 // The config file's run options come from the table: each type read, and
 // a value of the wrong type named.
 func TestConfigRunOptionKeys(t *testing.T) {
+	t.Parallel()
 	cfg := Config{Options: pipeline.DefaultOptions()}
 	raw := "model = \"m\"\nsources = [\"arxiv\"]\nmax_revisions = 0\nrounds = 2\nthink = true\ndeadline = \"90s\"\nstraggler_grace = \"5s\"\ncollections = [\"Books\"]\n"
 	if err := decodeConfig([]byte(raw), &cfg); err != nil {

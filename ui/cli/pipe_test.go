@@ -21,6 +21,7 @@ import (
 // write with the session left as it was (running, or awaiting a review
 // nobody is asked for).
 func TestRunPipedToAClosedReaderStopsLikeAnInterrupt(t *testing.T) {
+	t.Parallel()
 	script := &pipelinetest.Script{RevisionRounds: 1}
 	oll := ollamafake.New(ollamafake.Options{Responder: script.Responder(), TokenDelay: 5 * time.Millisecond})
 	defer oll.Close()

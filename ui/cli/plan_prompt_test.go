@@ -20,6 +20,7 @@ func promptPlan() *pipeline.Plan {
 // explained and changes nothing), an empty line sends the run on with the
 // plan as left; the plan's model text never brings escapes to the terminal.
 func TestHeadlessPlanPromptEditsThePlan(t *testing.T) {
+	t.Parallel()
 	answers := stdinLines(strings.NewReader("d 7\nd 2\nq 1 mutation testing; fuzzing\n+ What do the authors call open problems?\ns arxiv, pubmed\n\n"))
 	var out bytes.Buffer
 	d, err := decide(context.Background(), pipeline.ReviewApprove, &pipeline.ReviewRequest{Plan: promptPlan()}, answers, &out)
@@ -39,6 +40,7 @@ func TestHeadlessPlanPromptEditsThePlan(t *testing.T) {
 
 // Enter at once runs the plan as written, whatever --review says.
 func TestHeadlessPlanPromptEnterApproves(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
 	d, err := decide(context.Background(), pipeline.ReviewReject, &pipeline.ReviewRequest{Plan: promptPlan()}, stdinLines(strings.NewReader("\n")), &out)
 	if err != nil || !d.Approve || d.Plan != nil {
@@ -51,6 +53,7 @@ func TestHeadlessPlanPromptEnterApproves(t *testing.T) {
 // refused aloud; an endless line is cut, not held whole (issue 39: 2,000
 // "+" lines printed 297 MB and dropped additions silently).
 func TestHeadlessPlanPromptStaysBounded(t *testing.T) {
+	t.Parallel()
 	var in strings.Builder
 	for i := range 2000 {
 		in.WriteString("+ What does study " + strings.Repeat("x", i%50) + " find?\n")

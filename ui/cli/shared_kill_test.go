@@ -199,6 +199,7 @@ const killQuestion = "How is software testing studied, and how are language mode
 // finished model call, and the MCP server goes on working (it takes the
 // data dir over or follows whoever did).
 func TestOwnerKilledMidRunThenResumed(t *testing.T) {
+	t.Parallel()
 	// Slower than slowWorld: the run must still be going once a second
 	// process (the MCP server, built with -race) has started beside it.
 	oll, c, data := fakeWorld(t, ollamafake.Options{TokenDelay: 15 * time.Millisecond, Parallel: 1})
@@ -237,6 +238,7 @@ func TestOwnerKilledMidRunThenResumed(t *testing.T) {
 // interrupted at once (not running forever), and `resume` beside the owner
 // finishes it without repeating a finished model call.
 func TestClientKilledMidRunThenResumedBesideTheOwner(t *testing.T) {
+	t.Parallel()
 	oll, c, data := slowWorld(t)
 	mcpOwner, mcpCmd, mcpErr := startMCP(t, c)
 	defer func() { mcpOwner.Close(); mcpCmd.Wait() }()
@@ -270,6 +272,7 @@ func TestClientKilledMidRunThenResumedBesideTheOwner(t *testing.T) {
 // The owner exits (normally) while a client's run is under way: the client
 // takes the data dir over and its run completes, repeating nothing.
 func TestClientTakesOverWhenTheOwnerExitsMidRun(t *testing.T) {
+	t.Parallel()
 	oll, c, _ := slowWorld(t)
 	mcpOwner, mcpCmd, _ := startMCP(t, c)
 	if _, text := callText(t, mcpOwner, "list_sessions", nil); text == "" {
@@ -299,6 +302,7 @@ func TestClientTakesOverWhenTheOwnerExitsMidRun(t *testing.T) {
 // from another process (as the TUI does): the run carries the decision
 // out, stops asking, and finishes.
 func TestReviewDecidedInAnotherProcess(t *testing.T) {
+	t.Parallel()
 	_, c, data := fakeWorld(t, ollamafake.Options{})
 	cmd := exec.Command(os.Args[0], "run", "--review", "ask", "--sources", "arxiv,openalex", killQuestion)
 	cmd.Env = c.env

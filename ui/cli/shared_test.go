@@ -105,6 +105,7 @@ func callText(t *testing.T, cs *mcp.ClientSession, name string, args map[string]
 // commands and a second `researchtui mcp` read through it instead of
 // exiting 4; when the owner exits, the next process takes the store over.
 func TestTwoProcessesShareADataDir(t *testing.T) {
+	t.Parallel()
 	_, c, data := fakeWorld(t, ollamafake.Options{})
 
 	owner, ownerCmd, ownerErr := startMCP(t, c)
@@ -204,6 +205,7 @@ func TestTwoProcessesShareADataDir(t *testing.T) {
 
 // An owner killed with SIGKILL leaves its socket; nothing wedges on it.
 func TestKilledOwnerLeavesNoWedge(t *testing.T) {
+	t.Parallel()
 	c, data := shortCLI(t, "http://127.0.0.1:1", nil)
 	cmd := exec.Command(os.Args[0], "mcp")
 	cmd.Env = c.env
@@ -241,6 +243,7 @@ func TestKilledOwnerLeavesNoWedge(t *testing.T) {
 // Exit 4 stays for a store nobody answers for: here the test process holds
 // the lock and serves no socket.
 func TestUnreachableStoreIsExit4(t *testing.T) {
+	t.Parallel()
 	c, data := shortCLI(t, "http://127.0.0.1:1", nil)
 	st, err := store.Open(filepath.Join(data, "researchtui.db"), store.Options{})
 	if err != nil {
