@@ -119,6 +119,7 @@ func abstracts(t *testing.T, env *pipelinetest.Env, id string) map[string]string
 }
 
 func TestShortSourcesShareAnAnalystCall(t *testing.T) {
+	t.Parallel()
 	env := webEnv(t, &pipelinetest.Script{})
 	_, sess := pipelinetest.RunToEnd(t, env, webOptions(env))
 	analyses := storedAnalyses(t, env, sess.ID)
@@ -148,12 +149,14 @@ func TestShortSourcesShareAnAnalystCall(t *testing.T) {
 }
 
 func TestABatchAnswerThatLeavesSourcesOutAsksForThemAlone(t *testing.T) {
+	t.Parallel()
 	env := webEnv(t, &pipelinetest.Script{Batch: pipelinetest.BatchFirstOnly})
 	_, sess := pipelinetest.RunToEnd(t, env, webOptions(env))
 	checkEveryAnalysisByTheModel(t, env, sess.ID)
 }
 
 func TestAJunkBatchAnswerCostsNoSourceItsAnalysis(t *testing.T) {
+	t.Parallel()
 	env := webEnv(t, &pipelinetest.Script{Batch: pipelinetest.BatchJunk})
 	_, sess := pipelinetest.RunToEnd(t, env, webOptions(env))
 	checkEveryAnalysisByTheModel(t, env, sess.ID)
@@ -178,6 +181,7 @@ func checkEveryAnalysisByTheModel(t *testing.T, env *pipelinetest.Env, id string
 }
 
 func TestAWriterThatNamesFindingsGetsThemVerbatimAndCited(t *testing.T) {
+	t.Parallel()
 	env := webEnv(t, &pipelinetest.Script{ByReference: true})
 	_, sess := pipelinetest.RunToEnd(t, env, webOptions(env))
 	rep, err := pipeline.LoadReport(env.Store, sess.ID)
@@ -208,6 +212,7 @@ func TestAWriterThatNamesFindingsGetsThemVerbatimAndCited(t *testing.T) {
 }
 
 func TestSubQuestionsSearchedTogetherShareOneScreen(t *testing.T) {
+	t.Parallel()
 	// A competent screener that finds the packaging tool off topic.
 	offTopic := func(title string) bool { return strings.Contains(title, "Snapcraft") }
 	env := webEnv(t, &pipelinetest.Script{Screen: &pipelinetest.ScreenScript{OffTopic: offTopic}})
@@ -258,6 +263,7 @@ func TestSubQuestionsSearchedTogetherShareOneScreen(t *testing.T) {
 // works at the same time; their shared screen call lists each work once
 // (its verdict counts for both), so the prompt does not pay for it twice.
 func TestSharedWorkIsScreenedOnce(t *testing.T) {
+	t.Parallel()
 	got := runRankCase(t, turingCompleteCase, &pipelinetest.Script{}, nil)
 	listed := 0
 	for _, c := range got.env.Ollama.ChatCalls() {

@@ -34,6 +34,7 @@ var overlappingTuring = []pipelinetest.Topic{
 // means each reads its next best unread candidate instead of the same
 // top three: at least 6 distinct sources cited (3 before), none off topic.
 func TestOverlappingSubQuestionsReadMoreUnderRateLimits(t *testing.T) {
+	t.Parallel()
 	body429, err := os.ReadFile("../search/testdata/semanticscholar/error-429-too-many-requests.json")
 	if err != nil {
 		t.Fatal(err)
@@ -135,6 +136,7 @@ var patternsQuestion = "What is known about Turing patterns and Turing instabili
 // 20 on-topic works are included, each a row of the studies table, at
 // most 15% namesakes.
 func TestReviewIncludesThePool(t *testing.T) {
+	t.Parallel()
 	screen := &pipelinetest.ScreenScript{OffTopic: func(title string) bool {
 		return namesake(title) && !strings.Contains(strings.ToLower(title), "pattern")
 	}, ErrorRate: 0.1, Seed: 7}
@@ -212,6 +214,7 @@ func TestReviewIncludesThePool(t *testing.T) {
 // /paper/batch answer replayed: about other works, so it must attach
 // nothing), and never asks for a work twice.
 func TestTitleOnlyWorksAreLookedUp(t *testing.T) {
+	t.Parallel()
 	crossref, err := os.ReadFile("../search/testdata/crossref/works-query-ecology-select-DOI-title.json")
 	if err != nil {
 		t.Fatal(err)

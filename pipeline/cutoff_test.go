@@ -55,6 +55,7 @@ func stuckEnv(t *testing.T, hang func(string) bool) (*pipelinetest.Env, *stuckHo
 // Once every other source of its sub-question is analysed, it gets the
 // grace period, then the run goes on from its abstract and says so.
 func TestAStragglerGetsAGracePeriodThenTheAbstract(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	var stuck string
 	env, hosts := stuckEnv(t, func(path string) bool {
@@ -90,6 +91,7 @@ func TestAStragglerGetsAGracePeriodThenTheAbstract(t *testing.T) {
 // comes first. Downloads are cut, nothing new is analysed or reviewed, and
 // a report is written from what there is, naming what was left unread.
 func TestDeadlineStopsNewWorkAndWrites(t *testing.T) {
+	t.Parallel()
 	env, _ := stuckEnv(t, func(string) bool { return true })
 	opt := env.Options(question)
 	opt.Deadline = 300 * time.Millisecond

@@ -58,6 +58,7 @@ func fixtureTitles(t *testing.T) map[string]int {
 }
 
 func TestEndToEnd(t *testing.T) {
+	t.Parallel()
 	env := pipelinetest.NewEnv(t, &pipelinetest.Script{RevisionRounds: 1, BogusCitation: true}, "")
 	r, err := env.Engine.Start(context.Background(), env.Options(question))
 	if err != nil {
@@ -177,6 +178,7 @@ func TestEndToEnd(t *testing.T) {
 func itoa(n int) string { return strconv.Itoa(n) }
 
 func TestFaultsDegradeButFinish(t *testing.T) {
+	t.Parallel()
 	script := &pipelinetest.Script{
 		RevisionRounds: 1,
 		Faults: []pipelinetest.Fault{
@@ -209,6 +211,7 @@ func TestFaultsDegradeButFinish(t *testing.T) {
 }
 
 func TestResumeAfterAnalyseRepeatsNoModelCall(t *testing.T) {
+	t.Parallel()
 	env := pipelinetest.NewEnv(t, &pipelinetest.Script{RevisionRounds: 1}, "")
 	r, err := env.Engine.Start(context.Background(), env.Options(question))
 	if err != nil {
@@ -280,6 +283,7 @@ func TestResumeAfterAnalyseRepeatsNoModelCall(t *testing.T) {
 }
 
 func TestQuitAtReviewLeavesSessionAwaitingReview(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	env := pipelinetest.NewEnv(t, &pipelinetest.Script{RevisionRounds: 1}, dir)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -309,6 +313,7 @@ func TestQuitAtReviewLeavesSessionAwaitingReview(t *testing.T) {
 }
 
 func TestBadQuestion(t *testing.T) {
+	t.Parallel()
 	env := pipelinetest.NewEnv(t, nil, "")
 	for _, q := range []string{"", "   \n\t ", "\x1b[2J", strings.Repeat("why ", 2000)} {
 		_, err := env.Engine.Start(context.Background(), env.Options(q))
@@ -322,6 +327,7 @@ func TestBadQuestion(t *testing.T) {
 }
 
 func TestMaxRevisionsBoundsTheReviewLoop(t *testing.T) {
+	t.Parallel()
 	env := pipelinetest.NewEnv(t, &pipelinetest.Script{RevisionRounds: 10}, "")
 	opt := env.Options(question)
 	opt.MaxRevisions = 1
@@ -341,6 +347,7 @@ func TestMaxRevisionsBoundsTheReviewLoop(t *testing.T) {
 }
 
 func TestTokenBudgetSkipsOptionalWork(t *testing.T) {
+	t.Parallel()
 	env := pipelinetest.NewEnv(t, &pipelinetest.Script{RevisionRounds: 1}, "")
 	opt := env.Options(question)
 	opt.BudgetTokens = 1 // spent by the first call
@@ -358,6 +365,7 @@ func TestTokenBudgetSkipsOptionalWork(t *testing.T) {
 }
 
 func TestHostileModelOutputNeverReachesTheReport(t *testing.T) {
+	t.Parallel()
 	prose := strings.Repeat("Software testing research compares techniques on real systems and reports how well each finds faults [1]. ", 4)
 	hostile := "# Title\x1b]0;pwned\x07\n\n## Executive summary\n\nTesting is studied \x1b[2Jwidely [1].\n\n  - indented \u009b31m item\n\n" + prose + "\n"
 	env := pipelinetest.NewEnv(t, &pipelinetest.Script{Faults: []pipelinetest.Fault{
@@ -383,6 +391,7 @@ func TestHostileModelOutputNeverReachesTheReport(t *testing.T) {
 // fence), reach the report as text: a Markdown viewer loads and follows
 // nothing (issue 48).
 func TestModelMarkdownReachesTheReportInert(t *testing.T) {
+	t.Parallel()
 	img := "![p](http://host.example/p.png)"
 	plan := `{"title":"Testing ` + img + `","intent":"cs_physics","canonical_term":"testing","sub_questions":[` +
 		`{"question":"Which software testing techniques are studied <img src=http://host.example/q.png>?","queries":{"strict":"software testing techniques","moderate":"software testing","broad":"testing"},"slots":["key findings","<img src=x>"]}]}`
@@ -409,6 +418,7 @@ func TestModelMarkdownReachesTheReportInert(t *testing.T) {
 // nomic-embed-text retrieves well only with its task prefixes: documents
 // and queries are sent with them.
 func TestEmbeddingTaskPrefixes(t *testing.T) {
+	t.Parallel()
 	env := pipelinetest.NewEnv(t, &pipelinetest.Script{}, "")
 	pipelinetest.RunToEnd(t, env, env.Options(question))
 	docs, queries := 0, 0
@@ -439,6 +449,7 @@ func TestEmbeddingTaskPrefixes(t *testing.T) {
 }
 
 func TestASessionRunsOnceAtATime(t *testing.T) {
+	t.Parallel()
 	env := pipelinetest.NewEnv(t, &pipelinetest.Script{RevisionRounds: 1}, "")
 	ctx, cancel := context.WithCancel(context.Background())
 	r, err := env.Engine.Start(ctx, env.Options(question))
@@ -465,6 +476,7 @@ func TestASessionRunsOnceAtATime(t *testing.T) {
 // With Think, a thinking model thinks: its thoughts stream apart and never
 // reach the report or the parsed answers.
 func TestThinkingIsShownButNeverParsed(t *testing.T) {
+	t.Parallel()
 	env := pipelinetest.NewEnv(t, &pipelinetest.Script{}, "")
 	opt := env.Options(question)
 	opt.Think = true
@@ -497,6 +509,7 @@ func TestThinkingIsShownButNeverParsed(t *testing.T) {
 // models write) still yields a usable report: the plan falls back to the
 // question, and the draft is assembled from the sources.
 func TestNonsenseAnswersStillMakeAReport(t *testing.T) {
+	t.Parallel()
 	junkPlan := `{"title":"}k wz} sd]","intent":"general","canonical_term":"]]","sub_questions":[{"question":"\"]}d}","queries":{"strict":"}{","moderate":"]]","broad":"{"}}]}`
 	env := pipelinetest.NewEnv(t, &pipelinetest.Script{Faults: []pipelinetest.Fault{
 		{Kind: pipelinetest.Planner, Nth: 1, Reply: ollamafake.Reply{Content: junkPlan}},
@@ -530,6 +543,7 @@ func (nothingFound) Search(context.Context, string, int) ([]search.Record, error
 // the last stage it finished ("failed (at plan)" read as failing to plan),
 // and its message names what to change in the words of every front end.
 func TestAFailedRunRecordsTheStageItStoppedIn(t *testing.T) {
+	t.Parallel()
 	env := pipelinetest.NewEnv(t, nil, "")
 	env.Engine.Sources = map[string]search.Source{"arxiv": nothingFound{"arxiv"}, "openalex": nothingFound{"openalex"}}
 	r, err := env.Engine.Start(context.Background(), env.Options(question))
@@ -551,6 +565,7 @@ func TestAFailedRunRecordsTheStageItStoppedIn(t *testing.T) {
 // does so again the run searches for the question as asked and says so,
 // instead of searching for "You are the planning agent…".
 func TestAPlannerThatEchoesItsInstructions(t *testing.T) {
+	t.Parallel()
 	echo := `{"title":"Plan","intent":"general","canonical_term":"research","sub_questions":[` +
 		`{"question":"You are the planning agent of a research assistant that searches scholarly databases?","queries":{"strict":"planning agent research assistant","moderate":"planning agent"},"slots":["key findings"]},` +
 		`{"question":"Which search strings use no boolean operators, no quotes?","queries":{"strict":"boolean operators quotes","moderate":"boolean operators"},"slots":["key findings"]}]}`
@@ -585,6 +600,7 @@ func TestAPlannerThatEchoesItsInstructions(t *testing.T) {
 // its AgentFinished event carries the sentences those references name, so
 // a person watching sees findings, not labels (issue 47 #11).
 func TestAnalystsSayWhatTheyFound(t *testing.T) {
+	t.Parallel()
 	env := pipelinetest.NewEnv(t, &pipelinetest.Script{RevisionRounds: 0}, "")
 	evs, _ := pipelinetest.RunToEnd(t, env, env.Options(question))
 	shown := 0

@@ -42,6 +42,7 @@ func ask(t *testing.T, env *pipelinetest.Env, id, q string) store.Session {
 // follow-up; no search or download happens, the report grows a section
 // citing the old numbers, and version 1 is unchanged.
 func TestCoveredFollowUpSearchesNothing(t *testing.T) {
+	t.Parallel()
 	env := pipelinetest.NewEnv(t, &pipelinetest.Script{}, "")
 	_, sess := pipelinetest.RunToEnd(t, env, env.Options(question))
 	v1, _ := pipeline.LoadReport(env.Store, sess.ID)
@@ -88,6 +89,7 @@ func TestCoveredFollowUpSearchesNothing(t *testing.T) {
 // about something the session never read; it searches, and the new sources
 // take the numbers after the old ones, which keep theirs.
 func TestUncoveredFollowUpReadsNewSourcesNumberedAfter(t *testing.T) {
+	t.Parallel()
 	script := &pipelinetest.Script{
 		FollowUpTopics: []pipelinetest.Topic{{Question: "What is known about Luttinger liquids of helium in nanopores?", Strict: "luttinger liquid helium nanopores", Moderate: "luttinger liquid", Broad: "helium"}},
 		GapQueries:     []string{"del_maestro luttinger liquids"},
@@ -138,6 +140,7 @@ func TestUncoveredFollowUpReadsNewSourcesNumberedAfter(t *testing.T) {
 }
 
 func TestFollowUpBadInput(t *testing.T) {
+	t.Parallel()
 	env := pipelinetest.NewEnv(t, nil, "")
 	if _, err := env.Engine.Ask(context.Background(), "nope", "why?", nil); !errors.Is(err, pipeline.ErrBadInput) {
 		t.Errorf("unknown session: %v", err)

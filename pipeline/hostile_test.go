@@ -68,6 +68,7 @@ func hostileWeb(t *testing.T) (*httptest.Server, func(string) int) {
 // With RESEARCHTUI_REAL_PROGRESS=1 the download rule is the real one (15 s
 // to a first byte, 160 KiB per 10 s) and the test logs the wall time.
 func TestHostileWebResultsDontHoldTheRun(t *testing.T) {
+	t.Parallel()
 	hostile, hits := hostileWeb(t)
 	recorded, err := os.ReadFile("../search/testdata/searxng/search-q-python-format-json.json")
 	if err != nil {

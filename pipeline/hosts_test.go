@@ -31,6 +31,7 @@ func (r *refusingHosts) RoundTrip(req *http.Request) (*http.Response, error) {
 // the client's retries); the other links on that host are not tried, and
 // those sources are read from their abstracts.
 func TestUnreachableHostIsGivenUpForTheRun(t *testing.T) {
+	t.Parallel()
 	env := pipelinetest.NewEnv(t, nil, "")
 	hosts := &refusingHosts{attempts: map[string]int{}}
 	env.Client.SetHostLimit("arxiv.org", 50*time.Millisecond) // serialised, as arXiv's own 3 s are

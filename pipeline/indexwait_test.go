@@ -15,6 +15,7 @@ import (
 // own warnings (findings about the research) leave it out. A run whose
 // index opens from a sound file says nothing.
 func TestRunShowsAnIndexRebuild(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	env := pipelinetest.NewEnv(t, nil, dir)
 	pipelinetest.RunToEnd(t, env, env.Options(question))

@@ -20,6 +20,7 @@ import (
 // TestKilledRunChild is the child half of TestKillMidFlowThenResume: it
 // runs a session against the parent's fakes until the parent kills it.
 func TestKilledRunChild(t *testing.T) {
+	t.Parallel()
 	db := os.Getenv("RESEARCHTUI_KILL_CHILD_DB")
 	if db == "" {
 		t.Skip("helper for TestKillMidFlowThenResume")
@@ -75,6 +76,7 @@ func killEngine(st *store.Store, backend llm.Backend, src string) *pipeline.Engi
 // resume in a new process asks about the plan again without planning again,
 // then runs the plan as the person left it.
 func TestKillAtThePlanReviewThenResume(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts a child process")
 	}
@@ -155,12 +157,14 @@ var analysedTitle = regexp.MustCompile(`(?m)^Source(?: \d+)?: (.+) \(`)
 // store: no finished unit's model call is made again (planner, an analysed
 // source's analyst), and the run completes.
 func TestKillMidFlowThenResume(t *testing.T) {
+	t.Parallel()
 	killMidFlow(t, &pipelinetest.Script{RevisionRounds: 1}, func(analysts, reflectors int) bool { return analysts >= 3 }, "")
 }
 
 // TestKillDuringAFollowUpThenResume kills the process while a follow-up
 // reads and analyses new sources; resume finishes it repeating nothing.
 func TestKillDuringAFollowUpThenResume(t *testing.T) {
+	t.Parallel()
 	script := &pipelinetest.Script{
 		FollowUpTopics: []pipelinetest.Topic{{Question: "What is known about Luttinger liquids of helium in nanopores?", Strict: "luttinger liquid helium nanopores", Moderate: "luttinger liquid", Broad: "helium"}},
 		GapQueries:     []string{"del_maestro luttinger liquids"},
@@ -175,6 +179,7 @@ func TestKillDuringAFollowUpThenResume(t *testing.T) {
 // TestKillInRoundTwoThenResume does the same during a follow-up round:
 // reflection has run and round 2's analysts are at work (two of them).
 func TestKillInRoundTwoThenResume(t *testing.T) {
+	t.Parallel()
 	script := withLuttinger(&pipelinetest.Script{RevisionRounds: 1, MissingSlot: "open problems", GapQueries: []string{"del_maestro luttinger liquids"}})
 	before := killMidFlow(t, script, func(analysts, reflectors int) bool { return reflectors >= 1 && analysts >= 2 }, "")
 	if script.Calls(pipelinetest.Reflector) != 1 {

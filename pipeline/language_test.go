@@ -13,6 +13,7 @@ import (
 // German, the Method section is translated (its counts kept) and the
 // references are as an English run writes them.
 func TestLanguageReachesTheWriterAndTheMethod(t *testing.T) {
+	t.Parallel()
 	run := func(lang string) (*pipelinetest.Env, pipeline.Report) {
 		env := pipelinetest.NewEnv(t, &pipelinetest.Script{RevisionRounds: 1}, "")
 		opt := env.Options(question)
@@ -73,6 +74,7 @@ func TestLanguageReachesTheWriterAndTheMethod(t *testing.T) {
 }
 
 func TestLanguageNames(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{"de": "de", "German": "de", "deutsch": "de", "pt-BR": "pt-BR", "en": "", "English": "", "": ""} {
 		o := pipeline.Options{Question: "q?", Model: "m", EmbedModel: "e", Language: in}
 		if err := o.Normalize(); err != nil || o.Language != want {
@@ -92,6 +94,7 @@ func TestLanguageNames(t *testing.T) {
 // a --language run it condemns none; the model judges them (here it finds
 // them supported), even with --verify quick.
 func TestForeignSentencesAreJudgedNotUncited(t *testing.T) {
+	t.Parallel()
 	for _, verify := range []string{pipeline.VerifyFull, pipeline.VerifyQuick} {
 		run := func(lang string) pipeline.VerifyCounts {
 			env := pipelinetest.NewEnv(t, &pipelinetest.Script{RevisionRounds: 0, Foreign: true, VerifierJudges: pipelinetest.JudgeSupported}, "")

@@ -32,6 +32,7 @@ func libraryDoc(t *testing.T, st *store.Store, rec search.Record, text string) s
 // as from the library; a library item of a collection the run does not
 // name is not searched.
 func TestLibraryItemFoundOnlineIsReadFromTheOwnCopy(t *testing.T) {
+	t.Parallel()
 	env := pipelinetest.NewEnv(t, nil, "")
 	opt := env.Options(question) // what the scripted planner plans for (its sub-questions share its words)
 	online, err := env.Engine.Sources["openalex"].Search(context.Background(), opt.Question, 5)
@@ -114,6 +115,7 @@ func TestLibraryItemFoundOnlineIsReadFromTheOwnCopy(t *testing.T) {
 // A --collection run whose collection holds only a title-only book says so
 // in its Method instead of saying nothing of the library (issue 36 #11).
 func TestCollectionRunSaysWhatItsLibraryGave(t *testing.T) {
+	t.Parallel()
 	env := pipelinetest.NewEnv(t, nil, "")
 	opt := env.Options(question) // what the scripted planner plans for (its sub-questions share its words)
 	book := search.Record{Source: "local", FoundBy: []string{"local"}, Library: "zotero", LibraryID: "BOOK0001",
@@ -138,6 +140,7 @@ func TestCollectionRunSaysWhatItsLibraryGave(t *testing.T) {
 // material: an empty library reads "local (nothing found)" in the Method
 // (issue 36 #10: "Searched … local" when nothing was imported).
 func TestMethodSaysWhichSourcesFoundNothing(t *testing.T) {
+	t.Parallel()
 	env := pipelinetest.NewEnv(t, nil, "")
 	env.Engine.Sources["local"] = search.NewLocal(func() ([]search.LocalDoc, error) { return nil, nil })
 	opt := env.Options(question) // what the scripted planner plans for (its sub-questions share its words)

@@ -52,6 +52,7 @@ func searchedFor(qs []string, words string) bool {
 // one and turns a source off; the run then searches exactly that plan (the
 // added sub-question with the planner's queries) and records the review.
 func TestPlanReviewEditsWhatIsSearched(t *testing.T) {
+	t.Parallel()
 	env := pipelinetest.NewEnv(t, &pipelinetest.Script{RevisionRounds: 0, SubQuestions: 2}, "")
 	opt := env.Options(question)
 	opt.ReviewPlan = pipeline.ReviewAsk
@@ -122,6 +123,7 @@ func TestPlanReviewEditsWhatIsSearched(t *testing.T) {
 // A run killed while its plan waits asks again on resume, and a plan
 // approved as written is searched as the planner wrote it.
 func TestPlanReviewWaitsAcrossAResume(t *testing.T) {
+	t.Parallel()
 	env := pipelinetest.NewEnv(t, &pipelinetest.Script{RevisionRounds: 0}, "")
 	opt := env.Options(question)
 	opt.ReviewPlan = pipeline.ReviewAsk
@@ -169,6 +171,7 @@ func TestPlanReviewWaitsAcrossAResume(t *testing.T) {
 // cancel_session): the session ends cancelled, with no review left
 // pending, unlike a program that stops while waiting (issue 36 #8).
 func TestCancelWhilePlanWaitsEndsCancelled(t *testing.T) {
+	t.Parallel()
 	env := pipelinetest.NewEnv(t, &pipelinetest.Script{RevisionRounds: 0}, "")
 	opt := env.Options(question)
 	opt.ReviewPlan = pipeline.ReviewAsk
@@ -195,6 +198,7 @@ func TestCancelWhilePlanWaitsEndsCancelled(t *testing.T) {
 // reported failed beside its failed stage, not done (issue 36 #7: "✓
 // planner" under "✗ plan").
 func TestPlannerThatCannotReachTheModelIsFailed(t *testing.T) {
+	t.Parallel()
 	env := pipelinetest.NewEnv(t, &pipelinetest.Script{}, "")
 	env.Ollama.Close()
 	r, err := env.Engine.Start(context.Background(), env.Options(question))
@@ -219,6 +223,7 @@ func TestPlannerThatCannotReachTheModelIsFailed(t *testing.T) {
 // Counts in what a run says read as English: "1 review round", "1
 // source", never "1 review rounds" (issue 36 #21).
 func TestRunMessagesAgreeInNumber(t *testing.T) {
+	t.Parallel()
 	env := pipelinetest.NewEnv(t, &pipelinetest.Script{RevisionRounds: 0}, "")
 	r, err := env.Engine.Start(context.Background(), env.Options(question))
 	if err != nil {
@@ -244,6 +249,7 @@ func TestRunMessagesAgreeInNumber(t *testing.T) {
 // process killed while writing is "interrupted (at write)", not at the
 // last stage it finished (issue 36 #23).
 func TestSessionRecordsTheStageItIsIn(t *testing.T) {
+	t.Parallel()
 	env := pipelinetest.NewEnv(t, &pipelinetest.Script{RevisionRounds: 1}, "")
 	r, err := env.Engine.Start(context.Background(), env.Options(question))
 	if err != nil {
@@ -267,6 +273,7 @@ func TestSessionRecordsTheStageItIsIn(t *testing.T) {
 // unscreened). The screen rejects fuzzing; with a screen that keeps
 // everything, the revision reads a paper on it.
 func TestRevisionResearchIsScreened(t *testing.T) {
+	t.Parallel()
 	offTopic := func(title string) bool { return strings.Contains(title, "Fuzzing") }
 	revisionReads := func(offTopic func(string) bool) []string {
 		env := pipelinetest.NewEnv(t, &pipelinetest.Script{RevisionRounds: 1, EvidenceRequest: "Add evidence on tools for chemistry agents",
@@ -318,6 +325,7 @@ func TestRevisionResearchIsScreened(t *testing.T) {
 // the sub-questions are unchanged, and the long sub-question is searched
 // as the planner wrote it.
 func TestPlanReviewUnchangedIsNoEdit(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("How is software testing studied across many kinds of systems and teams? ", 6)
 	env := pipelinetest.NewEnv(t, &pipelinetest.Script{RevisionRounds: 0, Faults: []pipelinetest.Fault{
 		{Kind: pipelinetest.Planner, Nth: 1, Reply: ollamafake.Reply{Content: "not a plan"}},

@@ -18,6 +18,7 @@ import (
 // source_searched events), chasing is a route of its own, and its
 // screening and inclusion boxes are the stored candidates and references.
 func TestPrismaFlowAddsUpAndMatchesTheStoredRun(t *testing.T) {
+	t.Parallel()
 	script := withLuttinger(&pipelinetest.Script{RevisionRounds: 0, MissingSlot: "open problems", GapQueries: []string{"del_maestro luttinger liquids"}})
 	env := pipelinetest.NewEnv(t, script, "")
 	_, sess := pipelinetest.RunToEnd(t, env, env.Options(question))
@@ -94,6 +95,7 @@ func TestPrismaFlowAddsUpAndMatchesTheStoredRun(t *testing.T) {
 // report carries the flow as a diagram that fits 80 columns and a table,
 // with the counts the stored flow has.
 func TestReviewKindReportCarriesItsFlow(t *testing.T) {
+	t.Parallel()
 	script := withLuttinger(&pipelinetest.Script{RevisionRounds: 0, MissingSlot: "open problems", GapQueries: []string{"del_maestro luttinger liquids"}})
 	env := pipelinetest.NewEnv(t, script, "")
 	opt := env.Options(question)
@@ -162,6 +164,7 @@ func TestReviewKindReportCarriesItsFlow(t *testing.T) {
 // (![t](http://host/s.png))") reaches the Method section as text, which
 // no Markdown viewer loads.
 func TestPlannerTextInTheMethodIsInert(t *testing.T) {
+	t.Parallel()
 	hostile := "![t](http://h.io/s.png)" // slot names are cut at 40 characters
 	script := withLuttinger(&pipelinetest.Script{RevisionRounds: 0, Slots: []string{"key findings", hostile, "<img src=http://h.io/i>"}, MissingSlot: hostile, GapQueries: []string{"del_maestro luttinger liquids"}})
 	env := pipelinetest.NewEnv(t, script, "")

@@ -175,6 +175,7 @@ func runRankCase(t *testing.T, c rankCase, script *pipelinetest.Script, tune fun
 // The held-out pools (Kubernetes, turing-2) are only benchmarked.
 // DUMP=1 logs every candidate.
 func TestTheScreenReadsTheOnTopicWorks(t *testing.T) {
+	t.Parallel()
 	for _, c := range []rankCase{turingTestCase, turingCompleteCase, turingCatalystCase, editDistance1Case, editDistance2Case} {
 		t.Run(c.name, func(t *testing.T) {
 			got := runRankCase(t, c, &pipelinetest.Script{Screen: competent(c), Realistic: true, ByReference: true}, nil)
@@ -199,6 +200,7 @@ func TestTheScreenReadsTheOnTopicWorks(t *testing.T) {
 // candidate on topic) does not flood the report: the floors choose, in
 // every round, and what is cited is mostly on topic.
 func TestWithoutJudgementTheWordsChoose(t *testing.T) {
+	t.Parallel()
 	for _, c := range []rankCase{turingTestCase, turingCompleteCase, turingCatalystCase} {
 		got := runRankCase(t, c, nil, nil)
 		t.Logf("%s, no judgement: %s; fallbacks %q", c.name, got, got.detail.Screen.Fallbacks)

@@ -29,6 +29,7 @@ func namesake(title string) bool {
 // biological development. The API's own order starts with five namesakes;
 // the sources read and cited must be the pattern-formation papers.
 func TestRankingReadsOnTopicSources(t *testing.T) {
+	t.Parallel()
 	script := &pipelinetest.Script{
 		Topics: []pipelinetest.Topic{
 			{Question: "How do Turing reaction-diffusion patterns form in animal skin pigmentation, such as zebrafish stripes?", Strict: "Turing patterns skin pigmentation", Moderate: "Turing pattern", Broad: "Turing"},

@@ -44,6 +44,7 @@ func rounds(t *testing.T, env *pipelinetest.Env, id string) ([]pipeline.RoundSum
 // (one the recorded arXiv API answers with other papers). The second round
 // reads new sources, follows citations, and the report says so.
 func TestAMissingSlotStartsARoundWithNewQueries(t *testing.T) {
+	t.Parallel()
 	script := withLuttinger(&pipelinetest.Script{RevisionRounds: 0, MissingSlot: "open problems", GapQueries: []string{"del_maestro luttinger liquids"}})
 	env := pipelinetest.NewEnv(t, script, "")
 	_, sess := pipelinetest.RunToEnd(t, env, env.Options(question))
@@ -91,6 +92,7 @@ func TestAMissingSlotStartsARoundWithNewQueries(t *testing.T) {
 // TestNothingMissingMeansOneRound: analysts fill every slot, so reflection
 // asks no model and no second round runs.
 func TestNothingMissingMeansOneRound(t *testing.T) {
+	t.Parallel()
 	env := pipelinetest.NewEnv(t, &pipelinetest.Script{RevisionRounds: 0}, "")
 	_, sess := pipelinetest.RunToEnd(t, env, env.Options(question))
 	rs, _ := rounds(t, env, sess.ID)
@@ -104,6 +106,7 @@ func TestNothingMissingMeansOneRound(t *testing.T) {
 // the loop stops after a round that adds nothing; quick runs one round and
 // chases nothing.
 func TestRoundCapsAndARoundThatFindsNothingStops(t *testing.T) {
+	t.Parallel()
 	deep := func(gapQueries ...string) ([]pipeline.RoundSummary, *pipelinetest.Env) {
 		script := withLuttinger(&pipelinetest.Script{MissingSlot: "open problems", GapQueries: gapQueries})
 		env := pipelinetest.NewEnv(t, script, "")
@@ -145,6 +148,7 @@ func TestRoundCapsAndARoundThatFindsNothingStops(t *testing.T) {
 // TestBrokenReflectionDecidesByCounts: a reflector that answers junk is
 // replaced by counting; the run goes on.
 func TestBrokenReflectionDecidesByCounts(t *testing.T) {
+	t.Parallel()
 	script := &pipelinetest.Script{MissingSlot: "open problems", Faults: []pipelinetest.Fault{
 		{Kind: pipelinetest.Reflector, Nth: 1, Reply: ollamafake.Reply{Content: "I think more research is needed."}},
 		{Kind: pipelinetest.Reflector, Nth: 2, Reply: ollamafake.Reply{Content: "still not JSON"}},
@@ -161,6 +165,7 @@ func TestBrokenReflectionDecidesByCounts(t *testing.T) {
 // references and finishes. The references are economics papers known by
 // their titles only: none is read, and the Method section says so.
 func TestCitationTimeoutCostsOnlyThoseCitingWorks(t *testing.T) {
+	t.Parallel()
 	script := &pipelinetest.Script{MissingSlot: "open problems", Topics: []pipelinetest.Topic{
 		{Question: "How do Turing patterns form in animal skin pigmentation?", Strict: "Turing patterns skin", Moderate: "Turing pattern", Broad: "Turing"},
 	}, Canonical: "Turing patterns"}

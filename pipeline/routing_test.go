@@ -50,6 +50,7 @@ func (s *recordingSource) asked() []string {
 }
 
 func TestIntentRoutesSourcesWhenNoneAreNamed(t *testing.T) {
+	t.Parallel()
 	env := pipelinetest.NewEnv(t, &pipelinetest.Script{Intent: "biomedical"}, "")
 	srcs := map[string]*recordingSource{}
 	env.Engine.Sources = map[string]search.Source{}
@@ -73,6 +74,7 @@ func TestIntentRoutesSourcesWhenNoneAreNamed(t *testing.T) {
 }
 
 func TestQueriesWidenWhenAStrictQueryFindsTooLittle(t *testing.T) {
+	t.Parallel()
 	env := pipelinetest.NewEnv(t, &pipelinetest.Script{SubQuestions: 1}, "")
 	src := &recordingSource{name: "arxiv", results: func(q string) int {
 		if q == "software testing techniques" { // the strict tier
@@ -92,6 +94,7 @@ func TestQueriesWidenWhenAStrictQueryFindsTooLittle(t *testing.T) {
 }
 
 func TestFailedDownloadsAreSummarisedOnce(t *testing.T) {
+	t.Parallel()
 	gone := httptest.NewServer(http.NotFoundHandler())
 	defer gone.Close()
 	env := pipelinetest.NewEnv(t, &pipelinetest.Script{}, "")

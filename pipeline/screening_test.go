@@ -41,6 +41,7 @@ func competent(c rankCase) *pipelinetest.ScreenScript {
 // bounded: every shortlisted candidate in a few calls, each answering
 // the shorter list. All of it is in `sessions show --json`.
 func TestTheScreenDecidesWhatIsRead(t *testing.T) {
+	t.Parallel()
 	c := turingTestCase
 	got := runRankCase(t, c, &pipelinetest.Script{Screen: competent(c), Realistic: true, ByReference: true}, nil)
 	sr := got.detail.Screen
@@ -79,6 +80,7 @@ func TestTheScreenDecidesWhatIsRead(t *testing.T) {
 // answers junk, cannot judge: reading is chosen by the floors, as with
 // --screen off, and the Method section says why.
 func TestAScreenWithoutJudgementFallsBackToTheWords(t *testing.T) {
+	t.Parallel()
 	c := turingTestCase
 	base := runRankCase(t, c, &pipelinetest.Script{}, func(o *pipeline.Options) { o.Screen = pipeline.ScreenOff })
 	if n := calls(base.env, pipelinetest.Screener); n != 0 {
@@ -105,6 +107,7 @@ func TestAScreenWithoutJudgementFallsBackToTheWords(t *testing.T) {
 // which it rejects everything says so instead of reading namesakes. An
 // answer of bare numbers is understood.
 func TestARejectionStands(t *testing.T) {
+	t.Parallel()
 	c := turingTestCase
 	env := pipelinetest.NewEnv(t, &pipelinetest.Script{Topics: c.topics, Canonical: c.canonical, Screen: &pipelinetest.ScreenScript{RejectAll: true}}, "")
 	env.Engine.Sources["semanticscholar"] = c.rankedS2(t, env.Client, 0)
@@ -131,6 +134,7 @@ func TestARejectionStands(t *testing.T) {
 // the run left unread, namesakes (software testing) among them: what it
 // adds is on topic, and it adds something.
 func TestAFollowUpAddsNothingOffTopic(t *testing.T) {
+	t.Parallel()
 	c := turingTestCase
 	got := runRankCase(t, c, &pipelinetest.Script{Screen: competent(c), GapQueries: []string{"Turing test chatbots"}, FollowUpTopics: []pipelinetest.Topic{
 		{Question: "Which reverse or inverted variants of the imitation game have been proposed?", Strict: "reverse Turing test variants", Moderate: "inverted Turing test", Broad: "Turing test"},
@@ -176,6 +180,7 @@ func TestAFollowUpAddsNothingOffTopic(t *testing.T) {
 // five) is read, and its analyst, having read it, gives it the confidence
 // of an off-topic source: the report does not cite it, and C says why.
 func TestWhatItsAnalystFindsOffTopicIsNotCited(t *testing.T) {
+	t.Parallel()
 	c := turingTestCase
 	sc := &pipelinetest.ScreenScript{OffTopic: func(title string) bool { return !c.on(title) }, ErrorRate: 0.2, Seed: 3, Stubborn: true}
 	blind := runRankCase(t, c, &pipelinetest.Script{Screen: sc, Realistic: true, ByReference: true}, nil)

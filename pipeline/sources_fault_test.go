@@ -22,6 +22,7 @@ import (
 // report from the others, says which failed, and takes no longer than the
 // timeouts allow.
 func TestRunSurvivesDownRateLimitedAndSlowSources(t *testing.T) {
+	t.Parallel()
 	env := pipelinetest.NewEnv(t, nil, "")
 
 	// down: a port that was just closed
@@ -131,6 +132,7 @@ func TestRunSurvivesDownRateLimitedAndSlowSources(t *testing.T) {
 // A Materials Project record's properties skip vector filtering and reach
 // the writer as a data block.
 func TestStructuredDataReachesTheWriter(t *testing.T) {
+	t.Parallel()
 	env := pipelinetest.NewEnv(t, nil, "")
 	raw, err := os.ReadFile("../search/testdata/materials/summary-Fe2O3.json")
 	if err != nil {

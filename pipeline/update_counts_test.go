@@ -12,6 +12,7 @@ import (
 // check (user trial: 100 works screened out by an empty check showed up in
 // the next version only as "duplicates").
 func TestUpdateCountsTheChecksThatKeptNothing(t *testing.T) {
+	t.Parallel()
 	env, shelf, opt := shelfWorld(t)
 	_, sess := pipelinetest.RunToEnd(t, env, opt)
 	v1, _ := pipeline.LoadReport(env.Store, sess.ID)

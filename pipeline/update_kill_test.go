@@ -29,6 +29,7 @@ func shelfEngine(st *store.Store, backend llm.Backend, grown bool) *pipeline.Eng
 // TestKilledUpdateChild is the child half of TestKillDuringAnUpdate: it
 // updates the session until the parent kills it.
 func TestKilledUpdateChild(t *testing.T) {
+	t.Parallel()
 	db := os.Getenv("RESEARCHTUI_KILL_UPDATE_DB")
 	if db == "" {
 		t.Skip("helper for TestKillDuringAnUpdateThenUpdateAgain")
@@ -60,6 +61,7 @@ func TestKilledUpdateChild(t *testing.T) {
 // continues it: it completes with one version and one check, makes no
 // finished model call again, and never plans.
 func TestKillDuringAnUpdateThenUpdateAgain(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts a child process")
 	}

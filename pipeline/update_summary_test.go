@@ -41,6 +41,7 @@ func summaryWriter(script *pipelinetest.Script, answer string) {
 // verifier); the rest of the report stays word for word. A writer that
 // answers UNCHANGED, or junk, leaves the summary as it was (junk said).
 func TestUpdateRevisesTheSummaryWhereTheNewWorksBearOnIt(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name    string
 		answer  func(old string, firstNew int) string

@@ -106,6 +106,7 @@ func prompts(calls []ollamafake.ChatCall) map[string]bool {
 // the preprint's published metadata under its old number, and repeats no
 // model call. A second update finds nothing and writes nothing.
 func TestUpdateReadsOnlyNewWork(t *testing.T) {
+	t.Parallel()
 	env, shelf, opt := shelfWorld(t)
 	_, sess := pipelinetest.RunToEnd(t, env, opt)
 	v1, _ := pipeline.LoadReport(env.Store, sess.ID)
@@ -256,6 +257,7 @@ func TestUpdateReadsOnlyNewWork(t *testing.T) {
 // TestUpdateWithTheSourceDown: the source fails during an update; the
 // check says so instead of "nothing new", and no version is written.
 func TestUpdateWithTheSourceDown(t *testing.T) {
+	t.Parallel()
 	env, shelf, opt := shelfWorld(t)
 	_, sess := pipelinetest.RunToEnd(t, env, opt)
 	grow(shelf)
@@ -277,6 +279,7 @@ func TestUpdateWithTheSourceDown(t *testing.T) {
 // it searches leaves the session completed with its report as it was;
 // the next update continues it and writes the version.
 func TestCancelledUpdateLeavesTheReportCompleted(t *testing.T) {
+	t.Parallel()
 	env, shelf, opt := shelfWorld(t)
 	_, sess := pipelinetest.RunToEnd(t, env, opt)
 	grow(shelf)
@@ -309,6 +312,7 @@ func TestCancelledUpdateLeavesTheReportCompleted(t *testing.T) {
 // read, for the sub-question it answers. Sub-questions are researched one
 // at a time, the first first, so the first always meets it first.
 func TestUpdateRanksANewWorkForEverySubQuestion(t *testing.T) {
+	t.Parallel()
 	env, shelf, opt := shelfWorld(t)
 	_, sess := pipelinetest.RunToEnd(t, env, opt)
 	env.Engine.Workers = 1

@@ -16,6 +16,7 @@ import (
 // review it can decide, and the last event — and a session nobody runs
 // cannot be watched.
 func TestWatchingARunOfAnotherProcess(t *testing.T) {
+	t.Parallel()
 	env, conn := pipelinetest.NewSharedEnv(t, &pipelinetest.Script{RevisionRounds: 1})
 	other := &pipeline.Engine{Store: conn, LLM: env.Engine.LLM, Sources: env.Engine.Sources}
 
