@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/textkit"
 )
 
@@ -32,8 +33,9 @@ const (
 	KindReview   = "review"   // a structured literature review with its PRISMA 2020 flow
 )
 
-// KnownSources are the names --sources accepts, in the default order.
-var KnownSources = []string{"arxiv", "openalex", "pubmed", "semanticscholar", "crossref", "web", "local", "materials"}
+// KnownSources are the names --sources accepts, in the default order:
+// the search sources' descriptors (search.Descriptors).
+var KnownSources = search.SourceNames()
 
 // MaxQuestionBytes bounds a question: long enough for a paragraph of context,
 // short enough that it can't crowd out the evidence in a model's context.

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/researchtui/researchtui/llm"
+	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/store"
 	"github.com/researchtui/researchtui/textkit"
 )
@@ -233,14 +234,6 @@ func cleanSlots(in []string) []string {
 	return out
 }
 
-// routes orders sources by how well they serve an intent.
-var routes = map[string][]string{
-	"biomedical": {"pubmed", "semanticscholar", "openalex", "crossref", "local", "arxiv", "web"},
-	"cs_physics": {"arxiv", "semanticscholar", "openalex", "local", "crossref", "web"},
-	"materials":  {"materials", "arxiv", "openalex", "semanticscholar", "crossref", "local", "web"},
-	"general":    {"web", "openalex", "semanticscholar", "crossref", "local", "arxiv", "pubmed"},
-}
-
 // autoSources is how many sources the planner picks by intent when the
 // person named none; the local corpus comes on top when there is one.
 const autoSources = 3
@@ -274,9 +267,9 @@ func (o *orchestrator) routeSources(intent string) []string {
 			allowed[s] = true
 		}
 	}
-	route, ok := routes[intent]
-	if !ok {
-		route = routes["general"]
+	route := search.Route(intent) // each source's descriptor says its place
+	if route == nil {
+		route = search.Route(search.IntentGeneral)
 	}
 	var out []string
 	for _, s := range route {

@@ -14,12 +14,6 @@ import (
 	"github.com/researchtui/researchtui/textkit"
 )
 
-// doctorProbe is the query each source is tried with.
-var doctorProbe = map[string]string{
-	"materials": "Si",
-	"local":     "the",
-}
-
 // checkSources tries every configured source once (in parallel, 8 s each)
 // and reports per source: reachable or not, keyed or not, the rate limit in
 // force. Sources that need a key or an address nobody gave are listed with
@@ -48,7 +42,7 @@ func (d *doctor) checkSources(ctx context.Context, cfg *Config) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			q := doctorProbe[info.name]
+			q := info.probe
 			if q == "" {
 				q = "graphene"
 			}

@@ -3,7 +3,6 @@ package cli
 import (
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/researchtui/researchtui/pipeline/corpus"
 	"github.com/researchtui/researchtui/search"
@@ -18,6 +17,7 @@ type sourceInfo struct {
 	keyEnv  string // the key variable, "" when the source takes none
 	keyed   bool
 	missing string // why the source is not available ("" when it is)
+	probe   string // the query doctor tries ("" the default)
 }
 
 // sourceSet is everything newSources builds.
@@ -50,72 +50,16 @@ func buildSources(cfg *Config, st ...store.DB) *sourceSet {
 	}
 	client := search.NewClient(opt)
 	set := &sourceSet{client: client, sources: map[string]search.Source{}}
-	env := func(name string) string { return strings.TrimSpace(os.Getenv(name)) }
-	add := func(info sourceInfo, src search.Source) {
-		if src == nil && info.missing == "" {
-			info.missing = "not configured"
-		}
-		if src != nil {
-			set.sources[info.name] = src
-		}
-		set.info = append(set.info, info)
-	}
-	orDefault := func(v, def string) string {
-		if v == "" {
-			return def
-		}
-		return v
-	}
-
-	arxivURL := orDefault(env("RESEARCHTUI_ARXIV_URL"), search.DefaultArxivURL)
-	add(sourceInfo{name: "arxiv", url: arxivURL, urlEnv: "RESEARCHTUI_ARXIV_URL"}, search.NewArxiv(client, arxivURL))
-
-	oaURL := orDefault(env("RESEARCHTUI_OPENALEX_URL"), search.DefaultOpenAlexURL)
-	add(sourceInfo{name: "openalex", url: oaURL, urlEnv: "RESEARCHTUI_OPENALEX_URL"}, search.NewOpenAlex(client, oaURL, cfg.ContactEmail))
-
-	pmURL := orDefault(env("RESEARCHTUI_PUBMED_URL"), search.DefaultPubMedURL)
-	pmKey := env("NCBI_API_KEY")
-	add(sourceInfo{name: "pubmed", url: pmURL, urlEnv: "RESEARCHTUI_PUBMED_URL", keyEnv: "NCBI_API_KEY", keyed: pmKey != ""},
-		search.NewPubMed(client, pmURL, pmKey, cfg.ContactEmail))
-
-	s2URL := orDefault(env("RESEARCHTUI_SEMANTICSCHOLAR_URL"), search.DefaultSemanticScholarURL)
-	s2Key := env("SEMANTIC_SCHOLAR_API_KEY")
-	add(sourceInfo{name: "semanticscholar", url: s2URL, urlEnv: "RESEARCHTUI_SEMANTICSCHOLAR_URL", keyEnv: "SEMANTIC_SCHOLAR_API_KEY", keyed: s2Key != ""},
-		search.NewSemanticScholar(client, s2URL, s2Key))
-
-	crURL := orDefault(env("RESEARCHTUI_CROSSREF_URL"), search.DefaultCrossrefURL)
-	add(sourceInfo{name: "crossref", url: crURL, urlEnv: "RESEARCHTUI_CROSSREF_URL"}, search.NewCrossref(client, crURL, cfg.ContactEmail))
-
-	web := search.WebOptions{
-		SearxNGURL: env("RESEARCHTUI_SEARXNG_URL"),
-		BraveKey:   env("BRAVE_API_KEY"), BraveURL: env("RESEARCHTUI_BRAVE_URL"),
-		TavilyKey: env("TAVILY_API_KEY"), TavilyURL: env("RESEARCHTUI_TAVILY_URL"),
-	}
-	webInfo := sourceInfo{name: "web", url: web.SearxNGURL, urlEnv: "RESEARCHTUI_SEARXNG_URL", keyEnv: "BRAVE_API_KEY or TAVILY_API_KEY", keyed: web.BraveKey != "" || web.TavilyKey != ""}
-	if len(web.Engines()) == 0 {
-		webInfo.missing = "no engine: set RESEARCHTUI_SEARXNG_URL (a SearxNG instance with format=json), BRAVE_API_KEY or TAVILY_API_KEY"
-	} else if webInfo.url == "" {
-		webInfo.url = orDefault(web.BraveURL, search.DefaultBraveURL)
-		if web.BraveKey == "" {
-			webInfo.url = orDefault(web.TavilyURL, search.DefaultTavilyURL)
-		}
-	}
-	add(webInfo, search.NewWeb(client, web))
-
-	mpURL := orDefault(env("RESEARCHTUI_MATERIALSPROJECT_URL"), search.DefaultMaterialsProjectURL)
-	mpKey := env("MP_API_KEY")
-	mpInfo := sourceInfo{name: "materials", url: mpURL, urlEnv: "RESEARCHTUI_MATERIALSPROJECT_URL", keyEnv: "MP_API_KEY", keyed: mpKey != ""}
-	if mpKey == "" {
-		mpInfo.missing = "needs MP_API_KEY (free at materialsproject.org)"
-	}
-	add(mpInfo, search.NewMaterialsProject(client, mpURL, mpKey))
-
-	localInfo := sourceInfo{name: "local"}
+	e := search.Env{Client: client, Getenv: os.Getenv, ContactEmail: cfg.ContactEmail}
 	if len(st) > 0 && st[0] != nil {
-		add(localInfo, search.NewLocal(corpus.Docs(cfg.corpusPath(), st[0])))
-	} else {
-		localInfo.missing = "the store is not open"
-		add(localInfo, nil)
+		e.LocalDocs = corpus.Docs(cfg.corpusPath(), st[0])
+	}
+	for _, d := range search.Descriptors {
+		b := d.New(e)
+		if b.Source != nil {
+			set.sources[d.Name] = b.Source
+		}
+		set.info = append(set.info, sourceInfo{name: d.Name, url: b.URL, urlEnv: d.URLEnv, keyEnv: d.KeyEnv, keyed: b.Keyed, missing: b.Missing, probe: d.Probe})
 	}
 
 	if cfg.FullText != nil && !*cfg.FullText {
