@@ -106,6 +106,7 @@ func TestAnEndlessAnswerIsCut(t *testing.T) {
 // TestAnswerLimit: the limit follows num_predict, else the context, within
 // fixed bounds.
 func TestAnswerLimit(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ maxTokens, numCtx, want int }{
 		{100, 8192, minAnswerBytes},
 		{8192, 32768, 8192 * answerSlack},

@@ -44,6 +44,7 @@ func lastChatBody(t *testing.T, srv *ollamafake.Server) map[string]any {
 func user(s string) []Message { return []Message{{Role: "user", Content: s}} }
 
 func TestChatStreamsDeltasAndUsage(t *testing.T) {
+	t.Parallel()
 	srv, o := newFake(t, ollamafake.Options{Responder: ollamafake.Fixed("Hello brave new world.")})
 	var deltas []Delta
 	resp, err := o.Chat(context.Background(), ChatRequest{Model: "qwen3:8b", Messages: user("say hello")},
@@ -77,6 +78,7 @@ func TestChatStreamsDeltasAndUsage(t *testing.T) {
 }
 
 func TestChatThinkingKeptApart(t *testing.T) {
+	t.Parallel()
 	srv, o := newFake(t, ollamafake.Options{Responder: func(c ollamafake.ChatCall) ollamafake.Reply {
 		return ollamafake.Reply{Thinking: "The user wants JSON. {\"not\": \"this\"}", Content: `{"a": 1}`}
 	}})
@@ -116,6 +118,7 @@ func TestChatThinkingKeptApart(t *testing.T) {
 }
 
 func TestChatThinkNotSentToNonThinkingModel(t *testing.T) {
+	t.Parallel()
 	srv, o := newFake(t, ollamafake.Options{Models: map[string]ollamafake.Model{
 		"llama3.2": {ContextLength: 131072, Capabilities: []string{"completion"}, Family: "llama"},
 	}})
@@ -128,6 +131,7 @@ func TestChatThinkNotSentToNonThinkingModel(t *testing.T) {
 }
 
 func TestNumCtxSizedFromShow(t *testing.T) {
+	t.Parallel()
 	srv, o := newFake(t, ollamafake.Options{Models: map[string]ollamafake.Model{
 		"big:8b":   {ContextLength: 40960, Capabilities: []string{"completion"}, Family: "qwen3"},
 		"small:1b": {ContextLength: 8192, Capabilities: []string{"completion"}, Family: "llama"},
@@ -167,6 +171,7 @@ func TestNumCtxSizedFromShow(t *testing.T) {
 }
 
 func TestTruncationWarning(t *testing.T) {
+	t.Parallel()
 	srv, o := newFake(t, ollamafake.Options{Models: map[string]ollamafake.Model{
 		"small:1b": {ContextLength: 8192, Capabilities: []string{"completion"}, Family: "llama"},
 	}})
@@ -189,6 +194,7 @@ func TestTruncationWarning(t *testing.T) {
 }
 
 func TestNearFullContextWarns(t *testing.T) {
+	t.Parallel()
 	_, o := newFake(t, ollamafake.Options{Responder: func(c ollamafake.ChatCall) ollamafake.Reply {
 		return ollamafake.Reply{Content: "ok", PromptTokens: 3950} // of num_ctx 4096: 96%
 	}})
@@ -202,6 +208,7 @@ func TestNearFullContextWarns(t *testing.T) {
 }
 
 func TestContextTooSmall(t *testing.T) {
+	t.Parallel()
 	_, o := newFake(t, ollamafake.Options{Models: map[string]ollamafake.Model{
 		"tiny": {ContextLength: 2048, Capabilities: []string{"completion"}, Family: "llama"},
 	}})
@@ -216,6 +223,7 @@ func TestContextTooSmall(t *testing.T) {
 }
 
 func TestOptionsSentVerbatim(t *testing.T) {
+	t.Parallel()
 	srv, o := newFake(t, ollamafake.Options{})
 	zero, seed := 0.0, 42
 	_, err := o.Chat(context.Background(), ChatRequest{Model: "qwen3:8b", Messages: user("x"),
@@ -240,6 +248,7 @@ func TestOptionsSentVerbatim(t *testing.T) {
 }
 
 func TestFormat(t *testing.T) {
+	t.Parallel()
 	srv, o := newFake(t, ollamafake.Options{})
 	if _, err := o.Chat(context.Background(), ChatRequest{Model: "qwen3:8b", Messages: user("x"), JSONMode: true}, nil); err != nil {
 		t.Fatal(err)
@@ -261,6 +270,7 @@ func TestFormat(t *testing.T) {
 }
 
 func TestModelMissing(t *testing.T) {
+	t.Parallel()
 	_, o := newFake(t, ollamafake.Options{})
 	_, err := o.Chat(context.Background(), ChatRequest{Model: "nope:1b", Messages: user("x")}, nil)
 	if !IsModelMissing(err) || !strings.Contains(err.Error(), "ollama pull nope:1b") {
@@ -291,6 +301,7 @@ func closedAddr(t *testing.T) string {
 }
 
 func TestUnreachable(t *testing.T) {
+	t.Parallel()
 	addr := closedAddr(t)
 	o, err := NewOllama(addr, OllamaOptions{})
 	if err != nil {
@@ -334,6 +345,7 @@ func TestPingAndHostFromEnv(t *testing.T) {
 }
 
 func TestParseHost(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"":                           "http://127.0.0.1:11434",
 		"localhost":                  "http://localhost:11434",
@@ -355,6 +367,7 @@ func TestParseHost(t *testing.T) {
 }
 
 func TestDroppedStreamIsUnexpectedEOF(t *testing.T) {
+	t.Parallel()
 	_, o := newFake(t, ollamafake.Options{Responder: func(ollamafake.ChatCall) ollamafake.Reply {
 		return ollamafake.Reply{Content: "one two three four five", DropAfter: 2}
 	}})
@@ -370,6 +383,7 @@ func TestDroppedStreamIsUnexpectedEOF(t *testing.T) {
 }
 
 func TestServerErrorStatus(t *testing.T) {
+	t.Parallel()
 	_, o := newFake(t, ollamafake.Options{Responder: func(ollamafake.ChatCall) ollamafake.Reply {
 		return ollamafake.Reply{Status: 500, Error: "llama runner process has terminated"}
 	}})
@@ -380,6 +394,7 @@ func TestServerErrorStatus(t *testing.T) {
 }
 
 func TestRequestTimeout(t *testing.T) {
+	t.Parallel()
 	srv := ollamafake.New(ollamafake.Options{TokenDelay: 300 * time.Millisecond})
 	defer srv.Close()
 	o, _ := NewOllama(srv.URL, OllamaOptions{RequestTimeout: 100 * time.Millisecond})

@@ -15,6 +15,7 @@ import (
 )
 
 func TestEmbedBatches(t *testing.T) {
+	t.Parallel()
 	srv := ollamafake.New(ollamafake.Options{})
 	defer srv.Close()
 	o, _ := NewOllama(srv.URL, OllamaOptions{EmbedBatchSize: 2})
@@ -50,6 +51,7 @@ func TestEmbedBatches(t *testing.T) {
 }
 
 func TestShowAndList(t *testing.T) {
+	t.Parallel()
 	_, o := newFake(t, ollamafake.Options{})
 	mi, err := o.Show(context.Background(), "qwen3:8b")
 	if err != nil {
@@ -70,6 +72,7 @@ func TestShowAndList(t *testing.T) {
 // TestChatAgainstRecordedStream replays a real recorded Ollama stream
 // (/api/generate, turned into the analogous /api/chat chunks) to the client.
 func TestChatAgainstRecordedStream(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		file               string
 		content, thinkHead string

@@ -116,6 +116,7 @@ func newTestOpenAI(t *testing.T, url, key string) *OpenAI {
 }
 
 func TestOpenAIChatStreamsAndReadsUsage(t *testing.T) {
+	t.Parallel()
 	f := &fakeOpenAI{t: t, key: "sekrit"}
 	ts := f.start()
 	o := newTestOpenAI(t, ts.URL, "sekrit") // no /v1: added
@@ -161,6 +162,7 @@ func TestOpenAIChatStreamsAndReadsUsage(t *testing.T) {
 }
 
 func TestOpenAIBadKeyNamesTheVariable(t *testing.T) {
+	t.Parallel()
 	f := &fakeOpenAI{t: t, key: "right"}
 	ts := f.start()
 	o := newTestOpenAI(t, ts.URL+"/v1", "wrong")
@@ -183,6 +185,7 @@ func TestOpenAIBadKeyNamesTheVariable(t *testing.T) {
 }
 
 func TestOpenAIRateLimitCarriesRetryAfter(t *testing.T) {
+	t.Parallel()
 	f := &fakeOpenAI{t: t}
 	f.chat = func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Retry-After", "7")
@@ -202,6 +205,7 @@ func TestOpenAIRateLimitCarriesRetryAfter(t *testing.T) {
 }
 
 func TestOpenAIRetriesHonourRetryAfter(t *testing.T) {
+	t.Parallel()
 	f := &fakeOpenAI{t: t}
 	var n atomic.Int32
 	f.chat = func(w http.ResponseWriter, r *http.Request) {
@@ -225,6 +229,7 @@ func TestOpenAIRetriesHonourRetryAfter(t *testing.T) {
 }
 
 func TestOpenAIServerErrorAndCutStream(t *testing.T) {
+	t.Parallel()
 	f := &fakeOpenAI{t: t}
 	mode := "500"
 	f.chat = func(w http.ResponseWriter, r *http.Request) {
@@ -251,6 +256,7 @@ func TestOpenAIServerErrorAndCutStream(t *testing.T) {
 }
 
 func TestOpenAIUnreachableNamesBaseURLVariable(t *testing.T) {
+	t.Parallel()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -275,6 +281,7 @@ func TestOpenAIUnreachableNamesBaseURLVariable(t *testing.T) {
 }
 
 func TestOpenAIModelMissingAndListing(t *testing.T) {
+	t.Parallel()
 	f := &fakeOpenAI{t: t}
 	o := newTestOpenAI(t, f.start().URL, "")
 	ids, err := o.ListModels(t.Context())
@@ -295,6 +302,7 @@ func TestOpenAIModelMissingAndListing(t *testing.T) {
 }
 
 func TestOpenAIEmbedBatchesInOrder(t *testing.T) {
+	t.Parallel()
 	f := &fakeOpenAI{t: t}
 	ts := f.start()
 	o, _ := NewOpenAI(ts.URL, OpenAIOptions{EmbedBatchSize: 2, MaxRetries: -1})
@@ -311,6 +319,7 @@ func TestOpenAIEmbedBatchesInOrder(t *testing.T) {
 }
 
 func TestOpenAIReasoningKeptApartAndUsageEstimated(t *testing.T) {
+	t.Parallel()
 	f := &fakeOpenAI{t: t}
 	f.chat = func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
@@ -329,6 +338,7 @@ func TestOpenAIReasoningKeptApartAndUsageEstimated(t *testing.T) {
 }
 
 func TestParseOpenAIBaseURL(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"http://localhost:8000":        "http://localhost:8000/v1/",
 		"localhost:1234/v1":            "http://localhost:1234/v1/",

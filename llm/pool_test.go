@@ -19,6 +19,7 @@ func chatReq(model string) ChatRequest {
 }
 
 func TestPoolSkipsAClosedHost(t *testing.T) {
+	t.Parallel()
 	live := ollamafake.New(ollamafake.Options{})
 	defer live.Close()
 	dead := ollamafake.New(ollamafake.Options{})
@@ -59,6 +60,7 @@ func TestPoolSkipsAClosedHost(t *testing.T) {
 }
 
 func TestPoolAllDownIsUnreachable(t *testing.T) {
+	t.Parallel()
 	a := ollamafake.New(ollamafake.Options{})
 	a.Close()
 	b := ollamafake.New(ollamafake.Options{})
@@ -77,6 +79,7 @@ func TestPoolAllDownIsUnreachable(t *testing.T) {
 }
 
 func TestPoolSpreadsConcurrentCalls(t *testing.T) {
+	t.Parallel()
 	slow := ollamafake.Options{TokenDelay: 5 * time.Millisecond}
 	a, b := ollamafake.New(slow), ollamafake.New(slow)
 	defer a.Close()
@@ -98,6 +101,7 @@ func TestPoolSpreadsConcurrentCalls(t *testing.T) {
 }
 
 func TestPoolModelOnOneHostOnly(t *testing.T) {
+	t.Parallel()
 	a := ollamafake.New(ollamafake.Options{Models: map[string]ollamafake.Model{
 		"only-here": {ContextLength: 8192, Capabilities: []string{"completion"}, Family: "llama"}}})
 	b := ollamafake.New(ollamafake.Options{})
@@ -159,6 +163,7 @@ func (s *switchable) up() {
 }
 
 func TestPoolHostRecoversAfterCooldown(t *testing.T) {
+	t.Parallel()
 	a, b := ollamafake.New(ollamafake.Options{}), ollamafake.New(ollamafake.Options{})
 	defer a.Close()
 	defer b.Close()
@@ -198,6 +203,7 @@ func TestPoolHostRecoversAfterCooldown(t *testing.T) {
 }
 
 func TestNewOllamaHostsSingle(t *testing.T) {
+	t.Parallel()
 	b, err := NewOllamaHosts(" localhost:11434 ", OllamaOptions{})
 	if err != nil {
 		t.Fatal(err)

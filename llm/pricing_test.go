@@ -6,6 +6,7 @@ import (
 )
 
 func TestCost(t *testing.T) {
+	t.Parallel()
 	u := Usage{PromptTokens: 1_000_000, CompletionTokens: 500_000}
 	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
 	for model, want := range map[string]float64{

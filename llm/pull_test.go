@@ -9,6 +9,7 @@ import (
 )
 
 func TestPullInstallsAMissingModelWithProgress(t *testing.T) {
+	t.Parallel()
 	_, o := newFake(t, ollamafake.Options{Pullable: map[string]ollamafake.Model{
 		"qwen3:8b": {ContextLength: 40960, Capabilities: []string{"completion"}, Family: "qwen3"},
 	}, Models: map[string]ollamafake.Model{}})

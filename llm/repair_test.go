@@ -7,6 +7,7 @@ import (
 )
 
 func TestRepairJSON(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ name, in, want string }{
 		{"valid unchanged", ` {"a":1} `, `{"a":1}`},
 		{"fence", "```json\n{\"a\": 1}\n```", `{"a": 1}`},
@@ -37,6 +38,7 @@ func TestRepairJSON(t *testing.T) {
 }
 
 func TestStructuredDecodesOutOfRangeNumbers(t *testing.T) {
+	t.Parallel()
 	type answer struct {
 		Score float64 `json:"score"`
 		Tiny  float64 `json:"tiny"`

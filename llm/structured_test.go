@@ -35,6 +35,7 @@ func runPlan(t *testing.T, replies ...ollamafake.Reply) (plan, StructuredInfo, e
 }
 
 func TestStructuredValid(t *testing.T) {
+	t.Parallel()
 	p, info, err, srv := runPlan(t, ollamafake.Reply{Content: `{"queries":["a","b"],"reason":"r"}`})
 	if err != nil || len(p.Queries) != 2 || info.Attempts != 1 || info.Repaired || info.Fallback {
 		t.Fatalf("%+v %+v %v", p, info, err)
@@ -48,6 +49,7 @@ func TestStructuredValid(t *testing.T) {
 }
 
 func TestStructuredRepaired(t *testing.T) {
+	t.Parallel()
 	messy := "Sure! Here is the plan:\n```json\n{\"queries\": [\"graph nets\", \"gnn survey\",],\n \"reason\": \"x\",}\n```\nHope this helps."
 	p, info, err, _ := runPlan(t, ollamafake.Reply{Content: messy})
 	if err != nil || len(p.Queries) != 2 || p.Queries[1] != "gnn survey" || !info.Repaired || info.Attempts != 1 || info.Fallback {
@@ -56,6 +58,7 @@ func TestStructuredRepaired(t *testing.T) {
 }
 
 func TestStructuredRetryThenFallback(t *testing.T) {
+	t.Parallel()
 	p, info, err, srv := runPlan(t,
 		ollamafake.Reply{Content: "I cannot decide."},
 		ollamafake.Reply{Content: `{"queries": }`},
@@ -82,6 +85,7 @@ func TestStructuredRetryThenFallback(t *testing.T) {
 }
 
 func TestStructuredValidationErrorRetried(t *testing.T) {
+	t.Parallel()
 	p, info, err, srv := runPlan(t,
 		ollamafake.Reply{Content: `{"queries": []}`},
 		ollamafake.Reply{Content: `{"queries": ["ok"]}`},
@@ -95,6 +99,7 @@ func TestStructuredValidationErrorRetried(t *testing.T) {
 }
 
 func TestStructuredHTTP500Fallback(t *testing.T) {
+	t.Parallel()
 	p, info, err, _ := runPlan(t, ollamafake.Reply{Status: 500, Error: "model runner has unexpectedly stopped"})
 	if err != nil || !info.Fallback || p.Queries[0] != "fallback" || info.Attempts != 1 {
 		t.Fatalf("%+v %+v %v", p, info, err)
@@ -102,6 +107,7 @@ func TestStructuredHTTP500Fallback(t *testing.T) {
 }
 
 func TestStructuredDroppedStream(t *testing.T) {
+	t.Parallel()
 	// Dropped once: retried as is.
 	p, info, err, srv := runPlan(t,
 		ollamafake.Reply{Content: `{"queries": ["a", "b"]}`, DropAfter: 1},
@@ -121,6 +127,7 @@ func TestStructuredDroppedStream(t *testing.T) {
 }
 
 func TestStructuredHardErrors(t *testing.T) {
+	t.Parallel()
 	_, o := newFake(t, ollamafake.Options{})
 	_, _, err := Structured(context.Background(), o, ChatRequest{Model: "missing:7b", Messages: user("x"), Schema: planSchema},
 		validatePlan, fallbackPlan, nil)
@@ -143,6 +150,7 @@ func TestStructuredHardErrors(t *testing.T) {
 }
 
 func TestStructuredThinkingNotParsed(t *testing.T) {
+	t.Parallel()
 	srv, o := newFake(t, ollamafake.Options{Responder: func(ollamafake.ChatCall) ollamafake.Reply {
 		return ollamafake.Reply{Thinking: `maybe {"queries": ["wrong"]}`, Content: `{"queries": ["right"]}`}
 	}})

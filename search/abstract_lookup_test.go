@@ -17,6 +17,7 @@ import (
 // positional, and a changed order must not attach a stranger's abstract)
 // gets nothing.
 func TestS2BatchFindsAbstracts(t *testing.T) {
+	t.Parallel()
 	body, err := os.ReadFile("testdata/semanticscholar/paper-batch-4ids-allfields.json")
 	if err != nil {
 		t.Fatal(err)
@@ -80,6 +81,7 @@ func TestS2BatchFindsAbstracts(t *testing.T) {
 // a DOI OpenAlex does not list and a work without a DOI get nothing, and
 // the DOIs go in one request.
 func TestOpenAlexFindsAbstractsByDOI(t *testing.T) {
+	t.Parallel()
 	body, err := os.ReadFile("testdata/openalex/works-filter-title.search-augmenting-llms-chemistry-tools.json")
 	if err != nil {
 		t.Fatal(err)

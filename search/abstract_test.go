@@ -11,6 +11,7 @@ import (
 // Royal Society's "This article is part of the theme issue …" notes come
 // out clean; the rest of each abstract is kept.
 func TestCleanAbstractOnRecordedAnswers(t *testing.T) {
+	t.Parallel()
 	recs := recordedTuringPool(t)
 	labelled, noted := 0, 0
 	for _, r := range recs {
@@ -62,6 +63,7 @@ func FuzzCleanAbstract(f *testing.F) {
 // "Astronomy &amp; Astrophysics" (Crossref) reach the references as "&"
 // (issue 36 #13).
 func TestMetadataEntitiesDecodedOnRecordedAnswers(t *testing.T) {
+	t.Parallel()
 	venues := map[string]bool{}
 	for file, parse := range map[string]func([]byte) ([]Record, error){
 		"sourcefake/testdata/semanticscholar/paper-search-turing-allfields-limit100.json": ParseSemanticScholar,
@@ -97,6 +99,7 @@ func TestMetadataEntitiesDecodedOnRecordedAnswers(t *testing.T) {
 // OpenAlex names arXiv by its host, "arXiv (Cornell University)": the
 // record's venue is "arXiv", with the identifier found (issue 36 #17).
 func TestOpenAlexArxivVenueIsArxiv(t *testing.T) {
+	t.Parallel()
 	body, err := os.ReadFile("testdata/openalex/works-filter-title.search-paperqa.json")
 	if err != nil {
 		t.Fatal(err)
@@ -127,6 +130,7 @@ func TestOpenAlexArxivVenueIsArxiv(t *testing.T) {
 // preprint (issue 36 #15: "InProceedings of the 31st ACM SIGSOFT … 2022
 // Jul 18 (pp. 289-301)" was printed as a journal).
 func TestArxivJournalRefOnRecordedAnswers(t *testing.T) {
+	t.Parallel()
 	venues, notes := map[string]string{}, 0
 	for _, f := range []string{"testdata/arxiv/query-all-testing-max10.atom.xml", "testdata/arxiv/legacy-2016-search_query-au-del_maestro.atom.xml"} {
 		body, err := os.ReadFile(f)
@@ -164,6 +168,7 @@ func TestArxivJournalRefOnRecordedAnswers(t *testing.T) {
 // venue, title and year) and the preprint's full text is kept (issue 36
 // #16: they were cited as [5] and [6]).
 func TestPreprintAndPublishedVersionAreOneWork(t *testing.T) {
+	t.Parallel()
 	body, err := os.ReadFile("testdata/openalex/works-filter-title.search-augmenting-llms-chemistry-tools.json")
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 )
 
 func TestDiskCache(t *testing.T) {
+	t.Parallel()
 	var n atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		n.Add(1)
@@ -85,6 +86,7 @@ func TestDiskCache(t *testing.T) {
 }
 
 func TestFetchDocumentsAreCached(t *testing.T) {
+	t.Parallel()
 	var n atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		n.Add(1)
@@ -110,6 +112,7 @@ func TestFetchDocumentsAreCached(t *testing.T) {
 }
 
 func TestFetchRedirectTo127RefusedByDefault(t *testing.T) {
+	t.Parallel()
 	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("internal secret")) }))
 	defer target.Close()
 	f := NewFetcher(testClient(), FetchOptions{})
@@ -132,6 +135,7 @@ func writeFile(t *testing.T, dir, name string, data []byte) string {
 }
 
 func TestReadLocalFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	md := writeFile(t, dir, "notes.md", []byte("# Bethe lattice notes\n\nQuantum criticality on a Bethe lattice. Large connectivity.\n"))
 	doc, rec, err := ReadLocalFile(md)
@@ -185,6 +189,7 @@ func TestReadLocalFile(t *testing.T) {
 }
 
 func TestLocalSourceKeywordSearch(t *testing.T) {
+	t.Parallel()
 	docs := []LocalDoc{
 		{Record: Record{Key: "local:1", Source: "local", Title: "Bethe lattice notes", Path: "/a/notes.md"}, Text: "Quantum criticality on Bethe lattices with large connectivity."},
 		{Record: Record{Key: "local:2", Source: "local", Title: "Cooking", Path: "/a/food.txt"}, Text: "Recipes for bread and soup. A lattice pie crust."},
@@ -219,6 +224,7 @@ func TestLocalSourceKeywordSearch(t *testing.T) {
 // fails (an old answer would pass for "nothing new") while others are
 // still served from the cache.
 func TestFreshAnswersAskTheNetwork(t *testing.T) {
+	t.Parallel()
 	var n atomic.Int32
 	var down atomic.Bool
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -7,6 +7,7 @@ import (
 )
 
 func TestSentences(t *testing.T) {
+	t.Parallel()
 	text := "We follow Smith et al. in this. See Fig. 2 for e.g. the value 3.14 of pi! Is it J. Doe? Yes.\nNew line starts here. lower case after period. continues"
 	var got []string
 	for _, s := range sentences(text) {
@@ -25,6 +26,7 @@ func TestSentences(t *testing.T) {
 }
 
 func TestChunkTextSizesAndOverlap(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	for i := 0; i < 200; i++ {
 		fmt.Fprintf(&b, "Sentence number %d has exactly eight words here. ", i)
@@ -66,6 +68,7 @@ func TestChunkTextSizesAndOverlap(t *testing.T) {
 }
 
 func TestChunkLongSentenceSplit(t *testing.T) {
+	t.Parallel()
 	text := "Short one. " + strings.Repeat("word ", 1000) + "end. After."
 	chunks := ChunkText(text, ChunkOptions{TargetTokens: 100, OverlapTokens: -1})
 	if len(chunks) < 13 {
@@ -88,6 +91,7 @@ func TestChunkLongSentenceSplit(t *testing.T) {
 }
 
 func TestChunkPages(t *testing.T) {
+	t.Parallel()
 	pages := []string{"Page one text. More text.", "", "Page three. Yes."}
 	chunks := ChunkPages(pages, ChunkOptions{})
 	if len(chunks) != 2 || chunks[0].Page != 1 || chunks[1].Page != 3 || chunks[1].Index != 1 {

@@ -10,6 +10,7 @@ import (
 )
 
 func TestParseS2EdgesRecordedPages(t *testing.T) {
+	t.Parallel()
 	refs, err := ParseS2Edges(readTestdata(t, "semanticscholar/paper-references-ssrn.2250500-fields-title-offset0.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -45,6 +46,7 @@ func TestParseS2EdgesRecordedPages(t *testing.T) {
 }
 
 func TestS2CitationsTimeoutIsAnErrorForThatWorkOnly(t *testing.T) {
+	t.Parallel()
 	body := readTestdata(t, "semanticscholar/error-504-citations-timeout.json")
 	refs := readTestdata(t, "semanticscholar/paper-references-ssrn.2250500-fields-title-offset0.json")
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -73,6 +75,7 @@ func TestS2CitationsTimeoutIsAnErrorForThatWorkOnly(t *testing.T) {
 }
 
 func TestOpenAlexReferencedWorksAndCites(t *testing.T) {
+	t.Parallel()
 	recs, err := ParseOpenAlex(readTestdata(t, "openalex/work-doi-10.1073-pnas.1414271111.json"))
 	if err != nil || len(recs) != 1 {
 		t.Fatal(recs, err)

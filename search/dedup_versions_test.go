@@ -6,6 +6,7 @@ import "testing"
 // only, are one work, whose published version is cited; works of the same
 // authors with other titles stay apart.
 func TestVersionsRetitledInWordingMerge(t *testing.T) {
+	t.Parallel()
 	pre := Record{Source: "openalex", OpenAlexID: "W1", Title: "Co-linear Chaining with Overlaps and Gap Costs", Year: 2021,
 		Authors: []string{"Chirag Jain", "Daniel Gibney"}, Venue: "bioRxiv", DOI: "10.1101/2021.02.03.429492"}
 	pub := Record{Source: "crossref", Title: "Algorithms for Colinear Chaining with Overlaps and Gap Costs", Year: 2022,

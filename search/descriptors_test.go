@@ -32,6 +32,7 @@ var recordings = map[string][]recording{
 // recording, a key where it needs one), finds works with titles; the
 // local source searches the person's documents.
 func TestEverySourceReplaysItsRecording(t *testing.T) {
+	t.Parallel()
 	for _, d := range Descriptors {
 		t.Run(d.Name, func(t *testing.T) {
 			vars := map[string]string{"MP_API_KEY": "key"}
@@ -93,6 +94,7 @@ func replay(t *testing.T, recs []recording) *httptest.Server {
 // Without their variables and keys, the sources that need them are off
 // and say how to turn them on; the rest are built with their default URL.
 func TestSourcesOffWithoutTheirKeys(t *testing.T) {
+	t.Parallel()
 	e := Env{Client: testClient(), Getenv: func(string) string { return "" }}
 	for _, d := range Descriptors {
 		b := d.New(e)
@@ -116,6 +118,7 @@ func TestSourcesOffWithoutTheirKeys(t *testing.T) {
 // written out by hand: a biomedical question goes to PubMed first, a
 // materials one to the Materials Project.
 func TestRoutesFromTheDescriptors(t *testing.T) {
+	t.Parallel()
 	want := map[string][]string{
 		IntentBiomedical: {"pubmed", "semanticscholar", "openalex", "crossref", "local", "arxiv", "web"},
 		IntentCSPhysics:  {"arxiv", "semanticscholar", "openalex", "local", "crossref", "web"},

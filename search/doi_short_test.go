@@ -6,6 +6,7 @@ import "testing"
 // write them) is kept: doi.org resolves it, and dropping it loses the
 // only link a reference has.
 func TestShortDOIsAreKept(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"10/fqd6hj":                 "10/fqd6hj",
 		"https://doi.org/10/FQD6HJ": "10/fqd6hj",

@@ -14,6 +14,7 @@ import (
 )
 
 func TestClientRetries503ThenSuccess(t *testing.T) {
+	t.Parallel()
 	var n atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if n.Add(1) < 3 {
@@ -35,6 +36,7 @@ func TestClientRetries503ThenSuccess(t *testing.T) {
 }
 
 func TestClientGivesUpWithHTTPError(t *testing.T) {
+	t.Parallel()
 	var n atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		n.Add(1)
@@ -55,6 +57,7 @@ func TestClientGivesUpWithHTTPError(t *testing.T) {
 }
 
 func TestClientRetryAfter(t *testing.T) {
+	t.Parallel()
 	var n atomic.Int32
 	var first time.Time
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -79,6 +82,7 @@ func TestClientRetryAfter(t *testing.T) {
 }
 
 func TestClientLongRetryAfterGivesUp(t *testing.T) {
+	t.Parallel()
 	var n atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		n.Add(1)
@@ -100,6 +104,7 @@ func TestClientLongRetryAfterGivesUp(t *testing.T) {
 }
 
 func TestClientSizeCap(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte(strings.Repeat("a", 5000)))
 	}))
@@ -123,6 +128,7 @@ func TestClientSizeCap(t *testing.T) {
 }
 
 func TestClientPerHostRateLimit(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	var times []time.Time
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -171,6 +177,7 @@ func TestClientPerHostRateLimit(t *testing.T) {
 }
 
 func TestDefaultHostLimits(t *testing.T) {
+	t.Parallel()
 	c := NewClient(ClientOptions{})
 	for host, want := range map[string]time.Duration{"export.arxiv.org": 3 * time.Second, "api.semanticscholar.org": time.Second} {
 		lim := c.limiter(&url.URL{Host: host})
@@ -181,6 +188,7 @@ func TestDefaultHostLimits(t *testing.T) {
 }
 
 func TestRetryAfterParse(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	if d, ok := retryAfter("7", now); !ok || d != 7*time.Second {
 		t.Error(d, ok)

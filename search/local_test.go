@@ -36,6 +36,7 @@ func within(t *testing.T, d time.Duration, what string, fn func()) {
 // its own reason, before a byte of it is read; a link that stays inside
 // the folder is followed.
 func TestReadLocalFileRefusesWhatItMustNotRead(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("symlinks and FIFOs")
 	}
@@ -110,6 +111,7 @@ func TestReadLocalFileRefusesWhatItMustNotRead(t *testing.T) {
 
 // ReadLocalData stops when its context ends, and hashes what it reads.
 func TestReadLocalDataStopsWithItsContext(t *testing.T) {
+	t.Parallel()
 	p := filepath.Join(t.TempDir(), "a.txt")
 	os.WriteFile(p, []byte("abc"), 0o644)
 	f, info, err := OpenLocalFile(filepath.Dir(p), "a.txt")

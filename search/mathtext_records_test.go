@@ -9,6 +9,7 @@ import (
 // titles and abstracts ("$\textit{Magic: The Gathering}$", "$\log (T)$")
 // reaches every reader of a record as text, with no "$" left in prose.
 func TestRecordedMathBecomesText(t *testing.T) {
+	t.Parallel()
 	magic := false
 	for _, r := range recordedTuringPool(t) {
 		for _, s := range []string{r.Title, r.Abstract} {

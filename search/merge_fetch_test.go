@@ -12,6 +12,7 @@ import (
 )
 
 func TestMergeArxivAndOpenAlex(t *testing.T) {
+	t.Parallel()
 	ax, err := ParseArxivFeed(fixture(t, "arxiv/legacy-2016-id_list-1111.2011v2.atom.xml"))
 	if err != nil {
 		t.Fatal(err)
@@ -53,6 +54,7 @@ func TestMergeArxivAndOpenAlex(t *testing.T) {
 }
 
 func TestNormalizeTitleAndKey(t *testing.T) {
+	t.Parallel()
 	if got := NormalizeTitle("  Économie: the “Résumé”—Part II. "); got != "economie the resume part ii" {
 		t.Errorf("NormalizeTitle: %q", got)
 	}
@@ -75,6 +77,7 @@ func TestNormalizeTitleAndKey(t *testing.T) {
 }
 
 func TestFetchRefusesLoopback(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("secret")) }))
 	defer srv.Close()
 	f := NewFetcher(testClient(), FetchOptions{})
@@ -96,6 +99,7 @@ func TestFetchRefusesLoopback(t *testing.T) {
 }
 
 func TestFetchRedirectToLoopbackRefused(t *testing.T) {
+	t.Parallel()
 	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("secret")) }))
 	defer target.Close()
 	// a name that "resolves" to loopback: the dial-time guard must refuse it
@@ -125,6 +129,7 @@ func TestFetchRedirectToLoopbackRefused(t *testing.T) {
 }
 
 func TestFetchAllowPrivateHTML(t *testing.T) {
+	t.Parallel()
 	page := `<!doctype html><html><head><title>Fixture Article</title></head><body>
 <nav><a href="/">Home</a> <a href="/about">About us</a> <a href="/login">Login navigation menu</a></nav>
 <article><h1>Fixture Article</h1>` + strings.Repeat(`<p>Readable paragraph about Bethe lattices and quantum criticality, with enough words to count as content for the readability scorer. It continues here.</p>`, 6) +

@@ -45,6 +45,7 @@ func noWaitClient(srvURL string) *Client {
 }
 
 func TestPubMedSearchAndFetch(t *testing.T) {
+	t.Parallel()
 	srv, reqs := serveRoutes(t, map[string]routeBody{
 		"/esearch.fcgi": {200, "application/json", []byte(`{"header":{"type":"esearch"},"esearchresult":{"count":"2","idlist":["11700088","11748933"]}}`)},
 		"/efetch.fcgi":  {200, "text/xml", fixture(t, "pubmed/efetch-pubmed-id-11748933_11700088.xml")},
@@ -92,6 +93,7 @@ func TestPubMedSearchAndFetch(t *testing.T) {
 }
 
 func TestPubMedEmptySearchAndNoAbstract(t *testing.T) {
+	t.Parallel()
 	// the real "no items found" answer (XML, with an ErrorList) is no results, not an error
 	ids, err := ParsePubMedSearch(fixture(t, "pubmed/esearch-protein-term-abcXYZ-no-results.xml"))
 	if err != nil || len(ids) != 0 {
@@ -128,6 +130,7 @@ func TestPubMedEmptySearchAndNoAbstract(t *testing.T) {
 }
 
 func TestPubMedMathMLAbstract(t *testing.T) {
+	t.Parallel()
 	recs, err := ParsePubMedArticles(fixture(t, "pubmed/efetch-pubmed-id-30108519-html-mathml-in-abstract.xml"))
 	if err != nil || len(recs) != 1 {
 		t.Fatal(recs, err)
@@ -152,6 +155,7 @@ func TestPubMedMathMLAbstract(t *testing.T) {
 }
 
 func TestSemanticScholarSearch(t *testing.T) {
+	t.Parallel()
 	srv, reqs := serveRoutes(t, map[string]routeBody{
 		"/graph/v1/paper/search": {200, "application/json", fixture(t, "semanticscholar/paper-search-turing-allfields-limit100.json")},
 	})
@@ -197,6 +201,7 @@ func TestSemanticScholarSearch(t *testing.T) {
 }
 
 func TestSemanticScholarErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		file   string
 		status int
@@ -215,6 +220,7 @@ func TestSemanticScholarErrors(t *testing.T) {
 }
 
 func TestSemanticScholar429RetryAfterThenCooldown(t *testing.T) {
+	t.Parallel()
 	var n atomic.Int32
 	body := fixture(t, "semanticscholar/error-429-too-many-requests.json")
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -252,6 +258,7 @@ func TestSemanticScholar429RetryAfterThenCooldown(t *testing.T) {
 }
 
 func TestCrossrefSearch(t *testing.T) {
+	t.Parallel()
 	srv, reqs := serveRoutes(t, map[string]routeBody{
 		"/works": {200, "application/json", fixture(t, "crossref/works-query-ecology-rows2.json")},
 	})
@@ -301,6 +308,7 @@ func TestCrossrefSearch(t *testing.T) {
 }
 
 func TestCrossrefErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		file, ctype string
 		status      int
@@ -319,6 +327,7 @@ func TestCrossrefErrors(t *testing.T) {
 }
 
 func TestWebSearxNGBraveTavily(t *testing.T) {
+	t.Parallel()
 	var tavilyReq map[string]any
 	var braveToken, tavilyAuth string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -387,6 +396,7 @@ func TestWebSearxNGBraveTavily(t *testing.T) {
 }
 
 func TestMaterialsProject(t *testing.T) {
+	t.Parallel()
 	var key string
 	var q map[string][]string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -444,6 +454,7 @@ func TestMaterialsProject(t *testing.T) {
 // The same paper from arXiv, OpenAlex and Semantic Scholar is one source
 // with its DOI, its arXiv ID and a PDF link.
 func TestMergeThreeSources(t *testing.T) {
+	t.Parallel()
 	arx := Record{Source: "arxiv", ArxivID: "2304.05376", Title: "Augmenting large language models with chemistry tools", Year: 2023,
 		Venue: "arXiv", PDFURL: "https://arxiv.org/pdf/2304.05376v5", Abstract: "short"}
 	oa, err := ParseOpenAlex(fixture(t, "openalex/works-filter-title.search-augmenting-llms-chemistry-tools.json"))
@@ -482,6 +493,7 @@ func TestMergeThreeSources(t *testing.T) {
 }
 
 func TestInlineText(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"<jats:title>Abstract</jats:title><jats:p>We show <jats:italic>x</jats:italic> &amp; y.</jats:p>": "We show x & y.",
 		"H<sub>2</sub>O at 10<sup>9</sup> Pa": "H₂O at 10⁹ Pa",
@@ -499,6 +511,7 @@ func TestInlineText(t *testing.T) {
 // A bibliographic detail of the wrong JSON type (a volume as a number, a
 // page as an object) is read as text or dropped; the work is kept.
 func TestPublicationDetailsOfTheWrongType(t *testing.T) {
+	t.Parallel()
 	recs, err := ParseCrossref([]byte(`{"status":"ok","message-type":"work","message":{"DOI":"10.1000/x","title":["A title"],"type":"book-chapter",` +
 		`"container-title":["A Handbook"],"volume":6,"issue":null,"page":{"a":1},"publisher":"Springer",` +
 		`"editor":[{"given":"Ann","family":"Editor"},{"name":"The Consortium"},{"family":5}]}}`))
@@ -512,6 +525,7 @@ func TestPublicationDetailsOfTheWrongType(t *testing.T) {
 
 // MEDLINE abbreviates page ranges; a reference writes them in full.
 func TestMedlinePages(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{"244-55": "244–255", "1021-9": "1021–1029", "117-123": "117–123", "e1002": "e1002", "S1-4, S10": "S1-4, S10", "12-12": "12–12", "": ""} {
 		if got := medlinePages(in); got != want {
 			t.Errorf("medlinePages(%q) = %q, want %q", in, got, want)

@@ -9,6 +9,7 @@ import (
 )
 
 func TestIsUnreachable(t *testing.T) {
+	t.Parallel()
 	// A port nobody listens on: connection refused, a dial error.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -53,6 +53,7 @@ func arxivAbstract(t *testing.T) []string {
 func inOrder(want, got []string) float64 { return float64(lcs(want, got)) / float64(len(want)) }
 
 func TestPDFAbstractWordOrder(t *testing.T) {
+	t.Parallel()
 	data := readArxivPDF(t)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(data) }))
 	defer srv.Close()
@@ -94,6 +95,7 @@ func lastLine(s string) string {
 // A scanned page carries its text only in an invisible OCR layer over the
 // page's image (Tesseract's output of the article's first page at 200 dpi).
 func TestPDFScannedPageWithTextLayer(t *testing.T) {
+	t.Parallel()
 	born, err := PDFPagesWithin(readPDF(t, "elsarticle-elstest-5p.pdf"), time.Minute)
 	if err != nil {
 		t.Fatal(err)
@@ -114,6 +116,7 @@ func TestPDFScannedPageWithTextLayer(t *testing.T) {
 // A two-column article reads column by column: a sentence that runs down
 // the left column is not interleaved with the right one.
 func TestPDFTwoColumnReadingOrder(t *testing.T) {
+	t.Parallel()
 	pages, err := PDFPagesWithin(readPDF(t, "elsarticle-elstest-5p.pdf"), time.Minute)
 	if err != nil || len(pages) != 4 {
 		t.Fatalf("%d pages, %v", len(pages), err)
@@ -130,6 +133,7 @@ func TestPDFTwoColumnReadingOrder(t *testing.T) {
 }
 
 func TestPDFNonLatinScript(t *testing.T) {
+	t.Parallel()
 	pages, err := PDFPagesWithin(readPDF(t, "churchslavonic-ru.pdf"), time.Minute)
 	if err != nil || len(pages) != 10 {
 		t.Fatalf("%d pages, %v", len(pages), err)
@@ -151,6 +155,7 @@ func TestPDFNonLatinScript(t *testing.T) {
 // The reference list is found so that retrieval can down-weight it, and no
 // chunk mixes the paper's body with its references.
 func TestPDFReferencesAreMarked(t *testing.T) {
+	t.Parallel()
 	pages, err := PDFPagesWithin(readArxivPDF(t), time.Minute)
 	if err != nil {
 		t.Fatal(err)
@@ -203,6 +208,7 @@ func TestPDFReferencesAreMarked(t *testing.T) {
 }
 
 func TestChunkPagesSplitsAroundReferencesAndAppendix(t *testing.T) {
+	t.Parallel()
 	refs := "References\n[1] A. Author, Some title, J. Phys. 12 (1999) 3.\n[2] B. Author, Other title, Nature 400 (2001) 5.\n[3] C. Author, Third, Science 1 (2003) 7.\n"
 	pages := []string{
 		"Introduction. We study things. " + strings.Repeat("Body text goes on. ", 20),
@@ -238,6 +244,7 @@ func firstN(s string, n int) string {
 }
 
 func TestCleanPDFPages(t *testing.T) {
+	t.Parallel()
 	head := "Journal of Things 12 (2020) %d\n"
 	page := func(n int, body string) string {
 		return strings.Replace(head, "%d", strconv.Itoa(n), 1) + body + "\n" + strconv.Itoa(n)
@@ -270,6 +277,7 @@ func TestCleanPDFPages(t *testing.T) {
 // A document that overruns its deadline costs that document only: the
 // reader's slot is rebuilt and the next document reads in full.
 func TestPDFExtractionHasADeadline(t *testing.T) {
+	t.Parallel()
 	data := readPDF(t, "churchslavonic-ru.pdf")
 	e := newPDFEngine(pdfEngineOptions{Slots: 1, CacheDir: pdfCacheDir()})
 	if _, err := e.pages(data, time.Nanosecond); !errors.Is(err, ErrPDFTooSlow) {
@@ -287,6 +295,7 @@ func TestPDFExtractionHasADeadline(t *testing.T) {
 // A long document shares its pages out among the idle slots, and the text
 // comes out the same as from one slot, page for page.
 func TestPDFLongDocumentSharedAmongSlots(t *testing.T) {
+	t.Parallel()
 	data := readPDF(t, "churchslavonic-ru.pdf") // 10 pages
 	one := newPDFEngine(pdfEngineOptions{Slots: 1, CacheDir: pdfCacheDir()})
 	want, err := one.pages(data, time.Minute)
@@ -319,6 +328,7 @@ func TestPDFLongDocumentSharedAmongSlots(t *testing.T) {
 // Broken documents come back as errors, never panics, and the reader goes
 // on serving good ones.
 func TestPDFBrokenDocuments(t *testing.T) {
+	t.Parallel()
 	good := readPDF(t, "elsarticle-elstest-5p.pdf")
 	corrupt := append([]byte(nil), good...)
 	for i := len(corrupt) / 4; i < len(corrupt); i += 97 {
@@ -348,6 +358,7 @@ func TestPDFBrokenDocuments(t *testing.T) {
 
 // Documents read at the same time each get their own text.
 func TestPDFConcurrentReads(t *testing.T) {
+	t.Parallel()
 	docs := map[string]string{"scanned-tesseract-elstest-5p-p1.pdf": "polariton", "churchslavonic-ru.pdf": "Пакет", "elsarticle-elstest-5p.pdf": "polariton"}
 	var wg sync.WaitGroup
 	for round := 0; round < 2; round++ {
@@ -399,6 +410,7 @@ func FuzzPDFPages(f *testing.F) {
 // broad look. Opt-in (RESEARCHTUI_SLOW_TESTS=1; PDF_SWEEP=N copies, 2000 by
 // default): a few minutes.
 func TestPDFCorruptionSweep(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("RESEARCHTUI_SLOW_TESTS") == "" {
 		t.Skip("set RESEARCHTUI_SLOW_TESTS=1 (takes minutes)")
 	}

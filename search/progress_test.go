@@ -89,6 +89,7 @@ func (h *hostileServer) count(path string) int {
 }
 
 func TestDownloadsAreJudgedByProgress(t *testing.T) {
+	t.Parallel()
 	srv := newHostileServer(t)
 	c := NewClient(ClientOptions{BaseBackoff: time.Millisecond})
 	// Scaled down from the real rule, with room for a loaded machine: the
@@ -133,6 +134,7 @@ func TestDownloadsAreJudgedByProgress(t *testing.T) {
 // minutes) through the real download rule: it must be read in full. It is
 // slow, so it runs only with RESEARCHTUI_SLOW_TESTS=1.
 func TestSteady30MBPDFWithTheRealRule(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("RESEARCHTUI_SLOW_TESTS") != "1" {
 		t.Skip("set RESEARCHTUI_SLOW_TESTS=1 (takes 2.5 minutes)")
 	}

@@ -14,6 +14,7 @@ import (
 // `update` take 28 s and grew the database to 44 MB) becomes a record of
 // ordinary size that says what was cut; a real record is left alone.
 func TestHugeMetadataIsCut(t *testing.T) {
+	t.Parallel()
 	authors := make([]map[string]string, 5000)
 	for i := range authors {
 		authors[i] = map[string]string{"name": "Author " + strings.Repeat("x", i%300)}
@@ -63,6 +64,7 @@ func TestHugeMetadataIsCut(t *testing.T) {
 // so the run's "cut" warning means a hostile or broken answer (a trial
 // saw arXiv's journal references cut at a cap of 100).
 func TestRealMetadataIsNeverCut(t *testing.T) {
+	t.Parallel()
 	parsers := map[string]func([]byte) ([]Record, error){
 		"arxiv": ParseArxivFeed, "crossref": ParseCrossref, "openalex": ParseOpenAlex, "semanticscholar": ParseSemanticScholar,
 	}

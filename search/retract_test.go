@@ -14,6 +14,7 @@ import (
 // retracted work was found.
 
 func TestCrossrefCorrectionFromRecordedAnswer(t *testing.T) {
+	t.Parallel()
 	recs, err := ParseCrossref(fixture(t, "crossref/work-doi-10.1073-pnas.1414271111.json"))
 	if err != nil || len(recs) != 1 {
 		t.Fatal(recs, err)
@@ -43,6 +44,7 @@ func TestCrossrefCorrectionFromRecordedAnswer(t *testing.T) {
 // A correction notice (update-to) is not itself a corrected work: it names
 // the work it corrects.
 func TestCrossrefNoticeFromRecordedList(t *testing.T) {
+	t.Parallel()
 	recs, err := ParseCrossref(fixture(t, "crossref/types-journal-article-works-rows30-cursor-page3.json"))
 	if err != nil || len(recs) != 30 {
 		t.Fatal(len(recs), err)
@@ -70,6 +72,7 @@ func TestCrossrefNoticeFromRecordedList(t *testing.T) {
 }
 
 func TestRetractedFromModifiedAnswers(t *testing.T) {
+	t.Parallel()
 	recs, err := ParseOpenAlex(fixture(t, "openalex/work-doi-10.1073-pnas.1414271111.json"))
 	if err != nil || len(recs) != 1 || recs[0].Retracted {
 		t.Fatalf("the real answer says is_retracted false: %+v %v", recs, err)
@@ -100,6 +103,7 @@ func TestRetractedFromModifiedAnswers(t *testing.T) {
 // When the sources disagree, the merged record is retracted if any of them
 // says so, and keeps every notice.
 func TestMergeKeepsRetractionAndNotices(t *testing.T) {
+	t.Parallel()
 	oaRetracted, _ := ParseOpenAlex(fixture(t, "openalex/MODIFIED-work-doi-10.1073-pnas.1414271111-is_retracted-true.json"))
 	oaPlain, _ := ParseOpenAlex(fixture(t, "openalex/work-doi-10.1073-pnas.1414271111.json"))
 	crCorrected, _ := ParseCrossref(fixture(t, "crossref/work-doi-10.1073-pnas.1414271111.json"))
@@ -128,6 +132,7 @@ func TestMergeKeepsRetractionAndNotices(t *testing.T) {
 
 // A search asks Crossref for the update fields, or it would never see them.
 func TestCrossrefSearchAsksForUpdates(t *testing.T) {
+	t.Parallel()
 	srv, reqs := serveRoutes(t, map[string]routeBody{
 		"/works": {200, "application/json", fixture(t, "crossref/works-query-ecology-rows2.json")},
 	})
@@ -143,6 +148,7 @@ func TestCrossrefSearchAsksForUpdates(t *testing.T) {
 }
 
 func TestCrossrefRelationRetractedBy(t *testing.T) {
+	t.Parallel()
 	body := `{"status":"ok","message-type":"work","message":{"DOI":"10.1/a","title":["A"],` +
 		`"relation":{"is-retracted-by":[{"id-type":"doi","id":"10.1/notice","asserted-by":"subject"}],"has-preprint":[{"id-type":"doi","id":"10.1/p"}]}}}`
 	recs, err := ParseCrossref([]byte(body))

@@ -39,6 +39,7 @@ func testClient() *Client {
 }
 
 func TestArxivCurrentFeed(t *testing.T) {
+	t.Parallel()
 	srv, reqs := serve(t, 200, "application/atom+xml", fixture(t, "arxiv/query-all-testing-max10.atom.xml"))
 	recs, err := NewArxiv(testClient(), srv.URL+"/api/query").Search(context.Background(), "testing", 10)
 	if err != nil {
@@ -79,6 +80,7 @@ func TestArxivCurrentFeed(t *testing.T) {
 }
 
 func TestArxivLegacyFeed(t *testing.T) {
+	t.Parallel()
 	recs, err := ParseArxivFeed(fixture(t, "arxiv/legacy-2016-id_list-1111.2011v2.atom.xml"))
 	if err != nil || len(recs) != 1 {
 		t.Fatal(err, len(recs))
@@ -110,6 +112,7 @@ func TestArxivLegacyFeed(t *testing.T) {
 }
 
 func TestArxivEmptyAndError(t *testing.T) {
+	t.Parallel()
 	srv, _ := serve(t, 200, "application/atom+xml", fixture(t, "arxiv/id_list-0000.0000-empty.atom.xml"))
 	recs, err := NewArxiv(testClient(), srv.URL).Search(context.Background(), "x", 5)
 	if err != nil || len(recs) != 0 {
@@ -126,6 +129,7 @@ func TestArxivEmptyAndError(t *testing.T) {
 }
 
 func TestArxivQuery(t *testing.T) {
+	t.Parallel()
 	cases := map[string]string{
 		"graph neural networks":                 "all:graph AND all:neural AND all:networks",
 		`"large language models" for chemistry`: `all:"large language models" AND all:chemistry`,
@@ -139,6 +143,7 @@ func TestArxivQuery(t *testing.T) {
 }
 
 func TestOpenAlexList(t *testing.T) {
+	t.Parallel()
 	srv, reqs := serve(t, 200, "application/json", fixture(t, "openalex/works-filter-title.search-augmenting-llms-chemistry-tools.json"))
 	recs, err := NewOpenAlex(testClient(), srv.URL, "me@example.org").Search(context.Background(), "chemistry tools", 5)
 	if err != nil || len(recs) != 2 {
@@ -169,6 +174,7 @@ func TestOpenAlexList(t *testing.T) {
 }
 
 func TestOpenAlexSingleWorkAndPaperQA(t *testing.T) {
+	t.Parallel()
 	recs, err := ParseOpenAlex(fixture(t, "openalex/work-doi-10.1073-pnas.1414271111.json"))
 	if err != nil || len(recs) != 1 {
 		t.Fatal(err, len(recs))
@@ -183,6 +189,7 @@ func TestOpenAlexSingleWorkAndPaperQA(t *testing.T) {
 }
 
 func TestRebuildAbstract(t *testing.T) {
+	t.Parallel()
 	idx := map[string][]int{"world": {1}, "hello": {0, 2}}
 	if got := RebuildAbstract(idx); got != "hello world hello" {
 		t.Errorf("got %q", got)
@@ -190,6 +197,7 @@ func TestRebuildAbstract(t *testing.T) {
 }
 
 func TestOpenAlexHTML404(t *testing.T) {
+	t.Parallel()
 	srv, _ := serve(t, 404, "text/html; charset=utf-8", fixture(t, "openalex/error-404-work-not-found.html"))
 	_, err := NewOpenAlex(testClient(), srv.URL, "").Search(context.Background(), "x", 5)
 	if err == nil || !strings.Contains(err.Error(), "not found") || strings.Contains(err.Error(), "<") {
@@ -206,6 +214,7 @@ func TestOpenAlexHTML404(t *testing.T) {
 }
 
 func TestHostileFieldsCleaned(t *testing.T) {
+	t.Parallel()
 	feed := strings.Replace(string(fixture(t, "arxiv/legacy-2016-id_list-1111.2011v2.atom.xml")),
 		"<name>James M. Murray</name>", "<name>James \x1b]0;pwned\x07M. \x1b[31mMurray\x1b[0m</name>", 1)
 	feed = strings.Replace(feed, "Theoretical description", "Theoretical \x1b[2J\x1b[Hdescription", 1)

@@ -10,6 +10,7 @@ import (
 )
 
 func TestSessionsCRUDAndOrder(t *testing.T) {
+	t.Parallel()
 	s, _ := openTemp(t)
 	base := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	var ids []string
@@ -92,6 +93,7 @@ func TestSessionsCRUDAndOrder(t *testing.T) {
 }
 
 func TestSessionJSONRoundTrip(t *testing.T) {
+	t.Parallel()
 	s, _ := openTemp(t)
 	in := Session{
 		ID: NewID(time.Now()), Question: "q", Title: "t", Status: StatusAwaitingReview,
@@ -113,6 +115,7 @@ func TestSessionJSONRoundTrip(t *testing.T) {
 }
 
 func TestDeleteSessionKeepsSharedData(t *testing.T) {
+	t.Parallel()
 	s, _ := openTemp(t)
 	sess := &Session{Question: "q", Report: "r"}
 	if err := s.CreateSession(sess); err != nil {
@@ -160,6 +163,7 @@ func TestDeleteSessionKeepsSharedData(t *testing.T) {
 }
 
 func TestMarkInterrupted(t *testing.T) {
+	t.Parallel()
 	s, _ := openTemp(t)
 	statuses := []string{StatusRunning, StatusCompleted, StatusRunning, StatusAwaitingReview, StatusFailed}
 	var ids []string
@@ -190,6 +194,7 @@ func TestMarkInterrupted(t *testing.T) {
 }
 
 func TestEventsInOrderAcrossBatches(t *testing.T) {
+	t.Parallel()
 	s, _ := openTemp(t)
 	if last, err := s.LastSeq("s1"); err != nil || last != 0 {
 		t.Fatalf("LastSeq empty = %d, %v", last, err)
@@ -230,6 +235,7 @@ func TestEventsInOrderAcrossBatches(t *testing.T) {
 }
 
 func TestCheckpoints(t *testing.T) {
+	t.Parallel()
 	s, _ := openTemp(t)
 	if _, ok, err := s.Checkpoint("s", "plan"); ok || err != nil {
 		t.Fatalf("missing checkpoint: %v %v", ok, err)
@@ -257,6 +263,7 @@ func TestCheckpoints(t *testing.T) {
 }
 
 func TestSourcesDocumentsChunks(t *testing.T) {
+	t.Parallel()
 	s, _ := openTemp(t)
 	for _, k := range []string{"b", "a", "a#1"} {
 		if err := s.PutSource(k, []byte(`{"k":"`+k+`"}`)); err != nil {
@@ -318,6 +325,7 @@ func TestSourcesDocumentsChunks(t *testing.T) {
 }
 
 func TestAllChunksPagesAndAllowsWrites(t *testing.T) {
+	t.Parallel()
 	s, _ := openTemp(t)
 	n := allChunksPage*2 + 7
 	var chunks []Chunk
@@ -349,6 +357,7 @@ func TestAllChunksPagesAndAllowsWrites(t *testing.T) {
 }
 
 func TestEmbeddingsRoundTrip(t *testing.T) {
+	t.Parallel()
 	s, _ := openTemp(t)
 	items := map[string][]float32{
 		"h1": {0.5, -1.25, 3e-8},
@@ -377,6 +386,7 @@ func TestEmbeddingsRoundTrip(t *testing.T) {
 }
 
 func TestBuildIndex(t *testing.T) {
+	t.Parallel()
 	s, _ := openTemp(t)
 	texts := []string{"alpha", "beta", "gamma", "delta"}
 	var chunks []Chunk

@@ -84,6 +84,7 @@ func reopenStore(t *testing.T, path string, opt IndexOptions) *Store {
 // from then on the index answers exactly like the store's embeddings, and
 // the file is rewritten sound.
 func TestDamagedVectorsFoundAfterOpen(t *testing.T) {
+	t.Parallel()
 	opt := IndexOptions{SwitchAt: -1}
 	path, file, qs := savedStore(t, opt, 1200)
 	damageVectors(t, file)
@@ -138,6 +139,7 @@ func TestDamagedVectorsFoundAfterOpen(t *testing.T) {
 // The same with a graph: searches that arrive while the vectors are read
 // back wait for them, and the graph is rebuilt and saved.
 func TestDamagedVectorsWithGraph(t *testing.T) {
+	t.Parallel()
 	opt := IndexOptions{SwitchAt: 200, Seed: 3}
 	path, file, qs := savedStore(t, opt, 1600)
 	damageVectors(t, file)
@@ -174,6 +176,7 @@ func TestDamagedVectorsWithGraph(t *testing.T) {
 // vector.ErrClosed), nothing touches the released mapping, and the next open
 // is correct.
 func TestCloseDuringFileCheck(t *testing.T) {
+	t.Parallel()
 	for _, damaged := range []bool{false, true} {
 		t.Run(fmt.Sprintf("damaged=%v", damaged), func(t *testing.T) {
 			opt := IndexOptions{SwitchAt: 200, Seed: 5}
@@ -242,6 +245,7 @@ const indexCheckKillEnv = "RESEARCHTUI_INDEX_CHECK_KILL"
 // TestIndexCheckKillChild is the child of TestKilledDuringFileCheck: it
 // opens the index, serves, and is killed while its check crawls.
 func TestIndexCheckKillChild(t *testing.T) {
+	t.Parallel()
 	path := os.Getenv(indexCheckKillEnv)
 	if path == "" {
 		t.Skip("helper for TestKilledDuringFileCheck")
@@ -270,6 +274,7 @@ func TestIndexCheckKillChild(t *testing.T) {
 // Killing the process while it checks its index file (sound or damaged)
 // leaves a store whose next open is correct.
 func TestKilledDuringFileCheck(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("spawns child processes")
 	}

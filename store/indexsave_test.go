@@ -18,6 +18,7 @@ import (
 // vector read back from bbolt, at every open, until a process lived long
 // enough to save it again).
 func TestBuildSavesAFreshFile(t *testing.T) {
+	t.Parallel()
 	s, path := openTemp(t)
 	s.IndexOptions = IndexOptions{SwitchAt: 1, Seed: 3}
 	g := vectortest.NewTopics(8, 32, 6)
@@ -103,6 +104,7 @@ func indexFile(t *testing.T, s *Store) IndexFileStats {
 // linked before the next arrives; a save after each rewrote the file
 // after every batch.) Close saves the rest.
 func TestBuildSavesOnlyWhenItPays(t *testing.T) {
+	t.Parallel()
 	s, path := openTemp(t)
 	s.IndexOptions = IndexOptions{SwitchAt: 1, Seed: 4}
 	g := vectortest.NewTopics(8, 32, 6)

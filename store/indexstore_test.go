@@ -65,6 +65,7 @@ func sameAsStore(t *testing.T, s *Store, ix *Index, qs [][]float32, minRecall fl
 // catches up with chunks written without it, and is rebuilt when its file
 // is damaged or missing.
 func TestStoreIndexPersistsAndCatchesUp(t *testing.T) {
+	t.Parallel()
 	s, path := openTemp(t)
 	s.IndexOptions = IndexOptions{SwitchAt: 200, Seed: 9}
 	g := vectortest.NewTopics(6, 32, 10)
@@ -168,6 +169,7 @@ func storeWithChunksAt(t testing.TB, s *Store, g *vectortest.Topics, prefix stri
 
 // A read-only store uses the index file but never writes it.
 func TestStoreIndexReadOnly(t *testing.T) {
+	t.Parallel()
 	s, path := openTemp(t)
 	storeWithChunks(t, s, vectortest.NewTopics(1, 8, 3), 100)
 	s.Close()
@@ -192,6 +194,7 @@ const indexKillEnv = "STORE_TEST_INDEX_KILL_PATH"
 // TestKilledIndexWriterLeavesUsableStore: it changes the store and saves
 // the index, over and over, until it is killed.
 func TestIndexKillChildHelper(t *testing.T) {
+	t.Parallel()
 	path := os.Getenv(indexKillEnv)
 	if path == "" {
 		t.Skip("helper for TestKilledIndexWriterLeavesUsableStore")
@@ -236,6 +239,7 @@ func TestIndexKillChildHelper(t *testing.T) {
 // opens and an index that is correct: the previous file caught up, or a
 // rebuild, never a half-written file.
 func TestKilledIndexWriterLeavesUsableStore(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("spawns child processes")
 	}

@@ -10,6 +10,7 @@ import (
 // Living's interval reads as a person writes it, and what earlier versions
 // stored (nanoseconds) still reads.
 func TestLivingEveryJSON(t *testing.T) {
+	t.Parallel()
 	week := Living{Every: 7 * 24 * time.Hour, LastNew: 2, Checks: 3, Unread: 4, LastChecked: time.Date(2026, 11, 1, 7, 0, 0, 0, time.UTC)}
 	b, err := json.Marshal(week)
 	if err != nil || !strings.Contains(string(b), `"every":"7d"`) {

@@ -10,6 +10,7 @@ import (
 // A page of the session list is the full list filtered and cut, in the
 // same order (ties on CreatedAt included), from the owner and from a client.
 func TestSessionPageIsTheListFilteredAndCut(t *testing.T) {
+	t.Parallel()
 	st, sock, _ := sharedStore(t)
 	rng := rand.New(rand.NewPCG(7, 9))
 	base := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
@@ -65,6 +66,7 @@ func TestSessionPageIsTheListFilteredAndCut(t *testing.T) {
 // Stamps are every session's ID, status and update time, from the owner
 // and over the socket alike.
 func TestSessionStamps(t *testing.T) {
+	t.Parallel()
 	st, sock, _ := sharedStore(t)
 	for i := range 5 {
 		sess := &Session{Question: fmt.Sprint("q", i), Status: StatusCompleted, CreatedAt: time.Now().Add(time.Duration(i) * time.Second)}

@@ -29,6 +29,7 @@ const ownerNofileEnv = "RESEARCHTUI_TEST_OWNER_NOFILE"
 // process, it owns a data dir, lowers its own file-descriptor limit when
 // asked, says READY and serves until its stdin closes.
 func TestOwnerChildHelper(t *testing.T) {
+	t.Parallel()
 	dir := os.Getenv(ownerChildEnv)
 	if dir == "" {
 		t.Skip("helper for the owner abuse tests")
@@ -134,6 +135,7 @@ func TestOwnerAcceptsAgainAfterRunningOutOfFDs(t *testing.T) {
 // after a few kilobytes (before, the owner buffered up to 64 MiB each), and
 // a real client is served meanwhile.
 func TestOversizedHellosAreCutShort(t *testing.T) {
+	t.Parallel()
 	st, sock, _ := sharedStore(t)
 	if err := st.CreateSession(&Session{Question: "q?", CreatedAt: time.Now()}); err != nil {
 		t.Fatal(err)

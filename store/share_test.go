@@ -42,6 +42,7 @@ func sharedStore(t *testing.T) (*Store, string, func()) {
 }
 
 func TestClientReadsWhatTheOwnerHas(t *testing.T) {
+	t.Parallel()
 	st, sock, _ := sharedStore(t)
 	sess := &Session{Question: "q?", Title: "Q", Status: StatusCompleted, CreatedAt: time.Now(), Model: "m"}
 	if err := st.CreateSession(sess); err != nil {
@@ -102,6 +103,7 @@ func TestClientReadsWhatTheOwnerHas(t *testing.T) {
 }
 
 func TestSocketIsPrivate(t *testing.T) {
+	t.Parallel()
 	_, sock, _ := sharedStore(t)
 	fi, err := os.Stat(sock)
 	if err != nil || fi.Mode().Perm() != 0o600 {
@@ -117,6 +119,7 @@ func TestSocketIsPrivate(t *testing.T) {
 // database lock, so nobody else is alive) replaces it, and a client dialling
 // the stale one is told at once rather than hanging.
 func TestStaleSocketNeverWedges(t *testing.T) {
+	t.Parallel()
 	dir := shortDir(t)
 	sock := SocketPath(filepath.Join(dir, "researchtui.db"))
 	if err := os.MkdirAll(filepath.Dir(sock), 0o700); err != nil {
@@ -154,6 +157,7 @@ func TestStaleSocketNeverWedges(t *testing.T) {
 // When the owner stops, a client's next call says so (and how to go on)
 // instead of hanging or returning nothing.
 func TestOwnerGoneIsReported(t *testing.T) {
+	t.Parallel()
 	_, sock, stop := sharedStore(t)
 	c, err := Dial(sock)
 	if err != nil {
@@ -172,6 +176,7 @@ func TestOwnerGoneIsReported(t *testing.T) {
 
 // Another build on the other end gets a message that names both versions.
 func TestProtocolMismatchIsExplained(t *testing.T) {
+	t.Parallel()
 	sock := filepath.Join(shortDir(t), "s.sock")
 	ln, err := net.Listen("unix", sock)
 	if err != nil {
@@ -196,6 +201,7 @@ func TestProtocolMismatchIsExplained(t *testing.T) {
 // search_knowledge beside an owner: the client embeds the query, the
 // owner's index answers, chunks and sources come back by key.
 func TestClientSearchesTheOwnersIndex(t *testing.T) {
+	t.Parallel()
 	st, sock, _ := sharedStore(t)
 	chunks := []Chunk{{Seq: 0, Text: "alpha alpha"}, {Seq: 1, Text: "beta beta"}, {Seq: 2, Text: "gamma gamma"}}
 	if err := st.PutChunks("src1", chunks); err != nil {
@@ -254,6 +260,7 @@ func TestClientSearchesTheOwnersIndex(t *testing.T) {
 // When the owner exits and another process takes the data dir over (it
 // serves the same socket), a client's next call goes to the new owner.
 func TestClientFollowsANewOwner(t *testing.T) {
+	t.Parallel()
 	st, sock, stop := sharedStore(t)
 	c, err := Dial(sock)
 	if err != nil {

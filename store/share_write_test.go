@@ -13,6 +13,7 @@ import (
 // A client writes everything a run writes, through the owner: what it
 // wrote reads back the same on the owner's side.
 func TestClientWritesThroughTheOwner(t *testing.T) {
+	t.Parallel()
 	st, sock, _ := sharedStore(t)
 	c, err := Dial(sock)
 	if err != nil {
@@ -98,6 +99,7 @@ func TestClientWritesThroughTheOwner(t *testing.T) {
 // Two processes updating one session at once lose none of each other's
 // changes: the client's read-modify-write is retried when it lost a race.
 func TestConcurrentUpdatesAcrossTheSocketLoseNothing(t *testing.T) {
+	t.Parallel()
 	st, sock, _ := sharedStore(t)
 	c, err := Dial(sock)
 	if err != nil {
@@ -131,6 +133,7 @@ func TestConcurrentUpdatesAcrossTheSocketLoseNothing(t *testing.T) {
 // The change feed: a watcher on the owner sees what a client appends and
 // updates; a watcher through a client sees what the owner writes.
 func TestWatchSeesWritesFromEveryProcess(t *testing.T) {
+	t.Parallel()
 	st, sock, _ := sharedStore(t)
 	c, err := Dial(sock)
 	if err != nil {
@@ -189,6 +192,7 @@ func TestWatchSeesWritesFromEveryProcess(t *testing.T) {
 // that runs it; a client that goes away mid-run leaves its session
 // interrupted (resumable), not running forever.
 func TestClaimsControlsAndADepartedRunner(t *testing.T) {
+	t.Parallel()
 	st, sock, _ := sharedStore(t)
 	runner, err := Dial(sock)
 	if err != nil {
@@ -264,6 +268,7 @@ func TestClaimsControlsAndADepartedRunner(t *testing.T) {
 // dir itself and serves it; the session it runs stays running (it was
 // claimed before the open marked the dead owner's sessions interrupted).
 func TestConnTakesOverWhenTheOwnerExits(t *testing.T) {
+	t.Parallel()
 	dir := shortDir(t)
 	db := filepath.Join(dir, "researchtui.db")
 	owner, err := Connect(db, Options{LockTimeout: 100 * time.Millisecond}, time.Second)

@@ -14,6 +14,7 @@ import (
 )
 
 func TestStatsCounts(t *testing.T) {
+	t.Parallel()
 	s, _ := openTemp(t)
 	g := vectortest.NewTopics(1, 16, 4)
 	storeWithChunks(t, s, g, 80) // 10 sources × 8 chunks, model m
@@ -57,6 +58,7 @@ func TestStatsCounts(t *testing.T) {
 // Compaction returns free space, prunes embeddings no chunk uses, keeps
 // everything else, leaves the store usable and the vector index fresh.
 func TestCompactShrinksAndKeepsData(t *testing.T) {
+	t.Parallel()
 	s, path := openTemp(t)
 	g := vectortest.NewTopics(2, 64, 6)
 	storeWithChunks(t, s, g, 400)
@@ -127,6 +129,7 @@ const compactWaitEnv = "STORE_TEST_COMPACT_WAIT_PATH"
 // (it is started while another process holds it) and reports whether it
 // sees the session written after the compaction.
 func TestCompactWaiterChildHelper(t *testing.T) {
+	t.Parallel()
 	path := os.Getenv(compactWaitEnv)
 	if path == "" {
 		t.Skip("helper for TestOpenDuringCompactionGetsTheNewFile")
@@ -153,6 +156,7 @@ func TestCompactWaiterChildHelper(t *testing.T) {
 // up on the new file, not on the old one the compaction unlinked (where
 // its writes would vanish).
 func TestOpenDuringCompactionGetsTheNewFile(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("spawns a child process")
 	}

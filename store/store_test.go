@@ -27,6 +27,7 @@ func openTemp(t testing.TB) (*Store, string) {
 }
 
 func TestOpenCloseReopenKeepsData(t *testing.T) {
+	t.Parallel()
 	s, path := openTemp(t)
 	if s.Path() != path {
 		t.Fatalf("Path = %q, want %q", s.Path(), path)
@@ -88,6 +89,7 @@ func setVersion(t *testing.T, path, v string) {
 }
 
 func TestMigrationsIdempotent(t *testing.T) {
+	t.Parallel()
 	s, path := openTemp(t)
 	if err := s.PutDocument("k", []byte("text")); err != nil {
 		t.Fatal(err)
@@ -130,6 +132,7 @@ const lockChildEnv = "STORE_TEST_LOCK_CHILD_PATH"
 // only runs when re-executed with lockChildEnv set, because flock excludes
 // other processes, not other handles in this one.
 func TestLockChildHelper(t *testing.T) {
+	t.Parallel()
 	path := os.Getenv(lockChildEnv)
 	if path == "" {
 		t.Skip("helper for TestSecondProcessGetsErrLocked")
@@ -146,6 +149,7 @@ func TestLockChildHelper(t *testing.T) {
 }
 
 func TestSecondProcessGetsErrLocked(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("spawns a child process")
 	}
@@ -189,6 +193,7 @@ func TestSecondProcessGetsErrLocked(t *testing.T) {
 }
 
 func TestReadOnlyOpen(t *testing.T) {
+	t.Parallel()
 	s, path := openTemp(t)
 	if err := s.PutSource("a", []byte("1")); err != nil {
 		t.Fatal(err)
@@ -208,6 +213,7 @@ func TestReadOnlyOpen(t *testing.T) {
 }
 
 func TestNewIDSortable(t *testing.T) {
+	t.Parallel()
 	base := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	prev := ""
 	for i := 0; i < 1000; i++ {
@@ -226,6 +232,7 @@ func TestNewIDSortable(t *testing.T) {
 }
 
 func TestIDTime(t *testing.T) {
+	t.Parallel()
 	base := time.Date(2026, 1, 2, 3, 4, 5, 6e6, time.UTC)
 	got, ok := IDTime(NewID(base))
 	if !ok || !got.Equal(base) {
@@ -244,6 +251,7 @@ const crashChildEnv = "STORE_TEST_CRASH_CHILD_PATH"
 // it appends event batches forever, printing ACK after each returns, until
 // the parent kills it.
 func TestCrashChildHelper(t *testing.T) {
+	t.Parallel()
 	path := os.Getenv(crashChildEnv)
 	if path == "" {
 		t.Skip("helper for TestKilledWriterLosesNothingAcked")
@@ -267,6 +275,7 @@ func TestCrashChildHelper(t *testing.T) {
 }
 
 func TestKilledWriterLosesNothingAcked(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("spawns a child process")
 	}

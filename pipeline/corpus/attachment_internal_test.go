@@ -10,6 +10,7 @@ import (
 // The hint names a folder a shell can take as it is, and only for a file
 // that is on this disk (a Mendeley path from another machine is not).
 func TestOutsideAttachmentHint(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "Wissenschaftliche Projekte")
 	os.MkdirAll(dir, 0o755)
 	file := filepath.Join(dir, "paper.pdf")

@@ -85,6 +85,7 @@ func (m *memStore) Index(string) (*store.Index, error) { return m.ix, nil }
 // NotFoundError after the rest is added; a deleted file is dropped; Docs
 // lists what is indexed.
 func TestAddReAddAndDocs(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	docs := filepath.Join(dir, "docs")
 	os.MkdirAll(docs, 0o755)

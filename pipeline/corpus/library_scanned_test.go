@@ -41,6 +41,7 @@ func imageOnlyPDF() []byte {
 // its metadata and abstract, as an item without a file does, and the
 // report says why its file was not read.
 func TestImageOnlyPDFKeepsItsItem(t *testing.T) {
+	t.Parallel()
 	w := newLibraryWorld(t)
 	scan := filepath.Join(w.dir, "storage", "SCAN", "scan.pdf")
 	os.MkdirAll(filepath.Dir(scan), 0o755)

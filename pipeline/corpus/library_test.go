@@ -90,6 +90,7 @@ func (w *libraryWorld) importItems(t *testing.T, items []bib.Item) corpus.Result
 // nothing embedded again. The records carry the library's metadata and
 // collections, which list with their counts.
 func TestImportLibrarySyncs(t *testing.T) {
+	t.Parallel()
 	w := newLibraryWorld(t)
 	res := w.importItems(t, w.items())
 	if res.Added != 3 || res.Skipped != 0 {
@@ -178,6 +179,7 @@ func TestImportLibrarySyncs(t *testing.T) {
 // The local source searches the library's items with the loose documents,
 // and only the named collections when a run names some.
 func TestLocalSourceByCollection(t *testing.T) {
+	t.Parallel()
 	w := newLibraryWorld(t)
 	w.importItems(t, w.items())
 	os.WriteFile(filepath.Join(w.dir, "loose.md"), []byte("# Honeycomb\n\nA loose note on the honeycomb lattice spin liquid.\n"), 0o644)

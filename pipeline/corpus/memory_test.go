@@ -135,6 +135,7 @@ func liveHeap() uint64 {
 // JSON escapes (a NUL between library and ID, <, &, quotes, non-ASCII),
 // empty and missing maps.
 func TestManifestSaveIsMarshalIndent(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)
 	full := &corpus.Manifest{Version: 1,
 		Files: map[string]*corpus.Entry{

@@ -18,6 +18,7 @@ import (
 // the eval's scores the way a person choosing a model needs them to move,
 // each against the same careful scripted model.
 func TestEvalScoresMoveWithCarelessModels(t *testing.T) {
+	t.Parallel()
 	careful := runScripted(t, func(eval.Question) *pipelinetest.Script {
 		return &pipelinetest.Script{RevisionRounds: 1}
 	}).Overall
@@ -76,6 +77,7 @@ func TestEvalScoresMoveWithCarelessModels(t *testing.T) {
 // abstracts, which would score well; the eval counts the run as failed
 // instead, with the reason, and scores it zero.
 func TestEvalModelThatAnswersNothingFails(t *testing.T) {
+	t.Parallel()
 	sum := runOne(t, nil, func(c ollamafake.ChatCall) ollamafake.Reply {
 		return ollamafake.Reply{Status: http.StatusBadRequest, Error: `"` + c.Model + `" does not support chat`}
 	}, "")
@@ -99,6 +101,7 @@ func TestEvalModelThatAnswersNothingFails(t *testing.T) {
 // from the analyses, and the eval marks the run so a person does not read
 // the fallback's scores as the model's.
 func TestEvalMarksAssembledReports(t *testing.T) {
+	t.Parallel()
 	script := &pipelinetest.Script{RevisionRounds: 1}
 	respond := script.Responder()
 	sum := runOne(t, nil, func(c ollamafake.ChatCall) ollamafake.Reply {
@@ -148,6 +151,7 @@ func runOne(t *testing.T, models map[string]ollamafake.Model, respond ollamafake
 // A failed run's error quotes the model server; the table prints it
 // without its escape sequences.
 func TestTableCleansAFailedRunsError(t *testing.T) {
+	t.Parallel()
 	sum := eval.Summary{Results: []eval.Result{{Question: "q", Run: 1, Error: "server said \x1b]8;;http://evil\x07click\x1b]8;;\x07 \x1b[31mno"}}}
 	sum.Overall = eval.Total(sum.Results)
 	var b strings.Builder

@@ -45,6 +45,7 @@ func openWorld(t *testing.T) *eval.World {
 // work's recorded abstract, and every word of the fact is in that sentence.
 // The pool questions (labelled by hand for relevance) carry no facts.
 func TestGroundTruthIsInTheRecording(t *testing.T) {
+	t.Parallel()
 	all, err := eval.Select("all,pools")
 	if err != nil {
 		t.Fatal(err)
@@ -122,6 +123,7 @@ func handReport(body string) pipeline.Report {
 }
 
 func TestScoreHandMadeReport(t *testing.T) {
+	t.Parallel()
 	w := openWorld(t)
 	q := eval.TuringTest
 
@@ -157,6 +159,7 @@ func TestScoreHandMadeReport(t *testing.T) {
 // retried counted once per request the backend answered (the planner's
 // three attempts here), failed parses and unusable answers per agent.
 func TestScoreCountsEvents(t *testing.T) {
+	t.Parallel()
 	w := openWorld(t)
 	evs := []pipeline.Event{
 		{Type: pipeline.ModelCalled, Agent: "planner", Usage: &pipeline.UsageTotals{PromptTokens: 100, CompletionTokens: 20}, Call: &pipeline.Call{Operation: "chat", Structured: pipeline.StructuredFallback, Attempts: 3}},
@@ -172,6 +175,7 @@ func TestScoreCountsEvents(t *testing.T) {
 }
 
 func TestSelect(t *testing.T) {
+	t.Parallel()
 	qs, err := eval.Select("")
 	if err != nil || len(qs) != 2 || qs[0].ID != "turing-test" || qs[1].ID != "turing-complete" {
 		t.Errorf("default set: %v %v", qs, err)
@@ -234,6 +238,7 @@ func checkShape(t *testing.T, r eval.Result) {
 // numbers have their shape, and a careful scripted model scores well.
 // EVAL_LOG=1 logs the results (the README's baseline row).
 func TestEvalScriptedModel(t *testing.T) {
+	t.Parallel()
 	sum := runScripted(t, func(eval.Question) *pipelinetest.Script {
 		return &pipelinetest.Script{RevisionRounds: 1, Realistic: true, ByReference: true}
 	})

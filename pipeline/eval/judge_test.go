@@ -38,6 +38,7 @@ var answers = []struct {
 }
 
 func TestParseVerdict(t *testing.T) {
+	t.Parallel()
 	for _, a := range answers {
 		if got := eval.ParseVerdict(a.in); got != a.want {
 			t.Errorf("ParseVerdict(%q) = %d, want %d", a.in, got, a.want)
@@ -94,6 +95,7 @@ func judgeServer(t *testing.T, mode string) (*ollamafake.Server, *eval.ModelJudg
 const paraphrase = "In a three-way chat, people mistook the persona-prompted model for a person most of the time [1]."
 
 func TestModelJudgeAddsParaphrase(t *testing.T) {
+	t.Parallel()
 	w := openWorld(t)
 	body := paraphrase + " People mistook the persona-prompted model for a person most of the time [2]. " +
 		"When prompted to adopt a humanlike persona, GPT-4.5 was judged to be the human 73% of the time [1]."
@@ -134,6 +136,7 @@ func TestModelJudgeAddsParaphrase(t *testing.T) {
 // A judge that ignores the form, or whose server fails, adds no support
 // and says so; only a cancelled eval stops judging.
 func TestModelJudgeDegrades(t *testing.T) {
+	t.Parallel()
 	w := openWorld(t)
 	for _, mode := range []string{"ramble", "down"} {
 		r := eval.Score(eval.TuringTest, w, handReport(paraphrase), nil)
@@ -159,6 +162,7 @@ func TestModelJudgeDegrades(t *testing.T) {
 // verifier leaves none, so the judge is never called and adds nothing.
 // (TestModelJudgeAddsParaphrase covers what it adds when asked.)
 func TestEvalWithJudge(t *testing.T) {
+	t.Parallel()
 	models := ollamafake.DefaultModels()
 	models["judge:7b"] = ollamafake.Model{Family: "qwen3", ContextLength: 8192, Capabilities: []string{"completion"}}
 	script := &pipelinetest.Script{RevisionRounds: 1}

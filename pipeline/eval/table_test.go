@@ -27,6 +27,7 @@ func twoRuns() eval.Summary {
 // in one eval, 4/5 in the next" was invisible), and names failed runs;
 // --wide keeps every figure of every run.
 func TestTheTableFitsATerminal(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	if err := eval.WriteTable(&b, twoRuns()); err != nil {
 		t.Fatal(err)
@@ -57,6 +58,7 @@ func TestTheTableFitsATerminal(t *testing.T) {
 // TestJSONNamesAreTheTables: the JSON says "unanswered" as the table
 // does, and no session ID of a temporary store that no command can open.
 func TestJSONNamesAreTheTables(t *testing.T) {
+	t.Parallel()
 	raw, err := json.Marshal(twoRuns())
 	if err != nil {
 		t.Fatal(err)
@@ -70,6 +72,7 @@ func TestJSONNamesAreTheTables(t *testing.T) {
 // TestComparisonDiffersByTheFiguresShown: B − A is taken from the rounded
 // figures the table shows ("0.55 0.45 -0.10", never "-0.09").
 func TestComparisonDiffersByTheFiguresShown(t *testing.T) {
+	t.Parallel()
 	a, b := eval.Summary{Model: "a"}, eval.Summary{Model: "b"}
 	a.Overall.Recall, b.Overall.Recall = 0.546, 0.454
 	var out strings.Builder

@@ -11,6 +11,7 @@ import (
 // TestUnfoundedClaimsAreAbsent: no recorded work of its world states any
 // question's unfounded claim, and every question has some.
 func TestUnfoundedClaimsAreAbsent(t *testing.T) {
+	t.Parallel()
 	qs, _ := eval.Select("all")
 	for _, q := range qs {
 		w, err := eval.Open(context.Background(), q.World)
@@ -34,6 +35,7 @@ func TestUnfoundedClaimsAreAbsent(t *testing.T) {
 // A report that states what no source says is counted, cited or not; the
 // same report without it is not; the careful scripted model states none.
 func TestScoreCountsUnfoundedClaims(t *testing.T) {
+	t.Parallel()
 	w := openWorld(t)
 	q := eval.TuringTest
 	clean := eval.Score(q, w, handReport("GPT-4.5 was judged to be the human 73% of the time [1]."), nil)

@@ -46,6 +46,7 @@ func scriptedSetup(t *testing.T, s *pipelinetest.Script) eval.Setup {
 // recording by its arXiv key or abs URL, or by its DOI, and reads its
 // recorded abstract.
 func TestScoreOnTheArxivWorld(t *testing.T) {
+	t.Parallel()
 	w := openTesting(t)
 	q := eval.GUITesting
 	rep := pipeline.Report{
@@ -75,6 +76,7 @@ func TestScoreOnTheArxivWorld(t *testing.T) {
 // and the summary names both; a world that is not the question's stops the
 // eval before any run.
 func TestRunPicksEachQuestionsWorld(t *testing.T) {
+	t.Parallel()
 	qs := []eval.Question{eval.TuringComplete, eval.GUITesting}
 	ws, err := eval.OpenWorlds(context.Background(), qs)
 	if err != nil {
@@ -112,6 +114,7 @@ func TestRunPicksEachQuestionsWorld(t *testing.T) {
 // the numbers have their shape, and a careful model finds and cites the
 // on-topic works and states what they say. EVAL_LOG=1 logs the table.
 func TestEvalScriptedModelOnArxiv(t *testing.T) {
+	t.Parallel()
 	qs, err := eval.Select("testing")
 	if err != nil || len(qs) != 1 || qs[0].ID != eval.GUITesting.ID {
 		t.Fatalf("the testing set: %v %v", qs, err)

@@ -16,6 +16,7 @@ import (
 // (cancelled, failed, or waiting for its review), not only after it: the
 // report carries it once written, the checkpoint until then.
 func TestDetailOfAnUnfinishedRunHasItsPlanReview(t *testing.T) {
+	t.Parallel()
 	st, sess := cancelledSession(t)
 	raw, _ := json.Marshal(pipeline.PlanReview{Deleted: []string{"q2"}, Added: []string{"What else?"}, Sources: []string{"arxiv"}})
 	if err := st.PutCheckpoint(sess.ID, pipeline.CheckpointPlanReview, raw); err != nil {
@@ -35,6 +36,7 @@ func TestDetailOfAnUnfinishedRunHasItsPlanReview(t *testing.T) {
 // checkpoints (a finished run's report carries its decisions) (issue 36
 // #4).
 func TestDetailKeepsTheReviewNote(t *testing.T) {
+	t.Parallel()
 	st, sess := cancelledSession(t)
 	for i, d := range []pipeline.Decision{{Approve: true, Accepted: []string{"r1"}, Note: "shorten the background"}, {Approve: false}} {
 		raw, _ := json.Marshal(d)

@@ -27,6 +27,7 @@ func flowFixture() pipeline.Flow {
 // text diagram, with every box's count, no script and nothing fetched;
 // the header names the model, the sources searched and the counts.
 func TestExportHTMLDrawsTheFlow(t *testing.T) {
+	t.Parallel()
 	f := flowFixture()
 	if err := f.Check(); err != nil {
 		t.Fatal(err)

@@ -93,6 +93,7 @@ func attr(n *html.Node, key string) (string, bool) {
 }
 
 func TestExportHTMLCitationsLinkToReferences(t *testing.T) {
+	t.Parallel()
 	_, doc := exportHTMLDoc(t, exportFixture())
 	ids := map[string]*html.Node{}
 	var cites []*html.Node
@@ -138,6 +139,7 @@ func TestExportHTMLCitationsLinkToReferences(t *testing.T) {
 }
 
 func TestExportHTMLHoverPassages(t *testing.T) {
+	t.Parallel()
 	_, doc := exportHTMLDoc(t, exportFixture())
 	titles := map[string][]string{} // href -> titles in order
 	classes := map[string][]string{}
@@ -168,6 +170,7 @@ func TestExportHTMLHoverPassages(t *testing.T) {
 }
 
 func TestExportHTMLStaysEscaped(t *testing.T) {
+	t.Parallel()
 	out, doc := exportHTMLDoc(t, exportFixture())
 	walk(doc, func(n *html.Node) {
 		if n.Type != html.ElementNode {
@@ -195,6 +198,7 @@ func TestExportHTMLStaysEscaped(t *testing.T) {
 // the link its text with the address beside it; the references keep their
 // visible web addresses as links, and the page forbids every fetch.
 func TestExportHTMLMakesNoRequestAndHidesNoAddress(t *testing.T) {
+	t.Parallel()
 	rep := exportFixture()
 	rep.Markdown = strings.Replace(rep.Markdown, "for more.", "for more. ![tracker](http://host.example/track.png) and [a disguised link](https://evil.example/x).", 1)
 	rep.Markdown = strings.Replace(rep.Markdown, "*Films*, 3, 5–6.", "*Films*, 3, 5–6. https://doi.org/10.3/films", 1)
@@ -228,6 +232,7 @@ func TestExportHTMLMakesNoRequestAndHidesNoAddress(t *testing.T) {
 }
 
 func TestExportHTMLReferencesMarkNotices(t *testing.T) {
+	t.Parallel()
 	out, doc := exportHTMLDoc(t, exportFixture())
 	refs := map[string]*html.Node{}
 	walk(doc, func(n *html.Node) {
@@ -263,6 +268,7 @@ func TestExportHTMLReferencesMarkNotices(t *testing.T) {
 }
 
 func TestExportHTMLHeaderAndLegend(t *testing.T) {
+	t.Parallel()
 	out, _ := exportHTMLDoc(t, exportFixture())
 	for _, want := range []string{
 		"Why do perovskites degrade? &lt;script&gt;x&lt;/script&gt;",
@@ -288,6 +294,7 @@ func TestExportHTMLHeaderAndLegend(t *testing.T) {
 // A German report's page says it is German; the header and legend the
 // code writes in English say so themselves (issue 36 #20).
 func TestExportHTMLHasTheReportsLanguage(t *testing.T) {
+	t.Parallel()
 	rep := exportFixture()
 	rep.Language = "de"
 	out, _ := exportHTMLDoc(t, rep)
@@ -305,6 +312,7 @@ func TestExportHTMLHasTheReportsLanguage(t *testing.T) {
 // A preprint whose API named its venue "arXiv.org" is exported as a
 // preprint, and no field is a brace (issue 46: journal = {{}arXiv.org}).
 func TestArxivOrgVenueExportsAsAPreprint(t *testing.T) {
+	t.Parallel()
 	src := pipeline.CitedSource{N: 1, Title: "Does GPT-4 pass the Turing test?", Authors: []string{"Cameron R. Jones"}, Year: 2023,
 		Venue: "arXiv.org", ArxivID: "2310.20216", Source: "semanticscholar"}
 	out := string(bib.WriteBibTeX(CitedItems([]pipeline.CitedSource{src})))

@@ -42,6 +42,7 @@ func readByStore(t testing.TB, n int) (*store.Store, []string) {
 // second call (from its cache), and sees a session's candidates change
 // when the session is updated (a follow-up).
 func TestReadByFollowsUpdates(t *testing.T) {
+	t.Parallel()
 	st, ids := readByStore(t, 20)
 	want := func() map[string][]string {
 		return map[string][]string{"k3": {ids[17], ids[10], ids[3]}, "k8": nil}

@@ -17,6 +17,7 @@ import (
 // session's, the model's busy share, and a critical path that ends with
 // the last agent; a cancelled run's unfinished spans are marked open.
 func TestTimelineFromTheEventLog(t *testing.T) {
+	t.Parallel()
 	env := pipelinetest.NewEnv(t, &pipelinetest.Script{RevisionRounds: 1}, "")
 	_, sess := pipelinetest.RunToEnd(t, env, env.Options(question))
 	evs, err := pipeline.LoadEvents(env.Store, sess.ID)
@@ -109,6 +110,7 @@ func TestTimelineFromTheEventLog(t *testing.T) {
 // for a person, no "0.0s" for the writer that never finished, and the
 // stages the resume restored are not drawn again at 0.0 s.
 func TestTimelineOfAKilledAndResumedRun(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
 	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
 	call := func(s, d int) pipeline.Event {
@@ -166,6 +168,7 @@ func TestTimelineOfAKilledAndResumedRun(t *testing.T) {
 // hour before it is left out of the wall time and no resume is marked
 // (user trial: "2 attempts", "┊ resumed after 51m25s").
 func TestTimelineOfAFollowUpIsNotAResume(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
 	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
 	evs := []pipeline.Event{
@@ -187,6 +190,7 @@ func TestTimelineOfAFollowUpIsNotAResume(t *testing.T) {
 // the chat tokens its agents used, so a follow-up's or an update's stages
 // are not read as the first run's, nor their tokens summed with its.
 func TestTimelineLabelsFollowUpsAndUpdates(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
 	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
 	agent := func(name string, from, to, tokens int) []pipeline.Event {

@@ -16,6 +16,7 @@ import (
 // left out of the model's idle gaps and of its busy share, which is then
 // the model's busy time over the machine's time.
 func TestTimelineLeavesThePersonsWaitOut(t *testing.T) {
+	t.Parallel()
 	env := pipelinetest.NewEnv(t, &pipelinetest.Script{RevisionRounds: 1}, "")
 	r, err := env.Engine.Start(context.Background(), env.Options(question))
 	if err != nil {
@@ -80,6 +81,7 @@ func TestTimelineLeavesThePersonsWaitOut(t *testing.T) {
 // A headless run's policy decides a review at once: no one waited, and the
 // waterfall draws no wait (a trial saw "waiting for you 0.0s").
 func TestTimelineDrawsNoWaitWhenAPolicyDecides(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
 	evs := []pipeline.Event{
 		{Type: pipeline.RunStarted, Time: t0},

@@ -14,6 +14,7 @@ import (
 var entryHeads = regexp.MustCompile(`(?m)^\s*@([A-Za-z]+)\s*[{(]`)
 
 func TestBiberTestFilesLoseNoEntry(t *testing.T) {
+	t.Parallel()
 	files, _ := filepath.Glob("testdata/biber/*.bib")
 	if len(files) < 40 {
 		t.Fatalf("%d biber test files", len(files))

@@ -169,6 +169,7 @@ func countedItem(e countedEntry) Item {
 // does not see) are each one field of their own entry, with the value
 // intended, as BibTeX reads them.
 func TestWriteBibTeXAsBibTeXReads(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		item   Item
 		key    string

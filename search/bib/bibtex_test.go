@@ -46,6 +46,7 @@ func noErrors(t *testing.T, errs []error) {
 // fields and a broken entry in the middle: the broken one is reported by
 // line and key, every other one is read.
 func TestHandwrittenBibTeX(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	items, errs := ReadBibTeX(testdata(t, "handwritten.bib"), dir)
 
@@ -156,6 +157,7 @@ func TestBetterBibTeXExport(t *testing.T) {
 // A Better BibLaTeX export exercising names: particles, suffixes,
 // organisations, Greek script.
 func TestBetterBibLaTeXNames(t *testing.T) {
+	t.Parallel()
 	items, errs := ReadBibTeX(testdata(t, "bbt-particles.biblatex"), "")
 	noErrors(t, errs)
 	if len(items) != 53 {
@@ -183,6 +185,7 @@ func TestBetterBibLaTeXNames(t *testing.T) {
 
 // BibLaTeX dates with ranges, as Better BibLaTeX writes them.
 func TestBetterBibLaTeXDateRanges(t *testing.T) {
+	t.Parallel()
 	items, errs := ReadBibTeX(testdata(t, "bbt-dateranges.biblatex"), "")
 	noErrors(t, errs)
 	a := byID(t, items, "Adams2015")
@@ -201,6 +204,7 @@ func TestBetterBibLaTeXDateRanges(t *testing.T) {
 // fields, DOIs as resolver URLs, names with particles and suffixes,
 // BibTeX-style line-wrapped values.
 func TestJabRefLibrary(t *testing.T) {
+	t.Parallel()
 	items, errs := ReadBibTeX(testdata(t, "jabref-complex.bib"), "/lib")
 	noErrors(t, errs)
 	if len(items) != 20 {
@@ -225,6 +229,7 @@ func TestJabRefLibrary(t *testing.T) {
 
 // JabRef escapes the colon of a drive and doubles backslashes.
 func TestJabRefWindowsFiles(t *testing.T) {
+	t.Parallel()
 	items, errs := ReadBibTeX(testdata(t, "jabref-files.bib"), "/lib")
 	noErrors(t, errs)
 	eq(t, "one file", byID(t, items, "entry1").Files, []string{`D:\Janosh\_UNI\_Eclipse_WS\Jabref_WC\src\tests\net\sf\jabref\imports\unlinkedFilesTestFolder\pdfInDatabase.pdf`})
@@ -234,6 +239,7 @@ func TestJabRefWindowsFiles(t *testing.T) {
 // A Mendeley Desktop export: LaTeX in file paths, the leading slash of a
 // Unix path dropped, several URLs in one field, month as a word.
 func TestMendeleyDesktopExport(t *testing.T) {
+	t.Parallel()
 	items, errs := ReadBibTeX(testdata(t, "mendeley-desktop.bib"), "/lib")
 	noErrors(t, errs)
 	if len(items) != 1 {
@@ -256,6 +262,7 @@ func TestMendeleyDesktopExport(t *testing.T) {
 
 // The file field in each exporter's dialect, as one entry each.
 func TestFileFieldDialects(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name, field string
 		want        []string
@@ -291,6 +298,7 @@ func TestFileFieldDialects(t *testing.T) {
 }
 
 func TestEntryTypes(t *testing.T) {
+	t.Parallel()
 	for typ, want := range map[string]string{
 		"article": "article-journal", "inproceedings": "paper-conference", "conference": "paper-conference",
 		"book": "book", "incollection": "chapter", "inbook": "chapter", "phdthesis": "thesis", "mastersthesis": "thesis",
@@ -312,6 +320,7 @@ func TestEntryTypes(t *testing.T) {
 // macros defined with parentheses, comments and preambles, duplicate
 // fields, trailing commas, crossref.
 func TestBibTeXSyntax(t *testing.T) {
+	t.Parallel()
 	src := `This text is a comment, and so is user@example.org.
 @preamble{ "\newcommand{\noopsort}[1]{}" }
 @comment{ @article{ignored, title = {no}} }
@@ -347,6 +356,7 @@ func TestBibTeXSyntax(t *testing.T) {
 // Each kind of damage costs its entry only, with a message that says
 // what to fix.
 func TestBrokenEntries(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ name, entry, msg string }{
 		{"missing comma between fields", "@article{bad,\n title = {A}\n year = {2000}\n}", "expected a comma or } after the value of title (line 4)"},
 		{"missing equals", "@article{bad,\n title {A},\n}", "expected = after the field name title"},

@@ -21,6 +21,7 @@ var bibTypeBack = map[string]string{
 // fullItems written and read back give every field of every item; only
 // the types BibTeX has no entry type for come back as the nearest.
 func TestRoundTripBibTeX(t *testing.T) {
+	t.Parallel()
 	items := fullItems()
 	back, errs := ReadBibTeX(WriteBibTeX(items), "")
 	noErrors(t, errs)
@@ -37,6 +38,7 @@ func TestRoundTripBibTeX(t *testing.T) {
 
 // Real exports read, written and read again give the same items.
 func TestRoundTripBibTeXRealFiles(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"bbt-library.bib", "jabref-complex.bib", "jabref-files.bib", "bbt-particles.biblatex",
 		"bbt-dateranges.biblatex", "mendeley-desktop.bib", "handwritten.bib"} {
 		items, _ := ReadBibTeX(testdata(t, name), "/lib")
@@ -57,6 +59,7 @@ func TestRoundTripBibTeXRealFiles(t *testing.T) {
 
 // Preprints, and journals whose name starts with arXiv, keep their type.
 func TestWriteBibTeXTypes(t *testing.T) {
+	t.Parallel()
 	items := []Item{
 		{ID: "pre", Type: "article", Title: "P", URL: "https://arxiv.org/abs/hep-th/9901001v2", Venue: "arXiv"},
 		{ID: "jour", Type: "article-journal", Title: "J", Venue: "arXiv Journal of Things"},
@@ -86,6 +89,7 @@ func TestWriteBibTeXTypes(t *testing.T) {
 // separated by spaces, as Mendeley writes it), and a preprint is told
 // from a document by its arXiv eprint only.
 func TestWriteBibTeXLimits(t *testing.T) {
+	t.Parallel()
 	it := Item{ID: "x", Type: "article", Tags: []string{"a, b", "c; d"}, Collections: []string{"e, f"},
 		URL: "https://example.org/a b"}
 	back, errs := ReadBibTeX(WriteBibTeX([]Item{it}), "")
@@ -99,6 +103,7 @@ func TestWriteBibTeXLimits(t *testing.T) {
 // Every language's babel name reads back as its tag; a tag without one
 // is written as it is.
 func TestWriteBibTeXLangid(t *testing.T) {
+	t.Parallel()
 	for _, tag := range append(mapValues(languageTags), "zh-Hant-TW", "x}{") {
 		back, _ := ReadBibTeX(WriteBibTeX([]Item{{ID: "k", Language: tag}}), "")
 		eq(t, "language "+tag, back[0].Language, tag)
@@ -116,6 +121,7 @@ func mapValues(m map[string]string) []string {
 
 // Hostile values read back as themselves, each item as exactly one entry.
 func TestWriteBibTeXHostile(t *testing.T) {
+	t.Parallel()
 	evil := "}{\\% & # _ $ ~ ^ ` '' -- --- @x{ \\textbf{b} \\\\ {\\'e}"
 	items := []Item{
 		{ID: "h1", Type: "article-journal", Title: evil, Venue: evil, Pages: "1-–2", Publisher: evil,
@@ -149,6 +155,7 @@ func TestWriteBibTeXHostile(t *testing.T) {
 // Duplicate and invalid IDs become unique valid keys; a valid ID stays
 // the key of its first item, even when a duplicate's suffix would take it.
 func TestWriteBibTeXKeys(t *testing.T) {
+	t.Parallel()
 	ids := []string{"dup", "dup", "Dup", "dupa", "bad key{,}@", "", "", "Müller 2019", "10.1000/x:y_z-1"}
 	want := []string{"dup", "dupb", "Dupc", "dupa", "badkey", "item", "itema", "Muller2019", "10.1000/x:y_z-1"}
 	var items []Item

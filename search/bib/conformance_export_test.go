@@ -22,6 +22,7 @@ import (
 // drops what its style leaves out (a URL beside a DOI), and a Zotero item
 // keeps fields as typed ("2646 - 2649").
 func TestBetterBibTeXExportFixturesReadBack(t *testing.T) {
+	t.Parallel()
 	dir := os.Getenv("BBT_EXPORT_FIXTURES")
 	if dir == "" {
 		t.Skip("set BBT_EXPORT_FIXTURES to a folder of Better BibTeX's export fixtures")

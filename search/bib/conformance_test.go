@@ -264,6 +264,7 @@ func readMaybeGz(t *testing.T, path string) []byte {
 type fieldScore struct{ agree, compared int }
 
 func TestBetterBibTeXImportConformance(t *testing.T) {
+	t.Parallel()
 	bibs, _ := filepath.Glob("testdata/bbt-import/*.bib.gz")
 	if len(bibs) < 80 {
 		t.Fatalf("%d Better BibTeX fixtures, expected the suite's 90", len(bibs))

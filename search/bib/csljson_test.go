@@ -8,6 +8,7 @@ import (
 // A CSL-JSON export of Better BibTeX (Zotero): date parts as strings and
 // numbers, literal names, chapters with editors, short DOIs.
 func TestCSLJSONExport(t *testing.T) {
+	t.Parallel()
 	items, err := ReadCSLJSON(testdata(t, "bbt-library.csl.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -39,6 +40,7 @@ func TestCSLJSONExport(t *testing.T) {
 }
 
 func TestCSLJSONDates(t *testing.T) {
+	t.Parallel()
 	items, err := ReadCSLJSON(testdata(t, "bbt-dates.csl.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -56,6 +58,7 @@ func TestCSLJSONDates(t *testing.T) {
 // Tools disagree on types: numbers come as strings and strings as
 // numbers; one object alone is an item.
 func TestCSLJSONLenient(t *testing.T) {
+	t.Parallel()
 	one := `{"id": 12, "type": "Article-Journal", "title": "T", "volume": 28, "issue": "4", "page": "5-9",
 	  "issued": {"date-parts": [["2019", "3", 4]]}, "container-title": ["Journal A", "J. A"],
 	  "author": [{"family": "Gogh", "non-dropping-particle": "van", "given": "Vincent"}, {"literal": "WHO"},
@@ -91,6 +94,7 @@ func TestCSLJSONLenient(t *testing.T) {
 }
 
 func TestCSLJSONErrors(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ in, want string }{
 		{"[\n  {\"id\": \"a\"},\n  {\"id\": \"b\",}\n]", "CSL-JSON line 3: not valid JSON"},
 		{`[{"id": "a"}`, "ends in the middle of the JSON"},
@@ -115,6 +119,7 @@ func TestCSLJSONErrors(t *testing.T) {
 }
 
 func TestWriteCSLJSON(t *testing.T) {
+	t.Parallel()
 	out, err := WriteCSLJSON([]Item{{ID: "a", Title: "Fish & <Chips>", Year: 2001, Date: "2001-02",
 		Authors: []Name{{Family: "Doe", Given: "J."}}, Tags: []string{"x", "y"}}})
 	if err != nil {
@@ -149,6 +154,7 @@ func TestWriteCSLJSON(t *testing.T) {
 // One DOI rule for every reader: resolvers, "doi:" and case go, and a
 // value that is not a prefix and a suffix is no DOI at all.
 func TestCleanDOI(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"https://doi.org/10.1000/XYZ": "10.1000/xyz",
 		"doi:10.1145/1137627.1137631": "10.1145/1137627.1137631",
@@ -168,6 +174,7 @@ func TestCleanDOI(t *testing.T) {
 // One broken object alone is an error naming its line, whatever part of
 // it is broken.
 func TestCSLJSONObjectErrors(t *testing.T) {
+	t.Parallel()
 	for _, in := range []string{"{\"id\": \"a\",\n \"author\": [{\"family\": }]}", "{\"id\": \"a\",\n \"title\": x}", "{\"items\": [{\"id\": 1},\n{]}"} {
 		items, err := ReadCSLJSON([]byte(in))
 		if items != nil || err == nil || !strings.Contains(err.Error(), "CSL-JSON line 2: not valid JSON") {

@@ -9,6 +9,7 @@ import (
 // A Czech library saved in Latin-2 reads as Czech, a German one in
 // Windows-1252 as German, without being told; --encoding overrides.
 func TestLegacyEncodingsDetected(t *testing.T) {
+	t.Parallel()
 	czech := "@article{k, author={Pastrňák, Josef and Kužel, Radomír and Dvořák, Jiří}, title={Příliš žluťoučký kůň úpěl ďábelské ódy}, year=1961}"
 	latin2, err := charmap.ISO8859_2.NewEncoder().String(czech)
 	if err != nil {
@@ -53,6 +54,7 @@ func guessed(t *testing.T, errs []error, name string) {
 // Emacs's coding cookie (biber's encoding1.bib: "-*- coding: latin-9-unix
 // -*-") is believed.
 func TestEmacsCodingCookie(t *testing.T) {
+	t.Parallel()
 	src := "% -*- coding: latin-9-unix -*-\n@book{k, title={Šome title}, year=2001}"
 	l9, _ := charmap.ISO8859_15.NewEncoder().String(src)
 	items, errs := Read("e.bib", []byte(l9))

@@ -23,6 +23,7 @@ func hasDotDot(p string) bool {
 // stays inside the folder is cleaned as before, and absolute paths stay as
 // written.
 func TestAttachmentPathsThatClimbOut(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("Unix paths")
 	}

@@ -15,6 +15,7 @@ import (
 // Macros that double at each step would expand to 2^40 bytes: the
 // expansion budget stops them with a problem, in bounded memory.
 func TestMacroBomb(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	b.WriteString(`@string{m0 = "` + strings.Repeat("x", 1024) + `"}` + "\n")
 	for i := 1; i <= 40; i++ {
@@ -36,6 +37,7 @@ func TestMacroBomb(t *testing.T) {
 // More than MaxItems entries: the first MaxItems are read, the rest is one
 // problem.
 func TestTooManyEntries(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	for i := 0; i <= MaxItems; i++ {
 		fmt.Fprintf(&b, "@misc{k%d, title={T}}\n", i)
@@ -58,6 +60,7 @@ func TestTooManyEntries(t *testing.T) {
 // removed from every field, whatever the format; one-line fields stay on
 // one line.
 func TestHostileText(t *testing.T) {
+	t.Parallel()
 	evil := "Red\x1b[31m alert\x1b[0m\x1b]0;pwned\x07 \u202eevil\u202c\x00\x08 done\r\nsecond line"
 	check := func(t *testing.T, items []Item) {
 		t.Helper()
@@ -94,6 +97,7 @@ func TestHostileText(t *testing.T) {
 // Bytes that are not UTF-8 are read as Windows-1252 (JabRef's Cp1252 and
 // old Latin-1 files); UTF-16 with a byte-order mark is read as such.
 func TestEncodings(t *testing.T) {
+	t.Parallel()
 	items, _ := ReadBibTeX([]byte("@article{k, author = {M\xfcller, J\xf6rg}, title = {\x93Quoted\x94 \x96 caf\xe9}}"), "")
 	eq(t, "cp1252 name", items[0].Authors[0], Name{Family: "Müller", Given: "Jörg"})
 	eq(t, "cp1252 title", items[0].Title, "“Quoted” – café")
@@ -108,6 +112,7 @@ func TestEncodings(t *testing.T) {
 }
 
 func TestHugeValues(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("a", maxValue+10)
 	items, errs := ReadBibTeX([]byte("@article{big, title = {"+long+"}}\n@article{ok, title = {OK}}\n"), "")
 	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "longer than 1 MB") {
@@ -125,6 +130,7 @@ func TestHugeValues(t *testing.T) {
 // Many broken entries cost linear time (line numbers are counted forward
 // only) and give a bounded report.
 func TestManyBrokenEntries(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	for i := 0; i < 50_000; i++ {
 		fmt.Fprintf(&b, "@article{k%d,\n title {x}\n}\n", i)
@@ -143,6 +149,7 @@ func TestManyBrokenEntries(t *testing.T) {
 // A value continued over a million lines is built once, not copied at
 // every line, and capped.
 func TestRISLongContinuation(t *testing.T) {
+	t.Parallel()
 	src := "TY  - JOUR\nAB  - start\n" + strings.Repeat("x\n", 1_000_000) + "TI  - T\nER  - \n"
 	start := time.Now()
 	items, _ := ReadRIS([]byte(src))
@@ -155,6 +162,7 @@ func TestRISLongContinuation(t *testing.T) {
 
 // Old EndNote on the Mac ends lines with CR alone.
 func TestCarriageReturnLines(t *testing.T) {
+	t.Parallel()
 	items, errs := ReadRIS([]byte("TY  - JOUR\rTI  - From a Mac\rER  - \r"))
 	noErrors(t, errs)
 	eq(t, "title", items[0].Title, "From a Mac")

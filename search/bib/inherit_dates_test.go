@@ -4,6 +4,7 @@ import "testing"
 
 // Years before the common era keep their sign (BibLaTeX's EDTF dates).
 func TestBCYears(t *testing.T) {
+	t.Parallel()
 	items, errs := ReadBibTeX([]byte("@book{caesar, title={Commentarii de Bello Gallico}, date={-0049}}\n@book{pyr, title={P}, date={-2000~}}\n@article{m, title={T}, year=2001, month=sep}"), "")
 	noErrors(t, errs)
 	eq(t, "year", items[0].Year, -49)
@@ -16,6 +17,7 @@ func TestBCYears(t *testing.T) {
 // proceedings in the other file, and it inherits their title as its
 // venue, their year and publisher, as biber gives it.
 func TestCrossrefAcrossFiles(t *testing.T) {
+	t.Parallel()
 	items, errs := ReadFiles([]File{
 		{Name: "/l/krr.bib", Data: []byte(`@inproceedings{paper, title={A Paper}, author={Lee, Bo}, crossref={KR2020}}`)},
 		{Name: "/l/procs.bib", Data: []byte(`@proceedings{kr2020, title={Proceedings of KR 2020}, year=2020, publisher={IJCAI}, editor={Ed, Al}}`)},
@@ -33,6 +35,7 @@ func TestCrossrefAcrossFiles(t *testing.T) {
 // XDATA fills what an entry lacks; @xdata and @set are containers, not
 // works (they were items before).
 func TestXDataAndSets(t *testing.T) {
+	t.Parallel()
 	items, errs := ReadBibTeX([]byte(`@xdata{pub, publisher={Springer}, location={Berlin}}
 @book{b, title={A Book}, author={Lee, Bo}, year=2001, xdata={pub}}
 @set{s, entryset={b}}`), "")

@@ -9,6 +9,7 @@ import (
 // moved (the suffix is the work's, not its place's); an entry repeated
 // whole is imported once; an entry without a key gets a readable one.
 func TestKeysAreStable(t *testing.T) {
+	t.Parallel()
 	books := `@book{Scales2015, title={Books under fire}, year=2015}
 `
 	scales := `@book{Scales2015, title={Scales on censorship}, year=2015}

@@ -5,6 +5,7 @@ import "testing"
 // Real titles from a 3,644-entry bibliography and Better BibTeX's suite:
 // no word of a title is lost to a macro the decoder does not know.
 func TestUnknownAndTextMacrosKeepTheirWords(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		`Introducing {\MP}`:             "Introducing MP",
 		`mainframes\dash MVS`:           "mainframes—MVS",
@@ -26,5 +27,6 @@ func TestUnknownAndTextMacrosKeepTheirWords(t *testing.T) {
 // Text inside math is text: \textrm{\textmu m} is "µm", its control word
 // eating the space after it as TeX does.
 func TestTextInsideMath(t *testing.T) {
+	t.Parallel()
 	eq(t, "micrometres", decodeTeX(`$0.72\,\textrm{\textmu m}$`), "0.72 µm")
 }

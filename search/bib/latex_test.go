@@ -6,6 +6,7 @@ import (
 )
 
 func TestDecodeTeX(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ in, want string }{
 		// accents in all their spellings
 		{`{\"o}`, "ö"}, {`\"{o}`, "ö"}, {`\"o`, "ö"}, {`{\"{o}}`, "ö"}, {`\"O`, "Ö"},
@@ -44,6 +45,7 @@ func TestDecodeTeX(t *testing.T) {
 }
 
 func TestDecodeVerbatim(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		`https://www.sciencedirect.com/a?via{\%}3Dihub`: "https://www.sciencedirect.com/a?via%3Dihub",
 		`10.1000/a{\_}b`:      "10.1000/a_b",
@@ -60,6 +62,7 @@ func TestDecodeVerbatim(t *testing.T) {
 // Nesting deeper than maxDepth is read without recursion, so a hostile
 // value cannot exhaust the stack.
 func TestDecodeTeXDeepNesting(t *testing.T) {
+	t.Parallel()
 	deep := strings.Repeat("{", 200_000) + "x" + strings.Repeat("}", 200_000)
 	if got := decodeTeX(deep); got != "x" {
 		t.Errorf("deep braces = %q", got)

@@ -5,6 +5,7 @@ import "testing"
 // Issue 46's recorded abstracts: math reads as Unicode, or stays whole as
 // code; money is not math.
 func TestMathText(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		`runs in $\mathcal{O}(n^{2})$ time, which is optimal`: "runs in O(n²) time, which is optimal",
 		`an $\tilde{O}(\sqrt{nk})$ algorithm`:                 "an Õ(√(nk)) algorithm",

@@ -6,6 +6,7 @@ import (
 )
 
 func TestParseNames(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		in   string
 		want []Name
@@ -35,6 +36,7 @@ func TestParseNames(t *testing.T) {
 }
 
 func TestNamesAsPeopleWriteThem(t *testing.T) {
+	t.Parallel()
 	for raw, want := range map[string][]Name{
 		"Ryszard Michalski, Jaime G. Carbonell, and Tom M. Mitchell": {{Family: "Michalski", Given: "Ryszard"}, {Family: "Carbonell", Given: "Jaime G."}, {Family: "Mitchell", Given: "Tom M."}},
 		"Doe, Jr., Jeffrey":                 {{Family: "Doe", Given: "Jeffrey", Suffix: "Jr."}},
@@ -53,5 +55,6 @@ func TestNamesAsPeopleWriteThem(t *testing.T) {
 
 // A family name that starts with an accent command keeps its letter.
 func TestNameStartingWithAnAccent(t *testing.T) {
+	t.Parallel()
 	eq(t, "accented family", parseNames(`Wilhelm \"{O}stberg and \'Emile Zola`), []Name{{Family: "Östberg", Given: "Wilhelm"}, {Family: "Zola", Given: "Émile"}})
 }

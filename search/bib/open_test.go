@@ -35,6 +35,7 @@ func loadWithin(t *testing.T, name string, d time.Duration) ([]byte, error) {
 // A device would be read without end (Stat says /dev/zero has 0 bytes):
 // it is refused before a byte is read, by name and through a link.
 func TestLoadFileDevice(t *testing.T) {
+	t.Parallel()
 	if _, err := os.Stat("/dev/zero"); err != nil {
 		t.Skip("no /dev/zero here")
 	}
@@ -52,6 +53,7 @@ func TestLoadFileDevice(t *testing.T) {
 
 // A folder is named as one.
 func TestLoadFileFolder(t *testing.T) {
+	t.Parallel()
 	_, err := loadWithin(t, t.TempDir(), 5*time.Second)
 	if err == nil || !strings.Contains(err.Error(), "is a folder") {
 		t.Errorf("error = %v, want the folder named", err)
@@ -61,6 +63,7 @@ func TestLoadFileFolder(t *testing.T) {
 // A regular file is read whole; one that Stat says is over MaxInput is
 // refused without being read (the file is sparse: nothing is written).
 func TestLoadFileRegular(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	name := filepath.Join(dir, "refs.bib")
 	want := "@article{k, title = {T}}\n"
@@ -88,6 +91,7 @@ func TestLoadFileRegular(t *testing.T) {
 // What a reader gives is capped whatever Stat said: a source without end
 // is refused once it passes the limit.
 func TestReadAtMost(t *testing.T) {
+	t.Parallel()
 	data, err := readAtMost("zero", endless{}, 1<<20)
 	if err == nil || len(data) != 0 || !strings.Contains(err.Error(), "zero has more than the 1 MB") {
 		t.Errorf("endless reader: %d bytes, %v", len(data), err)

@@ -14,6 +14,7 @@ import (
 // A named pipe would block the read until a writer came (and then give
 // what the writer likes): it is refused at once, no writer needed.
 func TestLoadFileFIFO(t *testing.T) {
+	t.Parallel()
 	name := filepath.Join(t.TempDir(), "refs.bib")
 	if err := syscall.Mkfifo(name, 0o600); err != nil {
 		t.Skip("no FIFOs here:", err)

@@ -6,6 +6,7 @@ import (
 )
 
 func TestReadDispatch(t *testing.T) {
+	t.Parallel()
 	bib := testdata(t, "handwritten.bib")
 	ris := testdata(t, "jabref-RisImporterTestScopus.ris")
 	csl := testdata(t, "bbt-dates.csl.json")
@@ -34,6 +35,7 @@ func TestReadDispatch(t *testing.T) {
 }
 
 func TestReadProblems(t *testing.T) {
+	t.Parallel()
 	_, errs := Read("/lib/notes.txt", []byte("just some notes\nwith no entries\n"))
 	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "notes.txt: not a library file") {
 		t.Errorf("unknown format: %v", errs)
@@ -58,6 +60,7 @@ func TestReadProblems(t *testing.T) {
 // Relative attachments are resolved against the library's folder in every
 // format that has them.
 func TestReadResolvesFiles(t *testing.T) {
+	t.Parallel()
 	items, _ := Read("/home/me/lib/refs.ris", []byte("TY  - JOUR\nL1  - pdfs/a.pdf\nL1  - /abs/b.pdf\nER  - \n"))
 	eq(t, "RIS", items[0].Files, []string{"/home/me/lib/pdfs/a.pdf", "/abs/b.pdf"})
 	items, _ = Read("/home/me/lib/refs.bib", []byte("@article{a, file = {:pdfs/a.pdf:PDF}}"))

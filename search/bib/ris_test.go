@@ -7,6 +7,7 @@ import (
 
 // RIS exports of Scopus, AIP, ScienceDirect and CAS, from JabRef's tests.
 func TestRISExports(t *testing.T) {
+	t.Parallel()
 	items, errs := ReadRIS(testdata(t, "jabref-RisImporterTestScopus.ris"))
 	noErrors(t, errs)
 	s := items[0]
@@ -47,6 +48,7 @@ func TestRISExports(t *testing.T) {
 }
 
 func TestRISStructure(t *testing.T) {
+	t.Parallel()
 	src := "JF  - Orphan Journal\r\nT1  - no TY before me\r\n\r\n" +
 		"TY  - CHAP\r\nID  - c1\r\nT1  - A chapter\r\nA1  - Doe, Jane, Jr.\r\nAU  - World Health Organization\r\n" +
 		"ED  - Roe, Rick\r\nBT  - The Book\r\nSN  - 978-3-16-148410-0\r\nSN  - 1234-567X\r\nPY  - 2001/09/01/\r\n" +
@@ -79,6 +81,7 @@ func TestRISStructure(t *testing.T) {
 // Every RIS type this package writes reads back as the CSL type it came
 // from; the RIS types that other tools write map to the nearest one.
 func TestRISTypes(t *testing.T) {
+	t.Parallel()
 	for csl, ris := range risTypesOut {
 		if back := risTypes[ris]; back != csl {
 			t.Errorf("%s is written %s, read back as %q", csl, ris, back)

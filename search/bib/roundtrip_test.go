@@ -64,6 +64,7 @@ func sameFields(t *testing.T, what string, got, want Item) {
 }
 
 func TestRoundTripCSLJSON(t *testing.T) {
+	t.Parallel()
 	items := fullItems()
 	data, err := WriteCSLJSON(items)
 	if err != nil {
@@ -84,6 +85,7 @@ func TestRoundTripCSLJSON(t *testing.T) {
 }
 
 func TestRoundTripRIS(t *testing.T) {
+	t.Parallel()
 	items := fullItems()
 	back, errs := ReadRIS(WriteRIS(items))
 	noErrors(t, errs)
@@ -101,6 +103,7 @@ func TestRoundTripRIS(t *testing.T) {
 // start of a date range and reads an organisation with a comma as a
 // person; CSL-JSON's keyword is one string, so a tag with a comma splits.
 func TestRoundTripLimits(t *testing.T) {
+	t.Parallel()
 	it := Item{ID: "x", Type: "report", Year: 2015, Date: "2015-06-22/2015-06-26",
 		Authors: []Name{{Literal: "Smith, Jones & Partners"}}, Tags: []string{"a, b"}}
 	back, _ := ReadRIS(WriteRIS([]Item{it}))
@@ -120,6 +123,7 @@ func TestRoundTripLimits(t *testing.T) {
 
 // Real exports survive a trip through both writers.
 func TestRoundTripRealFiles(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"bbt-library.bib", "jabref-complex.bib", "bbt-particles.biblatex", "mendeley-desktop.bib"} {
 		items, _ := ReadBibTeX(testdata(t, name), "/lib")
 		data, err := WriteCSLJSON(items)

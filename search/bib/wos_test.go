@@ -9,6 +9,7 @@ import (
 // Real Web of Science exports (python-wostools' examples): every record
 // an item, with its full names, title, journal, pages, DOI and ID.
 func TestWebOfScienceExports(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile("testdata/wostools-single-article.txt")
 	if err != nil {
 		t.Fatal(err)
@@ -58,6 +59,7 @@ func TestWebOfScienceExports(t *testing.T) {
 
 // Files that are no library say what they are and how to export one.
 func TestNotALibraryFileSaysWhatItIs(t *testing.T) {
+	t.Parallel()
 	for data, want := range map[string]string{
 		"<?xml version=\"1.0\"?><xml><records><record><ref-type name=\"Journal Article\">17</ref-type></record></records></xml>": "EndNote XML",
 		"PMID- 123456\nOWN - NLM\nTI  - A title\n":      "MEDLINE",

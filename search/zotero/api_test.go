@@ -262,6 +262,7 @@ func serve(t *testing.T, h http.Handler) *zotero.API {
 }
 
 func TestAPILibrary(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	fake, paths := newFakeZotero(t, root)
 	fake.pageSize = 7
@@ -368,6 +369,7 @@ func TestAPILibrary(t *testing.T) {
 }
 
 func TestAPILibraryBaseDirAndLinkPaging(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	fake, paths := newFakeZotero(t, root)
 	fake.noTotal = true // page by Link: rel="next" alone
@@ -393,6 +395,7 @@ func TestAPILibraryBaseDirAndLinkPaging(t *testing.T) {
 }
 
 func TestAPIDefaultPageSize(t *testing.T) {
+	t.Parallel()
 	fake, _ := newFakeZotero(t, t.TempDir())
 	api := serve(t, fake) // fake.pageSize 100: every list must ask limit=100
 	if _, _, err := api.Library(context.Background(), 0); err != nil {
@@ -401,6 +404,7 @@ func TestAPIDefaultPageSize(t *testing.T) {
 }
 
 func TestAPIUnchanged(t *testing.T) {
+	t.Parallel()
 	fake, _ := newFakeZotero(t, t.TempDir())
 	api := serve(t, fake)
 	lib, unchanged, err := api.Library(context.Background(), 1234)
@@ -421,6 +425,7 @@ func TestAPIUnchanged(t *testing.T) {
 }
 
 func TestAPIChangedWhileReading(t *testing.T) {
+	t.Parallel()
 	fake, _ := newFakeZotero(t, t.TempDir())
 	fake.bumpAfter = 1 // the second list request sees another version
 	api := serve(t, fake)
@@ -446,6 +451,7 @@ func TestAPIChangedWhileReading(t *testing.T) {
 }
 
 func TestAPINotRunning(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -465,6 +471,7 @@ func TestAPINotRunning(t *testing.T) {
 }
 
 func TestAPIBadAnswers(t *testing.T) {
+	t.Parallel()
 	collections := readFixture(t, "pyzotero-collections_doc.json")
 	for _, c := range []struct {
 		name, want string
@@ -507,6 +514,7 @@ func TestAPIBadAnswers(t *testing.T) {
 }
 
 func TestAPIContextCancelled(t *testing.T) {
+	t.Parallel()
 	fake, _ := newFakeZotero(t, t.TempDir())
 	api := serve(t, fake)
 	ctx, cancel := context.WithCancel(context.Background())

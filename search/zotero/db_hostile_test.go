@@ -81,6 +81,7 @@ func readBounded(t *testing.T, dir string) (zotero.Library, error) {
 // the CPU, one that only renames the real table, one named in other case)
 // is refused with an error naming it, before it runs.
 func TestCraftedDatabaseViewsAreRefused(t *testing.T) {
+	t.Parallel()
 	forever := "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM r)"
 	for _, c := range []struct {
 		table string
@@ -192,6 +193,7 @@ func TestCraftedDatabaseReadIsTimed(t *testing.T) {
 // the reader returns reaches the top within 64 parents, so whoever walks
 // them (the command line builds their paths again) walks a bounded chain.
 func TestCraftedDatabaseCollectionChains(t *testing.T) {
+	t.Parallel()
 	var cols []zoterotest.Collection
 	for i := range 300 {
 		c := zoterotest.Collection{Key: zoterotest.Key(i), Name: fmt.Sprintf("level %d", i)}

@@ -178,6 +178,7 @@ func byID(items []bib.Item) map[string]bib.Item {
 }
 
 func TestReadDatabase(t *testing.T) {
+	t.Parallel()
 	for _, legacy := range []bool{false, true} {
 		name := "zotero10"
 		if legacy {
@@ -316,6 +317,7 @@ func dirNames(t *testing.T, dir string) []string {
 // before: no journal, WAL or -shm file is made, even for a moment that
 // leaves a trace.
 func TestReadDatabaseNeverWrites(t *testing.T) {
+	t.Parallel()
 	for _, legacy := range []bool{false, true} {
 		testNeverWrites(t, legacy)
 	}
@@ -355,6 +357,7 @@ func testNeverWrites(t *testing.T, legacy bool) {
 }
 
 func TestReadDatabaseErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if _, err := zotero.ReadDatabase(context.Background(), dir); err == nil || !strings.Contains(err.Error(), "no zotero.sqlite") {
 		t.Errorf("empty dir: %v", err)
@@ -379,6 +382,7 @@ func TestReadDatabaseErrors(t *testing.T) {
 // TestReadDatabaseHostile: what a library holds is untrusted; the items
 // read from it carry no escape sequence, control or broken UTF-8.
 func TestReadDatabaseHostile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	lib := zoterotest.Library{
 		Collections: []zoterotest.Collection{{Key: "CLLAAAAA", Name: "Evil\x1b[2J\x1b]0;title\x07 collection"}},

@@ -28,6 +28,7 @@ const lockHelperEnv = "ZOTERO_TEST_LOCK_HELPER"
 // EXCLUSIVE, then a write transaction), says "locked" and waits until its
 // standard input closes.
 func TestLockHelper(t *testing.T) {
+	t.Parallel()
 	path := os.Getenv(lockHelperEnv)
 	if path == "" {
 		t.Skip("a helper process for TestReadDatabaseLocked")

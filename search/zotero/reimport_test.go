@@ -25,6 +25,7 @@ func read(t *testing.T, dataDir string) zotero.Library {
 // changes it the ways Zotero does and checks what a second import sees:
 // the version moves on every change and only then.
 func TestReimport(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := zoterotest.Build(dir, zoterotest.Sample(200, 5)); err != nil {
 		t.Fatal(err)
@@ -111,6 +112,7 @@ func TestReimport(t *testing.T) {
 // TestReimportLegacy: a Zotero 7-9 database gives the version of the last
 // sync while nothing changed since, and 0 (unknown) once something has.
 func TestReimportLegacy(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	lib := zoterotest.Sample(3, 1)
 	lib.Legacy = true

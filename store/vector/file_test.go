@@ -35,6 +35,7 @@ func saveTo(t *testing.T, ix *Index, path, model string) int64 {
 // A saved index opens to the same answers, without tombstones, and keeps
 // working (adds, removals, another save) after it is opened.
 func TestIndexFileRoundTrip(t *testing.T) {
+	t.Parallel()
 	const dim = 40
 	g := vectortest.NewTopics(2, dim, 12)
 	d := g.Data(3000)
@@ -105,6 +106,7 @@ func TestIndexFileRoundTrip(t *testing.T) {
 // Every kind of damage is detected: at open, before anything is used, or
 // (the vectors) by the check that follows it.
 func TestIndexFileDamageDetected(t *testing.T) {
+	t.Parallel()
 	const dim = 16
 	d := vectortest.NewClustered(3, dim, 4).Data(500)
 	ix := graphIndex(dim)

@@ -29,6 +29,7 @@ func waitIdle(t testing.TB, ix *Index) {
 // on uniform random vectors, where every distance is alike and any graph
 // index does worst.
 func TestHNSWRecallAgainstExact(t *testing.T) {
+	t.Parallel()
 	n := 20000
 	if testing.Short() || raceOn {
 		n = 3000
@@ -76,6 +77,7 @@ func TestHNSWRecallAgainstExact(t *testing.T) {
 // On small collections the graph finds exactly what exact search finds, in
 // the same order.
 func TestHNSWSameTop10AsExactOnSmallSets(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ n, dim int }{{1, 4}, {11, 3}, {300, 16}, {1000, 64}} {
 		t.Run(fmt.Sprintf("n%d_d%d", tc.n, tc.dim), func(t *testing.T) {
 			g := vectortest.NewClustered(uint64(tc.n), tc.dim, 5)
@@ -108,6 +110,7 @@ func TestHNSWSameTop10AsExactOnSmallSets(t *testing.T) {
 // array slot): the max-heap must pop in descending order and the min-heap's
 // root must be the minimum, whatever the insertion order.
 func TestHeapMaxIsTheMax(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(1, 1))
 	for round := 0; round < 200; round++ {
 		n := 1 + r.IntN(300)
@@ -159,6 +162,7 @@ func TestHeapMaxIsTheMax(t *testing.T) {
 // Re-adding a key replaces its vector (coder/hnsw panicked): the old vector
 // is never returned again and the count does not grow.
 func TestHNSWReAddReplaces(t *testing.T) {
+	t.Parallel()
 	const dim = 24
 	g := vectortest.NewClustered(9, dim, 10)
 	d := g.Data(1500)
@@ -221,6 +225,7 @@ func TestHNSWReAddReplaces(t *testing.T) {
 // store and the writer that committed the vector may both add it, and the
 // second add must leave neither a tombstone nor a second node to link.
 func TestReAddingTheSameVectorChangesNothing(t *testing.T) {
+	t.Parallel()
 	const dim = 16
 	d := vectortest.NewClustered(3, dim, 5).Data(300)
 	ix := graphIndex(dim)
@@ -248,6 +253,7 @@ func TestReAddingTheSameVectorChangesNothing(t *testing.T) {
 // most of it is removed (tombstones and repair), and a graph emptied
 // entirely takes new vectors (coder/hnsw crashed there).
 func TestHNSWRemove(t *testing.T) {
+	t.Parallel()
 	const dim = 32
 	g := vectortest.NewTopics(4, dim, 20)
 	d := g.Data(4000)
@@ -312,6 +318,7 @@ func TestHNSWRemove(t *testing.T) {
 // -race): every hit is a vector that was added, in order, and the index is
 // whole afterwards.
 func TestHNSWConcurrentUse(t *testing.T) {
+	t.Parallel()
 	const dim = 16
 	g := vectortest.NewClustered(11, dim, 12)
 	n := 3000
@@ -402,6 +409,7 @@ func TestHNSWConcurrentUse(t *testing.T) {
 // background; searches meanwhile are answered (the unlinked tail exactly)
 // and afterwards walk the graph.
 func TestIndexSwitchesToGraphInBackground(t *testing.T) {
+	t.Parallel()
 	const dim = 48
 	g := vectortest.NewTopics(8, dim, 30)
 	n, switchAt := 5000, 2000

@@ -36,6 +36,7 @@ func bruteForce(ids []string, vecs [][]float32, q []float32, k int) []Hit {
 }
 
 func TestIndexMatchesBruteForce(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, tc := range []struct{ n, dim, k int }{{1, 4, 5}, {50, 3, 10}, {1000, 64, 10}, {2000, 768, 25}} {
 		t.Run(fmt.Sprintf("n%d_d%d_k%d", tc.n, tc.dim, tc.k), func(t *testing.T) {
@@ -75,6 +76,7 @@ func TestIndexMatchesBruteForce(t *testing.T) {
 }
 
 func TestIndexDimensionMismatch(t *testing.T) {
+	t.Parallel()
 	idx := New(3, Options{})
 	if err := idx.Add("a", []float32{1, 2}); !errors.Is(err, ErrDimension) {
 		t.Fatalf("Add wrong dim err = %v", err)
@@ -105,6 +107,7 @@ func TestIndexDimensionMismatch(t *testing.T) {
 }
 
 func TestIndexReplaceAndRemove(t *testing.T) {
+	t.Parallel()
 	idx := New(2, Options{})
 	idx.Add("a", []float32{1, 0})
 	idx.Add("b", []float32{0, 1})
@@ -135,6 +138,7 @@ func TestIndexReplaceAndRemove(t *testing.T) {
 }
 
 func TestIndexConcurrentAddSearch(t *testing.T) {
+	t.Parallel()
 	const dim = 32
 	idx := New(dim, Options{})
 	var wg sync.WaitGroup

@@ -12,6 +12,7 @@ import (
 // place when it holds the keeper's vector (the store's catch-up depends on
 // all three: store/indexstore.go).
 func TestCatchupFollowsTheKeeper(t *testing.T) {
+	t.Parallel()
 	g := vectortest.NewTopics(1, 16, 4)
 	d := g.Data(300)
 	type chunk struct {

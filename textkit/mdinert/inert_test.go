@@ -23,6 +23,7 @@ var hostile = []string{
 // back shows no image, link or raw HTML to a CommonMark reader; code stays
 // as written; a second pass changes nothing.
 func TestProseLeavesNothingActive(t *testing.T) {
+	t.Parallel()
 	for _, in := range hostile {
 		if len(Active(in)) == 0 {
 			t.Errorf("test case has nothing active, it tests nothing: %q", in)
@@ -40,6 +41,7 @@ func TestProseLeavesNothingActive(t *testing.T) {
 // TestProseKeepsMarkdownAndCode: the writer's own Markdown and its code
 // are untouched.
 func TestProseKeepsMarkdownAndCode(t *testing.T) {
+	t.Parallel()
 	in := "# Findings\n\n- **Bold** and *it* claim [1], [2][3].\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\nInline `<b>![as](is)</b>` code.\n\n```go\nif a < b && c[0](x) {}\n```\n\n    indented <img> ![i](j)\n"
 	if out := Prose(in); out != in {
 		t.Errorf("Markdown without anything active was changed:\n%s\n---\n%s", in, out)

@@ -46,6 +46,7 @@ func heapMB() float64 {
 // Sessions opened and abandoned (no DELETE, as most clients leave) are
 // capped: the longest idle ends first, and the newest keep working.
 func TestAbandonedSessionsAreCapped(t *testing.T) {
+	t.Parallel()
 	ts, srv := httpServerWith(t, mcpserver.HTTPOptions{MaxSessions: 20, SessionIdle: time.Hour})
 	var opened []*rawSession
 	for range 200 {
@@ -97,6 +98,7 @@ func TestIdleSessionsExpireAndMemoryReturns(t *testing.T) {
 // with a JSON-RPC error before any call runs; a small one is served, and
 // the session goes on.
 func TestBigBatchIsRefused(t *testing.T) {
+	t.Parallel()
 	ts := httpServer(t, mcpserver.HTTPOptions{})
 	s := newRawSession(t, ts.URL+"/mcp", "2025-03-26")
 	batch := func(n int) string {
@@ -124,6 +126,7 @@ func TestBigBatchIsRefused(t *testing.T) {
 // flight was once taken for the longest idle and ended before its client
 // could send "initialized" (404), one in ten under two clients a second.
 func TestSessionsBornTogetherPastTheCapLive(t *testing.T) {
+	t.Parallel()
 	ts, _ := httpServerWith(t, mcpserver.HTTPOptions{MaxSessions: 32, SessionIdle: time.Hour})
 	post := func(id, body string) (string, int, error) {
 		req, _ := http.NewRequest(http.MethodPost, ts.URL+"/mcp", strings.NewReader(body))

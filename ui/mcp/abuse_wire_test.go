@@ -32,6 +32,7 @@ var hostileRequests = func() []string {
 // Over HTTP, each hostile request gets a JSON-RPC error in valid JSON, and
 // the same session then still answers a plain request.
 func TestControlCharactersOverHTTPAreAnErrorAndTheSessionLives(t *testing.T) {
+	t.Parallel()
 	ts := httpServer(t, mcpserver.HTTPOptions{})
 	s := newRawSession(t, ts.URL+"/mcp", "2025-06-18")
 	for _, body := range hostileRequests {
@@ -53,6 +54,7 @@ func TestControlCharactersOverHTTPAreAnErrorAndTheSessionLives(t *testing.T) {
 // Through the SDK's own client (which sends what it is given), each hostile
 // read is an error and the connection keeps working.
 func TestControlCharactersThroughTheSDKClient(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil)
 	ctx := context.Background()
 	for _, r := range []rune{0x01, 0x7f, 0x9b, 0xE0001} {

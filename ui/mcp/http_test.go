@@ -50,6 +50,7 @@ func post(t *testing.T, url string, hdr map[string]string) *http.Response {
 // A web page of another origin must not drive the server on localhost:
 // the SDK's handler alone answers it 200.
 func TestForeignOriginIsRefused(t *testing.T) {
+	t.Parallel()
 	ts := httpServer(t, mcpserver.HTTPOptions{})
 	if r := post(t, ts.URL+"/mcp", map[string]string{"Origin": "https://evil.example"}); r.StatusCode != http.StatusForbidden {
 		t.Errorf("POST from a foreign Origin: %d, want 403", r.StatusCode)
@@ -72,6 +73,7 @@ func TestForeignOriginIsRefused(t *testing.T) {
 }
 
 func TestBearerToken(t *testing.T) {
+	t.Parallel()
 	ts := httpServer(t, mcpserver.HTTPOptions{Token: "s3cret"})
 	if r := post(t, ts.URL+"/mcp", nil); r.StatusCode != http.StatusUnauthorized {
 		t.Errorf("no token: %d, want 401", r.StatusCode)
@@ -113,6 +115,7 @@ func (a authTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 func TestIsLoopback(t *testing.T) {
+	t.Parallel()
 	for addr, want := range map[string]bool{
 		"127.0.0.1:8765": true, "localhost:1": true, "[::1]:80": true,
 		"0.0.0.0:8765": false, ":8765": false, "192.168.1.2:80": false, "example.com:80": false, "nonsense": false,

@@ -88,6 +88,7 @@ func waitReview(t *testing.T, cs *mcp.ClientSession, id string) sessionView {
 // and the run goes on (the review falls back to approve); a subscriber of
 // its report hears that it changed and reads the finished report.
 func TestStartResearchOutlivesItsClientAndNotifiesSubscribers(t *testing.T) {
+	t.Parallel()
 	url, env := jobsServer(t)
 	starter := connect(t, url, nil)
 	updated := make(chan string, 4)
@@ -131,6 +132,7 @@ func TestStartResearchOutlivesItsClientAndNotifiesSubscribers(t *testing.T) {
 // cancel_session stops a run start_research started; the session is left
 // resumable, and cancelling it again says there is nothing to cancel.
 func TestCancelSession(t *testing.T) {
+	t.Parallel()
 	url, _ := jobsServer(t)
 	cs := connect(t, url, nil)
 	started := callJSON[mcpserver.StartOutput](t, cs, "start_research", map[string]any{"question": question, "review": "ask"})
@@ -153,6 +155,7 @@ func TestCancelSession(t *testing.T) {
 // and research answer isError naming the cap; a slot freed by cancelling
 // takes the next run (issue 39 #7: 200 calls gave 200 runs at once).
 func TestRunsAreCapped(t *testing.T) {
+	t.Parallel()
 	url, _ := jobsServerCapped(t, 2)
 	cs := connect(t, url, nil)
 	var ids []string

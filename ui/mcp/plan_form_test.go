@@ -10,6 +10,7 @@ import (
 // The plan form: numbers delete, ";" separates added sub-questions,
 // sources replace the plan's; an empty form runs the plan as written.
 func TestPlanFormDecision(t *testing.T) {
+	t.Parallel()
 	p := &pipeline.Plan{Sources: []string{"arxiv"}, SubQuestions: []pipeline.SubQuestion{{ID: "q1", Question: "one?"}, {ID: "q2", Question: "two?"}}}
 	d := planDecision(p, map[string]any{"delete": "2, 9", "add": "three?; \x1b[2Jfour?", "sources": "arxiv, pubmed"})
 	if !d.Approve || d.Plan == nil {

@@ -107,6 +107,7 @@ func decode[T any](t *testing.T, res *mcp.CallToolResult) T {
 }
 
 func TestToolsAreDescribed(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil)
 	ctx := context.Background()
 	want := map[string]bool{"research": true, "search_knowledge": true, "list_sessions": true, "get_session": true, "resume_session": true, "follow_up": true, "start_research": true, "cancel_session": true, "update_session": true}
@@ -145,6 +146,7 @@ func TestToolsAreDescribed(t *testing.T) {
 // resolve, and the session is then searchable, listed and readable as a
 // resource.
 func TestResearchThenLibrary(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil)
 	ctx := context.Background()
 	res := h.call(ctx, "research", map[string]any{"question": question})
@@ -253,6 +255,7 @@ func TestResearchThenLibrary(t *testing.T) {
 // Bad input is a tool result with isError and a message a person can act
 // on, and the server serves the next request.
 func TestBadInputIsAToolError(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil)
 	ctx := context.Background()
 	cases := []struct {
@@ -297,6 +300,7 @@ func TestBadInputIsAToolError(t *testing.T) {
 // Cancelling the call cancels the run; the session is resumable and
 // resume_session finishes it.
 func TestCancelThenResume(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var once sync.Once
@@ -349,6 +353,7 @@ func TestCancelThenResume(t *testing.T) {
 // review "ask" with a client that can elicit puts the reviewer's requests
 // to the person; without elicitation the default policy applies and says so.
 func TestReviewAsk(t *testing.T) {
+	t.Parallel()
 	var asked []string
 	var mu sync.Mutex
 	// Server-initiated elicitation is 2025-11-25's; 2026-07-28 moves it

@@ -103,6 +103,7 @@ const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"pro
 // goes on: the next call is answered. Before, the first bad line ended
 // the server, and every run it was driving with it.
 func TestMalformedFramesAreAnsweredAndServingGoesOn(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	s := newStdioServer(t, ctx)
@@ -142,6 +143,7 @@ func TestMalformedFramesAreAnsweredAndServingGoesOn(t *testing.T) {
 // with start_research goes on when the client that started it leaves,
 // and completes; the server returns once it has.
 func TestAStartedRunOutlivesItsClient(t *testing.T) {
+	t.Parallel()
 	s := newStdioServer(t, t.Context())
 	s.send(t, initialize, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	s.reply(t)
@@ -173,6 +175,7 @@ func (s stuckSource) Search(ctx context.Context, _ string, _ int) ([]search.Reco
 // context ends) while a started run searches leaves the run interrupted,
 // as the README says, and resumable.
 func TestAServerStoppedInterruptsItsRuns(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(t.Context())
 	s := newStdioServer(t, ctx)
 	stuck := stuckSource{searching: make(chan struct{}, 1)}

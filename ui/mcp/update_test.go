@@ -15,6 +15,7 @@ import (
 // that appeared since and returns the new version with the check's
 // counts; called again, it finds nothing, writes nothing and says so.
 func TestUpdateSession(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil)
 	shelf := &pipelinetest.Shelf{}
 	h.env.Engine.Sources = map[string]search.Source{"openalex": shelf, "arxiv": &pipelinetest.Shelf{SourceName: "arxiv"}}
