@@ -89,7 +89,6 @@ func (h *hostileServer) count(path string) int {
 }
 
 func TestDownloadsAreJudgedByProgress(t *testing.T) {
-	t.Parallel()
 	srv := newHostileServer(t)
 	c := NewClient(ClientOptions{BaseBackoff: time.Millisecond})
 	// Scaled down from the real rule, with room for a loaded machine: the
