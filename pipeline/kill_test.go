@@ -3,7 +3,6 @@ package pipeline_test
 import (
 	"context"
 	"os"
-	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
@@ -15,16 +14,14 @@ import (
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
 	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/store"
+	"github.com/researchtui/researchtui/testkit/child"
 )
 
 // TestKilledRunChild is the child half of TestKillMidFlowThenResume: it
 // runs a session against the parent's fakes until the parent kills it.
 func TestKilledRunChild(t *testing.T) {
 	t.Parallel()
-	db := os.Getenv("RESEARCHTUI_KILL_CHILD_DB")
-	if db == "" {
-		t.Skip("helper for TestKillMidFlowThenResume")
-	}
+	db := child.Var(t, "RESEARCHTUI_KILL_CHILD_DB", "TestKillMidFlowThenResume")
 	st, err := store.Open(db, store.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -87,9 +84,8 @@ func TestKillAtThePlanReviewThenResume(t *testing.T) {
 	env.Store.Close()
 	dir := t.TempDir()
 	db := dir + "/researchtui.db"
-	cmd := exec.Command(os.Args[0], "-test.run=^TestKilledRunChild$", "-test.v")
-	cmd.Env = append(os.Environ(), "RESEARCHTUI_KILL_CHILD_DB="+db, "RESEARCHTUI_KILL_CHILD_OLLAMA="+oll.URL, "RESEARCHTUI_KILL_CHILD_SOURCES="+env.Sources.URL,
-		"RESEARCHTUI_KILL_CHILD_PLAN=1", "RESEARCHTUI_KILL_CHILD_MARK="+dir+"/saved")
+	cmd := child.Command(context.Background(), "TestKilledRunChild", []string{"RESEARCHTUI_KILL_CHILD_DB=" + db, "RESEARCHTUI_KILL_CHILD_OLLAMA=" + oll.URL,
+		"RESEARCHTUI_KILL_CHILD_SOURCES=" + env.Sources.URL, "RESEARCHTUI_KILL_CHILD_PLAN=1", "RESEARCHTUI_KILL_CHILD_MARK=" + dir + "/saved"}, "-test.v")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -215,8 +211,7 @@ func killMidFlow(t *testing.T, script *pipelinetest.Script, killWhen func(analys
 	// Only the child's requests count (with ask set, the run before the
 	// follow-up made others).
 	base := len(oll.Requests())
-	cmd := exec.Command(os.Args[0], "-test.run=^TestKilledRunChild$", "-test.v")
-	cmd.Env = append(os.Environ(), "RESEARCHTUI_KILL_CHILD_DB="+db, "RESEARCHTUI_KILL_CHILD_OLLAMA="+oll.URL, "RESEARCHTUI_KILL_CHILD_SOURCES="+env.Sources.URL, "RESEARCHTUI_KILL_CHILD_ASK="+ask, "RESEARCHTUI_KILL_CHILD_MARK="+dir+"/saved")
+	cmd := child.Command(context.Background(), "TestKilledRunChild", []string{"RESEARCHTUI_KILL_CHILD_DB=" + db, "RESEARCHTUI_KILL_CHILD_OLLAMA=" + oll.URL, "RESEARCHTUI_KILL_CHILD_SOURCES=" + env.Sources.URL, "RESEARCHTUI_KILL_CHILD_ASK=" + ask, "RESEARCHTUI_KILL_CHILD_MARK=" + dir + "/saved"}, "-test.v")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

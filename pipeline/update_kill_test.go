@@ -3,7 +3,6 @@ package pipeline_test
 import (
 	"context"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
 	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/store"
+	"github.com/researchtui/researchtui/testkit/child"
 )
 
 // shelfEngine is an engine on the store whose source is the shelf: the
@@ -30,10 +30,7 @@ func shelfEngine(st *store.Store, backend llm.Backend, grown bool) *pipeline.Eng
 // updates the session until the parent kills it.
 func TestKilledUpdateChild(t *testing.T) {
 	t.Parallel()
-	db := os.Getenv("RESEARCHTUI_KILL_UPDATE_DB")
-	if db == "" {
-		t.Skip("helper for TestKillDuringAnUpdateThenUpdateAgain")
-	}
+	db := child.Var(t, "RESEARCHTUI_KILL_UPDATE_DB", "TestKillDuringAnUpdateThenUpdateAgain")
 	st, err := store.Open(db, store.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -82,8 +79,7 @@ func TestKillDuringAnUpdateThenUpdateAgain(t *testing.T) {
 	base := len(oll.ChatCalls())
 	served0 := oll.Served()
 
-	cmd := exec.Command(os.Args[0], "-test.run=^TestKilledUpdateChild$", "-test.v")
-	cmd.Env = append(os.Environ(), "RESEARCHTUI_KILL_UPDATE_DB="+db, "RESEARCHTUI_KILL_UPDATE_OLLAMA="+oll.URL, "RESEARCHTUI_KILL_UPDATE_MARK="+dir+"/saved")
+	cmd := child.Command(context.Background(), "TestKilledUpdateChild", []string{"RESEARCHTUI_KILL_UPDATE_DB=" + db, "RESEARCHTUI_KILL_UPDATE_OLLAMA=" + oll.URL, "RESEARCHTUI_KILL_UPDATE_MARK=" + dir + "/saved"}, "-test.v")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

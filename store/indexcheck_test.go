@@ -2,11 +2,11 @@ package store
 
 import (
 	"bufio"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/researchtui/researchtui/store/vector"
 	"github.com/researchtui/researchtui/store/vector/vectortest"
+	"github.com/researchtui/researchtui/testkit/child"
 )
 
 // savedStore makes a store of n chunks whose index file is saved and
@@ -246,10 +247,7 @@ const indexCheckKillEnv = "RESEARCHTUI_INDEX_CHECK_KILL"
 // opens the index, serves, and is killed while its check crawls.
 func TestIndexCheckKillChild(t *testing.T) {
 	t.Parallel()
-	path := os.Getenv(indexCheckKillEnv)
-	if path == "" {
-		t.Skip("helper for TestKilledDuringFileCheck")
-	}
+	path := child.Var(t, indexCheckKillEnv, "TestKilledDuringFileCheck")
 	vector.SlowCheck(4096, func() { time.Sleep(10 * time.Millisecond) })
 	s, err := Open(path, Options{})
 	if err != nil {
@@ -284,8 +282,7 @@ func TestKilledDuringFileCheck(t *testing.T) {
 		if damaged {
 			damageVectors(t, file)
 		}
-		cmd := exec.Command(os.Args[0], "-test.run=^TestIndexCheckKillChild$")
-		cmd.Env = append(os.Environ(), indexCheckKillEnv+"="+path)
+		cmd := child.Command(context.Background(), "TestIndexCheckKillChild", []string{indexCheckKillEnv + "=" + path})
 		out, err := cmd.StdoutPipe()
 		if err != nil {
 			t.Fatal(err)

@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/researchtui/researchtui/store/vector/vectortest"
+	"github.com/researchtui/researchtui/testkit/child"
 )
 
 // storeWithChunks fills a store with n chunks over n/8 sources, each with
@@ -195,10 +195,7 @@ const indexKillEnv = "STORE_TEST_INDEX_KILL_PATH"
 // the index, over and over, until it is killed.
 func TestIndexKillChildHelper(t *testing.T) {
 	t.Parallel()
-	path := os.Getenv(indexKillEnv)
-	if path == "" {
-		t.Skip("helper for TestKilledIndexWriterLeavesUsableStore")
-	}
+	path := child.Var(t, indexKillEnv, "TestKilledIndexWriterLeavesUsableStore")
 	s, err := Open(path, Options{})
 	if err != nil {
 		fmt.Println("ERR", err)
@@ -262,8 +259,7 @@ func TestKilledIndexWriterLeavesUsableStore(t *testing.T) {
 		if fresh {
 			os.Remove(file)
 		}
-		cmd := exec.Command(os.Args[0], "-test.run=^TestIndexKillChildHelper$")
-		cmd.Env = append(os.Environ(), indexKillEnv+"="+path)
+		cmd := child.Command(context.Background(), "TestIndexKillChildHelper", []string{indexKillEnv + "=" + path})
 		stdout, err := cmd.StdoutPipe()
 		if err != nil {
 			t.Fatal(err)

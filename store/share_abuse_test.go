@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -16,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/researchtui/researchtui/testkit/child"
 )
 
 // The abuse suite of the store socket: loopback only (a unix socket in a
@@ -30,10 +31,7 @@ const ownerNofileEnv = "RESEARCHTUI_TEST_OWNER_NOFILE"
 // asked, says READY and serves until its stdin closes.
 func TestOwnerChildHelper(t *testing.T) {
 	t.Parallel()
-	dir := os.Getenv(ownerChildEnv)
-	if dir == "" {
-		t.Skip("helper for the owner abuse tests")
-	}
+	dir := child.Var(t, ownerChildEnv, "owner abuse tests")
 	st, err := Open(filepath.Join(dir, "researchtui.db"), Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -65,8 +63,7 @@ func startOwner(t *testing.T, nofile int) (sock string, proc *os.Process) {
 	}
 	dir := shortDir(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestOwnerChildHelper$")
-	cmd.Env = append(os.Environ(), ownerChildEnv+"="+dir, ownerNofileEnv+"="+strconv.Itoa(nofile))
+	cmd := child.Command(ctx, "TestOwnerChildHelper", []string{ownerChildEnv + "=" + dir, ownerNofileEnv + "=" + strconv.Itoa(nofile)})
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
 	var stderr strings.Builder

@@ -5,12 +5,12 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/researchtui/researchtui/store/vector/vectortest"
+	"github.com/researchtui/researchtui/testkit/child"
 )
 
 func TestStatsCounts(t *testing.T) {
@@ -130,10 +130,7 @@ const compactWaitEnv = "STORE_TEST_COMPACT_WAIT_PATH"
 // sees the session written after the compaction.
 func TestCompactWaiterChildHelper(t *testing.T) {
 	t.Parallel()
-	path := os.Getenv(compactWaitEnv)
-	if path == "" {
-		t.Skip("helper for TestOpenDuringCompactionGetsTheNewFile")
-	}
+	path := child.Var(t, compactWaitEnv, "TestOpenDuringCompactionGetsTheNewFile")
 	fmt.Println("WAITING")
 	s, err := Open(path, Options{LockTimeout: 20 * time.Second})
 	if err != nil {
@@ -162,8 +159,7 @@ func TestOpenDuringCompactionGetsTheNewFile(t *testing.T) {
 	}
 	s, path := openTemp(t)
 	storeWithChunks(t, s, vectortest.NewTopics(3, 8, 2), 200)
-	cmd := exec.Command(os.Args[0], "-test.run=^TestCompactWaiterChildHelper$")
-	cmd.Env = append(os.Environ(), compactWaitEnv+"="+path)
+	cmd := child.Command(context.Background(), "TestCompactWaiterChildHelper", []string{compactWaitEnv + "=" + path})
 	stdout, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

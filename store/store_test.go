@@ -5,13 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/researchtui/researchtui/testkit/child"
 	"go.etcd.io/bbolt"
 )
 
@@ -133,10 +132,7 @@ const lockChildEnv = "STORE_TEST_LOCK_CHILD_PATH"
 // other processes, not other handles in this one.
 func TestLockChildHelper(t *testing.T) {
 	t.Parallel()
-	path := os.Getenv(lockChildEnv)
-	if path == "" {
-		t.Skip("helper for TestSecondProcessGetsErrLocked")
-	}
+	path := child.Var(t, lockChildEnv, "TestSecondProcessGetsErrLocked")
 	for _, ro := range []bool{false, true} {
 		start := time.Now()
 		s, err := Open(path, Options{ReadOnly: ro})
@@ -156,8 +152,7 @@ func TestSecondProcessGetsErrLocked(t *testing.T) {
 	_, path := openTemp(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestLockChildHelper$", "-test.v")
-	cmd.Env = append(os.Environ(), lockChildEnv+"="+path)
+	cmd := child.Command(ctx, "TestLockChildHelper", []string{lockChildEnv + "=" + path}, "-test.v")
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
 	total := time.Since(start)
@@ -252,10 +247,7 @@ const crashChildEnv = "STORE_TEST_CRASH_CHILD_PATH"
 // the parent kills it.
 func TestCrashChildHelper(t *testing.T) {
 	t.Parallel()
-	path := os.Getenv(crashChildEnv)
-	if path == "" {
-		t.Skip("helper for TestKilledWriterLosesNothingAcked")
-	}
+	path := child.Var(t, crashChildEnv, "TestKilledWriterLosesNothingAcked")
 	s, err := Open(path, Options{})
 	if err != nil {
 		fmt.Println("ERR", err)
@@ -281,8 +273,7 @@ func TestKilledWriterLosesNothingAcked(t *testing.T) {
 	}
 	s, path := openTemp(t)
 	s.Close()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChildHelper$")
-	cmd.Env = append(os.Environ(), crashChildEnv+"="+path)
+	cmd := child.Command(context.Background(), "TestCrashChildHelper", []string{crashChildEnv + "=" + path})
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -18,6 +17,7 @@ import (
 	_ "github.com/ncruces/go-sqlite3/driver"
 
 	"github.com/researchtui/researchtui/search/zotero"
+	"github.com/researchtui/researchtui/testkit/child"
 )
 
 // lockHelperEnv names the database the helper process holds.
@@ -29,10 +29,7 @@ const lockHelperEnv = "ZOTERO_TEST_LOCK_HELPER"
 // standard input closes.
 func TestLockHelper(t *testing.T) {
 	t.Parallel()
-	path := os.Getenv(lockHelperEnv)
-	if path == "" {
-		t.Skip("a helper process for TestReadDatabaseLocked")
-	}
+	path := child.Var(t, lockHelperEnv, "TestReadDatabaseLocked")
 	if err := holdLock(path); err != nil {
 		fmt.Println("error:", err)
 		os.Exit(1)
@@ -93,8 +90,7 @@ func TestReadDatabaseLocked(t *testing.T) {
 
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestLockHelper$", "-test.count=1")
-			cmd.Env = append(os.Environ(), lockHelperEnv+"="+db)
+			cmd := child.Command(ctx, "TestLockHelper", []string{lockHelperEnv + "=" + db}, "-test.count=1")
 			stdin, err := cmd.StdinPipe()
 			if err != nil {
 				t.Fatal(err)

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/researchtui/researchtui/store/vector/vectortest"
+	"github.com/researchtui/researchtui/testkit/child"
 )
 
 // Vector index benchmarks (scripts/bench-index.sh prints them as a table).
@@ -205,8 +205,7 @@ func readQueries(path string, dim int) ([][]float32, error) {
 // with the file out of the page cache and in it, query latency from the
 // mapped file, the ID map's build time and resident memory.
 func serveInChild(b *testing.B, path, qpath string) map[string]float64 {
-	cmd := exec.Command(os.Args[0], "-test.run=^TestIndexServeChild$", "-test.v")
-	cmd.Env = append(os.Environ(), "INDEX_SERVE_PATH="+path, "INDEX_SERVE_QUERIES="+qpath)
+	cmd := child.Command(context.Background(), "TestIndexServeChild", []string{"INDEX_SERVE_PATH=" + path, "INDEX_SERVE_QUERIES=" + qpath}, "-test.v")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		b.Fatalf("child: %v\n%s", err, out)
@@ -233,10 +232,7 @@ func serveInChild(b *testing.B, path, qpath string) map[string]float64 {
 
 // TestIndexServeChild is the child half of serveInChild.
 func TestIndexServeChild(t *testing.T) {
-	path := os.Getenv("INDEX_SERVE_PATH")
-	if path == "" {
-		t.Skip("helper for BenchmarkIndexScale")
-	}
+	path := child.Var(t, "INDEX_SERVE_PATH", "BenchmarkIndexScale")
 	qs, err := readQueries(os.Getenv("INDEX_SERVE_QUERIES"), benchDim)
 	if err != nil {
 		t.Fatal(err)
