@@ -103,14 +103,19 @@ type Event struct {
 	// a research run or a follow-up, whose version is Count).
 	Update int `json:"update,omitempty"`
 	// Outcome says how a finished run ended when the report did not
-	// change (OutcomeNothingNew, OutcomeUpdateStopped); empty otherwise.
+	// change (OutcomeNothingNew, OutcomeUpdateStopped), or on a Warning
+	// what it means for the report (OutcomeAssembled); empty otherwise.
 	Outcome string `json:"outcome,omitempty"`
 }
 
-// How a run that left its report as it was ended (Event.Outcome).
+// How a run that left its report as it was ended, or what a warning means
+// for the report (Event.Outcome).
 const (
 	OutcomeNothingNew    = "nothing new"
 	OutcomeUpdateStopped = "update stopped"
+	// OutcomeAssembled: the writer's drafts were unusable and the report
+	// was assembled from the analyses.
+	OutcomeAssembled = "assembled"
 )
 
 // Call is a finished model call or source search, for timelines and

@@ -100,11 +100,17 @@ func (o *orchestrator) emit(ev Event) Event {
 }
 
 func (o *orchestrator) warn(stage Stage, agent, format string, args ...any) {
+	o.warnOutcome(stage, agent, "", format, args...)
+}
+
+// warnOutcome is warn with what the warning means for the report
+// (Event.Outcome), for the code that branches on it.
+func (o *orchestrator) warnOutcome(stage Stage, agent, outcome, format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
 	o.warnMu.Lock()
 	o.warnings = append(o.warnings, msg)
 	o.warnMu.Unlock()
-	o.emit(Event{Type: Warning, Stage: stage, Agent: agent, Message: msg})
+	o.emit(Event{Type: Warning, Stage: stage, Agent: agent, Message: msg, Outcome: outcome})
 }
 
 // warningList is a copy of the warnings so far.

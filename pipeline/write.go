@@ -187,7 +187,7 @@ func (o *orchestrator) writeDraft(ctx context.Context, round int, prior string, 
 			break
 		}
 	}
-	a.warn("the writer failed (%s); the report is assembled from the analyses instead", shortErr(lastErr))
+	o.warnOutcome(a.stage, a.name, OutcomeAssembled, "the writer failed (%s); the report is assembled from the analyses instead", shortErr(lastErr))
 	a.finish("assembled from analyses")
 	if round > 0 && prior != "" {
 		return prior, nil

@@ -250,7 +250,7 @@ func (r *Result) addEvents(evs []pipeline.Event) {
 			if unusable(ev.Message) {
 				r.Unusable = inc(r.Unusable, agentOf(ev))
 			}
-			if strings.Contains(ev.Message, "the report is assembled from the analyses") {
+			if ev.Outcome == pipeline.OutcomeAssembled {
 				r.Assembled = true
 			}
 		}
