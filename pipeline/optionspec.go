@@ -376,3 +376,32 @@ func OptionValueFits(t OptionType, v any) bool {
 	}
 	return false
 }
+
+// Accepts says whether v, of the option's type, is a value Normalize
+// takes: a string among the Choices (or that Check accepts), source names
+// that are known. A face that stores choices (the TUI's remembered form)
+// drops what it no longer accepts rather than failing every later start.
+func (s OptionSpec) Accepts(v any) bool {
+	if !OptionValueFits(s.Type, v) {
+		return false
+	}
+	switch val := v.(type) {
+	case string:
+		if s.Check != nil {
+			_, err := s.Check(val)
+			return err == nil
+		}
+		t := strings.ToLower(strings.TrimSpace(val))
+		return t == "" || len(s.Choices) == 0 || slices.Contains(s.Choices, t)
+	case []string:
+		if s.Key != "sources" {
+			return true
+		}
+		for _, src := range val {
+			if t := strings.ToLower(strings.TrimSpace(src)); t != "" && !isKnownSource(t) {
+				return false
+			}
+		}
+	}
+	return true
+}

@@ -741,6 +741,31 @@ func TestWriteNowAndTimeLeft(t *testing.T) {
 
 // The form's Report, Plan and Language rows reach the run; a language
 // nobody knows is refused in the form, with the focus on it.
+// A start from the form that fails (the model is not installed) keeps
+// the question on the line and remembers nothing: the next start from the
+// line uses the choices that worked, not the model that could not start.
+func TestAFailedFormStartKeepsTheQuestionAndRemembersNothing(t *testing.T) {
+	m, svc := newTestModel(t, 80, 24, "dark", false)
+	svc.startErr = errors.New(`model "llama3.2:1b" is not installed`)
+	press(t, m, "ctrl+o")
+	typeText(t, m, "What is silicon carbide?")
+	press(t, m, "tab", "ctrl+u")
+	typeText(t, m, "llama3.2:1b")
+	press(t, m, "enter")
+	if len(svc.saved) != 0 {
+		t.Errorf("a choice that could not start a run was remembered: %+v", svc.saved)
+	}
+	if got := m.sessions.line.Value(); got != "What is silicon carbide?" {
+		t.Errorf("the question line holds %q, want the form's question back", got)
+	}
+	if m.cfg.Defaults.Model == "llama3.2:1b" {
+		t.Error("the line's next start would use the model that could not start")
+	}
+	if !strings.Contains(m.notice, "could not start") {
+		t.Errorf("notice %q", m.notice)
+	}
+}
+
 func TestNewResearchFormKindPlanLanguage(t *testing.T) {
 	m, svc := newTestModel(t, 80, 24, "dark", false)
 	typeText(t, m, "Is it")

@@ -77,7 +77,11 @@ type rootModel struct {
 	quitting              bool
 	// starting: a start Cmd is out and its runStartedMsg hasn't arrived, so
 	// a second enter doesn't start the same question twice.
-	starting    bool
+	starting bool
+	// fromForm is the form's choice of the start in flight (nil: started
+	// from the question line): remembered once the run has started, so a
+	// choice that cannot start one (a model not installed) is not.
+	fromForm    FormChoice
 	saving      bool      // a settings write is under way
 	pendingSave *Settings // settings to write after it
 }

@@ -13,10 +13,22 @@ import (
 
 // onRunStarted registers a new or resumed run and arms its bridge.
 func (m *rootModel) onRunStarted(msg runStartedMsg) tea.Cmd {
+	var remember tea.Cmd
 	if msg.resumed {
 		delete(m.resuming, msg.sess.ID)
 	} else {
 		m.starting = false
+		choice := m.fromForm
+		m.fromForm = nil
+		switch {
+		case choice != nil && msg.err == nil:
+			choice.Apply(&m.cfg.Defaults)
+			remember = m.queueSave(Settings{Form: choice})
+		case choice != nil && strings.TrimSpace(m.sessions.line.Value()) == "":
+			// The form is closed: its question waits on the line, to
+			// send again once the cause is fixed.
+			m.sessions.line.SetValue(msg.opt.Question)
+		}
 	}
 	if msg.err != nil {
 		// Also how the engine refuses a second resume of a session that is
@@ -29,7 +41,7 @@ func (m *rootModel) onRunStarted(msg runStartedMsg) tea.Cmd {
 			verb = "could not resume: "
 		}
 		m.setNotice(verb+msg.err.Error(), true)
-		return nil
+		return remember
 	}
 	id := msg.h.ID()
 	title, model := msg.opt.Question, msg.opt.Model
@@ -59,7 +71,7 @@ func (m *rootModel) onRunStarted(msg runStartedMsg) tea.Cmd {
 		rs.watched = true
 		m.setNotice("this run belongs to another researchtui: watching it here; leaving keeps it running", false)
 	}
-	return tea.Batch(waitEvents(id, msg.h.Events()), m.loadSessions(), m.startTicking())
+	return tea.Batch(waitEvents(id, msg.h.Events()), m.loadSessions(), m.startTicking(), remember)
 }
 
 // onRunEvents folds a batch of events into its run and re-arms the bridge.
@@ -192,11 +204,9 @@ func (m *rootModel) start(opt pipeline.Options, form bool) tea.Cmd {
 		return nil
 	}
 	m.starting = true
-	cmds := []tea.Cmd{startRunCmd(m.ctx, m.svc, opt)}
+	m.fromForm = nil
 	if form {
-		choice := RememberedChoice(opt)
-		choice.Apply(&m.cfg.Defaults)
-		cmds = append(cmds, m.queueSave(Settings{Form: choice}))
+		m.fromForm = RememberedChoice(opt)
 	}
-	return tea.Batch(cmds...)
+	return startRunCmd(m.ctx, m.svc, opt)
 }

@@ -28,6 +28,8 @@ func runTUI(ctx context.Context, question string) error {
 	state, err := loadTUIState(cfg.tuiStatePath())
 	if err != nil {
 		a.warn("the TUI's remembered choices are not used: " + err.Error())
+	} else if err := forgetStaleTheme(cfg.tuiStatePath(), state, cfg.Theme); err != nil {
+		a.warn("the TUI's remembered theme could not be forgotten: " + err.Error())
 	}
 	theme := state.theme(cfg.Theme)
 	if a.tracer != nil {

@@ -48,6 +48,17 @@ func (s tuiState) theme(configured string) string {
 	return configured
 }
 
+// forgetStaleTheme drops from the state file at path a theme chosen with t
+// over a config theme that has been edited since: the edit wins from then
+// on, also once the config's theme is set back to what it was.
+func forgetStaleTheme(path string, s tuiState, configured string) error {
+	if s.Theme == "" || s.ThemeOver == configured {
+		return nil
+	}
+	s.Theme, s.ThemeOver = "", ""
+	return writeTUIState(path, s)
+}
+
 func (c *Config) tuiStatePath() string { return filepath.Join(c.dataDir, tuiStateFile) }
 
 // loadTUIState reads the state file; a missing one is an empty state.
@@ -87,7 +98,9 @@ func (s tuiState) choice() ui.FormChoice { return formChoice(s.Form) }
 // formChoice reads a table of remembered choices (the state's, or the
 // config's legacy [tui]) by option key, each value as its option's type
 // (OptionSpec.Parse, as the config's keys are read); what is not an
-// option the TUI remembers, or not of its type, is left out.
+// option the TUI remembers, not of its type, or not a value a run takes
+// (a depth or source no longer known, a hand edit) is left out, so the
+// form starts from the config's value instead of failing every start.
 func formChoice(table map[string]any) ui.FormChoice {
 	c := ui.FormChoice{}
 	for _, spec := range pipeline.RunOptions {
@@ -95,7 +108,7 @@ func formChoice(table map[string]any) ui.FormChoice {
 		if !spec.Remember || !ok {
 			continue
 		}
-		if v, err := spec.Parse(raw); err == nil {
+		if v, err := spec.Parse(raw); err == nil && spec.Accepts(v) {
 			c[spec.Key] = v
 		}
 	}
@@ -119,6 +132,10 @@ func saveTUIState(path string, set ui.Settings, configTheme string) error {
 			s.Form[k] = v
 		}
 	}
+	return writeTUIState(path, s)
+}
+
+func writeTUIState(path string, s tuiState) error {
 	out, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return err

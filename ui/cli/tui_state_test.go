@@ -85,6 +85,35 @@ func TestAnEditedConfigThemeWins(t *testing.T) {
 	if got := state.theme("solarized-light"); got != "solarized-light" {
 		t.Errorf("theme %q, want the config's, edited since", got)
 	}
+	// Seen edited once, the choice is forgotten: setting the config back
+	// to nord does not bring light back.
+	if err := forgetStaleTheme(cfg.tuiStatePath(), state, "solarized-light"); err != nil {
+		t.Fatal(err)
+	}
+	state, _ = loadTUIState(cfg.tuiStatePath())
+	if got := state.theme("nord"); got != "nord" {
+		t.Errorf("theme %q after the config went back to nord, want nord", got)
+	}
+}
+
+// Remembered values a run would refuse (a hand edit, an option's value
+// since removed) are dropped, each on its own: the form starts from the
+// config's value instead of failing every start.
+func TestRememberedValuesARunRefusesAreDropped(t *testing.T) {
+	cfg := stateConfig(t, myConfig+"depth = \"quick\"\n")
+	state := tuiState{Form: map[string]any{"model": "llama3.1:8b", "depth": "ultra", "sources": []any{"arxiv", "bogus"},
+		"kind": "essay", "language": "xx-invalid!!", "review_plan": "ask"}}
+	o := cfg.tuiOptions(state)
+	if o.Model != "llama3.1:8b" || o.ReviewPlan != "ask" {
+		t.Errorf("valid choices lost: model %q review_plan %q", o.Model, o.ReviewPlan)
+	}
+	if o.Depth != "quick" || !reflect.DeepEqual(o.Sources, []string{"arxiv"}) || o.Kind != "" || o.Language != "" {
+		t.Errorf("refused values kept: depth %q sources %v kind %q language %q", o.Depth, o.Sources, o.Kind, o.Language)
+	}
+	o.Question = "why?"
+	if err := o.Normalize(); err != nil {
+		t.Errorf("the form's options do not start a run: %v", err)
+	}
 }
 
 // The [tui] table earlier versions wrote into the config is still read,
