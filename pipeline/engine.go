@@ -162,6 +162,11 @@ func (e *Engine) Start(ctx context.Context, opt Options) (*Run, error) {
 			return nil, err
 		}
 	}
+	if off := e.SourcesNotSearched(opt.Sources); !opt.AutoSources && len(opt.Sources) > 0 && len(off) == len(opt.Sources) {
+		// Every source named is off: planning would lead to a search of
+		// nothing and a failed run.
+		return nil, fmt.Errorf("%w: no source to search: %s (see `researchtui doctor`; name others with --sources or the form's Sources row)", ErrBadInput, strings.Join(off, "; "))
+	}
 	if e.LLM != nil && opt.Backend == "" {
 		opt.Backend = e.LLM.Name()
 	}

@@ -2,6 +2,7 @@ package pipeline_test
 
 import (
 	"context"
+	"errors"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -191,4 +192,30 @@ type fixedQuery struct {
 
 func (f fixedQuery) Search(ctx context.Context, _ string, limit int) ([]search.Record, error) {
 	return f.Source.Search(ctx, f.q, limit)
+}
+
+// A run whose every named source is off is refused at once, saying why,
+// instead of planning a search of nothing; one source that answers is
+// enough to start.
+func TestARunWithEverySourceOffIsRefused(t *testing.T) {
+	t.Parallel()
+	env := pipelinetest.NewEnv(t, nil, "")
+	env.Engine.SourcesOff = map[string]string{"web": "no engine: set RESEARCHTUI_SEARXNG_URL"}
+	opt := env.Options(question)
+	opt.Sources = []string{"web"}
+	_, err := env.Engine.Start(context.Background(), opt)
+	if !errors.Is(err, pipeline.ErrBadInput) || !strings.Contains(err.Error(), "no source to search: web: no engine") {
+		t.Fatalf("start with only web, which is off: %v", err)
+	}
+	if ss, _ := env.Store.ListSessions(); len(ss) != 0 {
+		t.Errorf("a refused run left %d sessions", len(ss))
+	}
+	opt = env.Options(question)
+	opt.Sources = []string{"web", "arxiv"}
+	r, err := env.Engine.Start(context.Background(), opt)
+	if err != nil {
+		t.Fatalf("start with web and arxiv: %v", err)
+	}
+	r.Cancel()
+	r.Wait()
 }

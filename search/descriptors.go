@@ -122,7 +122,7 @@ var Descriptors = []Descriptor{
 			return Built{Source: NewLocal(e.LocalDocs)}
 		}},
 	{Name: "materials", URLEnv: "RESEARCHTUI_MATERIALSPROJECT_URL", DefaultURL: DefaultMaterialsProjectURL, KeyEnv: "MP_API_KEY",
-		Probe:  "Si",
+		Probe:  "Fe2O3", // a formula: a lone element symbol ("Si") asks nothing
 		Routes: map[string]int{IntentMaterials: 0},
 		Build: func(e Env, url string) Built {
 			key := e.env("MP_API_KEY")
