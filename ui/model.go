@@ -105,6 +105,9 @@ func newModel(ctx context.Context, cfg Config, svc services, o options) *rootMod
 	m.applyTheme(themes.Resolve(cfg.Theme, m.darkBG).Name)
 	m.sessions = newSessionsModel(m.st)
 	m.sessions.loading = true
+	if cfg.Notice != "" {
+		m.setNotice(cfg.Notice, true)
+	}
 	if cfg.BackendErr != nil {
 		// No new research without the backend: browsing is what works, and
 		// the banner's advice p (download the models) is a key of the list.

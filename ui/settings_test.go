@@ -2,6 +2,7 @@ package ui
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/researchtui/researchtui/pipeline"
@@ -26,5 +27,17 @@ func TestTheFormsChoiceAppliesOverTheDefaults(t *testing.T) {
 	FormChoice{"model": "", "depth": 3, "sources": "arxiv"}.Apply(&next)
 	if next.Model != "qwen3:8b" || next.Depth != "" || next.Sources != nil {
 		t.Errorf("empty and mistyped choices applied: %+v", next)
+	}
+}
+
+// What the command line could not use of what the TUI remembered is said
+// on the first screen, where the person looks, not on a stderr the
+// alternate screen hides.
+func TestAStartNoticeIsShown(t *testing.T) {
+	m, _ := newTestModel(t, 80, 24, "dark", true, func(c *Config) {
+		c.Notice = "the remembered theme and form choices are not used: tui-state.json cannot be read"
+	})
+	if v := m.View().Content; !strings.Contains(v, "the remembered theme and form") {
+		t.Errorf("the notice is not on the first screen:\n%s", v)
 	}
 }

@@ -31,8 +31,11 @@ type Config struct {
 	// progress bar (BackendErr then says they are missing).
 	MissingModels []string
 	Theme         string // "auto", "dark", "light", ... from config
-	Question      string // non-empty: start this research at once
-	DataDir       string // where exports are written by default
+	// Notice is shown on the first screen, as a problem (what the TUI
+	// could not use of what it remembered, say); "" none.
+	Notice   string
+	Question string // non-empty: start this research at once
+	DataDir  string // where exports are written by default
 	// SaveSettings writes what the TUI remembers (the theme, the form's
 	// last choice) where the next session finds it; nil: nothing is saved.
 	SaveSettings func(Settings) error

@@ -26,10 +26,13 @@ func runTUI(ctx context.Context, question string) error {
 	}
 	defer a.Close()
 	state, err := loadTUIState(cfg.tuiStatePath())
+	notice := ""
 	if err != nil {
-		a.warn("the TUI's remembered choices are not used: " + err.Error())
+		// Shown in the TUI, where the person looks; the next choice
+		// (t, or a run from the form) writes the file afresh.
+		notice = "the remembered theme and form choices are not used: " + err.Error()
 	} else if err := forgetStaleTheme(cfg.tuiStatePath(), state, cfg.Theme); err != nil {
-		a.warn("the TUI's remembered theme could not be forgotten: " + err.Error())
+		notice = "the theme chosen with t could not be forgotten: " + err.Error()
 	}
 	theme := state.theme(cfg.Theme)
 	if a.tracer != nil {
@@ -53,6 +56,7 @@ func runTUI(ctx context.Context, question string) error {
 		BackendErr:    bannerError(backendErr, a.backend.Host(), missing),
 		MissingModels: missing,
 		Theme:         theme,
+		Notice:        notice,
 		Question:      question,
 		DataDir:       cfg.dataDir,
 		SaveSettings:  func(s ui.Settings) error { return saveTUIState(cfg.tuiStatePath(), s, cfg.Theme) },

@@ -76,7 +76,7 @@ func loadTUIState(path string) (tuiState, error) {
 		return s, fmt.Errorf("%s is not a state file the TUI wrote (%s); delete it to start afresh", path, describeStateFile(fi, err))
 	}
 	if err := json.NewDecoder(f).Decode(&s); err != nil {
-		return tuiState{}, fmt.Errorf("%s cannot be read (%v); delete it to start afresh", path, err)
+		return tuiState{}, fmt.Errorf("%s cannot be read (%v); the next theme or form choice replaces it", path, err)
 	}
 	return s, nil
 }
