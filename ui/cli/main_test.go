@@ -18,6 +18,7 @@ import (
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
 	"github.com/researchtui/researchtui/search/sourcefake"
 	"github.com/researchtui/researchtui/store"
+	"github.com/researchtui/researchtui/testkit"
 )
 
 // The test binary doubles as the researchtui binary: with
@@ -33,6 +34,9 @@ func TestMain(m *testing.M) {
 		stop()
 		os.Exit(code)
 	}
+	// Its tests wait on child processes: about 1.1 cores busy at 2 at
+	// a time, 232 s; 151 s at 4 (-race, 2 cores).
+	testkit.WaitingTestsInParallel(4)
 	os.Exit(m.Run())
 }
 
