@@ -107,3 +107,34 @@ func TestDoctorFailsOnlyOnSourcesInUse(t *testing.T) {
 		t.Errorf("%d problems (want 1: arxiv, the one in use):\n%s", d.problems, out)
 	}
 }
+
+// A config whose sources cannot all run is a problem doctor names: a name
+// that is no source (run refuses it), and a source named there that is off
+// (every run goes without it). Off sources the config does not name stay
+// notes.
+func TestDoctorNamesConfiguredSourcesThatCannotRun(t *testing.T) {
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "config.toml")
+	if err := os.WriteFile(cfgPath, []byte("sources = [\"web\", \"bogus\"]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("RESEARCHTUI_CONFIG", cfgPath)
+	t.Setenv("RESEARCHTUI_DATA_DIR", filepath.Join(dir, "data"))
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
+	for _, env := range []string{"RESEARCHTUI_ARXIV_URL", "RESEARCHTUI_OPENALEX_URL", "RESEARCHTUI_PUBMED_URL", "RESEARCHTUI_SEMANTICSCHOLAR_URL", "RESEARCHTUI_CROSSREF_URL", "RESEARCHTUI_SEARXNG_URL", "BRAVE_API_KEY", "TAVILY_API_KEY", "MP_API_KEY"} {
+		t.Setenv(env, "")
+	}
+	t.Setenv("RESEARCHTUI_ARXIV_URL", "http://127.0.0.1:1")
+	cfg, err := loadConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	d := &doctor{w: &b}
+	d.checkSources(t.Context(), cfg)
+	out := b.String()
+	if d.problems != 2 || !strings.Contains(out, `✗ sources`) || !strings.Contains(out, `"bogus", which is no source`) ||
+		!strings.Contains(out, "✗ web") || !strings.Contains(out, "· materials") {
+		t.Errorf("%d problems (want 2: bogus, and web which is off):\n%s", d.problems, out)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -54,8 +55,18 @@ func (d *doctor) checkSources(ctx context.Context, cfg *Config) {
 		}()
 	}
 	wg.Wait()
+	for _, name := range cfg.Sources {
+		if n := strings.ToLower(strings.TrimSpace(name)); n != "" && !slices.Contains(search.SourceNames(), n) {
+			d.bad("sources", fmt.Sprintf("your config's sources name %q, which is no source", name), "use "+strings.Join(search.SourceNames(), ", "))
+		}
+	}
 	for i, info := range set.info {
 		if info.missing != "" {
+			if len(cfg.Sources) > 0 && usesSource(cfg, info.name) {
+				// Named in the config: every run would go without it.
+				d.bad(info.name, "off, but your config's sources name it: "+info.missing, "turn it on as it says, or take it out of your config's sources")
+				continue
+			}
 			d.info(info.name, "off: "+info.missing)
 			continue
 		}
