@@ -99,7 +99,7 @@ func mdTexts(ss []string) []string {
 // each searched and followed, and how the run narrowed what it found.
 func (o *orchestrator) methodNote(f Funnel, flow *Flow) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Searched %s for %d sub-questions", strings.Join(o.searchedSources(flow), ", "), len(o.st.Plan.SubQuestions))
+	fmt.Fprintf(&b, "Searched %s for %s", strings.Join(o.searchedSources(flow), ", "), textkit.Plural(len(o.st.Plan.SubQuestions), "sub-question", "sub-questions"))
 	if n := len(o.st.Rounds); n > 1 {
 		fmt.Fprintf(&b, " in %d rounds", n) // n > 1
 	}
@@ -145,7 +145,8 @@ func (o *orchestrator) methodNote(f Funnel, flow *Flow) string {
 
 // searchedSources are the plan's sources as the Method names them: one
 // that found nothing in any round says so ("local (nothing found)"), so
-// an empty library is not claimed as searched material.
+// an empty library is not claimed as searched material, and one whose
+// searches failed says that instead ("crossref (did not answer)").
 func (o *orchestrator) searchedSources(flow *Flow) []string {
 	if flow == nil {
 		return o.st.Plan.Sources
@@ -157,7 +158,11 @@ func (o *orchestrator) searchedSources(flow *Flow) []string {
 	out := make([]string, 0, len(o.st.Plan.Sources))
 	for _, s := range o.st.Plan.Sources {
 		if found[s] == 0 {
-			s += " (nothing found)"
+			if _, failed := o.searchFailed.Load(s); failed {
+				s += " (did not answer)"
+			} else {
+				s += " (nothing found)"
+			}
 		}
 		out = append(out, s)
 	}

@@ -31,6 +31,9 @@ type orchestrator struct {
 
 	fetchFailures failureTally
 	deadHosts     search.HostSet // download hosts found unreachable in this run
+	// searchFailed are the sources a search failed on in this process (an
+	// error, not an empty answer), for the Method's words.
+	searchFailed sync.Map
 	cut           *cutoff        // the deadline or "write now": stop starting new work
 
 	warnMu   sync.Mutex // agents warn from many goroutines

@@ -141,6 +141,7 @@ func (o *orchestrator) searchSources(ctx context.Context, a *agentCall, sq SubQu
 				if err != nil {
 					call.Error = shortErr(err)
 					if ctx.Err() == nil {
+						o.searchFailed.Store(name, true)
 						onFail(name, err)
 					}
 					break

@@ -85,6 +85,13 @@ func TestRunSurvivesDownRateLimitedAndSlowSources(t *testing.T) {
 	if err != nil || len(rep.Sources) == 0 || !strings.Contains(rep.Markdown, "## References") {
 		t.Fatalf("no usable report: %v\n%s", err, rep.Markdown)
 	}
+	// The Method says the sources that failed did not answer, not that
+	// they found nothing.
+	for _, name := range []string{"pubmed", "semanticscholar", "crossref"} {
+		if !strings.Contains(rep.Markdown, name+" (did not answer)") {
+			t.Errorf("the Method does not say %s did not answer:\n%s", name, rep.Markdown)
+		}
+	}
 	failed := map[string]string{}
 	for _, ev := range evs {
 		if ev.Type != pipeline.Warning {
