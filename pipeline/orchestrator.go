@@ -34,7 +34,7 @@ type orchestrator struct {
 	// searchFailed are the sources a search failed on in this process (an
 	// error, not an empty answer), for the Method's words.
 	searchFailed sync.Map
-	cut           *cutoff        // the deadline or "write now": stop starting new work
+	cut          *cutoff // the deadline or "write now": stop starting new work
 
 	warnMu   sync.Mutex // agents warn from many goroutines
 	phaseMu  sync.Mutex
