@@ -182,7 +182,7 @@ var sKeys = sessionsKeys{
 }
 
 type runKeys struct {
-	Cancel, Back, Review, Report, WriteNow, Timeline, RawOutput key.Binding
+	Cancel, Back, Review, Report, WriteNow, Timeline, RawOutput, Warnings key.Binding
 }
 
 var rKeys = runKeys{
@@ -196,6 +196,8 @@ var rKeys = runKeys{
 	Timeline: kb([]string{"T"}, "T", "timeline"),
 	// J: the agents' JSON answers as they stream, instead of their outline.
 	RawOutput: kb([]string{"J"}, "J", "raw JSON output"),
+	// W: every warning whole; the screen shows the newest, cut.
+	Warnings: kb([]string{"W"}, "W", "warnings"),
 }
 
 type reportKeys struct {

@@ -44,6 +44,11 @@ func (m *rootModel) runKeys() keyTable {
 			do(rKeys.Timeline, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd {
 				return loadTimelineCmd(m.svc, rs.id, rs.title)
 			}).footer().when(rs != nil),
+			do(rKeys.Warnings, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd {
+				m.showHelp = false
+				m.dialog = newWarningsDialog(rs.title, rs.warnings)
+				return nil
+			}).when(rs != nil && len(rs.warnings) > 0),
 			do(rKeys.RawOutput, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd {
 				m.rawOutput = !m.rawOutput
 				if m.rawOutput {
@@ -106,7 +111,8 @@ func (m *rootModel) viewRun(w, h int) string {
 	case rs.review != nil:
 		warn = st.Warning.Render(trunc("◆ the reviewer asks for revisions — v to decide", w))
 	case n > 0:
-		warn = st.Subtle.Render(trunc(fmt.Sprintf("⚠ %s · %s", textkit.Plural(n, "warning", "warnings"), rs.warnings[n-1]), w))
+		// The key first: the newest warning is cut to the width.
+		warn = st.Subtle.Render(trunc(fmt.Sprintf("⚠ %s (W) · %s", textkit.Plural(n, "warning", "warnings"), rs.warnings[n-1]), w))
 	case rs.status == "completed":
 		warn = st.Success.Render("✓ report ready — enter to read it")
 	}
