@@ -187,15 +187,17 @@ func (m *rootModel) sessionsKeys() keyTable {
 					m.sessions.setFocus(focusList)
 					return nil
 				}).footerAs("list").whenOr(len(s.rows) > 0, "once there are sessions"),
+				// esc on an empty line reaches the list's keys even before
+				// there are sessions: t (theme) and q work there.
 				do(esc, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd {
 					s := &m.sessions
 					if s.line.Value() != "" {
 						s.line.SetValue("")
-					} else if len(s.rows) > 0 {
+					} else {
 						s.setFocus(focusList)
 					}
 					return nil
-				}).footerAs(escBrief).whenOr(s.line.Value() != "" || len(s.rows) > 0, "with a question typed, or sessions listed"),
+				}).footerAs(escBrief),
 			},
 			editHelp(),
 			typingGroup(),
