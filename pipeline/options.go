@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -209,17 +210,25 @@ func (o *Options) Normalize() error {
 		o.Sources = append(o.Sources, "local")
 	}
 	seen := map[string]bool{}
-	var srcs []string
+	var srcs, unknown []string
 	for _, s := range o.Sources {
 		s = strings.ToLower(strings.TrimSpace(s))
 		if s == "" || seen[s] {
 			continue
 		}
-		if !isKnownSource(s) {
-			return fmt.Errorf("%w: unknown source %q (known: %s)", ErrBadInput, s, strings.Join(KnownSources, ","))
-		}
 		seen[s] = true
+		if !isKnownSource(s) {
+			unknown = append(unknown, strconv.Quote(s))
+			continue
+		}
 		srcs = append(srcs, s)
+	}
+	if len(unknown) > 0 { // every one named, so one fix does
+		noun := "source"
+		if len(unknown) > 1 {
+			noun = "sources"
+		}
+		return fmt.Errorf("%w: unknown %s %s (known: %s)", ErrBadInput, noun, strings.Join(unknown, ", "), strings.Join(KnownSources, ","))
 	}
 	o.Sources = srcs
 	if o.Model == "" {

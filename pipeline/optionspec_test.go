@@ -113,3 +113,16 @@ func TestEveryDepthHasItsRow(t *testing.T) {
 		prev = p
 	}
 }
+
+// Every unknown source is named at once, so one fix does.
+func TestEveryUnknownSourceIsNamed(t *testing.T) {
+	o := Options{Question: "why?", Model: "m", EmbedModel: "e", Sources: []string{"arxiv", "bogus", "foo", "BOGUS"}}
+	err := o.Normalize()
+	if err == nil || !strings.Contains(err.Error(), `unknown sources "bogus", "foo" (known: arxiv,`) {
+		t.Errorf("Normalize: %v", err)
+	}
+	o.Sources = []string{"myspace"}
+	if err := o.Normalize(); err == nil || !strings.Contains(err.Error(), `unknown source "myspace" (known:`) {
+		t.Errorf("Normalize: %v", err)
+	}
+}
