@@ -406,7 +406,7 @@ type LocalDoc struct {
 	Text   string // its text (the chunks joined), for keyword matching
 }
 
-// LocalDocsFunc lists the indexed local documents (pipeline/corpus reads them
+// LocalDocsFunc lists the indexed local documents (corpus reads them
 // from the store).
 type LocalDocsFunc func() ([]LocalDoc, error)
 

@@ -56,7 +56,7 @@ type Record struct {
 	// of the person's library, its attachment; empty when it has none).
 	Path string `json:"path,omitempty"`
 	// Library and LibraryID name an item of the person's reference
-	// library (pipeline/corpus's library import): the library ("zotero",
+	// library (corpus's library import): the library ("zotero",
 	// "refs.bib") and the item's ID in it. Its metadata came from the
 	// library, its text from the person's own file.
 	Library   string `json:"library,omitempty"`

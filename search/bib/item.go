@@ -1,6 +1,6 @@
 // Package bib reads and writes the files reference managers exchange
 // (BibTeX/BibLaTeX, CSL-JSON, RIS) as one Item type, so that an import
-// (pipeline/corpus's library) and an export (pipeline/history) meet in the
+// (corpus's library) and an export (pipeline/history) meet in the
 // same fields, and an export read back gives what was written.
 //
 // It imports nothing of researchtui's: its input is untrusted bytes and

@@ -13,13 +13,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/researchtui/researchtui/corpus"
 	"github.com/researchtui/researchtui/llm"
-	"github.com/researchtui/researchtui/pipeline/corpus"
 	"github.com/researchtui/researchtui/store"
 	"github.com/researchtui/researchtui/textkit"
 )
 
-// The local corpus (pipeline/corpus): `corpus add` indexes documents, `corpus
+// The local corpus (corpus): `corpus add` indexes documents, `corpus
 // list` lists them. This file parses the flags, wires the store and the
 // embedding model in, and prints what the corpus package reports.
 

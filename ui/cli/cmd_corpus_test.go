@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/researchtui/researchtui/corpus"
 	"github.com/researchtui/researchtui/llm/ollamafake"
 	"github.com/researchtui/researchtui/pipeline"
-	"github.com/researchtui/researchtui/pipeline/corpus"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
 	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/search/sourcefake"

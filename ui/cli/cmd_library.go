@@ -15,16 +15,16 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/researchtui/researchtui/corpus"
 	"github.com/researchtui/researchtui/llm"
 	"github.com/researchtui/researchtui/pipeline"
-	"github.com/researchtui/researchtui/pipeline/corpus"
 	"github.com/researchtui/researchtui/search/bib"
 	"github.com/researchtui/researchtui/store"
 	"github.com/researchtui/researchtui/textkit"
 	"github.com/researchtui/researchtui/ui"
 )
 
-// The person's reference library (pipeline/corpus's library import):
+// The person's reference library (corpus's library import):
 // `library import zotero|FILE` syncs it into the corpus, `library list`
 // shows its collections. This file parses the flags, reads the library
 // (search/zotero, search/bib) and prints what the corpus package reports.

@@ -166,7 +166,7 @@ func (c *Config) dbPath() string   { return filepath.Join(c.dataDir, "researchtu
 func (c *Config) logDir() string   { return filepath.Join(c.dataDir, "logs") }
 func (c *Config) cacheDir() string { return filepath.Join(c.dataDir, "cache") }
 
-// corpusPath is the local corpus's manifest (pipeline/corpus).
+// corpusPath is the local corpus's manifest (corpus).
 func (c *Config) corpusPath() string { return filepath.Join(c.dataDir, "corpus.json") }
 
 // defaultOptions are the run options from config, before flags.

@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/researchtui/researchtui/corpus"
 	"github.com/researchtui/researchtui/llm/ollamafake"
 	"github.com/researchtui/researchtui/pipeline"
-	"github.com/researchtui/researchtui/pipeline/corpus"
 	"github.com/researchtui/researchtui/store"
 )
 

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/researchtui/researchtui/pipeline/corpus"
+	"github.com/researchtui/researchtui/corpus"
 	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/textkit"
 )

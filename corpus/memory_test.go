@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/researchtui/researchtui/pipeline/corpus"
+	"github.com/researchtui/researchtui/corpus"
 	"github.com/researchtui/researchtui/search/bib"
 	"github.com/researchtui/researchtui/store"
 )
@@ -73,7 +73,7 @@ func generatedLibrary(n int, dir string) []bib.Item {
 // live heap (sampled every 20 ms) and the wall time. The items themselves
 // (what the library reader hands over) are in the heap before it starts.
 //
-//	go test -run '^$' -bench ImportLibrary100k -benchtime 1x ./pipeline/corpus/
+//	go test -run '^$' -bench ImportLibrary100k -benchtime 1x ./corpus/
 func BenchmarkImportLibrary100k(b *testing.B) {
 	for range b.N {
 		dir := b.TempDir()

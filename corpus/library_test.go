@@ -12,7 +12,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/researchtui/researchtui/pipeline/corpus"
+	"github.com/researchtui/researchtui/corpus"
 	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/search/bib"
 )
@@ -32,7 +32,7 @@ type libraryWorld struct {
 func newLibraryWorld(t *testing.T) *libraryWorld {
 	t.Helper()
 	w := &libraryWorld{dir: t.TempDir(), st: newMemStore(), details: map[string]string{}}
-	pdf, err := os.ReadFile(filepath.Join("..", "..", "search", "testdata", "pdf", "elsarticle-elstest-5p.pdf"))
+	pdf, err := os.ReadFile(filepath.Join("..", "search", "testdata", "pdf", "elsarticle-elstest-5p.pdf"))
 	if err != nil {
 		t.Fatal(err)
 	}

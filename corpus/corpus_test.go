@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/researchtui/researchtui/pipeline/corpus"
+	"github.com/researchtui/researchtui/corpus"
 	"github.com/researchtui/researchtui/store"
 	"github.com/researchtui/researchtui/store/vector"
 )

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/researchtui/researchtui/pipeline/corpus"
+	"github.com/researchtui/researchtui/corpus"
 	"github.com/researchtui/researchtui/search/bib"
 	"github.com/researchtui/researchtui/store"
 )
