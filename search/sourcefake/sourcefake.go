@@ -78,6 +78,9 @@ func NewWith(opt Options) *Server {
 	mux.HandleFunc("/openalex/works/", s.openAlexWork)
 	mux.HandleFunc("/s2/graph/v1/paper/search", s.semanticScholar)
 	mux.HandleFunc("/pdf/", s.pdf)
+	mux.HandleFunc("/pubmed/esearch.fcgi", s.pubmedSearch)
+	mux.HandleFunc("/pubmed/efetch.fcgi", s.pubmedFetch)
+	mux.HandleFunc("/crossref/works", s.crossrefWorks)
 	mux.HandleFunc("/s2/graph/v1/paper/", s.semanticScholarGraph)
 	s.srv = httptest.NewServer(s.log(mux))
 	s.URL = s.srv.URL

@@ -39,3 +39,17 @@ func TestFakeServesRecordedResponses(t *testing.T) {
 		t.Errorf("%d requests logged: %v", n, s.Requests())
 	}
 }
+
+// The fake PubMed and Crossref answer the real clients with their
+// recordings, so fakeserve's world has every source that needs no key.
+func TestPubMedAndCrossrefAnswer(t *testing.T) {
+	s := sourcefake.New()
+	defer s.Close()
+	c := search.NewClient(search.ClientOptions{})
+	for _, src := range []search.Source{search.NewPubMed(c, s.PubMedURL(), "", ""), search.NewCrossref(c, s.CrossrefURL(), "")} {
+		recs, err := src.Search(context.Background(), "ecology", 5)
+		if err != nil || len(recs) != 2 || recs[0].Title == "" {
+			t.Errorf("%s: %d records, %v", src.Name(), len(recs), err)
+		}
+	}
+}

@@ -82,6 +82,8 @@ func main() {
 	fmt.Printf("export RESEARCHTUI_ARXIV_URL=%s\n", src.ArxivURL())
 	fmt.Printf("export RESEARCHTUI_OPENALEX_URL=%s\n", src.OpenAlexURL())
 	fmt.Printf("export RESEARCHTUI_SEMANTICSCHOLAR_URL=%s\n", src.SemanticScholarURL())
+	fmt.Printf("export RESEARCHTUI_PUBMED_URL=%s\n", src.PubMedURL())
+	fmt.Printf("export RESEARCHTUI_CROSSREF_URL=%s\n", src.CrossrefURL())
 	if srcOpt.PDF != nil {
 		fmt.Println("export RESEARCHTUI_ALLOW_PRIVATE_FETCH=1")
 	}
