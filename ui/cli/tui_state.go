@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/safefile"
@@ -64,7 +65,8 @@ func (c *Config) tuiStatePath() string { return filepath.Join(c.dataDir, tuiStat
 // loadTUIState reads the state file; a missing one is an empty state.
 func loadTUIState(path string) (tuiState, error) {
 	var s tuiState
-	f, err := os.Open(path)
+	// O_NONBLOCK: a named pipe in its place must not block the start.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return s, nil
 	}

@@ -4,7 +4,10 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/researchtui/researchtui/ui"
 )
@@ -159,5 +162,24 @@ func TestABrokenStateFileIsReplaced(t *testing.T) {
 	}
 	if _, err := loadTUIState(dir); err == nil {
 		t.Error("a folder read as a state file")
+	}
+}
+
+// A named pipe where the state file should be does not block the TUI's
+// start: it is refused as not a state file.
+func TestAStateFileThatIsAPipeDoesNotBlock(t *testing.T) {
+	path := filepath.Join(t.TempDir(), tuiStateFile)
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := loadTUIState(path); done <- err }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "named pipe") {
+			t.Errorf("a FIFO read as a state file: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("reading a FIFO as the state file blocked")
 	}
 }
