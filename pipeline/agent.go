@@ -135,6 +135,12 @@ func (a *agentCall) warn(format string, args ...any) {
 	a.o.warn(a.stage, a.name, format, args...)
 }
 
+// warnUnusable warns that the agent's answer could not be used and what
+// the run does instead (Outcome OutcomeUnusable, which eval counts).
+func (a *agentCall) warnUnusable(format string, args ...any) {
+	a.o.warnOutcome(a.stage, a.name, OutcomeUnusable, format, args...)
+}
+
 // finish closes the agent with a one-line summary.
 func (a *agentCall) finish(summary string) { a.end(summary, "") }
 

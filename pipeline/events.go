@@ -104,7 +104,8 @@ type Event struct {
 	Update int `json:"update,omitempty"`
 	// Outcome says how a finished run ended when the report did not
 	// change (OutcomeNothingNew, OutcomeUpdateStopped), or on a Warning
-	// what it means for the report (OutcomeAssembled); empty otherwise.
+	// what it means for the report (OutcomeAssembled, OutcomeUnusable);
+	// empty otherwise.
 	Outcome string `json:"outcome,omitempty"`
 }
 
@@ -116,6 +117,9 @@ const (
 	// OutcomeAssembled: the writer's drafts were unusable and the report
 	// was assembled from the analyses.
 	OutcomeAssembled = "assembled"
+	// OutcomeUnusable: an agent's answer could not be used; the warning
+	// says what the run did instead.
+	OutcomeUnusable = "unusable"
 )
 
 // Call is a finished model call or source search, for timelines and

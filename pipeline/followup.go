@@ -381,7 +381,7 @@ func (o *orchestrator) writeSection(ctx context.Context) (string, error) {
 	}
 	text := strings.TrimSpace(o.withFindings(a, textkit.StripControls(stripThink(resp.Content))))
 	if err != nil || !plausible(text, 5) {
-		a.warn("the writer's answer was unusable; the follow-up lists what the sources found")
+		a.warnUnusable("the writer's answer was unusable; the follow-up lists what the sources found")
 		a.finish("assembled from analyses")
 		var b strings.Builder
 		for i, an := range o.st.Analyses {

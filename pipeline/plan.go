@@ -131,7 +131,7 @@ func (o *orchestrator) stagePlan(ctx context.Context) error {
 	o.budgetWarn(StagePlan, err)
 	p.Degraded = info.Fallback
 	if info.Fallback {
-		a.warn("the planner's answer was unusable; searching for the question as asked")
+		a.warnUnusable("the planner's answer was unusable; searching for the question as asked")
 	}
 	o.finishPlan(&p)
 	a.finish(fmt.Sprintf("%d sub-questions, %s", len(p.SubQuestions), strings.Join(p.Sources, ", ")))

@@ -280,7 +280,7 @@ func (o *orchestrator) queriesFor(ctx context.Context, sqs []SubQuestion, idx []
 		}
 	}
 	if info.Fallback {
-		a.warn("the planner's queries for the added sub-questions were unusable; they are searched by their keywords")
+		a.warnUnusable("the planner's queries for the added sub-questions were unusable; they are searched by their keywords")
 	}
 	a.finish(fmt.Sprintf("queries for %d sub-questions", len(idx)))
 	return nil

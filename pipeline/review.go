@@ -184,7 +184,7 @@ func (o *orchestrator) review(ctx context.Context, round int, draft string) (Rev
 	}
 	o.budgetWarn(StageReview, err)
 	if info.Fallback {
-		a.warn("the reviewer's answer was unusable; the draft is accepted without review")
+		a.warnUnusable("the reviewer's answer was unusable; the draft is accepted without review")
 	}
 	rv := ReviewRequest{Round: round, Approved: v.Approved || len(v.Requests) == 0, Summary: textkit.CleanLine(v.Summary)}
 	if !rv.Approved {

@@ -326,7 +326,7 @@ func (f *gather) screen(ctx context.Context, a *agentCall, sq SubQuestion, cands
 		}
 	}
 	if unusable && ctx.Err() == nil {
-		a.warn("the relevance screen gave no usable answer about %s's candidates; they count as unjudged", sq.ID)
+		a.warnUnusable("the relevance screen gave no usable answer about %s's candidates; they count as unjudged", sq.ID)
 	}
 	for _, i := range idx {
 		switch v := cands[i].Screen; {

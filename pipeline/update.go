@@ -489,7 +489,7 @@ func (o *orchestrator) whatsNew(ctx context.Context, pinned int) (string, error)
 	}
 	text = strings.TrimSpace(o.withFindings(a, textkit.StripControls(stripThink(resp.Content))))
 	if err != nil || !plausible(text, 5) {
-		a.warn("the writer's answer was unusable; the update lists what the new sources found")
+		a.warnUnusable("the writer's answer was unusable; the update lists what the new sources found")
 		var b strings.Builder
 		for i := pinned; i < len(o.st.Analyses); i++ {
 			for _, f := range o.st.Analyses[i].KeyFindings[:min(1, len(o.st.Analyses[i].KeyFindings))] {

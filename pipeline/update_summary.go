@@ -76,7 +76,7 @@ func (o *orchestrator) updatedSummary(ctx context.Context, body, heading, sectio
 		a.finish("the summary stands")
 	default:
 		if text = o.summaryFrom(answer, heading, old); text == "" {
-			a.warn("the writer's revised summary was unusable; it is kept as it was")
+			a.warnUnusable("the writer's revised summary was unusable; it is kept as it was")
 			a.finish("summary kept")
 		} else {
 			a.finish(fmt.Sprintf("%d words", len(strings.Fields(text))))

@@ -127,7 +127,7 @@ func (o *orchestrator) judgeBatch(ctx context.Context, a *agentCall, ix *evidenc
 	o.budgetWarn(StageVerify, err)
 	jb := judgedBatch{Verdicts: map[int]modelVerdict{}}
 	if info.Fallback {
-		a.warn("the verifier's answer was unusable; %s judged by matching alone", textkit.Plural(len(part), "sentence is", "sentences are"))
+		a.warnUnusable("the verifier's answer was unusable; %s judged by matching alone", textkit.Plural(len(part), "sentence is", "sentences are"))
 		return jb, nil
 	}
 	for _, v := range ans.Verdicts {

@@ -165,7 +165,8 @@ func TestScoreCountsEvents(t *testing.T) {
 		{Type: pipeline.ModelCalled, Agent: "planner", Usage: &pipeline.UsageTotals{PromptTokens: 100, CompletionTokens: 20}, Call: &pipeline.Call{Operation: "chat", Structured: pipeline.StructuredFallback, Attempts: 3}},
 		{Type: pipeline.ModelCalled, Agent: "analyst", Usage: &pipeline.UsageTotals{PromptTokens: 50, CompletionTokens: 5}, Call: &pipeline.Call{Operation: "chat", Structured: pipeline.StructuredOK}},
 		{Type: pipeline.ModelCalled, Usage: &pipeline.UsageTotals{EmbeddingTokens: 7}, Call: &pipeline.Call{Operation: "embeddings"}},
-		{Type: pipeline.Warning, Agent: "planner", Message: "the planner's answer was unusable; searching for the question as asked"},
+		{Type: pipeline.Warning, Agent: "planner", Outcome: pipeline.OutcomeUnusable, Message: "the planner's answer was unusable; searching for the question as asked"},
+		{Type: pipeline.Warning, Agent: "reviewer", Message: "a message that says unusable counts nothing without its Outcome"},
 		{Type: pipeline.Warning, Message: "a source failed"},
 	}
 	r := eval.Score(eval.TuringTest, w, handReport(""), evs)

@@ -247,7 +247,7 @@ func (r *Result) addEvents(evs []pipeline.Event) {
 				r.ParseFailures = inc(r.ParseFailures, agentOf(ev))
 			}
 		case pipeline.Warning:
-			if unusable(ev.Message) {
+			if ev.Outcome == pipeline.OutcomeUnusable || ev.Outcome == pipeline.OutcomeAssembled { // the writer's drafts went unused
 				r.Unusable = inc(r.Unusable, agentOf(ev))
 			}
 			if ev.Outcome == pipeline.OutcomeAssembled {
@@ -283,14 +283,6 @@ func chatFailures(evs []pipeline.Event) (chats, failed int, first string) {
 		first = "nothing generated"
 	}
 	return chats, failed, first
-}
-
-// unusable reports whether a warning says a model's answer could not be
-// used (pipeline's wording: "the planner's answer was unusable", "the
-// relevance screen gave no usable answer", ...).
-func unusable(msg string) bool {
-	m := strings.ToLower(msg)
-	return strings.Contains(m, "unusable") || strings.Contains(m, "no usable answer") || strings.Contains(m, "unreadable answer")
 }
 
 // agentOf names the agent an event is from by its kind: "analyst 2",
