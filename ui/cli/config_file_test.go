@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/researchtui/researchtui/search"
 )
 
 // TestConfigFileIsReadWithBounds: a config that is a FIFO, a device, huge,
@@ -80,20 +82,29 @@ func TestDoctorPrintsConfiguredNamesInert(t *testing.T) {
 	}
 }
 
-// doctor reports a source that does not answer, but counts it a problem
-// only when the config's sources include it (issue 36 #12: exit 1 for
-// pubmed and crossref that the person never searches).
-func TestDoctorFailsOnlyOnSourcesInUse(t *testing.T) {
+// doctorSources runs doctor's check of the sources under a config file
+// holding config, with every source's address a closed port (no test
+// reaches the network) and no keys; it returns the problems and the lines.
+func doctorSources(t *testing.T, config string) (int, string) {
+	t.Helper()
 	dir := t.TempDir()
 	cfgPath := filepath.Join(dir, "config.toml")
-	if err := os.WriteFile(cfgPath, []byte("sources = [\"arxiv\"]\n"), 0o600); err != nil {
+	if err := os.WriteFile(cfgPath, []byte(config), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("RESEARCHTUI_CONFIG", cfgPath)
 	t.Setenv("RESEARCHTUI_DATA_DIR", filepath.Join(dir, "data"))
 	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
-	for _, env := range []string{"RESEARCHTUI_ARXIV_URL", "RESEARCHTUI_OPENALEX_URL", "RESEARCHTUI_PUBMED_URL", "RESEARCHTUI_SEMANTICSCHOLAR_URL", "RESEARCHTUI_CROSSREF_URL"} {
-		t.Setenv(env, "http://127.0.0.1:1")
+	for _, d := range search.Descriptors {
+		if d.URLEnv != "" {
+			t.Setenv(d.URLEnv, "http://127.0.0.1:1")
+		}
+		if d.KeyEnv != "" && !strings.Contains(d.KeyEnv, " ") {
+			t.Setenv(d.KeyEnv, "")
+		}
+	}
+	for _, env := range []string{"RESEARCHTUI_SEARXNG_URL", "BRAVE_API_KEY", "TAVILY_API_KEY"} {
+		t.Setenv(env, "") // the web source: off without an engine
 	}
 	cfg, err := loadConfig()
 	if err != nil {
@@ -102,9 +113,16 @@ func TestDoctorFailsOnlyOnSourcesInUse(t *testing.T) {
 	var b strings.Builder
 	d := &doctor{w: &b}
 	d.checkSources(t.Context(), cfg)
-	out := b.String()
-	if d.problems != 1 || !strings.Contains(out, "✗ arxiv") || !strings.Contains(out, "pubmed") || !strings.Contains(out, "not in your config's sources") {
-		t.Errorf("%d problems (want 1: arxiv, the one in use):\n%s", d.problems, out)
+	return d.problems, b.String()
+}
+
+// doctor reports a source that does not answer, but counts it a problem
+// only when the config's sources include it (issue 36 #12: exit 1 for
+// pubmed and crossref that the person never searches).
+func TestDoctorFailsOnlyOnSourcesInUse(t *testing.T) {
+	problems, out := doctorSources(t, "sources = [\"arxiv\"]\n")
+	if problems != 1 || !strings.Contains(out, "✗ arxiv") || !strings.Contains(out, "pubmed") || !strings.Contains(out, "not in your config's sources") {
+		t.Errorf("%d problems (want 1: arxiv, the one in use):\n%s", problems, out)
 	}
 }
 
@@ -113,28 +131,9 @@ func TestDoctorFailsOnlyOnSourcesInUse(t *testing.T) {
 // (every run goes without it). Off sources the config does not name stay
 // notes.
 func TestDoctorNamesConfiguredSourcesThatCannotRun(t *testing.T) {
-	dir := t.TempDir()
-	cfgPath := filepath.Join(dir, "config.toml")
-	if err := os.WriteFile(cfgPath, []byte("sources = [\"web\", \"bogus\"]\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("RESEARCHTUI_CONFIG", cfgPath)
-	t.Setenv("RESEARCHTUI_DATA_DIR", filepath.Join(dir, "data"))
-	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
-	for _, env := range []string{"RESEARCHTUI_ARXIV_URL", "RESEARCHTUI_OPENALEX_URL", "RESEARCHTUI_PUBMED_URL", "RESEARCHTUI_SEMANTICSCHOLAR_URL", "RESEARCHTUI_CROSSREF_URL", "RESEARCHTUI_SEARXNG_URL", "BRAVE_API_KEY", "TAVILY_API_KEY", "MP_API_KEY"} {
-		t.Setenv(env, "")
-	}
-	t.Setenv("RESEARCHTUI_ARXIV_URL", "http://127.0.0.1:1")
-	cfg, err := loadConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b strings.Builder
-	d := &doctor{w: &b}
-	d.checkSources(t.Context(), cfg)
-	out := b.String()
-	if d.problems != 2 || !strings.Contains(out, `✗ sources`) || !strings.Contains(out, `"bogus", which is no source`) ||
+	problems, out := doctorSources(t, "sources = [\"web\", \"bogus\"]\n")
+	if problems != 2 || !strings.Contains(out, `✗ sources`) || !strings.Contains(out, `"bogus", which is no source`) ||
 		!strings.Contains(out, "✗ web") || !strings.Contains(out, "· materials") {
-		t.Errorf("%d problems (want 2: bogus, and web which is off):\n%s", d.problems, out)
+		t.Errorf("%d problems (want 2: bogus, and web which is off):\n%s", problems, out)
 	}
 }
