@@ -18,7 +18,9 @@ type Descriptor struct {
 	// URLEnv is the variable that points the source elsewhere (a mirror,
 	// a proxy, a test); DefaultURL is where it points otherwise.
 	URLEnv, DefaultURL string
-	// KeyEnv names the variable holding its key, "" when it takes none.
+	// KeyEnv names the variable holding its key, "" when it takes none;
+	// for doctor's words, so the web source, which takes either of two,
+	// names both ("BRAVE_API_KEY or TAVILY_API_KEY").
 	KeyEnv string
 	// Probe is the query doctor tries it with ("graphene" when empty).
 	Probe string

@@ -4,6 +4,7 @@ package texttest
 
 import (
 	"regexp"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -29,7 +30,7 @@ func hostile(s, allowed string) string {
 	around := func(i int) string { return s[max(0, i-40):min(len(s), i+40)] }
 	for i, r := range s {
 		switch {
-		case r < 0x20 && !containsRune(allowed, r), r == 0x7f, r >= 0x80 && r <= 0x9f:
+		case r < 0x20 && !strings.ContainsRune(allowed, r), r == 0x7f, r >= 0x80 && r <= 0x9f:
 			return around(i)
 		case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f, r == 0x061c:
 			return around(i)
@@ -38,13 +39,4 @@ func hostile(s, allowed string) string {
 		}
 	}
 	return ""
-}
-
-func containsRune(s string, r rune) bool {
-	for _, c := range s {
-		if c == r {
-			return true
-		}
-	}
-	return false
 }
