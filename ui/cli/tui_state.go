@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -77,7 +78,7 @@ func loadTUIState(path string) (tuiState, error) {
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() > maxTUIStateBytes {
 		return s, fmt.Errorf("%s is not a state file the TUI wrote (%s); delete it to start afresh", path, describeStateFile(fi, err))
 	}
-	if err := json.NewDecoder(f).Decode(&s); err != nil {
+	if err := json.NewDecoder(io.LimitReader(f, maxTUIStateBytes)).Decode(&s); err != nil { // bounded: it may grow after the Stat
 		return tuiState{}, fmt.Errorf("%s cannot be read (%v); the next theme or form choice replaces it", path, err)
 	}
 	return s, nil
