@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // citeGroup matches [3], [1, 2], [1-3] and [1–3], but not Markdown links
@@ -236,7 +238,7 @@ func (o *orchestrator) sourceWords(n int) map[string]bool {
 			}
 		}
 	}
-	return wordSet(b.String())
+	return textkit.WordSet(b.String())
 }
 
 // grounding counts the cited sentences whose words are found in at least
@@ -250,7 +252,7 @@ func (o *orchestrator) grounding(md string) (supported, total int, weak []string
 			if _, have := cache[n]; !have {
 				cache[n] = o.sourceWords(n)
 			}
-			if overlap(cs.text, cache[n]) >= supportThreshold {
+			if textkit.Overlap(cs.text, cache[n]) >= supportThreshold {
 				ok = true
 				break
 			}
@@ -293,7 +295,3 @@ func LineSentences(line string) [][2]int { return lineSentences(line) }
 // CountCitedSentences is the number of sentences of a report's Markdown
 // that cite a source.
 func CountCitedSentences(md string) int { return len(citedSentences(md)) }
-
-// ContentWords are the words of s that carry meaning: lower case, no
-// stopwords, no one-letter words.
-func ContentWords(s string) []string { return contentWords(s) }

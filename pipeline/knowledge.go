@@ -122,13 +122,13 @@ func EmbedDocuments(ctx context.Context, b llm.Backend, model string, texts []st
 
 // keywordSearch ranks chunks by the share of the query's words they contain.
 func (e *Engine) keywordSearch(query string, k int) ([]Passage, error) {
-	qw := contentWords(query)
+	qw := textkit.ContentWords(query)
 	if len(qw) == 0 {
 		return nil, errors.New("the search has no words to match")
 	}
 	best := map[string]Passage{} // per source
 	err := e.Store.AllChunks(func(c store.Chunk) error {
-		score := float32(overlap(query, wordSet(c.Text)))
+		score := float32(textkit.Overlap(query, textkit.WordSet(c.Text)))
 		if score == 0 {
 			return nil
 		}

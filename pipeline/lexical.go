@@ -3,6 +3,8 @@ package pipeline
 import (
 	"strings"
 	"unicode"
+
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // Lexical relevance that knows phrases. Single-word BM25 let "Turing" plus
@@ -57,7 +59,7 @@ func rankTokens(s string) []string {
 	ws := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 	out := make([]string, len(ws))
 	for i, w := range ws {
-		if len(w) > 1 && !stopwords[w] {
+		if len(w) > 1 && !textkit.IsStopword(w) {
 			out[i] = stem(w)
 		}
 	}

@@ -54,7 +54,7 @@ func planEcho(p *Plan, question, instructions string) error {
 // meets "testing"), hyphenated words split ("Turing-Test" meets "Turing").
 func wordStems(s string) map[string]bool {
 	out := map[string]bool{}
-	for _, w := range contentWords(strings.ReplaceAll(s, "-", " ")) {
+	for _, w := range textkit.ContentWords(strings.ReplaceAll(s, "-", " ")) {
 		out[stem(w)] = true
 	}
 	return out
@@ -70,7 +70,7 @@ func shingles(s string, n int) map[string]bool {
 }
 
 func wordRuns(s string, n int) []string {
-	ws := words(s)
+	ws := textkit.Words(s)
 	var out []string
 	for i := 0; i+n <= len(ws); i++ {
 		out = append(out, strings.Join(ws[i:i+n], " "))
@@ -86,7 +86,7 @@ var englishMarkers = map[string]bool{"the": true, "of": true, "how": true, "what
 // looksEnglish says whether question has two distinct English markers.
 func looksEnglish(question string) bool {
 	seen := map[string]bool{}
-	for _, w := range words(question) {
+	for _, w := range textkit.Words(question) {
 		if englishMarkers[w] {
 			seen[w] = true
 		}

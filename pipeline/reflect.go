@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/researchtui/researchtui/llm"
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // Reflection is what a round's reflection decided: per sub-question, the
@@ -211,7 +212,7 @@ func (f *gather) cleanReflection(r Reflection, gaps map[string][]string) Reflect
 
 // normQuery is a query's identity: its content words, sorted.
 func normQuery(q string) string {
-	w := contentWords(q)
+	w := textkit.ContentWords(q)
 	sort.Strings(w)
 	return strings.Join(dedupe(w), " ")
 }

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // A writer that states a finding in the summary and again in its section,
@@ -82,7 +84,7 @@ func dropRepeats(md string) (string, int) {
 func repeatKey(s string) string {
 	s = citeGroup.ReplaceAllString(s, " ")
 	s = strings.TrimLeft(strings.TrimSpace(s), "-*+0123456789. ")
-	return strings.Join(words(s), " ")
+	return strings.Join(textkit.Words(s), " ")
 }
 
 // citeNums are the numbers a sentence cites.

@@ -160,7 +160,7 @@ func (o *orchestrator) retrieveFor(ix store.RunIndex, vec []float32, inRun map[s
 // gateByTerm keeps chunks that mention the canonical term, unless that
 // would leave nothing.
 func gateByTerm(cs []ContextChunk, term string) []ContextChunk {
-	tw := contentWords(term)
+	tw := textkit.ContentWords(term)
 	if len(tw) == 0 {
 		return cs
 	}

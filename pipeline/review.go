@@ -233,7 +233,7 @@ func (o *orchestrator) draftIssues(draft string) []string {
 	for _, sq := range o.st.Plan.SubQuestions {
 		covered := false
 		for _, h := range headings {
-			if overlap(sq.Question, wordSet(h)) >= 0.5 {
+			if textkit.Overlap(sq.Question, textkit.WordSet(h)) >= 0.5 {
 				covered = true
 				break
 			}

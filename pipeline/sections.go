@@ -2,6 +2,8 @@ package pipeline
 
 import (
 	"strings"
+
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // A revision rewrites only the sections the accepted requests name: on one
@@ -51,7 +53,7 @@ func joinSections(ss []mdSection) string {
 // "consensus" are the same section.
 func headingKey(h string) string {
 	h = strings.TrimLeft(strings.TrimSpace(h), "# ")
-	return strings.Join(contentWords(h), " ")
+	return strings.Join(textkit.ContentWords(h), " ")
 }
 
 // revisionTargets are the headings (as written in the draft) of the
@@ -95,7 +97,7 @@ func closestHeading(k string, byKey map[string]string) (string, bool) {
 	}
 	best, bestScore := "", 0.0
 	for hk, h := range byKey {
-		if s := overlap(k, wordSet(hk)); s > bestScore {
+		if s := textkit.Overlap(k, textkit.WordSet(hk)); s > bestScore {
 			best, bestScore = h, s
 		}
 	}

@@ -82,7 +82,7 @@ func (ix *evidenceIndex) add(key, chunkID, text string) {
 
 func stemSet(s string) map[string]bool {
 	out := map[string]bool{}
-	for _, w := range stems(contentWords(s)) {
+	for _, w := range stems(textkit.ContentWords(s)) {
 		out[w] = true
 	}
 	return out

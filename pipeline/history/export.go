@@ -9,6 +9,7 @@ import (
 
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/search/bib"
+	"github.com/researchtui/researchtui/textkit"
 )
 
 // ExportFormats are the formats ExportReport writes.
@@ -53,7 +54,7 @@ func bibKey(s pipeline.CitedSource) string {
 		}
 	}
 	word := "work"
-	for _, w := range pipeline.ContentWords(s.Title) {
+	for _, w := range textkit.ContentWords(s.Title) {
 		word = w
 		break
 	}

@@ -205,7 +205,7 @@ func newHTMLExport(rep pipeline.Report) *htmlExport {
 		x.sources[s.N] = s
 	}
 	for _, s := range rep.Support {
-		x.words = append(x.words, wordSet(s.Sentence))
+		x.words = append(x.words, textkit.WordSet(s.Sentence))
 	}
 	return x
 }
@@ -477,7 +477,7 @@ func (x *htmlExport) passageFor(n int, sup *pipeline.CitationSupport) string {
 // strings, are compared: the entry holds the Markdown sentence, the page
 // its rendering.
 func (x *htmlExport) match(sentence string, nums []int) *pipeline.CitationSupport {
-	w := wordSet(sentence)
+	w := textkit.WordSet(sentence)
 	if len(w) == 0 || len(x.support) == 0 {
 		return nil
 	}
