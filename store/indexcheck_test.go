@@ -29,7 +29,7 @@ func savedStore(t *testing.T, opt IndexOptions, n int) (string, string, [][]floa
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitIdle(t, ix)
+	vectortest.WaitIdle(t, ix)
 	s.Close()
 	file := s.IndexPath("m")
 	if err := checkedFile(file); err != nil {
@@ -64,7 +64,7 @@ func damageVectors(t *testing.T, file string) {
 	if n == 0 || off+n > uint64(len(data)) {
 		t.Fatalf("vectors section at %d, %d bytes, in a file of %d", off, n, len(data))
 	}
-	if err := os.WriteFile(file, flip(data, int(off+n/2)), 0o600); err != nil {
+	if err := os.WriteFile(file, vectortest.Flip(data, int(off+n/2)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -103,7 +103,7 @@ func TestDamagedVectorsFoundAfterOpen(t *testing.T) {
 	if hits, err := ix.Search(qs[0], 10); err != nil || len(hits) != 10 {
 		t.Fatalf("the first search: %v, %d hits", err, len(hits))
 	}
-	waitIdle(t, ix)
+	vectortest.WaitIdle(t, ix)
 	if st := ix.Status(); !strings.Contains(st.Note, "checksum") || st.Vectors != 1200 {
 		t.Fatalf("after the check: %+v", st)
 	}
@@ -117,7 +117,7 @@ func TestDamagedVectorsFoundAfterOpen(t *testing.T) {
 			t.Fatal(err)
 		}
 		want, _ := ref.Search(q, 10)
-		sameHits(t, fmt.Sprintf("query %d", i), got, want)
+		vectortest.SameHits(t, fmt.Sprintf("query %d", i), got, want)
 	}
 	if same, _ := s.Index("m"); same != ix {
 		t.Fatal("the store handed out another index")
@@ -131,7 +131,7 @@ func TestDamagedVectorsFoundAfterOpen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitIdle(t, ix)
+	vectortest.WaitIdle(t, ix)
 	if st := ix.Status(); st.Note != "" || st.Vectors != 1200 {
 		t.Fatalf("reopened after the rewrite: %+v", st)
 	}

@@ -30,7 +30,7 @@ func TestBuildSavesAFreshFile(t *testing.T) {
 	for b := 0; b < 4; b++ {
 		addLikeCorpusAdd(t, s, ix, g, fmt.Sprintf("b%d", b), 200)
 	}
-	waitIdle(t, ix)
+	vectortest.WaitIdle(t, ix)
 	f := indexFile(t, s)
 	if !f.Fresh || !f.Graph || f.Vectors != 800 || f.Linked != 800 {
 		t.Fatalf("the file a build saved: %+v; want 800 vectors, all linked, fresh", f)
@@ -121,13 +121,13 @@ func TestBuildSavesOnlyWhenItPays(t *testing.T) {
 		{400, 900, true},  // together over half
 	} {
 		addLikeCorpusAdd(t, s, ix, g, fmt.Sprint("step", i), step.add)
-		waitIdle(t, ix)
+		vectortest.WaitIdle(t, ix)
 		if f := indexFile(t, s); f.Vectors != step.inFile || f.Linked != step.inFile || f.Fresh != step.saved {
 			t.Fatalf("after adding %d: file %+v, want %d vectors, fresh %v", step.add, f, step.inFile, step.saved)
 		}
 	}
 	addLikeCorpusAdd(t, s, ix, g, "last", 100)
-	waitIdle(t, ix)
+	vectortest.WaitIdle(t, ix)
 	s.Close()
 	s2, err := Open(path, Options{})
 	if err != nil {

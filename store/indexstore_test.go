@@ -48,7 +48,7 @@ func storeWithChunks(t testing.TB, s *Store, g *vectortest.Topics, n int) map[st
 // rebuilt from bbolt: same count, and the same top-10 for the queries.
 func sameAsStore(t *testing.T, s *Store, ix *Index, qs [][]float32, minRecall float64) {
 	t.Helper()
-	waitIdle(t, ix)
+	vectortest.WaitIdle(t, ix)
 	ref, err := s.BuildIndex("m")
 	if err != nil {
 		t.Fatal(err)
@@ -56,7 +56,7 @@ func sameAsStore(t *testing.T, s *Store, ix *Index, qs [][]float32, minRecall fl
 	if ix.Len() != ref.Len() {
 		t.Fatalf("index holds %d vectors, the store %d (%+v)", ix.Len(), ref.Len(), ix.Status())
 	}
-	if r := recall(t, ix, ref, qs, 10); r < minRecall {
+	if r := vectortest.Recall(t, ix, ref, qs, 10); r < minRecall {
 		t.Fatalf("recall against the store = %.3f", r)
 	}
 }
@@ -132,7 +132,7 @@ func TestStoreIndexPersistsAndCatchesUp(t *testing.T) {
 
 	// A damaged file is rebuilt from the store, and so is a missing one.
 	data, _ := os.ReadFile(file)
-	os.WriteFile(file, flip(data, len(data)-100), 0o600)
+	os.WriteFile(file, vectortest.Flip(data, len(data)-100), 0o600)
 	s, ix = reopen()
 	if st := ix.Status(); !strings.Contains(st.Note, "checksum") {
 		t.Fatalf("damaged file: %+v", st)
@@ -181,7 +181,7 @@ func TestStoreIndexReadOnly(t *testing.T) {
 	if err != nil || ix.Len() != 100 {
 		t.Fatalf("read-only index: %v %v", ix, err)
 	}
-	waitIdle(t, ix)
+	vectortest.WaitIdle(t, ix)
 	ro.Close()
 	if _, err := os.Stat(ro.IndexPath("m")); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("a read-only store wrote its index file: %v", err)

@@ -27,7 +27,7 @@ func TestStatsCounts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitIdle(t, ix)
+	vectortest.WaitIdle(t, ix)
 	st, err := s.Stats()
 	if err != nil {
 		t.Fatal(err)
@@ -75,7 +75,7 @@ func TestCompactShrinksAndKeepsData(t *testing.T) {
 	s.PutEmbeddings("m", orphans)
 	s.PutEmbeddings("gone-model", map[string][]float32{"x": {1, 2}})
 	ix, _ := s.Index("m")
-	waitIdle(t, ix)
+	vectortest.WaitIdle(t, ix)
 	for i := 0; i < 20; i++ { // free what the documents took
 		s.putBytes(bucketDocuments, fmt.Sprintf("tmp%d", i), []byte("short"))
 	}

@@ -11,18 +11,6 @@ import (
 	"github.com/researchtui/researchtui/store/vector/vectortest"
 )
 
-func sameHits(t *testing.T, what string, got, want []Hit) {
-	t.Helper()
-	if len(got) != len(want) {
-		t.Fatalf("%s: %d hits, want %d\n got %v\nwant %v", what, len(got), len(want), got, want)
-	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Fatalf("%s: hit %d = %+v, want %+v", what, i, got[i], want[i])
-		}
-	}
-}
-
 func saveTo(t *testing.T, ix *Index, path, model string) int64 {
 	t.Helper()
 	size, err := writeIndexFile(path, model, 7, ix.snapshot())
@@ -48,7 +36,7 @@ func TestIndexFileRoundTrip(t *testing.T) {
 			for i := 0; i < 300; i++ {
 				ix.Remove(d.IDs[i*3])
 			}
-			waitIdle(t, ix)
+			vectortest.WaitIdle(t, ix)
 			path := filepath.Join(t.TempDir(), "m.idx")
 			saveTo(t, ix, path, "model:v1")
 			back, h, err := loadIndexFile(path, "model:v1", opt)
@@ -68,7 +56,7 @@ func TestIndexFileRoundTrip(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				sameHits(t, fmt.Sprintf("query %d", i), got, want)
+				vectortest.SameHits(t, fmt.Sprintf("query %d", i), got, want)
 			}
 			// The mapped index takes changes and saves again.
 			more := g.Data(3200)
@@ -79,7 +67,7 @@ func TestIndexFileRoundTrip(t *testing.T) {
 			}
 			back.Add(d.IDs[1], d.Vecs[2]) // replace
 			back.Remove(d.IDs[4])
-			waitIdle(t, back)
+			vectortest.WaitIdle(t, back)
 			hits, _ := back.Search(more.Vecs[3100], 1)
 			if len(hits) == 0 || hits[0].ID != "more-"+more.IDs[3100] {
 				t.Fatalf("vector added after opening not found: %v", hits)
@@ -97,7 +85,7 @@ func TestIndexFileRoundTrip(t *testing.T) {
 			for i, q := range qs {
 				want, _ := back.Search(q, 10)
 				got, _ := again.Search(q, 10)
-				sameHits(t, fmt.Sprintf("second save, query %d", i), got, want)
+				vectortest.SameHits(t, fmt.Sprintf("second save, query %d", i), got, want)
 			}
 		})
 	}
@@ -129,12 +117,12 @@ func TestIndexFileDamageDetected(t *testing.T) {
 		"short":           good[:100],
 		"empty":           {},
 		"not an index":    []byte(strings.Repeat("research notes\n", 400)),
-		"header bit":      flip(good, 30),
-		"model name byte": flip(good, 81),
+		"header bit":      vectortest.Flip(good, 30),
+		"model name byte": vectortest.Flip(good, 81),
 	}
 	for i, s := range h.sections {
 		if s.len > 0 {
-			damage[fmt.Sprintf("section %d", i)] = flip(good, int(s.off+s.len/2))
+			damage[fmt.Sprintf("section %d", i)] = vectortest.Flip(good, int(s.off+s.len/2))
 		}
 	}
 	for name, data := range damage {
@@ -163,10 +151,4 @@ func TestIndexFileDamageDetected(t *testing.T) {
 	if _, _, err := loadIndexFile(filepath.Join(dir, "none.idx"), "m", Options{}); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: err = %v", err)
 	}
-}
-
-func flip(b []byte, at int) []byte {
-	c := append([]byte(nil), b...)
-	c[at] ^= 0x5a
-	return c
 }

@@ -1,7 +1,6 @@
 package vector
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -15,13 +14,6 @@ import (
 // graphIndex is an Index that walks its graph from the first vector.
 func graphIndex(dim int) *Index {
 	return New(dim, Options{SwitchAt: 1, Seed: 42})
-}
-
-func waitIdle(t testing.TB, ix *Index) {
-	t.Helper()
-	if err := ix.Wait(context.Background()); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // The recall an approximate index must reach against exact search, on
@@ -63,9 +55,9 @@ func TestHNSWRecallAgainstExact(t *testing.T) {
 			ex := NewExact(tc.dim)
 			fill(t, ix, d)
 			fill(t, ex, d)
-			waitIdle(t, ix)
+			vectortest.WaitIdle(t, ix)
 			ix.opt.EfSearch = max(tc.ef, ix.opt.EfSearch)
-			r := recall(t, ix, ex, qs, 10)
+			r := vectortest.Recall(t, ix, ex, qs, 10)
 			t.Logf("recall@10 = %.4f over %d vectors (ef %d)", r, n, ix.opt.EfSearch)
 			if r < tc.want {
 				t.Fatalf("recall@10 = %.3f, want ≥ %.2f", r, tc.want)
@@ -183,7 +175,7 @@ func TestHNSWReAddReplaces(t *testing.T) {
 			}
 		}
 	}
-	waitIdle(t, ix)
+	vectortest.WaitIdle(t, ix)
 	if ix.Len() != 1500 {
 		t.Fatalf("Len = %d after re-adding, want 1500", ix.Len())
 	}
@@ -216,7 +208,7 @@ func TestHNSWReAddReplaces(t *testing.T) {
 		}
 		ex.Add(d.IDs[i], nv)
 	}
-	if r := recall(t, ix, ex, g.Queries(100), 10); r < 0.95 {
+	if r := vectortest.Recall(t, ix, ex, g.Queries(100), 10); r < 0.95 {
 		t.Fatalf("recall after replacing a third = %.3f", r)
 	}
 }
@@ -233,12 +225,12 @@ func TestReAddingTheSameVectorChangesNothing(t *testing.T) {
 	if err := ix.AddBatch(d.IDs, d.Vecs); err != nil {
 		t.Fatal(err)
 	}
-	waitIdle(t, ix)
+	vectortest.WaitIdle(t, ix)
 	if err := ix.AddBatch(d.IDs, d.Vecs); err != nil {
 		t.Fatal(err)
 	}
 	ix.Add(d.IDs[0], d.Vecs[0])
-	waitIdle(t, ix)
+	vectortest.WaitIdle(t, ix)
 	if st := ix.Status(); st.Vectors != 300 || st.Nodes != 300 || st.Tombstones != 0 {
 		t.Fatalf("after adding the same vectors again: %+v", st)
 	}
@@ -273,7 +265,7 @@ func TestHNSWRemove(t *testing.T) {
 	if ix.Remove(d.IDs[0]) && removed[d.IDs[0]] {
 		t.Fatal("a second Remove reported true")
 	}
-	waitIdle(t, ix)
+	vectortest.WaitIdle(t, ix)
 	if ix.Len() != 1000 {
 		t.Fatalf("Len = %d, want 1000", ix.Len())
 	}
@@ -285,7 +277,7 @@ func TestHNSWRemove(t *testing.T) {
 			}
 		}
 	}
-	if got := recall(t, ix, ex, g.Queries(200), 10); got < 0.95 {
+	if got := vectortest.Recall(t, ix, ex, g.Queries(200), 10); got < 0.95 {
 		t.Fatalf("recall after removing 75%% = %.3f", got)
 	}
 	st := ix.Status()
@@ -382,7 +374,7 @@ func TestHNSWConcurrentUse(t *testing.T) {
 			wg.Wait()
 			close(stop)
 			readers.Wait()
-			waitIdle(t, ix)
+			vectortest.WaitIdle(t, ix)
 			if st := ix.Status(); st.Graph && st.Linked != st.Nodes {
 				t.Fatalf("graph incomplete after Wait: %+v", st)
 			}
@@ -398,7 +390,7 @@ func TestHNSWConcurrentUse(t *testing.T) {
 			if ref.Len() != ix.Len() {
 				t.Fatalf("Len %d, but %d IDs are held", ix.Len(), ref.Len())
 			}
-			if r := recall(t, ix, ref, qs, 8); r < 0.95 {
+			if r := vectortest.Recall(t, ix, ref, qs, 8); r < 0.95 {
 				t.Fatalf("recall after concurrent use = %.3f", r)
 			}
 		})
@@ -437,12 +429,12 @@ func TestIndexSwitchesToGraphInBackground(t *testing.T) {
 			}
 		}
 	}
-	waitIdle(t, ix)
+	vectortest.WaitIdle(t, ix)
 	st := ix.Status()
 	if !st.Graph || st.Linked != st.Nodes || st.Phase != "" {
 		t.Fatalf("status after the build = %+v", st)
 	}
-	if r := recall(t, ix, ex, g.Queries(200), 10); r < 0.95 {
+	if r := vectortest.Recall(t, ix, ex, g.Queries(200), 10); r < 0.95 {
 		t.Fatalf("recall = %.3f", r)
 	}
 }

@@ -10,6 +10,8 @@
 // extreme: every distance is about the same. Every generator is seeded, so
 // a test sees the same vectors at every run.
 //
+// It also holds the checks both packages' tests make of an index (check.go).
+//
 // It imports nothing of the project, so that store/vector's own tests can
 // use it.
 package vectortest
