@@ -209,6 +209,8 @@ type getOptions struct {
 	// progress, when set, judges the download by its progress (the
 	// timeout is then only a ceiling).
 	progress *ProgressRule
+	// clock is the progress watch's clock (nil: the real one).
+	clock clock
 }
 
 // errMidBody marks a download that failed after its answer began: it is
@@ -309,7 +311,7 @@ func (c *Client) once(ctx context.Context, rawURL string, header http.Header, o 
 	var watch *progressWatch
 	if o.progress != nil {
 		var stop func()
-		ctx, watch, stop = watchProgress(ctx, *o.progress, hostOfURL(rawURL))
+		ctx, watch, stop = watchProgress(ctx, *o.progress, hostOfURL(rawURL), o.clock)
 		defer stop()
 	}
 	method := o.method

@@ -62,6 +62,25 @@ func sizeText(n int64) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
+// clock is the time a progress watch reads. It is the real clock except in
+// tests, which pass their own (FetchOptions.clock) so that they, not the
+// machine's load, decide how much time passes between the bytes they send.
+type clock interface {
+	Now() time.Time
+	// NewTicker ticks every d until stop is called (as time.NewTicker).
+	NewTicker(d time.Duration) (ticks <-chan time.Time, stop func())
+}
+
+// realClock is the time package's clock.
+type realClock struct{}
+
+func (realClock) Now() time.Time { return time.Now() }
+
+func (realClock) NewTicker(d time.Duration) (<-chan time.Time, func()) {
+	t := time.NewTicker(d)
+	return t.C, t.Stop
+}
+
 // progressWatch cancels a request (with a *StalledError as the cause) when
 // it breaks the rule. started marks the answer's first byte; count is fed
 // by the body reader.
@@ -74,14 +93,19 @@ type progressWatch struct {
 	done    chan struct{}
 }
 
-func watchProgress(ctx context.Context, rule ProgressRule, host string) (context.Context, *progressWatch, func()) {
+// watchProgress starts the watch of one request on clk (nil: the real clock).
+func watchProgress(ctx context.Context, rule ProgressRule, host string, clk clock) (context.Context, *progressWatch, func()) {
 	rule = rule.withDefaults()
+	if clk == nil {
+		clk = realClock{}
+	}
 	ctx, cancel := context.WithCancelCause(ctx)
-	w := &progressWatch{rule: rule, host: host, start: time.Now(), done: make(chan struct{})}
-	tick := max(rule.Window/20, 10*time.Millisecond)
+	w := &progressWatch{rule: rule, host: host, start: clk.Now(), done: make(chan struct{})}
+	// The ticker starts before the request is sent, not when the goroutine
+	// first runs, so the watch keeps time from the start.
+	ticks, stopTicks := clk.NewTicker(max(rule.Window/20, 10*time.Millisecond))
 	go func() {
-		t := time.NewTicker(tick)
-		defer t.Stop()
+		defer stopTicks()
 		type sample struct {
 			at time.Time
 			n  int64
@@ -93,7 +117,7 @@ func watchProgress(ctx context.Context, rule ProgressRule, host string) (context
 				return
 			case <-ctx.Done():
 				return
-			case now := <-t.C:
+			case now := <-ticks:
 				n := w.count.Load()
 				if !w.started.Load() {
 					if now.Sub(w.start) > rule.FirstByte {

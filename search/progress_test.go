@@ -15,9 +15,10 @@ import (
 	"time"
 )
 
-// hostileServer serves the bodies that held runs for minutes: an endless
-// HTML page, an endless "PDF", a body that drips, a gzip body that never
-// ends once decompressed, and a large PDF sent slowly but steadily.
+// hostileServer serves the bodies that held runs for minutes by their size:
+// an endless HTML page, an endless "PDF" and a gzip body that never ends
+// once decompressed. (The bodies judged by their pace, a drip and a large
+// page sent slowly but steadily, are pacedHost's, on a fake clock.)
 type hostileServer struct {
 	*httptest.Server
 	mu   sync.Mutex
@@ -42,23 +43,12 @@ func newHostileServer(t *testing.T) *hostileServer {
 					return
 				}
 			}
-		case "/drip.html", "/drip-again.html":
-			w.Write([]byte("<html>"))
-			for r.Context().Err() == nil {
-				fl.Flush()
-				time.Sleep(50 * time.Millisecond)
-				if _, err := w.Write([]byte("x")); err != nil {
-					return
-				}
-			}
 		case "/bomb.html":
 			w.Header().Set("Content-Encoding", "gzip")
 			zw := gzip.NewWriter(w)
 			zeros := make([]byte, 1<<20)
 			// Flushed after every megabyte: the bomb is the body's size, not
-			// a slow first byte (compressing the megabytes that fill a
-			// buffer took over the 2 s first-byte rule under -race on a
-			// loaded 2-core machine, and the test then saw a timeout).
+			// a slow first byte.
 			for r.Context().Err() == nil {
 				if _, err := zw.Write(zeros); err != nil {
 					return
@@ -66,16 +56,6 @@ func newHostileServer(t *testing.T) *hostileServer {
 				zw.Flush()
 				fl.Flush()
 			}
-		case "/steady.html":
-			// 1 MiB in 64 KiB pieces every 100 ms: slow, never stalled.
-			w.Write([]byte("<html><body><p>"))
-			piece := bytes.Repeat([]byte("steady words "), 64<<10/13)
-			for i := 0; i < 16 && r.Context().Err() == nil; i++ {
-				w.Write(piece)
-				fl.Flush()
-				time.Sleep(100 * time.Millisecond)
-			}
-			w.Write([]byte("</p></body></html>"))
 		}
 	}))
 	t.Cleanup(h.Close)
@@ -88,13 +68,53 @@ func (h *hostileServer) count(path string) int {
 	return h.hits[path]
 }
 
+// pacedScripts are the answers judged by their pace, for a rule of at
+// least 4 KiB a second: a page of 1 MiB in 64 KiB pieces every 100 ms (slow,
+// never stalled), and a page that drips a byte every 50 ms (20 bytes a
+// second, for ever).
+func pacedScripts() map[string]func(*pacer) {
+	return map[string]func(*pacer){
+		"/steady.html": func(p *pacer) {
+			p.send([]byte("<html><body><p>"))
+			piece := bytes.Repeat([]byte("steady words "), 64<<10/13)
+			for range 16 {
+				if !p.send(piece) || !p.wait(100*time.Millisecond) {
+					return
+				}
+			}
+			p.send([]byte("</p></body></html>"))
+			p.end()
+		},
+		"/drip.html": func(p *pacer) {
+			p.send([]byte("<html>"))
+			for p.wait(50*time.Millisecond) && p.send([]byte("x")) {
+			}
+		},
+	}
+}
+
 func TestDownloadsAreJudgedByProgress(t *testing.T) {
+	t.Parallel()
 	srv := newHostileServer(t)
+	// The paced answers come on a fake clock, so the test, not the
+	// machine's load, decides how much time passes between their bytes;
+	// the fake clock never moves while the sized bodies are read, so only
+	// their size can end them.
+	clk := newFakeClock()
+	paced := &pacedHost{clock: clk, scripts: pacedScripts(), hits: map[string]int{}}
+	const pacedURL = "http://paced.test"
+	sized := srv.Client().Transport
+	route := roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		if req.URL.Host == "paced.test" {
+			return paced.RoundTrip(req)
+		}
+		return sized.RoundTrip(req)
+	})
 	c := NewClient(ClientOptions{BaseBackoff: time.Millisecond})
-	// Scaled down from the real rule, with room for a loaded machine: the
-	// drip brings 20 bytes a second, the steady body 640 KiB.
+	// Scaled down from the real rule: the drip brings 20 bytes a second,
+	// the steady body 640 KiB.
 	rule := ProgressRule{FirstByte: 2 * time.Second, Window: time.Second, MinBytes: 4 << 10}
-	f := NewFetcher(c, FetchOptions{AllowPrivate: true, MaxBytes: 4 << 20, Progress: rule})
+	f := NewFetcher(c, FetchOptions{AllowPrivate: true, MaxBytes: 4 << 20, Progress: rule, Transport: route, clock: clk})
 	var gate HostSet
 	ctx := context.Background()
 
@@ -108,24 +128,24 @@ func TestDownloadsAreJudgedByProgress(t *testing.T) {
 		}
 	}
 	// The steady body is slow but never stalls: read in full.
-	doc, err := f.FetchGated(ctx, srv.URL+"/steady.html", nil)
+	doc, err := f.FetchGated(ctx, pacedURL+"/steady.html", nil)
 	if err != nil || strings.Count(doc.Text, "steady") < 70000 {
 		t.Fatalf("steady download: %v, %d words", err, strings.Count(doc.Text, "steady"))
 	}
 	// The drip stalls: given up once, not retried, and its host is not
 	// asked again in the run.
-	_, err = f.FetchGated(ctx, srv.URL+"/drip.html", &gate)
+	_, err = f.FetchGated(ctx, pacedURL+"/drip.html", &gate)
 	var se *StalledError
 	if !errors.As(err, &se) || !strings.Contains(err.Error(), "stalled at") {
 		t.Fatalf("drip: %v, want a stall", err)
 	}
-	if n := srv.count("/drip.html"); n != 1 {
+	if n := paced.count("/drip.html"); n != 1 {
 		t.Errorf("the drip was fetched %d times", n)
 	}
-	_, err = f.FetchGated(ctx, srv.URL+"/drip-again.html", &gate)
+	_, err = f.FetchGated(ctx, pacedURL+"/drip-again.html", &gate)
 	var ue *UnreachableError
-	if !errors.As(err, &ue) || srv.count("/drip-again.html") != 0 {
-		t.Errorf("a host that stalled was asked again: %v (%d requests)", err, srv.count("/drip-again.html"))
+	if !errors.As(err, &ue) || paced.count("/drip-again.html") != 0 {
+		t.Errorf("a host that stalled was asked again: %v (%d requests)", err, paced.count("/drip-again.html"))
 	}
 }
 
