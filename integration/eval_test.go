@@ -20,6 +20,7 @@ import (
 	"github.com/researchtui/researchtui/llm"
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/eval"
+	"github.com/researchtui/researchtui/pipeline/report"
 )
 
 // TestEvalOnRealOllama (issue 40): with the genuine server and the tiny
@@ -169,7 +170,7 @@ func TestEvalJudgeOnRealOllama(t *testing.T) {
 	rep := pipeline.Report{
 		SessionID: "hand",
 		Markdown:  "# R\n\nGiving a network an addressable scratchpad lets it pick up simple procedures from examples [1].\n\n## References\n\n1. Graves (2014).\n",
-		Sources:   []pipeline.CitedSource{{N: 1, Key: "s2:" + ntm.ID, Title: ntm.Title}},
+		Sources:   []report.CitedSource{{N: 1, Key: "s2:" + ntm.ID, Title: ntm.Title}},
 	}
 	r := eval.Score(eval.TuringComplete, w, rep, nil)
 	if r.CitedSentences != 1 || r.SupportedByWords != 0 {

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/researchtui/researchtui/llm"
+	"github.com/researchtui/researchtui/pipeline/report"
 	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/textkit"
 )
@@ -177,7 +178,7 @@ func (o *orchestrator) analyseOne(ctx context.Context, a *agentCall, rec search.
 	if full {
 		read, schema = "full text", analysisSchemaFull
 	}
-	fmt.Fprintf(&b, "\nSource: %s (%s), %s\n\nExcerpts:\n", rec.Title, yearOrND(rec.Year), read)
+	fmt.Fprintf(&b, "\nSource: %s (%s), %s\n\nExcerpts:\n", rec.Title, report.YearOrND(rec.Year), read)
 	x.write(&b)
 	req := llm.ChatRequest{
 		Messages: []llm.Message{
@@ -466,16 +467,6 @@ func filterByConfidence(all []Analysis) []Analysis {
 
 // yearOrND is a year as APA writes it: "n.d." unknown, "44 B.C.E."
 // before the common era.
-func yearOrND(y int) string {
-	switch {
-	case y == 0:
-		return "n.d."
-	case y < 0:
-		return fmt.Sprint(-y) + " B.C.E."
-	}
-	return fmt.Sprint(y)
-}
-
 // analyseLoop starts an analyst for each source as it is indexed; the
 // analysts wait for a model slot, so the backend is kept exactly full.
 func (f *gather) analyseLoop(ctx context.Context) error {

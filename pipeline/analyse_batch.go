@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/researchtui/researchtui/llm"
+	"github.com/researchtui/researchtui/pipeline/report"
 	"github.com/researchtui/researchtui/textkit"
 )
 
@@ -267,7 +268,7 @@ func (o *orchestrator) analyseSeveral(ctx context.Context, a *agentCall, batch [
 	o.analystPreamble(&b)
 	b.WriteString("\nSources, each read from its abstract only:\n")
 	for i, j := range batch {
-		fmt.Fprintf(&b, "\nSource %d: %s (%s)\n", i+1, j.rs.rec.Title, yearOrND(j.rs.rec.Year))
+		fmt.Fprintf(&b, "\nSource %d: %s (%s)\n", i+1, j.rs.rec.Title, report.YearOrND(j.rs.rec.Year))
 		x := newExcerptSet(j.evidence, j.rs.rec.Title)
 		for e, ss := range x.sents {
 			fmt.Fprintf(&b, "[E%d]", len(whole.chunks)+1)

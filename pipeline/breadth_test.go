@@ -15,6 +15,7 @@ import (
 
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
+	"github.com/researchtui/researchtui/pipeline/report"
 	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/search/sourcefake"
 )
@@ -154,7 +155,7 @@ func TestReviewIncludesThePool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, table, ok := strings.Cut(rep.Markdown, "## "+pipeline.StudiesHeading+"\n")
+	_, table, ok := strings.Cut(rep.Markdown, "## "+report.StudiesHeading+"\n")
 	if !ok {
 		t.Fatalf("no studies table in the review:\n%s", rep.Markdown)
 	}
@@ -191,13 +192,13 @@ func TestReviewIncludesThePool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(after.Markdown, "## "+pipeline.StudiesHeading+"\n"); n != 1 {
+	if n := strings.Count(after.Markdown, "## "+report.StudiesHeading+"\n"); n != 1 {
 		t.Errorf("%d studies tables after the follow-up, want 1", n)
 	}
 	if grew := after.Metrics.Citations - rep.Metrics.Citations; grew > 3 {
 		t.Errorf("citations went from %d to %d over a follow-up that cites at most 3: the table's rows were counted", rep.Metrics.Citations, after.Metrics.Citations)
 	}
-	_, table, _ = strings.Cut(after.Markdown, "## "+pipeline.StudiesHeading+"\n")
+	_, table, _ = strings.Cut(after.Markdown, "## "+report.StudiesHeading+"\n")
 	table, _, _ = strings.Cut(table, "\n## ")
 	for _, s := range after.Sources {
 		if !strings.Contains(table, fmt.Sprintf("[%d] |", s.N)) {

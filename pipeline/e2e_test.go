@@ -16,6 +16,7 @@ import (
 	"github.com/researchtui/researchtui/llm/ollamafake"
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
+	"github.com/researchtui/researchtui/pipeline/report"
 	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/store"
 )
@@ -410,7 +411,7 @@ func TestModelMarkdownReachesTheReportInert(t *testing.T) {
 	if got := mdinert.Active(rep.Markdown); len(got) > 0 {
 		t.Errorf("the report has %v:\n%s", got, rep.Markdown)
 	}
-	if !strings.Contains(pipeline.PlainReference(rep.Markdown), img) {
+	if !strings.Contains(report.PlainReference(rep.Markdown), img) {
 		t.Errorf("the writer's words are gone:\n%s", rep.Markdown)
 	}
 }

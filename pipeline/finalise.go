@@ -3,11 +3,15 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"slices"
+	"sort"
 	"strings"
 
+	"github.com/researchtui/researchtui/pipeline/report"
 	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/store"
 	"github.com/researchtui/researchtui/textkit"
+	"github.com/researchtui/researchtui/textkit/mdinert"
 )
 
 // stageFinalise turns the last draft into the report: the model's own
@@ -19,13 +23,13 @@ func (o *orchestrator) stageFinalise(ctx context.Context) error {
 		return err
 	}
 	start := o.stageStart(StageFinalise, "checking citations and writing the references")
-	draft, repeats := dropRepeats(stripReferences(o.lastDraft()))
+	draft, repeats := report.DropRepeats(report.StripReferences(o.lastDraft()))
 	supported, cited, _ := o.grounding(draft)
-	check := checkCitations(draft, len(o.st.Analyses))
-	if check.removed > 0 {
-		o.warn(StageFinalise, "", "%s", removedCitations(check.removed))
+	check := report.CheckCitations(draft, len(o.st.Analyses))
+	if check.Removed > 0 {
+		o.warn(StageFinalise, "", "%s", removedCitations(check.Removed))
 	}
-	if len(check.order) == 0 && len(o.st.Analyses) > 0 {
+	if len(check.Order) == 0 && len(o.st.Analyses) > 0 {
 		o.warn(StageFinalise, "", "the report cites no sources; its claims could not be checked")
 	}
 	rep := Report{
@@ -40,7 +44,7 @@ func (o *orchestrator) stageFinalise(ctx context.Context) error {
 		Decisions:  o.st.Decisions,
 	}
 	var refs strings.Builder
-	for i, old := range check.order {
+	for i, old := range check.Order {
 		an := o.st.Analyses[old-1]
 		rec, _ := o.loadSource(an.SourceKey)
 		cs := citedSource(i+1, rec, an)
@@ -48,26 +52,26 @@ func (o *orchestrator) stageFinalise(ctx context.Context) error {
 		rep.Sources = append(rep.Sources, cs)
 		fmt.Fprintf(&refs, "[%d] %s%s\n\n", cs.N, cs.Reference, libraryMark(cs))
 	}
-	text, voiced, firstLeft := inOwnVoice(check.text, func(n int) string {
+	text, voiced, firstLeft := report.InOwnVoice(check.Text, func(n int) string {
 		if n < 1 || n > len(rep.Sources) || len(rep.Sources[n-1].Authors)+len(rep.Sources[n-1].AuthorsFiled) == 0 {
 			return ""
 		}
-		return mdText(authorYear(rep.Sources[n-1])) // names from the web, as the studies table prints them
+		return report.MDText(report.AuthorYear(rep.Sources[n-1])) // names from the web, as the studies table prints them
 	}, o.opt.Language)
-	md := inertProse(strings.TrimSpace(text))
+	md := mdinert.Prose(strings.TrimSpace(text))
 	var citedKeys []string
-	for _, old := range check.order {
+	for _, old := range check.Order {
 		citedKeys = append(citedKeys, o.st.Analyses[old-1].SourceKey)
 	}
 	rep.Funnel = o.funnel(citedKeys)
 	flow := o.runFlow(citedKeys)
 	rep.Flow = &flow
 	rep.Rounds = o.st.Rounds
-	heads := headingsFor(o.opt.Language)
+	heads := report.HeadingsFor(o.opt.Language)
 	if o.plan.LitReview {
-		md += "\n\n" + strings.TrimSpace(flow.flowSection(heads.Flow, flowIntroFor(o.opt.Language)))
+		md += "\n\n" + strings.TrimSpace(flow.FlowSection(heads.Flow, o.opt.Language))
 		if table := o.studiesTable(rep.Sources); table != "" {
-			md += "\n\n## " + StudiesHeading + "\n\n" + table
+			md += "\n\n## " + report.StudiesHeading + "\n\n" + table
 		}
 	}
 	var method []string
@@ -88,17 +92,17 @@ func (o *orchestrator) stageFinalise(ctx context.Context) error {
 	}
 	if len(method) > 0 {
 		// The translator is a model too: what it gives back is made inert.
-		md += "\n\n## " + heads.Method + "\n\n" + inertProse(o.inLanguage(ctx, strings.Join(method, " ")))
+		md += "\n\n## " + heads.Method + "\n\n" + mdinert.Prose(o.inLanguage(ctx, strings.Join(method, " ")))
 	}
 	if refs.Len() > 0 {
 		md += "\n\n## " + heads.References + "\n\n" + strings.TrimSpace(refs.String()) + "\n"
 	}
 	rep.Markdown = md
-	rep.Metrics = CitationMetrics{Citations: check.markers, DistinctSources: len(check.order), Removed: check.removed}
+	rep.Metrics = CitationMetrics{Citations: check.Markers, DistinctSources: len(check.Order), Removed: check.Removed}
 	if cited > 0 {
 		rep.Metrics.SupportedRatio = float64(supported) / float64(cited)
 	}
-	o.addVerification(&rep, check.order)
+	o.addVerification(&rep, check.Order)
 	rep.Warnings = o.warningList()
 	if err := o.checkpoint(checkpointReport, rep); err != nil {
 		return err
@@ -117,15 +121,15 @@ func (o *orchestrator) stageFinalise(ctx context.Context) error {
 	return o.stageDone(StageFinalise, start, "report ready")
 }
 
-func citedSource(n int, r search.Record, an Analysis) CitedSource {
-	cs := CitedSource{
+func citedSource(n int, r search.Record, an Analysis) report.CitedSource {
+	cs := report.CitedSource{
 		N: n, Key: r.Key, Title: r.Title, Authors: r.Authors, AuthorsFiled: r.AuthorsFiled, Year: r.Year, Venue: r.Venue, Publication: r.Publication,
 		DOI: r.DOI, ArxivID: r.ArxivID, URL: r.URL, PDFURL: r.PDFURL, Source: r.Source, Library: r.Library, LibraryID: r.LibraryID,
 	}
 	if len(an.Quotes) > 0 {
 		cs.Quote = an.Quotes[0].Text
 	}
-	cs.Reference = APA(r)
+	cs.Reference = report.APA(r)
 	cs.Retracted, cs.Updates = r.Retracted, r.Updates
 	if r.Retracted {
 		cs.Reference = "RETRACTED: " + cs.Reference
@@ -135,11 +139,11 @@ func citedSource(n int, r search.Record, an Analysis) CitedSource {
 
 // libraryMark follows the reference of a work from the person's library,
 // so the reader knows which copy was read.
-func libraryMark(cs CitedSource) string {
+func libraryMark(cs report.CitedSource) string {
 	if cs.Library == "" {
 		return ""
 	}
-	return " *(your library: " + mdText(cs.Library) + ")*"
+	return " *(your library: " + report.MDText(cs.Library) + ")*"
 }
 
 // readAs says how a source was read, from its read checkpoint: full text
@@ -150,9 +154,9 @@ func (o *orchestrator) readAs(key string) string {
 		return ""
 	}
 	if rr.FullText {
-		return ReadFullText
+		return report.ReadFullText
 	}
-	return ReadAbstract
+	return report.ReadAbstract
 }
 
 // removedCitations is the warning for citations of sources the run never
@@ -181,4 +185,54 @@ func voiceNote(voiced, left int) string {
 	}
 	s := strings.Join(parts, "; ")
 	return strings.ToUpper(s[:1]) + s[1:] + "."
+}
+
+// studiesTable is a review's table of included studies, built by code
+// from the cited sources and their analyses, so it grows with the sources
+// without a generated token: who and when (with the source's number), what
+// kind of work it is and how it was read, its main finding (the source's
+// own first finding sentence) and the sub-questions it answers.
+func (o *orchestrator) studiesTable(sources []report.CitedSource) string {
+	if len(sources) == 0 {
+		return ""
+	}
+	findings := map[string]string{}
+	for _, an := range o.st.Analyses {
+		findings[an.SourceKey] = report.MainFinding(an.KeyFindings)
+	}
+	var cands []Candidate
+	_, _ = o.loadCheckpoint(CheckpointCandidates, &cands)
+	var bySubQ map[string][]string
+	if o.st.Found != nil {
+		bySubQ = o.st.Found.BySubQ
+	}
+	return report.StudiesMarkdown(sources, findings, includedFor(cands, bySubQ, o.st.Plan.SubQuestions))
+}
+
+// includedFor is, per source key, the sub-questions the work was read for
+// (its candidates of those sub-questions were read), sorted; for a run
+// without candidates, those whose searches found it (bySubQ).
+func includedFor(cands []Candidate, bySubQ map[string][]string, subqs []SubQuestion) map[string][]string {
+	out := map[string][]string{}
+	add := func(k, sq string) {
+		if !slices.Contains(out[k], sq) {
+			out[k] = append(out[k], sq)
+		}
+	}
+	for _, c := range cands {
+		if c.Read && c.SubQ != "" && c.SubQ != "rev" {
+			add(c.Key, c.SubQ)
+		}
+	}
+	if len(out) == 0 {
+		for _, sq := range subqs {
+			for _, k := range bySubQ[sq.ID] {
+				add(k, sq.ID)
+			}
+		}
+	}
+	for k := range out {
+		sort.Strings(out[k])
+	}
+	return out
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/researchtui/researchtui/pipeline/report"
 	"github.com/researchtui/researchtui/search"
 )
 
@@ -52,12 +53,12 @@ func TestStudiesAnswersSayWhatEachWorkWasReadFor(t *testing.T) {
 	subqs := []SubQuestion{{ID: "q1"}, {ID: "q2"}, {ID: "q3"}}
 	everywhere := map[string][]string{"q1": {"a", "b"}, "q2": {"a", "b"}, "q3": {"a", "b"}}
 	cands := []Candidate{{Key: "a", SubQ: "q1", Read: true}, {Key: "a", SubQ: "q2"}, {Key: "b", SubQ: "q2", Read: true}, {Key: "b", SubQ: "q3", Read: true}}
-	sources := []CitedSource{{N: 1, Key: "a", Title: "A"}, {N: 2, Key: "b", Title: "B"}}
-	table := studiesMarkdown(sources, nil, includedFor(cands, everywhere, subqs))
+	sources := []report.CitedSource{{N: 1, Key: "a", Title: "A"}, {N: 2, Key: "b", Title: "B"}}
+	table := report.StudiesMarkdown(sources, nil, includedFor(cands, everywhere, subqs))
 	if !strings.Contains(table, "[1] | article | — | q1 |") || !strings.Contains(table, "[2] | article | — | q2, q3 |") {
 		t.Errorf("the table:\n%s", table)
 	}
-	same := studiesMarkdown(sources, nil, includedFor(nil, everywhere, subqs))
+	same := report.StudiesMarkdown(sources, nil, includedFor(nil, everywhere, subqs))
 	if strings.Contains(same, "Answers") || strings.Contains(same, "q1") {
 		t.Errorf("a column alike on every row:\n%s", same)
 	}
@@ -87,7 +88,7 @@ func TestDropRepeats(t *testing.T) {
 	md := "## Executive summary\n\nMoisture degrades methylammonium lead iodide films within hours [1]. Results vary.\n\n" +
 		"## Mechanisms\n\nMoisture degrades methylammonium lead iodide films within hours [2]. Hydrates form first [1]. Results vary.\n\n" +
 		"- moisture degrades methylammonium lead iodide films within hours.\n\n| a | b |\n|---|---|\n| x | y |\n| x | y |\n"
-	got, n := dropRepeats(md)
+	got, n := report.DropRepeats(md)
 	if n != 2 {
 		t.Errorf("dropped %d, want 2:\n%s", n, got)
 	}
@@ -97,7 +98,7 @@ func TestDropRepeats(t *testing.T) {
 	if strings.Count(got, "Results vary.") != 2 || strings.Count(got, "| x | y |") != 2 || !strings.Contains(got, "Hydrates form first [1].") {
 		t.Errorf("short sentences and tables are kept:\n%s", got)
 	}
-	if same, n := dropRepeats("One sentence about perovskite films and their stability [1].\n"); n != 0 || same != "One sentence about perovskite films and their stability [1].\n" {
+	if same, n := report.DropRepeats("One sentence about perovskite films and their stability [1].\n"); n != 0 || same != "One sentence about perovskite films and their stability [1].\n" {
 		t.Errorf("a text without repeats changed: %q", same)
 	}
 }

@@ -10,8 +10,10 @@ import (
 	"time"
 
 	"github.com/researchtui/researchtui/llm"
+	"github.com/researchtui/researchtui/pipeline/report"
 	"github.com/researchtui/researchtui/store"
 	"github.com/researchtui/researchtui/textkit"
+	"github.com/researchtui/researchtui/textkit/mdinert"
 )
 
 // A follow-up is a small run inside a finished session: it plans the new
@@ -197,14 +199,14 @@ func (o *orchestrator) followUpStages(ctx context.Context) error {
 	if revisionAsk.MatchString(fu.Question) {
 		kind = VersionRevision
 	}
-	fu.kind, fu.body = kind, stripReferences(prev.Report)
-	for _, h := range MethodHeadings() {
+	fu.kind, fu.body = kind, report.StripReferences(prev.Report)
+	for _, h := range report.MethodHeadings() {
 		fu.body = stripSection(fu.body, h)
 	}
 	// A review's studies table is built by code, not written: it is not
 	// the writer's to keep, nor the verifier's to check (its rows would
 	// count as cited sentences); finalise builds it again.
-	fu.body = stripSection(fu.body, StudiesHeading)
+	fu.body = stripSection(fu.body, report.StudiesHeading)
 	// The reviewer and the person's gate apply as in a run.
 	if err := o.stageWriteAndReview(ctx); err != nil {
 		return err
@@ -402,11 +404,11 @@ func (o *orchestrator) finaliseFollowUp(ctx context.Context, kind string, pinned
 		return err
 	}
 	start := o.stageStart(StageFinalise, "checking citations and writing the references")
-	draft := stripReferences(o.lastDraft())
+	draft := report.StripReferences(o.lastDraft())
 	supported, cited, _ := o.grounding(draft)
-	check := checkCitationsPinned(draft, len(o.st.Analyses), pinned)
-	if check.removed > 0 {
-		o.warn(StageFinalise, "", "%s", removedCitations(check.removed))
+	check := report.CheckCitationsPinned(draft, len(o.st.Analyses), pinned)
+	if check.Removed > 0 {
+		o.warn(StageFinalise, "", "%s", removedCitations(check.Removed))
 	}
 	// The PRISMA flow stays the original run's: a follow-up's sources are not a
 	// new screening (the PRISMA section in the text says so by its counts).
@@ -416,7 +418,7 @@ func (o *orchestrator) finaliseFollowUp(ctx context.Context, kind string, pinned
 		rep.Updates = append(rep.Updates, UpdateNote{Version: o.follow.N, At: o.engine.now(), New: len(o.st.Analyses) - pinned})
 	}
 	var refs strings.Builder
-	for i, old := range check.order {
+	for i, old := range check.Order {
 		an := o.st.Analyses[old-1]
 		rec, _ := o.loadSource(an.SourceKey)
 		cs := citedSource(i+1, rec, an)
@@ -427,12 +429,12 @@ func (o *orchestrator) finaliseFollowUp(ctx context.Context, kind string, pinned
 		rep.Sources = append(rep.Sources, cs)
 		fmt.Fprintf(&refs, "[%d] %s\n\n", cs.N, cs.Reference)
 	}
-	md := inertProse(strings.TrimSpace(check.text))
-	heads := headingsFor(o.opt.Language)
-	if sectionText(parent.Markdown, StudiesHeading) != "" {
-		md += "\n\n## " + StudiesHeading + "\n\n" + o.studiesTable(rep.Sources)
+	md := mdinert.Prose(strings.TrimSpace(check.Text))
+	heads := report.HeadingsFor(o.opt.Language)
+	if sectionText(parent.Markdown, report.StudiesHeading) != "" {
+		md += "\n\n## " + report.StudiesHeading + "\n\n" + o.studiesTable(rep.Sources)
 	}
-	for _, h := range MethodHeadings() {
+	for _, h := range report.MethodHeadings() {
 		if m := sectionText(parent.Markdown, h); m != "" {
 			md += "\n\n## " + heads.Method + "\n\n" + m
 			break
@@ -443,14 +445,14 @@ func (o *orchestrator) finaliseFollowUp(ctx context.Context, kind string, pinned
 		md += "\n\n## " + heads.References + "\n\n" + strings.TrimSpace(refs.String()) + "\n"
 	}
 	rep.Markdown = md
-	rep.Metrics = CitationMetrics{Citations: check.markers, DistinctSources: len(check.order), Removed: check.removed}
+	rep.Metrics = CitationMetrics{Citations: check.Markers, DistinctSources: len(check.Order), Removed: check.Removed}
 	if cited > 0 {
 		rep.Metrics.SupportedRatio = float64(supported) / float64(cited)
 	}
-	o.addVerification(&rep, check.order) // the follow-up's draft was verified like a run's
+	o.addVerification(&rep, check.Order) // the follow-up's draft was verified like a run's
 	rep.Funnel = parent.Funnel
 	rep.Funnel.Analysed += len(o.st.Analyses) - pinned
-	rep.Funnel.Cited = len(check.order)
+	rep.Funnel.Cited = len(check.Order)
 	if kind == VersionUpdate && o.updated != nil {
 		// The checks since the last version that found nothing to keep
 		// identified and screened works too: their counts join this one's.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/researchtui/researchtui/pipeline/report"
 	"github.com/researchtui/researchtui/store"
 	"github.com/researchtui/researchtui/textkit"
 )
@@ -89,7 +90,7 @@ func (o *orchestrator) funnel(cited []string) Funnel {
 func mdTexts(ss []string) []string {
 	out := make([]string, len(ss))
 	for i, s := range ss {
-		out[i] = mdText(s)
+		out[i] = report.MDText(s)
 	}
 	return out
 }
@@ -97,7 +98,7 @@ func mdTexts(ss []string) []string {
 // methodNote (the Method section's text, without its heading) says how
 // the report's sources were found: the rounds, what
 // each searched and followed, and how the run narrowed what it found.
-func (o *orchestrator) methodNote(f Funnel, flow *Flow) string {
+func (o *orchestrator) methodNote(f Funnel, flow *report.Flow) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Searched %s for %s", strings.Join(o.searchedSources(flow), ", "), textkit.Plural(len(o.st.Plan.SubQuestions), "sub-question", "sub-questions"))
 	if n := len(o.st.Rounds); n > 1 {
@@ -147,7 +148,7 @@ func (o *orchestrator) methodNote(f Funnel, flow *Flow) string {
 // that found nothing in any round says so ("local (nothing found)"), so
 // an empty library is not claimed as searched material, and one whose
 // searches failed says that instead ("crossref (did not answer)").
-func (o *orchestrator) searchedSources(flow *Flow) []string {
+func (o *orchestrator) searchedSources(flow *report.Flow) []string {
 	if flow == nil {
 		return o.st.Plan.Sources
 	}

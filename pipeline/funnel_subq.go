@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/researchtui/researchtui/pipeline/report"
 	"github.com/researchtui/researchtui/textkit"
 )
 
@@ -85,7 +86,7 @@ func (o *orchestrator) subQuestionFunnels(cands []Candidate, cited []string) []S
 func subQuestionNote(fs []SubQuestionFunnel) string {
 	var parts []string
 	for _, f := range fs {
-		q := mdText(textkit.CleanLine(f.Question))
+		q := report.MDText(textkit.CleanLine(f.Question))
 		if f.Screened > 0 {
 			parts = append(parts, fmt.Sprintf("for %s (%s): of %d found, %d screened, %d judged on topic, %d read, %d analysed, %d cited",
 				f.ID, q, f.Found, f.Screened, f.OnTopic, f.Read, f.Analysed, f.Cited))

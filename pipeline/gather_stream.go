@@ -6,6 +6,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/researchtui/researchtui/pipeline/report"
 	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/store"
 )
@@ -70,7 +71,7 @@ type gather struct {
 	reading                        map[string]*inflight // downloads under way (cutoff.go)
 	researchDone                   bool                 // this round's research has sent all its sources
 	skipped                        map[string]bool      // not analysed because of the cutoff
-	identified                     []RouteCount         // records per route and round (prisma.go)
+	identified                     []report.RouteCount  // records per route and round (prisma.go)
 	screened                       ScreenReport         // the relevance screen's totals
 	shortQ                         []*shortJob          // short sources waiting to share an analyst's call (analyse_batch.go)
 	arriving                       int                  // sources sent to read, not yet at their analyst (analyse_batch.go)

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/researchtui/researchtui/pipeline/report"
 	"github.com/researchtui/researchtui/textkit"
 )
 
@@ -17,7 +18,7 @@ func (o *orchestrator) libraryNote(cited []string) string {
 	if len(o.opt.Collections) == 0 {
 		return ""
 	}
-	names := mdText(strings.Join(o.opt.Collections, ", "))
+	names := report.MDText(strings.Join(o.opt.Collections, ", "))
 	var cands []Candidate
 	if ok, _ := o.loadCheckpoint(CheckpointCandidates, &cands); !ok {
 		cands = nil

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/researchtui/researchtui/pipeline/report"
 )
 
 // Whatever a run stored, however partial (runs from before the flow was
@@ -44,7 +46,7 @@ func TestFlowAddsUpWhateverWasStored(t *testing.T) {
 		}
 		if rng.IntN(4) > 0 { // older runs recorded no identification counts
 			for range 1 + rng.IntN(6) {
-				in.identified = append(in.identified, RouteCount{Route: []string{"arxiv", "openalex", routeChasing, originKnowledge}[rng.IntN(4)], Round: 1 + rng.IntN(2), Records: rng.IntN(30)})
+				in.identified = append(in.identified, report.RouteCount{Route: []string{"arxiv", "openalex", report.RouteChasing, originKnowledge}[rng.IntN(4)], Round: 1 + rng.IntN(2), Records: rng.IntN(30)})
 			}
 		}
 		f := buildFlow(in)
@@ -75,11 +77,11 @@ func TestFlowExclusionReasons(t *testing.T) {
 	}
 	in.read["d"], in.analysed["d"] = true, true
 	f := buildFlow(in)
-	want := []FlowReason{{"below the relevance floor", 2}, {"off topic (relevance screen)", 1}}
+	want := []report.FlowReason{{Reason: "below the relevance floor", Count: 2}, {Reason: "off topic (relevance screen)", Count: 1}}
 	if fmt.Sprint(f.ExcludedWhy) != fmt.Sprint(want) {
 		t.Errorf("excluded %v, want %v", f.ExcludedWhy, want)
 	}
-	if fmt.Sprint(f.ReportsWhy) != fmt.Sprint([]FlowReason{{whyLowConfidence, 1}}) || f.Included != 0 {
+	if fmt.Sprint(f.ReportsWhy) != fmt.Sprint([]report.FlowReason{{Reason: report.WhyLowConfidence, Count: 1}}) || f.Included != 0 {
 		t.Errorf("reports excluded %v, included %d", f.ReportsWhy, f.Included)
 	}
 }

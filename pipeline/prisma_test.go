@@ -11,6 +11,7 @@ import (
 
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
+	"github.com/researchtui/researchtui/pipeline/report"
 )
 
 // A run of two rounds with citation chasing: its PRISMA flow adds up, its
@@ -124,7 +125,7 @@ func TestReviewKindReportCarriesItsFlow(t *testing.T) {
 	if m, r := strings.Index(md, "## Method"), strings.Index(md, "## References"); m < sec || r < m {
 		t.Errorf("the flow should come before the Method and the References (flow %d, method %d, references %d)", sec, m, r)
 	}
-	fence := "```" + pipeline.FlowFence + "\n"
+	fence := "```" + report.FlowFence + "\n"
 	start := strings.Index(md, fence)
 	end := strings.Index(md[start+len(fence):], "```")
 	if start < 0 || end < 0 {
@@ -180,7 +181,7 @@ func TestPlannerTextInTheMethodIsInert(t *testing.T) {
 	if got := mdinert.Active(rep.Markdown); len(got) > 0 {
 		t.Errorf("the report has %v:\n%s", got, method)
 	}
-	if !strings.Contains(pipeline.PlainReference(method), hostile) {
+	if !strings.Contains(report.PlainReference(method), hostile) {
 		t.Errorf("the slot's words are lost:\n%s", method)
 	}
 }

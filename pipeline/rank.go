@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/researchtui/researchtui/pipeline/report"
 	"github.com/researchtui/researchtui/search"
 )
 
@@ -272,7 +273,7 @@ func belowFloor(rel, floor float64) string {
 
 // originKnowledge marks candidates from the local knowledge base, which
 // were read before (their text is in the store even without an abstract).
-const originKnowledge = "knowledge base"
+const originKnowledge = report.RouteKnowledge
 
 func cosine(a, b []float32) float64 {
 	if len(a) != len(b) {

@@ -156,3 +156,11 @@ func TestHasText(t *testing.T) {
 		}
 	}
 }
+
+// The Method's sentence per sub-question escapes the planner's text too.
+func TestSubQuestionNoteIsInert(t *testing.T) {
+	note := subQuestionNote([]SubQuestionFunnel{{ID: "q1", Question: "What ![t](http://t/p.png) <img src=x> says?", Found: 3, Relevant: 2, Read: 1}})
+	if !strings.Contains(note, `\!\[t\]`) || !strings.Contains(note, `\<img`) {
+		t.Errorf("unescaped: %q", note)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/researchtui/researchtui/pipeline/report"
 	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/store"
 	"github.com/researchtui/researchtui/textkit"
@@ -181,7 +182,7 @@ func (o *orchestrator) fetchText(ctx context.Context, rec search.Record) ([]stri
 }
 
 func abstractText(r search.Record) string {
-	title := sentenceEnd(strings.TrimSpace(r.Title), "") // "…Turing test?", never "…test?."
+	title := report.SentenceEnd(strings.TrimSpace(r.Title), "") // "…Turing test?", never "…test?."
 	if r.Abstract == "" {
 		return title
 	}

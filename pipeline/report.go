@@ -5,52 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/researchtui/researchtui/search"
+	"github.com/researchtui/researchtui/pipeline/report"
 	"github.com/researchtui/researchtui/store"
-)
-
-// CitedSource is one entry of a report's reference list: the source behind
-// [N], with the metadata the References line was built from and the quote
-// that supports the claims citing it.
-type CitedSource struct {
-	N       int      `json:"n"`
-	Key     string   `json:"key"`
-	Title   string   `json:"title"`
-	Authors []string `json:"authors,omitempty"`
-	// AuthorsFiled are the authors as the person's library files them
-	// (search.Record.AuthorsFiled), for exports to a reference manager.
-	AuthorsFiled []string `json:"authors_filed,omitempty"`
-	Year         int      `json:"year,omitempty"`
-	Venue        string   `json:"venue,omitempty"`
-	// Publication (type, volume, issue, pages, publisher) comes from the
-	// person's library when the work is an item of it.
-	search.Publication
-	DOI     string `json:"doi,omitempty"`
-	ArxivID string `json:"arxiv_id,omitempty"`
-	URL     string `json:"url,omitempty"`
-	PDFURL  string `json:"pdf_url,omitempty"`
-	Source  string `json:"source"`
-	// Library is the person's reference library the work is an item of
-	// ("zotero", "refs"): it was read from the person's own copy and its
-	// reference comes from the library's metadata.
-	Library   string `json:"library,omitempty"`
-	LibraryID string `json:"library_id,omitempty"` // the item's key in it (a BibTeX key, a Zotero item key)
-	Quote     string `json:"quote,omitempty"`
-	Reference string `json:"reference"` // the APA line as printed
-	// Read is how the run read the source: ReadFullText or ReadAbstract;
-	// empty when the report does not record it (older reports).
-	Read string `json:"read,omitempty"`
-	// Retracted and Updates come from the source's record
-	// (search.Record): the sources pane marks a retracted source and a
-	// corrected one, and the details view lists the notices.
-	Retracted bool            `json:"retracted,omitempty"`
-	Updates   []search.Update `json:"updates,omitempty"`
-}
-
-// How a cited source was read.
-const (
-	ReadFullText = "full_text"
-	ReadAbstract = "abstract"
 )
 
 // CitationMetrics summarise how well a report is grounded.
@@ -86,11 +42,11 @@ type Report struct {
 	Title     string `json:"title"`
 	Question  string `json:"question"`
 	// Model wrote the report; Searched are the sources the plan searched.
-	Model    string          `json:"model,omitempty"`
-	Searched []string        `json:"searched,omitempty"`
-	Markdown string          `json:"markdown"`
-	Sources  []CitedSource   `json:"sources"`
-	Metrics  CitationMetrics `json:"metrics"`
+	Model    string               `json:"model,omitempty"`
+	Searched []string             `json:"searched,omitempty"`
+	Markdown string               `json:"markdown"`
+	Sources  []report.CitedSource `json:"sources"`
+	Metrics  CitationMetrics      `json:"metrics"`
 	// Support is the verifier's support map: every cited sentence with its
 	// verdict and the passage that supports it.
 	Support []CitationSupport `json:"support,omitempty"`
@@ -100,7 +56,7 @@ type Report struct {
 	Funnel  Funnel          `json:"funnel"`
 	// Flow is the run's PRISMA 2020 flow (prisma.go); nil for runs from
 	// before it was recorded.
-	Flow *Flow `json:"prisma,omitempty"`
+	Flow *report.Flow `json:"prisma,omitempty"`
 	// PlanReview is what the person did with the plan (--review-plan ask).
 	PlanReview *PlanReview     `json:"plan_review,omitempty"`
 	Rounds     []RoundSummary  `json:"rounds,omitempty"`

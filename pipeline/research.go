@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/researchtui/researchtui/pipeline/report"
 	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/textkit"
 )
@@ -193,7 +194,7 @@ type researchUnit struct {
 	Screen     *screenUnit     `json:"screen,omitempty"` // what the relevance screen did
 	// Identified counts the records each route returned, before
 	// duplicates were removed (the PRISMA flow's first boxes).
-	Identified []RouteCount `json:"identified,omitempty"`
+	Identified []report.RouteCount `json:"identified,omitempty"`
 	// Met are the works an update's search met first, so a resumed update
 	// counts what its checks saw (update.go).
 	Met []metWork `json:"met,omitempty"`

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/researchtui/researchtui/llm"
+	"github.com/researchtui/researchtui/pipeline/report"
 	"github.com/researchtui/researchtui/store"
 	"github.com/researchtui/researchtui/textkit"
 )
@@ -242,9 +243,9 @@ func (o *orchestrator) draftIssues(draft string) []string {
 			out = append(out, fmt.Sprintf("no section covers the sub-question %q", sq.Question))
 		}
 	}
-	checked := checkCitations(draft, len(o.st.Analyses))
-	if checked.removed > 0 {
-		out = append(out, textkit.Plural(checked.removed, "citation points", "citations point")+" to source numbers that do not exist")
+	checked := report.CheckCitations(draft, len(o.st.Analyses))
+	if checked.Removed > 0 {
+		out = append(out, textkit.Plural(checked.Removed, "citation points", "citations point")+" to source numbers that do not exist")
 	}
 	var unsupported []string
 	if o.opt.Language == "" { // word overlap says nothing across languages

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/researchtui/researchtui/llm"
+	"github.com/researchtui/researchtui/pipeline/report"
 	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/store"
 	"github.com/researchtui/researchtui/textkit"
@@ -31,10 +32,6 @@ const VersionUpdate = "update"
 
 // checkpointUpdates holds the session's []UpdateCheck.
 const checkpointUpdates = "updates"
-
-// WhatsNewHeading opens an update's section in English; the date follows
-// it (whatsNewHeading gives it in the report's language).
-const WhatsNewHeading = "What's new since"
 
 // UpdateCheck is one check of a living review for new work (`sessions show
 // --json` "updates", the timeline).
@@ -131,12 +128,12 @@ func (o *orchestrator) updateStages(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	body := stripReferences(prev.Report)
-	for _, h := range MethodHeadings() {
+	body := report.StripReferences(prev.Report)
+	for _, h := range report.MethodHeadings() {
 		body = stripSection(body, h)
 	}
-	body = stripSection(body, StudiesHeading)
-	head := "## " + whatsNewHeading(o.opt.Language, o.follow.Since)
+	body = stripSection(body, report.StudiesHeading)
+	head := "## " + report.WhatsNewHeading(o.opt.Language, o.follow.Since)
 	heading := summaryHeading(body)
 	summary, err := o.updatedSummary(ctx, body, heading, section)
 	if err != nil {
@@ -164,7 +161,7 @@ func (o *orchestrator) updateStages(ctx context.Context) error {
 	}
 	draft := atTop(body, head+"\n\n"+strings.TrimSpace(section))
 	if summary != "" {
-		if spliced, ok := spliceSections(draft, heading+"\n\n"+summary); ok {
+		if spliced, ok := report.SpliceSections(draft, heading+"\n\n"+summary); ok {
 			draft = spliced
 		}
 	}
@@ -509,10 +506,10 @@ func (o *orchestrator) whatsNew(ctx context.Context, pinned int) (string, error)
 
 // withReason is reasons (copied, not changed) with n more for reason, so
 // the flow's reasons add up to its counts.
-func withReason(rs []FlowReason, reason string, n int) []FlowReason {
-	out := append([]FlowReason(nil), rs...)
+func withReason(rs []report.FlowReason, reason string, n int) []report.FlowReason {
+	out := append([]report.FlowReason(nil), rs...)
 	if n > 0 {
-		out = append(out, FlowReason{Reason: reason, Count: n})
+		out = append(out, report.FlowReason{Reason: reason, Count: n})
 	}
 	return out
 }
@@ -537,7 +534,7 @@ func checksSinceVersion(checks []UpdateCheck, n int) []UpdateCheck {
 // wrote: the report's counts plus the check's (an updated review's flow
 // counts the earlier studies and the new ones together). cited is what
 // the version cites.
-func updatedCounts(fn Funnel, flow *Flow, c UpdateCheck, cited int) (Funnel, *Flow) {
+func updatedCounts(fn Funnel, flow *report.Flow, c UpdateCheck, cited int) (Funnel, *report.Flow) {
 	fn.Found += c.New
 	fn.Read += c.Read
 	fn.Cited = cited
@@ -548,7 +545,7 @@ func updatedCounts(fn Funnel, flow *Flow, c UpdateCheck, cited int) (Funnel, *Fl
 		return fn, nil
 	}
 	f := *flow
-	f.Other = append(append([]RouteCount(nil), f.Other...), RouteCount{Route: fmt.Sprintf("update %d (%s)", c.N, c.At.Format("2 Jan 2006")), Records: c.Seen})
+	f.Other = append(append([]report.RouteCount(nil), f.Other...), report.RouteCount{Route: fmt.Sprintf("update %d (%s)", c.N, c.At.Format("2 Jan 2006")), Records: c.Seen})
 	f.Identified += c.Seen
 	f.Duplicates += c.Seen - c.New // met before: by the run, or by an earlier update
 	f.Screened += c.New

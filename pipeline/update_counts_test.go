@@ -5,6 +5,7 @@ import (
 
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
+	"github.com/researchtui/researchtui/pipeline/report"
 )
 
 // A check that kept nothing still identified and screened works: the next
@@ -39,7 +40,7 @@ func TestUpdateCountsTheChecksThatKeptNothing(t *testing.T) {
 		len(f.Other) != len(f1.Other)+2 {
 		t.Errorf("flow %+v\nthe run's %+v\nchecks %+v %+v", *f, *f1, a, b)
 	}
-	sum := func(rs []pipeline.FlowReason) int {
+	sum := func(rs []report.FlowReason) int {
 		n := 0
 		for _, r := range rs {
 			n += r.Count

@@ -7,7 +7,9 @@ import (
 	"strings"
 
 	"github.com/researchtui/researchtui/llm"
+	"github.com/researchtui/researchtui/pipeline/report"
 	"github.com/researchtui/researchtui/textkit"
+	"github.com/researchtui/researchtui/textkit/mdinert"
 )
 
 // An update keeps the rest of the report as it was, except where the new
@@ -23,7 +25,7 @@ const summaryUpdateSystem = `You are the writing agent of a research assistant t
 // summaryHeading is the draft's executive summary heading ("" when it has
 // none that the words "executive summary" name).
 func summaryHeading(draft string) string {
-	if hs := revisionTargets(draft, []RevisionRequest{{Section: "Executive summary"}}); len(hs) == 1 {
+	if hs := report.RevisionTargets(draft, []string{"Executive summary"}); len(hs) == 1 {
 		return hs[0]
 	}
 	return ""
@@ -31,9 +33,9 @@ func summaryHeading(draft string) string {
 
 // sectionBody is the body of the draft's section under heading.
 func sectionBody(draft, heading string) string {
-	for _, s := range splitSections(draft) {
-		if s.heading == heading {
-			return strings.TrimSpace(s.body)
+	for _, s := range report.SplitSections(draft) {
+		if s.Heading == heading {
+			return strings.TrimSpace(s.Body)
 		}
 	}
 	return ""
@@ -103,17 +105,17 @@ func (o *orchestrator) summaryFrom(answer, heading, old string) string {
 	text := answer
 	if strings.Contains("\n"+text, "\n## ") {
 		text = ""
-		for _, s := range splitSections(answer) {
-			if s.heading != "" && headingKey(s.heading) == headingKey(heading) {
-				text = s.body
+		for _, s := range report.SplitSections(answer) {
+			if s.Heading != "" && report.HeadingKey(s.Heading) == report.HeadingKey(heading) {
+				text = s.Body
 			}
 		}
 	}
-	text = strings.TrimSpace(inertProse(text))
+	text = strings.TrimSpace(mdinert.Prose(text))
 	text, unknown := expandFindings(text, o.st.Analyses)
 	var marks []int
-	for _, m := range citeGroup.FindAllStringSubmatch(text, -1) {
-		marks = append(marks, parseGroup(m[1])...)
+	for _, m := range report.CiteGroup.FindAllStringSubmatch(text, -1) {
+		marks = append(marks, report.ParseCiteGroup(m[1])...)
 	}
 	if unknown > 0 || len(marks) == 0 || !plausible(text, 5) {
 		return ""

@@ -10,6 +10,7 @@ import (
 	"github.com/researchtui/researchtui/llm/ollamafake"
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
+	"github.com/researchtui/researchtui/pipeline/report"
 	"github.com/researchtui/researchtui/search"
 )
 
@@ -124,8 +125,8 @@ func TestUpdateRevisesTheSummaryWhereTheNewWorksBearOnIt(t *testing.T) {
 
 // citesAtLeast reports whether text cites some number ≥ n.
 func citesAtLeast(text string, n int) bool {
-	for _, g := range pipeline.CiteGroups(text) {
-		for _, k := range pipeline.ParseCiteGroup(text[g[2]:g[3]]) {
+	for _, g := range report.CiteGroups(text) {
+		for _, k := range report.ParseCiteGroup(text[g[2]:g[3]]) {
 			if k >= n {
 				return true
 			}

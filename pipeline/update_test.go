@@ -125,7 +125,7 @@ func TestUpdateReadsOnlyNewWork(t *testing.T) {
 	}
 	md := vs[1].Report
 	title, rest, _ := strings.Cut(md, "\n\n")
-	if !strings.HasPrefix(title, "# ") || !strings.HasPrefix(rest, "## "+pipeline.WhatsNewHeading+" ") {
+	if !strings.HasPrefix(title, "# ") || !strings.HasPrefix(rest, "## What's new since ") {
 		t.Fatalf("the update's section is not at the top:\n%s", md)
 	}
 	rep, _ := pipeline.LoadReport(env.Store, sess.ID)

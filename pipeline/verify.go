@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/researchtui/researchtui/pipeline/report"
 )
 
 // The verifier checks every cited sentence of a draft against the sources
@@ -77,101 +79,6 @@ type Verification struct {
 	Draft  string          `json:"draft"` // the repaired draft
 }
 
-// citedSpan is a sentence of a draft that carries citations, by byte range.
-type citedSpan struct {
-	start, end int
-	text       string // without its citations
-	nums       []int
-}
-
-// citedSpans finds the cited sentences of a Markdown draft (headings and
-// a references section aside).
-func citedSpans(md string) []citedSpan {
-	var out []citedSpan
-	off := 0
-	for _, line := range strings.SplitAfter(md, "\n") {
-		lineStart := off
-		off += len(line)
-		trimmed := strings.TrimSpace(line)
-		if trimmed == "" || strings.HasPrefix(trimmed, "#") {
-			continue
-		}
-		for _, seg := range lineSentences(line) {
-			nums := groupNums(line[seg[0]:seg[1]])
-			if len(nums) == 0 {
-				continue
-			}
-			text := strings.TrimSpace(stripListMarker(citeGroup.ReplaceAllString(line[seg[0]:seg[1]], "")))
-			text = strings.ReplaceAll(strings.ReplaceAll(text, " .", "."), "..", ".")
-			out = append(out, citedSpan{start: lineStart + seg[0], end: lineStart + seg[1], text: text, nums: nums})
-		}
-	}
-	return out
-}
-
-// lineSentences cuts a line into sentences by byte range, the line break
-// left out. A piece that is only citations ("… etc. [1]") belongs to the
-// sentence before it.
-func lineSentences(line string) [][2]int {
-	end := len(strings.TrimRight(line, "\r\n"))
-	var segs [][2]int
-	start := 0
-	for i := 0; i < end; i++ {
-		c := line[i]
-		if (c == '.' || c == '!' || c == '?') && (i+1 == end || line[i+1] == ' ') && !abbreviation(line[:i+1]) {
-			segs = append(segs, [2]int{start, i + 1})
-			start = i + 1
-		}
-	}
-	if start < end {
-		segs = append(segs, [2]int{start, end})
-	}
-	var merged [][2]int
-	for _, sg := range segs {
-		if len(merged) > 0 && strings.Trim(citeGroup.ReplaceAllString(line[sg[0]:sg[1]], ""), " .!?") == "" {
-			merged[len(merged)-1][1] = sg[1]
-			continue
-		}
-		merged = append(merged, sg)
-	}
-	return merged
-}
-
-// abbreviations end with a stop that ends no sentence: "Gao et al.
-// (2023) show", "e.g. stripes".
-var abbreviations = map[string]bool{"et al.": true, "e.g.": true, "i.e.": true, "cf.": true, "vs.": true, "fig.": true, "eq.": true, "ref.": true, "approx.": true}
-
-// abbreviation says whether s ends with one of them.
-func abbreviation(s string) bool {
-	low := strings.ToLower(s)
-	for a := range abbreviations {
-		if strings.HasSuffix(low, a) && (len(low) == len(a) || !isAlnum(rune(low[len(low)-len(a)-1]))) {
-			return true
-		}
-	}
-	return false
-}
-
-// groupNums are the citation numbers in s (Markdown links aside).
-func groupNums(s string) []int {
-	var nums []int
-	for _, m := range citeGroup.FindAllStringSubmatchIndex(s, -1) {
-		if m[1] < len(s) && s[m[1]] == '(' {
-			continue
-		}
-		nums = append(nums, parseGroup(s[m[2]:m[3]])...)
-	}
-	return nums
-}
-
-func stripListMarker(s string) string {
-	t := strings.TrimSpace(s)
-	if m := listMarker.FindString(t); m != "" {
-		return t[len(m):]
-	}
-	return t
-}
-
 // verifyDraft verifies a draft and returns it repaired. Nothing is done
 // with --verify off or when there are no sources.
 func (o *orchestrator) verifyDraft(ctx context.Context, round int, draft string) (string, error) {
@@ -198,7 +105,7 @@ func (o *orchestrator) verifyDraft(ctx context.Context, round int, draft string)
 	if round > 0 {
 		agent = fmt.Sprintf("verifier (revision %d)", round)
 	}
-	spans := citedSpans(draft)
+	spans := report.CitedSpans(draft)
 	a := o.startAgent(StageVerify, agent, fmt.Sprintf("checking %d cited sentences against their sources", len(spans)))
 	ix := newEvidenceIndex(o.citableTexts())
 	checks := make([]SentenceCheck, len(spans))
@@ -399,19 +306,19 @@ func (o *orchestrator) numOf(key string) int {
 
 // matchSentence decides a sentence by matching when it can; the verdict
 // stays empty when it cannot.
-func (o *orchestrator) matchSentence(ix *evidenceIndex, sp citedSpan) SentenceCheck {
-	ch := SentenceCheck{Sentence: sp.text, By: "match"}
+func (o *orchestrator) matchSentence(ix *evidenceIndex, sp report.CitedSpan) SentenceCheck {
+	ch := SentenceCheck{Sentence: sp.Text, By: "match"}
 	cited := map[string]bool{}
 	var best match
 	scores := map[string]float64{}
-	for _, n := range sp.nums {
+	for _, n := range sp.Nums {
 		key := o.keyOf(n)
 		if key == "" || cited[key] {
 			continue
 		}
 		cited[key] = true
 		ch.Cited = append(ch.Cited, key)
-		m := ix.best(sp.text, key)
+		m := ix.best(sp.Text, key)
 		scores[key] = m.Score
 		if m.Score > best.Score || best.SourceKey == "" {
 			best = m
@@ -422,9 +329,9 @@ func (o *orchestrator) matchSentence(ix *evidenceIndex, sp citedSpan) SentenceCh
 		return ch
 	}
 	ch.Score = best.Score
-	other := ix.bestElsewhere(sp.text, cited)
+	other := ix.bestElsewhere(sp.Text, cited)
 	switch {
-	case fragment(sp.text) || (best.Score >= clearMatch && !numbersHeld(sp.text, best.Text)):
+	case fragment(sp.Text) || (best.Score >= clearMatch && !numbersHeld(sp.Text, best.Text)):
 		// A piece of a sentence, or a number its passage does not hold
 		// as written (49 for 49.7%): its words do not make it supported.
 		ch.Verdict, ch.Action = VerdictNotSupported, o.unsupportedAction()
@@ -451,16 +358,16 @@ func (o *orchestrator) matchSentence(ix *evidenceIndex, sp citedSpan) SentenceCh
 // settleByMatch decides a sentence matching left open, without a model:
 // most of it in a cited passage is partly supported, else unsupported
 // (re-cited when another source covers it better).
-func (o *orchestrator) settleByMatch(ix *evidenceIndex, sp citedSpan, ch *SentenceCheck) {
+func (o *orchestrator) settleByMatch(ix *evidenceIndex, sp report.CitedSpan, ch *SentenceCheck) {
 	cited := map[string]bool{}
 	var best match
 	for _, key := range ch.Cited {
 		cited[key] = true
-		if m := ix.best(sp.text, key); m.Score > best.Score || best.SourceKey == "" {
+		if m := ix.best(sp.Text, key); m.Score > best.Score || best.SourceKey == "" {
 			best = m
 		}
 	}
-	other := ix.bestElsewhere(sp.text, cited)
+	other := ix.bestElsewhere(sp.Text, cited)
 	mid := (clearMiss + clearMatch) / 2
 	switch {
 	case best.Score >= mid:
@@ -486,35 +393,35 @@ func (o *orchestrator) unsupportedAction() string {
 // kept sentences keep the citations that support them, re-cited ones
 // cite their new source, uncited ones lose their citations, dropped ones
 // go.
-func (o *orchestrator) applyChecks(draft string, spans []citedSpan, checks []SentenceCheck) string {
+func (o *orchestrator) applyChecks(draft string, spans []report.CitedSpan, checks []SentenceCheck) string {
 	var b strings.Builder
 	last := 0
 	touched := map[int]bool{} // lines of the result that changed
 	for i, sp := range spans {
 		ch := checks[i]
-		b.WriteString(draft[last:sp.start])
-		seg := draft[sp.start:sp.end]
+		b.WriteString(draft[last:sp.Start])
+		seg := draft[sp.Start:sp.End]
 		before := seg
 		switch ch.Action {
 		case ActionDropped:
 			seg = "" // a list item of one sentence leaves its marker, which tidyDraft removes
 		case ActionUncited:
-			seg = recite(seg, nil)
+			seg = report.Recite(seg, nil)
 		case ActionRecited:
-			seg = recite(seg, o.nums(ch.Now))
+			seg = report.Recite(seg, o.nums(ch.Now))
 		case ActionKept:
 			if ch.Now != nil && len(ch.Now) < len(ch.Cited) {
-				seg = recite(seg, o.nums(ch.Now))
+				seg = report.Recite(seg, o.nums(ch.Now))
 			}
 		}
 		if seg != before {
 			touched[strings.Count(b.String(), "\n")] = true
 		}
 		b.WriteString(seg)
-		last = sp.end
+		last = sp.End
 	}
 	b.WriteString(draft[last:])
-	return tidyDraft(b.String(), touched)
+	return report.TidyDraft(b.String(), touched)
 }
 
 func (o *orchestrator) nums(keys []string) []int {
@@ -525,59 +432,4 @@ func (o *orchestrator) nums(keys []string) []int {
 		}
 	}
 	return out
-}
-
-// recite replaces a sentence's citation groups by one group of nums at the
-// place of the last (none when nums is empty).
-func recite(seg string, nums []int) string {
-	locs := citeGroup.FindAllStringIndex(seg, -1)
-	var keep [][]int
-	for _, l := range locs {
-		if l[1] < len(seg) && seg[l[1]] == '(' {
-			continue
-		}
-		keep = append(keep, l)
-	}
-	if len(keep) == 0 {
-		return seg
-	}
-	var b strings.Builder
-	last := 0
-	for i, l := range keep {
-		b.WriteString(strings.TrimRight(seg[last:l[0]], " "))
-		if i == len(keep)-1 && len(nums) > 0 {
-			b.WriteString(" " + formatGroup(append([]int(nil), nums...)))
-		}
-		last = l[1]
-	}
-	b.WriteString(seg[last:])
-	return b.String()
-}
-
-// tidyDraft removes what repairs leave behind on the lines they touched:
-// empty list items or lines, doubled spaces and " .".
-func tidyDraft(md string, touched map[int]bool) string {
-	var out []string
-	for i, line := range strings.Split(md, "\n") {
-		if !touched[i] {
-			out = append(out, line)
-			continue
-		}
-		t := strings.TrimSpace(line)
-		if t == "" {
-			continue
-		}
-		if t == "-" || t == "*" || t == "+" {
-			continue
-		}
-		// Inside the text (not its indentation), a removed citation or
-		// sentence leaves doubled spaces and " ." behind.
-		indent := len(line) - len(strings.TrimLeft(line, " \t"))
-		body := strings.ReplaceAll(line[indent:], " .", ".")
-		for strings.Contains(body, "  ") {
-			body = strings.ReplaceAll(body, "  ", " ")
-		}
-		out = append(out, strings.TrimRight(line[:indent]+body, " "))
-	}
-	return strings.Join(out, "\n")
 }

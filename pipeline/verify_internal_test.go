@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/researchtui/researchtui/pipeline/report"
 	"github.com/researchtui/researchtui/textkit/mdinert"
 )
 
@@ -20,11 +21,11 @@ func FuzzVerifyRepairs(f *testing.F) {
 	}
 	o := &orchestrator{st: runState{Analyses: []Analysis{{SourceKey: "a"}, {SourceKey: "b"}, {SourceKey: "c"}}}}
 	f.Fuzz(func(t *testing.T, md string) {
-		spans := citedSpans(md)
+		spans := report.CitedSpans(md)
 		checks := make([]SentenceCheck, len(spans))
 		for i, sp := range spans {
-			if sp.start < 0 || sp.end > len(md) || sp.start > sp.end || (i > 0 && sp.start < spans[i-1].end) {
-				t.Fatalf("span %d [%d,%d) out of order or range in %d bytes", i, sp.start, sp.end, len(md))
+			if sp.Start < 0 || sp.End > len(md) || sp.Start > sp.End || (i > 0 && sp.Start < spans[i-1].End) {
+				t.Fatalf("span %d [%d,%d) out of order or range in %d bytes", i, sp.Start, sp.End, len(md))
 			}
 			switch i % 4 {
 			case 0:
@@ -91,7 +92,7 @@ func TestInOwnVoice(t *testing.T) {
 		return map[int]string{1: "Gao et al. (2023)", 2: "Jones & Bergen (2024)", 3: "Turing (1952)"}[n]
 	}
 	md := "## Findings\n\nWe show that a canonical reaction-diffusion system forms stripes [1]. In this paper, we propose a way to measure it [3]. Our results suggest a phase boundary [2].\n\n- We find that spots form first [1].\n\nEarlier work, which we extend, did not [1, 2].\n"
-	got, rewrote, left := inOwnVoice(md, cite, "en")
+	got, rewrote, left := report.InOwnVoice(md, cite, "en")
 	for _, want := range []string{
 		"Gao et al. (2023) show that a canonical reaction-diffusion system forms stripes [1].",
 		"Turing (1952) proposes a way to measure it [3].",
@@ -117,7 +118,7 @@ func TestInOwnVoice(t *testing.T) {
 		"(3) We give a simple proof that planarity is testable [3].":                                   "(3) Turing (1952) gives a simple proof that planarity is testable [3].",
 		"While these models require further study, we believe that they apply to current systems [1].": "While these models require further study, Gao et al. (2023) believe that they apply to current systems [1].",
 	} {
-		if got, _, _ := inOwnVoice(in, cite, "English"); got != want {
+		if got, _, _ := report.InOwnVoice(in, cite, "English"); got != want {
 			t.Errorf("%q → %q, want %q", in, got, want)
 		}
 	}
@@ -125,7 +126,7 @@ func TestInOwnVoice(t *testing.T) {
 	// authors named; an English one (a finding kept in its abstract's
 	// words) is rewritten as in an English report.
 	de := "Wir zeigen, dass sich Streifen bilden [1]. Unsere Ergebnisse deuten auf eine Phasengrenze hin [2]. We find spots [3]. Wir und andere sahen es [1, 2].\n"
-	got, r, l := inOwnVoice(de, cite, "German")
+	got, r, l := report.InOwnVoice(de, cite, "German")
 	for _, want := range []string{
 		"Gao et al. (2023): „Wir zeigen, dass sich Streifen bilden“ [1].",
 		"Jones & Bergen (2024): „Unsere Ergebnisse deuten auf eine Phasengrenze hin“ [2].",
@@ -138,7 +139,7 @@ func TestInOwnVoice(t *testing.T) {
 	if r != 3 || l != 1 {
 		t.Errorf("German: rewrote %d, left %d; want 3 and 1", r, l)
 	}
-	fr, _, _ := inOwnVoice("Nous montrons que des rayures se forment [1].", cite, "fr")
+	fr, _, _ := report.InOwnVoice("Nous montrons que des rayures se forment [1].", cite, "fr")
 	if fr != "Gao et al. (2023): « Nous montrons que des rayures se forment » [1]." {
 		t.Errorf("French: %q", fr)
 	}
@@ -146,7 +147,7 @@ func TestInOwnVoice(t *testing.T) {
 
 // "et al." and "e.g." end no sentence: the name stays with its claim.
 func TestAbbreviationsEndNoSentence(t *testing.T) {
-	got := sentences("Gao et al. (2023) show that stripes form, e.g. in zebrafish [1]. A second claim [2].")
+	got := report.Sentences("Gao et al. (2023) show that stripes form, e.g. in zebrafish [1]. A second claim [2].")
 	if len(got) != 2 || !strings.HasPrefix(got[0], "Gao et al. (2023) show") {
 		t.Errorf("sentences: %q", got)
 	}
@@ -156,12 +157,39 @@ func TestAbbreviationsEndNoSentence(t *testing.T) {
 // are escaped as the studies table escapes them, and the report stays
 // inert.
 func TestVoicedNamesStayText(t *testing.T) {
-	named := mdText(authorYear(CitedSource{Authors: []string{"<img src=http://h.io/i> ![x](http://h.io/p.png)"}, Year: 2023}))
-	got, n, _ := inOwnVoice("We show that stripes form in zebrafish skin [1].\n", func(int) string { return named }, "en")
+	named := report.MDText(report.AuthorYear(report.CitedSource{Authors: []string{"<img src=http://h.io/i> ![x](http://h.io/p.png)"}, Year: 2023}))
+	got, n, _ := report.InOwnVoice("We show that stripes form in zebrafish skin [1].\n", func(int) string { return named }, "en")
 	if n != 1 {
 		t.Fatalf("not voiced: %q", got)
 	}
-	if active := mdinert.Active(inertProse(got)); len(active) > 0 {
+	if active := mdinert.Active(mdinert.Prose(got)); len(active) > 0 {
 		t.Errorf("%q has %v", got, active)
+	}
+}
+
+// The Method's verification sentence counts one draft, so its numbers add
+// up (issue 36 #10: "17 by matching alone, 8 judged by the model" beside
+// "the report's 8 cited sentences"), and a sentence that lost its citation
+// is not called the report's own synthesis.
+func TestVerificationNoteAddsUp(t *testing.T) {
+	o := &orchestrator{}
+	o.st.Verifications = []Verification{
+		{Counts: VerifyCounts{Cited: 10, Supported: 3, Recited: 1, Uncited: 2, Dropped: 1}},
+		{Counts: VerifyCounts{Cited: 25, ByModel: 8, Supported: 6, Partly: 1, Recited: 1, Uncited: 15, Dropped: 2}},
+	}
+	got := o.verificationNote()
+	for _, want := range []string{"In the final draft 25 sentences were checked (17 by matching their words, 8 by the model)",
+		"7 are supported", "1 was re-cited", "15 lost their citations because no passage of a cited source supports them", "2 were removed",
+		"The report's 8 cited sentences", "Earlier drafts had 4 more"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("note lacks %q:\n%s", want, got)
+		}
+	}
+	o.st.Verifications = []Verification{{Counts: VerifyCounts{Cited: 3, Supported: 2, Uncited: 1}}}
+	if got := o.verificationNote(); !strings.Contains(got, "1 lost its citation because no passage of a cited source supports it") {
+		t.Errorf("one sentence uncited:\n%s", got)
+	}
+	if strings.Contains(got, "synthesis") {
+		t.Errorf("uncited claims called synthesis:\n%s", got)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/researchtui/researchtui/llm"
+	"github.com/researchtui/researchtui/pipeline/report"
 	"github.com/researchtui/researchtui/textkit"
 )
 
@@ -45,7 +46,7 @@ type modelVerdict struct {
 
 // judgeByModel asks the model about the sentences matching could not
 // decide, in batches, each checkpointed so a resume repeats none.
-func (o *orchestrator) judgeByModel(ctx context.Context, a *agentCall, round int, ix *evidenceIndex, spans []citedSpan, checks []SentenceCheck, ask []int) error {
+func (o *orchestrator) judgeByModel(ctx context.Context, a *agentCall, round int, ix *evidenceIndex, spans []report.CitedSpan, checks []SentenceCheck, ask []int) error {
 	for b := 0; b*verifyBatch < len(ask); b++ {
 		part := ask[b*verifyBatch : min(len(ask), (b+1)*verifyBatch)]
 		name := fmt.Sprintf("verify/%d/batch%d", round, b)
@@ -70,7 +71,7 @@ func (o *orchestrator) judgeByModel(ctx context.Context, a *agentCall, round int
 
 // judgeBatch is one verifier call: each sentence with the best passages of
 // its cited sources and the best passage elsewhere.
-func (o *orchestrator) judgeBatch(ctx context.Context, a *agentCall, ix *evidenceIndex, spans []citedSpan, checks []SentenceCheck, part []int) (judgedBatch, error) {
+func (o *orchestrator) judgeBatch(ctx context.Context, a *agentCall, ix *evidenceIndex, spans []report.CitedSpan, checks []SentenceCheck, part []int) (judgedBatch, error) {
 	type shown struct {
 		ev    Evidence
 		cited bool
@@ -79,12 +80,12 @@ func (o *orchestrator) judgeBatch(ctx context.Context, a *agentCall, ix *evidenc
 	var b strings.Builder
 	b.WriteString(verifierSystem + "\n\n")
 	for ci, i := range part {
-		fmt.Fprintf(&b, "C%d: %s\n", ci+1, spans[i].text)
+		fmt.Fprintf(&b, "C%d: %s\n", ci+1, spans[i].Text)
 		cited := map[string]bool{}
 		var list []shown
 		for _, key := range checks[i].Cited {
 			cited[key] = true
-			if m := ix.best(spans[i].text, key); m.Text != "" {
+			if m := ix.best(spans[i].Text, key); m.Text != "" {
 				list = append(list, shown{m.Evidence, true})
 			} else if o.opt.Language != "" {
 				// A sentence in another language matches no passage by
@@ -94,7 +95,7 @@ func (o *orchestrator) judgeBatch(ctx context.Context, a *agentCall, ix *evidenc
 				}
 			}
 		}
-		if m := ix.bestElsewhere(spans[i].text, cited); m.Score >= clearMiss {
+		if m := ix.bestElsewhere(spans[i].Text, cited); m.Score >= clearMiss {
 			list = append(list, shown{m.Evidence, false})
 		}
 		for pi, s := range list {
@@ -159,7 +160,7 @@ func (o *orchestrator) judgeBatch(ctx context.Context, a *agentCall, ix *evidenc
 // cannot move a citation to a passage that matching finds no closer than
 // the cited source's, and a verdict without a passage is checked against
 // the cited source's best.
-func (o *orchestrator) applyModelVerdict(ix *evidenceIndex, sp citedSpan, ch *SentenceCheck, mv modelVerdict) {
+func (o *orchestrator) applyModelVerdict(ix *evidenceIndex, sp report.CitedSpan, ch *SentenceCheck, mv modelVerdict) {
 	ch.By = "model"
 	switch mv.Verdict {
 	case VerdictSupported, VerdictPartly:
@@ -168,7 +169,7 @@ func (o *orchestrator) applyModelVerdict(ix *evidenceIndex, sp citedSpan, ch *Se
 			for _, k := range ch.Cited {
 				cited[k] = true
 			}
-			other := ix.bestElsewhere(sp.text, cited)
+			other := ix.bestElsewhere(sp.Text, cited)
 			if other.SourceKey == mv.Passage.SourceKey && other.Score > ch.Score {
 				ch.Verdict, ch.Action, ch.Now = VerdictNotSupported, ActionRecited, []string{other.SourceKey}
 				ch.Passage = &other.Evidence

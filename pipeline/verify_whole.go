@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+
+	"github.com/researchtui/researchtui/pipeline/report"
 )
 
 // A sentence can hold a passage's words and still not say what it says:
@@ -19,7 +21,7 @@ var number = regexp.MustCompile(`\d[\d,]*(?:\.\d+)?`)
 // from 1900 to 2099, which a writer adds when it names a work, aside)
 // stands in passage as the same number: "49" is not held by "49.7%".
 func numbersHeld(sentence, passage string) bool {
-	s := citeGroup.ReplaceAllString(sentence, " ")
+	s := report.CiteGroup.ReplaceAllString(sentence, " ")
 	have := map[string]bool{}
 	for _, n := range number.FindAllString(passage, -1) {
 		have[normNumber(n)] = true
@@ -54,7 +56,7 @@ var fragmentEnd = regexp.MustCompile(`(?:^|\s)([b-zB-HJ-Z])\s*(?:\[[\d,;\s–-]+
 // LaTeX or a bracket ("O}\left(n^{2}\right)$ time…"), or ends on a cut
 // word ("… distances, i [17].").
 func fragment(sentence string) bool {
-	s := strings.TrimSpace(stripListMarker(sentence))
+	s := strings.TrimSpace(report.StripListMarker(sentence))
 	if s == "" {
 		return false
 	}
@@ -62,7 +64,7 @@ func fragment(sentence string) bool {
 	case '}', ')', ']', '\\', '$', '^', '_':
 		return true
 	}
-	return lowerStart(s) || fragmentEnd.MatchString(s) || unbalanced(citeGroup.ReplaceAllString(s, ""))
+	return lowerStart(s) || fragmentEnd.MatchString(s) || unbalanced(report.CiteGroup.ReplaceAllString(s, ""))
 }
 
 // nameParticles open a family name written in lower case.

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/researchtui/researchtui/llm"
+	"github.com/researchtui/researchtui/pipeline/report"
 	"github.com/researchtui/researchtui/textkit"
 )
 
@@ -53,7 +54,7 @@ func (o *orchestrator) sourcesBrief() string {
 	var b strings.Builder
 	for i, an := range o.st.Analyses {
 		rec, _ := o.loadSource(an.SourceKey)
-		fmt.Fprintf(&b, "[%d] %s (%s)", i+1, rec.Title, yearOrND(rec.Year))
+		fmt.Fprintf(&b, "[%d] %s (%s)", i+1, rec.Title, report.YearOrND(rec.Year))
 		if rec.Venue != "" {
 			fmt.Fprintf(&b, ", %s", rec.Venue)
 		}
@@ -138,7 +139,11 @@ func (o *orchestrator) writeDraft(ctx context.Context, round int, prior string, 
 	var targets []string // the sections a revision rewrites; nil: all of it
 	if round > 0 {
 		if note == "" {
-			targets = revisionTargets(prior, accepted)
+			named := make([]string, len(accepted))
+			for i, r := range accepted {
+				named[i] = r.Section
+			}
+			targets = report.RevisionTargets(prior, named)
 		}
 		fmt.Fprintf(&user, "\nYour previous draft:\n<<<\n%s\n>>>\n\nRevise it, carrying out these requests and keeping everything else that is good:\n", prior)
 		for _, r := range accepted {
@@ -167,7 +172,7 @@ func (o *orchestrator) writeDraft(ctx context.Context, round int, prior string, 
 		if err == nil {
 			text := o.withFindings(a, textkit.StripControls(stripThink(resp.Content)))
 			if targets != nil {
-				if spliced, ok := spliceSections(prior, text); ok {
+				if spliced, ok := report.SpliceSections(prior, text); ok {
 					text = spliced
 				} else if !strings.HasPrefix(text, "# ") {
 					// Neither sections nor a whole report: ask again.
@@ -216,7 +221,7 @@ func (o *orchestrator) unusableDraft(text string) string {
 	switch {
 	case words < minWords:
 		return fmt.Sprintf("%d words of prose", words)
-	case len(o.st.Analyses) > 0 && len(checkCitations(text, len(o.st.Analyses)).order) == 0:
+	case len(o.st.Analyses) > 0 && len(report.CheckCitations(text, len(o.st.Analyses)).Order) == 0:
 		return "it cites none of the sources"
 	}
 	return ""

@@ -9,8 +9,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
-
-	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/report"
 )
 
 // clipboardOf returns what a Cmd writes to the terminal's clipboard (OSC
@@ -116,7 +115,7 @@ func TestCitationNumbersAboveNine(t *testing.T) {
 	m, svc := newTestModel(t, 120, 40, "dark", false)
 	rep := fixtureReport()
 	for n := 4; n <= 12; n++ {
-		rep.Sources = append(rep.Sources, pipeline.CitedSource{N: n, Title: fmt.Sprintf("Source %d", n)})
+		rep.Sources = append(rep.Sources, report.CitedSource{N: n, Title: fmt.Sprintf("Source %d", n)})
 		rep.Markdown = strings.Replace(rep.Markdown, "## References", fmt.Sprintf("More [%d].\n\n## References", n), 1)
 	}
 	svc.reports["s4"] = rep

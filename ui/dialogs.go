@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/report"
 	"github.com/researchtui/researchtui/store"
 	"github.com/researchtui/researchtui/themes"
 )
@@ -258,7 +259,7 @@ func (d *exportDialog) keyMap() help.KeyMap {
 }
 
 // sourceDialog shows one cited source in full.
-type sourceDialog struct{ src pipeline.CitedSource }
+type sourceDialog struct{ src report.CitedSource }
 
 func (d *sourceDialog) handle(msg tea.KeyPressMsg, _ time.Time) (action, bool, tea.Cmd) {
 	switch {

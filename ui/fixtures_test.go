@@ -15,6 +15,7 @@ import (
 
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/history"
+	"github.com/researchtui/researchtui/pipeline/report"
 	"github.com/researchtui/researchtui/store"
 )
 
@@ -288,10 +289,10 @@ func fixtureReport() pipeline.Report {
 		Markdown: "# Perovskite stability under humidity\n\n## Executive summary\n\nMoisture degrades methylammonium lead iodide within hours [1]. " +
 			"Encapsulation and 2D/3D heterostructures extend lifetimes to over 1,000 hours [2].\n\n" +
 			"## Mechanisms\n\nWater forms hydrate phases that decompose to PbI2 [1][3].\n\n- hydration\n- ion migration\n\n## References\n\n1. Smith (2021)\n2. Li (2022)\n3. Kim (2020)\n",
-		Sources: []pipeline.CitedSource{
-			{N: 1, Key: "doi:10.1/a", Title: "Moisture-induced degradation of MAPbI3", Authors: []string{"J. Smith", "A. Jones"}, Year: 2021, Venue: "Nature Energy", DOI: "10.1038/nenergy.2021.1", Source: "openalex", Quote: "films degraded within 6 hours at 80% RH", Read: pipeline.ReadFullText,
+		Sources: []report.CitedSource{
+			{N: 1, Key: "doi:10.1/a", Title: "Moisture-induced degradation of MAPbI3", Authors: []string{"J. Smith", "A. Jones"}, Year: 2021, Venue: "Nature Energy", DOI: "10.1038/nenergy.2021.1", Source: "openalex", Quote: "films degraded within 6 hours at 80% RH", Read: report.ReadFullText,
 				Reference: "Smith, J., & Jones, A. (2021). Moisture-induced degradation of MAPbI3. *Nature Energy*. https://doi.org/10.1038/nenergy.2021.1"},
-			{N: 2, Key: "arxiv:2201.00001", Title: "2D/3D heterostructures for stable perovskites", Authors: []string{"W. Li", "B. Chen", "C. Wang", "D. Zhao"}, Year: 2022, Venue: "arXiv", URL: "https://arxiv.org/abs/2201.00001", Source: "arxiv", Quote: "T80 lifetime exceeded 1,000 h", Read: pipeline.ReadAbstract,
+			{N: 2, Key: "arxiv:2201.00001", Title: "2D/3D heterostructures for stable perovskites", Authors: []string{"W. Li", "B. Chen", "C. Wang", "D. Zhao"}, Year: 2022, Venue: "arXiv", URL: "https://arxiv.org/abs/2201.00001", Source: "arxiv", Quote: "T80 lifetime exceeded 1,000 h", Read: report.ReadAbstract,
 				Reference: "Li, W., Chen, B., Wang, C., & Zhao, D. (2022). 2D/3D heterostructures for stable perovskites. *arXiv*. https://arxiv.org/abs/2201.00001"},
 			{N: 3, Key: "doi:10.1/c", Title: "Hydrate phases in hybrid perovskites", Authors: []string{"H. Kim"}, Year: 2020, Venue: "JACS", DOI: "10.1021/jacs.0c00001", Source: "crossref",
 				Reference: "Kim, H. (2020). Hydrate phases in hybrid perovskites. *JACS*. https://doi.org/10.1021/jacs.0c00001"},

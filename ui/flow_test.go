@@ -12,8 +12,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
-	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
+	"github.com/researchtui/researchtui/pipeline/report"
 	"github.com/researchtui/researchtui/store"
 )
 
@@ -89,7 +89,7 @@ func TestFullFlow(t *testing.T) {
 	// Every cited source says how it was read (the pipeline knows it from
 	// its read checkpoints), and the report screen shows it.
 	for _, src := range fm.report.rep.Sources {
-		if src.Read != pipeline.ReadFullText && src.Read != pipeline.ReadAbstract {
+		if src.Read != report.ReadFullText && src.Read != report.ReadAbstract {
 			t.Errorf("source [%d] %q: read %q, want full text or abstract", src.N, src.Title, src.Read)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/report"
 	"github.com/researchtui/researchtui/store"
 )
 
@@ -95,8 +96,8 @@ func updatedReport() pipeline.Report {
 		"# Perovskite stability under humidity\n\n## What's new since 21 November 2026\n\n"+
 			"A year-long outdoor field test found that encapsulated cells kept 90% of their efficiency [4], in line with the laboratory lifetimes reported earlier [2].\n\n", 1)
 	rep.Markdown = strings.Replace(rep.Markdown, "3. Kim (2020)\n", "3. Kim (2020)\n4. Ortiz (2026)\n", 1)
-	rep.Sources = append(rep.Sources, pipeline.CitedSource{N: 4, Key: "doi:10.1/d", Title: "A year outdoors: encapsulated perovskite modules in the field",
-		Authors: []string{"R. Ortiz"}, Year: 2026, Venue: "Joule", DOI: "10.1016/j.joule.2026.01.001", Source: "openalex", Read: pipeline.ReadAbstract,
+	rep.Sources = append(rep.Sources, report.CitedSource{N: 4, Key: "doi:10.1/d", Title: "A year outdoors: encapsulated perovskite modules in the field",
+		Authors: []string{"R. Ortiz"}, Year: 2026, Venue: "Joule", DOI: "10.1016/j.joule.2026.01.001", Source: "openalex", Read: report.ReadAbstract,
 		Reference: "Ortiz, R. (2026). A year outdoors: encapsulated perovskite modules in the field. *Joule*. https://doi.org/10.1016/j.joule.2026.01.001"})
 	rep.Updates = []pipeline.UpdateNote{{Version: 2, At: testNow, New: 1}}
 	return rep

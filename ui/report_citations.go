@@ -10,7 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/report"
 	"github.com/researchtui/researchtui/themes"
 )
 
@@ -104,14 +104,14 @@ func (m *rootModel) copyDOI(tea.KeyPressMsg) tea.Cmd {
 
 // copyRefAction and copyDOIAction say what y and Y copy from a source; an
 // empty text carries what is missing instead.
-func copyRefAction(s pipeline.CitedSource) actCopy {
+func copyRefAction(s report.CitedSource) actCopy {
 	if s.Reference == "" {
 		return actCopy{what: "this source has no reference to copy"}
 	}
 	return actCopy{text: s.Reference, what: fmt.Sprintf("the APA reference of [%d]", s.N)}
 }
 
-func copyDOIAction(s pipeline.CitedSource) actCopy {
+func copyDOIAction(s report.CitedSource) actCopy {
 	if s.DOI != "" {
 		return actCopy{text: s.DOI, what: fmt.Sprintf("the DOI of [%d]", s.N)}
 	}
@@ -141,7 +141,7 @@ type citeMark struct {
 var citeInText = regexp.MustCompile(`\[(\d+(?:\s*[,;–-]\s*\d+)*)\]`)
 
 // refsHeading is the rendered References heading: citations end there.
-var refsHeading = pipeline.RefsHeadingPattern()
+var refsHeading = report.RefsHeadingPattern()
 
 // citations are the report's citation marks in reading order, up to the
 // References section, found in the plain rendering once per rendering.
@@ -269,9 +269,9 @@ func (m *rootModel) sourceStrip(w int) string {
 // readTag says how a source was read; empty when the report doesn't say.
 func readTag(st *themes.Styles, read string) string {
 	switch read {
-	case pipeline.ReadFullText:
+	case report.ReadFullText:
 		return st.Success.Render("full text")
-	case pipeline.ReadAbstract:
+	case report.ReadAbstract:
 		return st.Warning.Render("abstract only")
 	}
 	return ""

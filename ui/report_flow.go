@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/report"
 )
 
 // flowIndent is the columns of the pane a fenced block's lines cannot use
@@ -17,10 +18,10 @@ const flowIndent = 6
 // wrapped box diagram falls apart. Without a stored flow the text stays.
 func fitFlowDiagram(rep pipeline.Report, width int) string {
 	md := rep.Markdown
-	if rep.Flow == nil || width-flowIndent >= pipeline.FlowWidth {
+	if rep.Flow == nil || width-flowIndent >= report.FlowWidth {
 		return md
 	}
-	open := "```" + pipeline.FlowFence + "\n"
+	open := "```" + report.FlowFence + "\n"
 	i := strings.Index(md, open)
 	if i < 0 {
 		return md
@@ -35,21 +36,21 @@ func fitFlowDiagram(rep pipeline.Report, width int) string {
 
 // sanitizeFlow is a copy of a stored flow with its route and reason names
 // cleaned, as the diagram drawn from it reaches the screen.
-func sanitizeFlow(f *pipeline.Flow) *pipeline.Flow {
+func sanitizeFlow(f *report.Flow) *report.Flow {
 	if f == nil {
 		return nil
 	}
 	c := *f
-	routes := func(rs []pipeline.RouteCount) []pipeline.RouteCount {
-		out := make([]pipeline.RouteCount, len(rs))
+	routes := func(rs []report.RouteCount) []report.RouteCount {
+		out := make([]report.RouteCount, len(rs))
 		for i, r := range rs {
 			r.Route = sanitizeLine(r.Route)
 			out[i] = r
 		}
 		return out
 	}
-	reasons := func(rs []pipeline.FlowReason) []pipeline.FlowReason {
-		out := make([]pipeline.FlowReason, len(rs))
+	reasons := func(rs []report.FlowReason) []report.FlowReason {
+		out := make([]report.FlowReason, len(rs))
 		for i, r := range rs {
 			r.Reason = sanitizeLine(r.Reason)
 			out[i] = r

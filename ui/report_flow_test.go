@@ -7,22 +7,23 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/report"
 )
 
 // A review's PRISMA diagram fits the report pane at every width the
 // screen uses, beside the sources pane too (110–139 columns leave the
 // report 68–87): no box line wraps, and every count is still on screen.
 func TestFlowDiagramFitsTheReportPane(t *testing.T) {
-	f := &pipeline.Flow{
-		Databases:  []pipeline.RouteCount{{Route: "arxiv", Round: 1, Records: 20}, {Route: "openalex", Round: 1, Records: 25}, {Route: "openalex", Round: 2, Records: 30}},
-		Other:      []pipeline.RouteCount{{Route: "citation chasing", Round: 2, Records: 15}},
+	f := &report.Flow{
+		Databases:  []report.RouteCount{{Route: "arxiv", Round: 1, Records: 20}, {Route: "openalex", Round: 1, Records: 25}, {Route: "openalex", Round: 2, Records: 30}},
+		Other:      []report.RouteCount{{Route: "citation chasing", Round: 2, Records: 15}},
 		Identified: 90, Duplicates: 45, Screened: 45, Excluded: 30,
-		ExcludedWhy: []pipeline.FlowReason{{Reason: "ranked below the reading cut", Count: 20}, {Reason: "off-topic (the screen's verdict)", Count: 10}},
+		ExcludedWhy: []report.FlowReason{{Reason: "ranked below the reading cut", Count: 20}, {Reason: "off-topic (the screen's verdict)", Count: 10}},
 		Sought:      15, NotRetrieved: 2, Assessed: 13, AssessedFullText: 9, AssessedAbstract: 4, Reports: 5,
-		ReportsWhy: []pipeline.FlowReason{{Reason: "analysed, not cited by the report", Count: 5}},
+		ReportsWhy: []report.FlowReason{{Reason: "analysed, not cited by the report", Count: 5}},
 		Included:   8,
 	}
-	rep := pipeline.Report{Flow: f, Markdown: "# A review\n\nSome text.\n\n" + f.FlowSection("PRISMA 2020 flow") + "\n## References\n"}
+	rep := pipeline.Report{Flow: f, Markdown: "# A review\n\nSome text.\n\n" + f.FlowSection("PRISMA 2020 flow", "") + "\n## References\n"}
 	m, _ := newTestModel(t, 120, 40, "dark", true)
 	for _, w := range []int{40, 68, 74, 85, 118} {
 		out, err := m.md.render(renderKey{id: "flow", width: w, theme: m.themeKey()}, displayMarkdown(rep, w), m.st.Markdown)
@@ -60,8 +61,8 @@ func boxLines(s string) int {
 // A stored flow with terminal escapes in its names draws none of them (the
 // report is cleaned at load, its flow too).
 func TestFlowDiagramIsCleaned(t *testing.T) {
-	f := &pipeline.Flow{Databases: []pipeline.RouteCount{{Route: "arxiv\x1b]52;c;ZXZpbA==\a\x1b[2J", Round: 1, Records: 3}}, Identified: 3, Screened: 3}
-	rep := pipeline.Report{Flow: f, Markdown: f.FlowSection("PRISMA 2020 flow")}
+	f := &report.Flow{Databases: []report.RouteCount{{Route: "arxiv\x1b]52;c;ZXZpbA==\a\x1b[2J", Round: 1, Records: 3}}, Identified: 3, Screened: 3}
+	rep := pipeline.Report{Flow: f, Markdown: f.FlowSection("PRISMA 2020 flow", "")}
 	if md := fitFlowDiagram(sanitizeReport(rep), 60); strings.ContainsAny(md, "\x1b\a") || boxLines(md) != boxLines(f.DiagramFor(54)) {
 		t.Errorf("escapes reach the screen: %q", md)
 	}
@@ -72,16 +73,16 @@ func TestFlowDiagramIsCleaned(t *testing.T) {
 // and the review's studies table too when it does not fit; a table that
 // fits stays a table.
 func TestReportTablesNeverCutNumbers(t *testing.T) {
-	f := &pipeline.Flow{
-		Databases:  []pipeline.RouteCount{{Route: "arxiv", Round: 1, Records: 20}, {Route: "semanticscholar", Round: 1, Records: 84}},
+	f := &report.Flow{
+		Databases:  []report.RouteCount{{Route: "arxiv", Round: 1, Records: 20}, {Route: "semanticscholar", Round: 1, Records: 84}},
 		Identified: 104, Duplicates: 42, Screened: 62, Excluded: 54,
-		ExcludedWhy: []pipeline.FlowReason{{Reason: "not read: more relevant sources filled the reading slots", Count: 54}},
+		ExcludedWhy: []report.FlowReason{{Reason: "not read: more relevant sources filled the reading slots", Count: 54}},
 		Sought:      8, Assessed: 8, AssessedAbstract: 8, Included: 8,
 	}
 	studies := "| Study | Kind | Main finding | Answers |\n|---|---|---|---|\n" +
 		"| Jones et al. \\(2024\\) [1] | article, abstract | GPT-4 was judged to be a human 54% of the time in a randomised, controlled, preregistered Turing test with 500 participants. | q1, q2 |\n"
 	small := "| a | b |\n|---|---|\n| x | 1 |\n"
-	rep := pipeline.Report{Flow: f, Markdown: "# A review\n\n" + f.FlowSection("PRISMA 2020 flow") + "\n## Included studies\n\n" + studies + "\n## Small\n\n" + small + "\n## References\n"}
+	rep := pipeline.Report{Flow: f, Markdown: "# A review\n\n" + f.FlowSection("PRISMA 2020 flow", "") + "\n## Included studies\n\n" + studies + "\n## Small\n\n" + small + "\n## References\n"}
 	m, _ := newTestModel(t, 80, 24, "dark", true)
 	for _, w := range []int{76, 80, 100} {
 		md := displayMarkdown(rep, w)

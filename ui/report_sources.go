@@ -7,7 +7,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/report"
 	"github.com/researchtui/researchtui/themes"
 )
 
@@ -16,7 +16,7 @@ import (
 
 // sourceURL is the address to open for a source: its URL, else its DOI,
 // else its arXiv page. Only http(s) addresses are ever handed to the opener.
-func sourceURL(s pipeline.CitedSource) string {
+func sourceURL(s report.CitedSource) string {
 	cand := s.URL
 	switch {
 	case cand != "":
@@ -38,7 +38,7 @@ func sourceURL(s pipeline.CitedSource) string {
 // address, and the supporting quote.
 // label, when set, is said above the quote (what the quote is to the
 // selected sentence).
-func sourceLines(st *themes.Styles, s pipeline.CitedSource, w int, full, wholeQuote bool, label string) []string {
+func sourceLines(st *themes.Styles, s report.CitedSource, w int, full, wholeQuote bool, label string) []string {
 	var out []string
 	num := fmt.Sprintf("[%d] ", s.N)
 	title := s.Title
@@ -98,7 +98,7 @@ func sourceLines(st *themes.Styles, s pipeline.CitedSource, w int, full, wholeQu
 	if full && s.Reference != "" {
 		out = append(out, "", st.Muted.Render("Reference"))
 		// the reference is Markdown (*Journal*, escapes); here it is plain text ("y" copies the Markdown)
-		for _, l := range strings.Split(wrapText(pipeline.PlainReference(s.Reference), w), "\n") {
+		for _, l := range strings.Split(wrapText(report.PlainReference(s.Reference), w), "\n") {
 			out = append(out, st.Text.Render(l))
 		}
 	}
@@ -106,7 +106,7 @@ func sourceLines(st *themes.Styles, s pipeline.CitedSource, w int, full, wholeQu
 }
 
 // sourceMeta is "authors · year · venue" (authors cut to three unless full).
-func sourceMeta(s pipeline.CitedSource, full bool) string {
+func sourceMeta(s report.CitedSource, full bool) string {
 	var meta []string
 	if len(s.Authors) > 0 {
 		a := strings.Join(s.Authors, ", ")
@@ -125,7 +125,7 @@ func sourceMeta(s pipeline.CitedSource, full bool) string {
 }
 
 // libraryTag marks a work from the person's own library.
-func libraryTag(st *themes.Styles, s pipeline.CitedSource) string {
+func libraryTag(st *themes.Styles, s report.CitedSource) string {
 	if s.Library == "" {
 		return ""
 	}
@@ -135,7 +135,7 @@ func libraryTag(st *themes.Styles, s pipeline.CitedSource) string {
 // noticeTag marks a source whose standing changed after publication:
 // "retracted" in the error colour (it is not support for the report's
 // claims), else "corrected" in the warning colour. Empty for the rest.
-func noticeTag(st *themes.Styles, s pipeline.CitedSource) string {
+func noticeTag(st *themes.Styles, s report.CitedSource) string {
 	switch {
 	case s.Retracted:
 		return st.Error.Render("retracted")
@@ -146,7 +146,7 @@ func noticeTag(st *themes.Styles, s pipeline.CitedSource) string {
 }
 
 // corrected: a notice corrects this source (it is not itself the notice).
-func corrected(s pipeline.CitedSource) bool {
+func corrected(s report.CitedSource) bool {
 	for _, u := range s.Updates {
 		if !u.Notice && u.IsCorrection() {
 			return true
@@ -159,7 +159,7 @@ func corrected(s pipeline.CitedSource) bool {
 // notice's DOI so the reader can look it up: "retraction: doi:… · 2010-02-06
 // · retraction-watch", or, when the source is itself a notice, what it
 // updates.
-func noticeLines(st *themes.Styles, s pipeline.CitedSource, w int) []string {
+func noticeLines(st *themes.Styles, s report.CitedSource, w int) []string {
 	var out []string
 	if s.Retracted && !hasRetraction(s) {
 		// OpenAlex says so without naming the notice
@@ -193,7 +193,7 @@ func noticeLines(st *themes.Styles, s pipeline.CitedSource, w int) []string {
 	return out
 }
 
-func hasRetraction(s pipeline.CitedSource) bool {
+func hasRetraction(s report.CitedSource) bool {
 	for _, u := range s.Updates {
 		if u.IsRetraction() {
 			return true

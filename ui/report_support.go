@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/report"
 )
 
 // The verifier's support map on the report screen: a citation chosen with
@@ -100,7 +101,7 @@ func endsNear(plain []string, line, col int, sentence string) bool {
 // shownSource is source i as the panes show it: with the passage that
 // supports the sentence of the selected citation in place of its quote,
 // and the label that says so.
-func (r *reportModel) shownSource(i int) (pipeline.CitedSource, string) {
+func (r *reportModel) shownSource(i int) (report.CitedSource, string) {
 	s := r.rep.Sources[i]
 	if !r.citeSel || i != r.srcCursor || r.citeIdx < 0 {
 		return s, ""

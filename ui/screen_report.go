@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/report"
 	"github.com/researchtui/researchtui/store"
 	"github.com/researchtui/researchtui/textkit"
 )
@@ -69,7 +70,7 @@ func sanitizeReport(rep pipeline.Report) pipeline.Report {
 	rep.Question = sanitizeLine(rep.Question)
 	rep.Markdown = sanitize(rep.Markdown)
 	rep.Flow = sanitizeFlow(rep.Flow)
-	srcs := make([]pipeline.CitedSource, len(rep.Sources))
+	srcs := make([]report.CitedSource, len(rep.Sources))
 	for i, s := range rep.Sources {
 		s.Title = sanitizeLine(s.Title)
 		if len(s.Authors) > 0 {
@@ -416,7 +417,7 @@ func (m *rootModel) openSource(tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-func (r *reportModel) selectedSource() *pipeline.CitedSource {
+func (r *reportModel) selectedSource() *report.CitedSource {
 	if r.srcCursor < 0 || r.srcCursor >= len(r.rep.Sources) {
 		return nil
 	}

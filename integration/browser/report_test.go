@@ -6,18 +6,19 @@ import (
 	"strings"
 
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/report"
 )
 
 // reviewReport is a literature review's report: cited sentences with
 // their support, references with DOIs, and its PRISMA flow.
 func reviewReport() pipeline.Report {
-	f := pipeline.Flow{
-		Databases:  []pipeline.RouteCount{{Route: "arxiv", Round: 1, Records: 30}, {Route: "openalex", Round: 1, Records: 12}},
-		Other:      []pipeline.RouteCount{{Route: "citation chasing", Round: 2, Records: 6}},
+	f := report.Flow{
+		Databases:  []report.RouteCount{{Route: "arxiv", Round: 1, Records: 30}, {Route: "openalex", Round: 1, Records: 12}},
+		Other:      []report.RouteCount{{Route: "citation chasing", Round: 2, Records: 6}},
 		Identified: 48, Duplicates: 20, Screened: 28, Excluded: 19,
-		ExcludedWhy: []pipeline.FlowReason{{Reason: "below the relevance floor", Count: 12}, {Reason: "more relevant sources filled the reading slots", Count: 7}},
+		ExcludedWhy: []report.FlowReason{{Reason: "below the relevance floor", Count: 12}, {Reason: "more relevant sources filled the reading slots", Count: 7}},
 		Sought:      9, NotRetrieved: 1, Assessed: 8, AssessedFullText: 3, AssessedAbstract: 5, Reports: 5,
-		ReportsWhy: []pipeline.FlowReason{{Reason: "analysed, not cited by the report", Count: 5}},
+		ReportsWhy: []report.FlowReason{{Reason: "analysed, not cited by the report", Count: 5}},
 		Included:   3,
 	}
 	md := `# Perovskite stability: a review
@@ -30,7 +31,7 @@ Humidity degrades methylammonium perovskites within days [1]. Encapsulation slow
 
 Thermal cycling cracks the films [3]. A hostile title quoted by the writer: ![x](http://tracker.example/pixel.png) [click](http://tracker.example/go).
 
-` + strings.TrimSpace(f.FlowSection("PRISMA 2020 flow")) + `
+` + strings.TrimSpace(f.FlowSection("PRISMA 2020 flow", "")) + `
 
 ## Method
 
@@ -48,7 +49,7 @@ Searched arxiv, openalex for 2 sub-questions.
 		SessionID: "01a210bc479es64eh3", Title: "Perovskite stability: a review", Question: "Why do perovskites degrade?",
 		Model: "qwen3:8b", Searched: []string{"arxiv", "openalex"}, Markdown: md, Flow: &f,
 		Funnel: pipeline.Funnel{Found: 28, Read: 8, Analysed: 8, Cited: 3},
-		Sources: []pipeline.CitedSource{
+		Sources: []report.CitedSource{
 			{N: 1, Title: "Humidity and perovskites", Quote: "Films exposed to 80% humidity degraded in 3 days."},
 			{N: 2, Title: "Encapsulation", Quote: "Encapsulated cells kept 80% efficiency."},
 			{N: 3, Title: "Thermal cycling", Quote: "Cycling cracked the films."},

@@ -12,6 +12,7 @@ import (
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/eval"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
+	"github.com/researchtui/researchtui/pipeline/report"
 )
 
 // topics are what the scripted planner writes for each question (a real
@@ -115,7 +116,7 @@ func handReport(body string) pipeline.Report {
 	return pipeline.Report{
 		SessionID: "hand",
 		Markdown:  "# A report\n\n" + body + "\n\n## References\n\n1. Someone (2025). Large Language Models Pass the Turing Test.\n",
-		Sources: []pipeline.CitedSource{
+		Sources: []report.CitedSource{
 			{N: 1, Key: "doi:10.48550/arxiv.2503.23674", Title: "Large Language Models Pass the Turing Test", URL: "https://www.semanticscholar.org/paper/66e350075a66ca5fd0c09f20d76aaad2c5c6860c"},
 			{N: 2, Key: "s2:c1126fbffd6b8547a44c58b192b36b08b18299de", Title: "Neural Turing Machines", URL: "https://www.semanticscholar.org/paper/c1126fbffd6b8547a44c58b192b36b08b18299de"},
 		},

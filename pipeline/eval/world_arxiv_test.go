@@ -12,6 +12,7 @@ import (
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/eval"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
+	"github.com/researchtui/researchtui/pipeline/report"
 )
 
 // testingTopics are what the scripted planner writes for GUITesting.
@@ -53,7 +54,7 @@ func TestScoreOnTheArxivWorld(t *testing.T) {
 		SessionID: "hand",
 		Markdown: "# A report\n\nTesting techniques which implement symbolic execution tend to be more effective than those implementing random test generation [1]. " +
 			"Selenium is the most widely used tool for web testing [2].\n\n## References\n\n1. A review.\n2. A tool study.\n",
-		Sources: []pipeline.CitedSource{
+		Sources: []report.CitedSource{
 			{N: 1, Key: "arxiv:1812.11470", Title: "A Systematic Literature Review of Automated Techniques for Functional GUI Testing of Mobile Applications", URL: "https://arxiv.org/abs/1812.11470v1"},
 			{N: 2, Key: "doi:10.1145/3533767.3534401", Title: "Automated Test Generation for REST APIs: No Time to Rest Yet"},
 		},

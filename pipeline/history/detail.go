@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/report"
 	"github.com/researchtui/researchtui/store"
 )
 
@@ -18,7 +19,7 @@ import (
 // one place so the two front-ends cannot drift apart.
 type SessionDetail struct {
 	store.Session
-	Sources []pipeline.CitedSource    `json:"sources"`
+	Sources []report.CitedSource      `json:"sources"`
 	Metrics *pipeline.CitationMetrics `json:"citations,omitempty"`
 	Reviews []pipeline.ReviewRequest  `json:"reviews,omitempty"`
 	// Decisions: the person's (or the policy's) answer to each review
@@ -27,7 +28,7 @@ type SessionDetail struct {
 	// Funnel: candidates found, read, analysed, cited.
 	Funnel *pipeline.Funnel `json:"funnel,omitempty"`
 	// Flow: the PRISMA 2020 flow's counts (runs that recorded them).
-	Flow *pipeline.Flow `json:"prisma,omitempty"`
+	Flow *report.Flow `json:"prisma,omitempty"`
 	// PlanReview: what the person did with the plan (--review-plan ask).
 	PlanReview *pipeline.PlanReview `json:"plan_review,omitempty"`
 	// Rounds: each research round's queries, chased sources, counts and
@@ -61,7 +62,7 @@ func LoadDetail(st store.Reader, id string) (SessionDetail, error) {
 	if err != nil {
 		return SessionDetail{}, err
 	}
-	d := SessionDetail{Session: s, Sources: []pipeline.CitedSource{}, Candidates: []pipeline.Candidate{}, Versions: []pipeline.Version{}}
+	d := SessionDetail{Session: s, Sources: []report.CitedSource{}, Candidates: []pipeline.Candidate{}, Versions: []pipeline.Version{}}
 	if rep, err := pipeline.LoadReport(st, s.ID); err == nil {
 		d.Sources, d.Metrics, d.Reviews, d.Funnel, d.Rounds = rep.Sources, &rep.Metrics, rep.Reviews, &rep.Funnel, rep.Rounds
 		d.Support, d.Repairs, d.Flow, d.PlanReview = rep.Support, rep.Repairs, rep.Flow, rep.PlanReview
@@ -197,7 +198,7 @@ func ReportVersion(st store.Reader, latest pipeline.Report, n int) (pipeline.Rep
 		rep := latest
 		rep.Markdown = v.Report
 		refs := v.Report
-		if loc := pipeline.RefsHeadingPattern().FindStringIndex(refs); loc != nil {
+		if loc := report.RefsHeadingPattern().FindStringIndex(refs); loc != nil {
 			refs = refs[loc[1]:]
 		}
 		rep.Sources = nil

@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/report"
 	"github.com/researchtui/researchtui/search/bib"
 	"github.com/researchtui/researchtui/textkit"
 )
@@ -40,7 +41,7 @@ func ExportReport(rep pipeline.Report, format string) ([]byte, error) {
 // item of a reference file (Better BibTeX's, JabRef's), else family name,
 // year and first content word of the title ("vanderwaals1873continuity";
 // accents are folded by the BibTeX writer, not dropped).
-func bibKey(s pipeline.CitedSource) string {
+func bibKey(s report.CitedSource) string {
 	if s.LibraryID != "" && !zoteroItemKey.MatchString(s.LibraryID) {
 		return s.LibraryID
 	}

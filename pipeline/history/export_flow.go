@@ -5,15 +5,14 @@ import (
 	"html"
 	"strings"
 
+	"github.com/researchtui/researchtui/pipeline/report"
 	nethtml "golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
-
-	"github.com/researchtui/researchtui/pipeline"
 )
 
 // The HTML export draws a review's PRISMA 2020 flow as an inline SVG in
 // place of the report's text diagram: the same stages and boxes
-// (pipeline.Flow.Stages), in the page's colours (currentColor), with
+// (report.Flow.Stages), in the page's colours (currentColor), with
 // nothing fetched.
 
 // SVG geometry, in pixels.
@@ -29,7 +28,7 @@ const (
 )
 
 // flowSVG is the flow as an SVG element.
-func flowSVG(f pipeline.Flow) string {
+func flowSVG(f report.Flow) string {
 	var body strings.Builder
 	y := 0
 	stages := f.Stages()
@@ -112,9 +111,9 @@ func wrapText(s string, w int) []string {
 }
 
 // drawFlow replaces the report's text diagram (a fenced block of
-// pipeline.FlowFence) by the SVG drawing, captioned. Without a stored
+// report.FlowFence) by the SVG drawing, captioned. Without a stored
 // flow the text diagram stays.
-func drawFlow(main *nethtml.Node, f *pipeline.Flow) {
+func drawFlow(main *nethtml.Node, f *report.Flow) {
 	if f == nil {
 		return
 	}
@@ -123,7 +122,7 @@ func drawFlow(main *nethtml.Node, f *pipeline.Flow) {
 	find = func(n *nethtml.Node) {
 		for c := n.FirstChild; c != nil && pre == nil; c = c.NextSibling {
 			if c.Type == nethtml.ElementNode && c.DataAtom == atom.Pre && c.FirstChild != nil &&
-				c.FirstChild.DataAtom == atom.Code && hasClass(c.FirstChild, "language-"+pipeline.FlowFence) {
+				c.FirstChild.DataAtom == atom.Code && hasClass(c.FirstChild, "language-"+report.FlowFence) {
 				pre = c
 				return
 			}

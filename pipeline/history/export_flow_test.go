@@ -8,17 +8,18 @@ import (
 	"golang.org/x/net/html/atom"
 
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/report"
 )
 
 // flowFixture is a review's flow whose reason names are hostile text.
-func flowFixture() pipeline.Flow {
-	return pipeline.Flow{
-		Databases:  []pipeline.RouteCount{{Route: "arxiv", Round: 1, Records: 30}, {Route: "openalex", Round: 2, Records: 6}},
-		Other:      []pipeline.RouteCount{{Route: "citation chasing", Round: 2, Records: 6}},
+func flowFixture() report.Flow {
+	return report.Flow{
+		Databases:  []report.RouteCount{{Route: "arxiv", Round: 1, Records: 30}, {Route: "openalex", Round: 2, Records: 6}},
+		Other:      []report.RouteCount{{Route: "citation chasing", Round: 2, Records: 6}},
 		Identified: 42, Duplicates: 20, Screened: 22, Excluded: 11,
-		ExcludedWhy: []pipeline.FlowReason{{Reason: `below the floor <script>alert(1)</script>`, Count: 11}},
+		ExcludedWhy: []report.FlowReason{{Reason: `below the floor <script>alert(1)</script>`, Count: 11}},
 		Sought:      11, Assessed: 11, AssessedAbstract: 11, Reports: 2,
-		ReportsWhy: []pipeline.FlowReason{{Reason: "analysed, not cited by the report", Count: 2}},
+		ReportsWhy: []report.FlowReason{{Reason: "analysed, not cited by the report", Count: 2}},
 		Included:   9,
 	}
 }
@@ -33,7 +34,7 @@ func TestExportHTMLDrawsTheFlow(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep := exportFixture()
-	rep.Markdown = strings.Replace(rep.Markdown, "## Method", strings.TrimSpace(f.FlowSection("PRISMA 2020 flow"))+"\n\n## Method", 1)
+	rep.Markdown = strings.Replace(rep.Markdown, "## Method", strings.TrimSpace(f.FlowSection("PRISMA 2020 flow", ""))+"\n\n## Method", 1)
 	rep.Flow, rep.Model, rep.Searched = &f, "qwen3:8b", []string{"arxiv", "openalex"}
 	rep.Funnel = pipeline.Funnel{Found: 22, Read: 11, Analysed: 11, Cited: 9}
 	out, doc := exportHTMLDoc(t, rep)

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/text/language"
 
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/report"
 	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/store"
 	"github.com/researchtui/researchtui/textkit"
@@ -190,7 +191,7 @@ func verifiedLine(v pipeline.VerifyCounts) string {
 
 // htmlExport carries what linking the citations needs.
 type htmlExport struct {
-	sources map[int]pipeline.CitedSource
+	sources map[int]report.CitedSource
 	refs    map[int]bool // reference numbers that have an id on the page
 	support []pipeline.CitationSupport
 	words   []map[string]bool // content words of each support sentence
@@ -200,7 +201,7 @@ type htmlExport struct {
 }
 
 func newHTMLExport(rep pipeline.Report) *htmlExport {
-	x := &htmlExport{sources: map[int]pipeline.CitedSource{}, refs: map[int]bool{}, support: rep.Support}
+	x := &htmlExport{sources: map[int]report.CitedSource{}, refs: map[int]bool{}, support: rep.Support}
 	for _, s := range rep.Sources {
 		x.sources[s.N] = s
 	}
@@ -226,7 +227,7 @@ func referencesHeading(main *nethtml.Node) *nethtml.Node {
 // isReferences: a heading text is a References heading (in any of the
 // report languages).
 func isReferences(h string) bool {
-	for _, r := range pipeline.ReferencesHeadings() {
+	for _, r := range report.ReferencesHeadings() {
 		if strings.EqualFold(strings.TrimSpace(h), r) {
 			return true
 		}
@@ -375,7 +376,7 @@ func (x *htmlExport) linkBlock(block *nethtml.Node) {
 	}
 	collect(block, true)
 	text := strings.NewReplacer("\n", " ", "\r", " ").Replace(sb.String())
-	sentences := pipeline.LineSentences(text)
+	sentences := report.LineSentences(text)
 	matched := map[int]*pipeline.CitationSupport{}
 	supportAt := func(off int, nums []int) *pipeline.CitationSupport {
 		for i, s := range sentences {
@@ -383,7 +384,7 @@ func (x *htmlExport) linkBlock(block *nethtml.Node) {
 				if sup, ok := matched[i]; ok {
 					return sup
 				}
-				sup := x.match(pipeline.StripCitations(text[s[0]:s[1]]), nums)
+				sup := x.match(report.StripCitations(text[s[0]:s[1]]), nums)
 				matched[i] = sup
 				return sup
 			}
@@ -404,12 +405,12 @@ func (x *htmlExport) linkText(sg textSeg, supportAt func(int, []int) *pipeline.C
 	data := sg.node.Data
 	var out []*nethtml.Node
 	last := 0
-	for _, m := range pipeline.CiteGroups(data) {
+	for _, m := range report.CiteGroups(data) {
 		if m[1] < len(data) && data[m[1]] == '(' {
 			continue // "[1](…)" that goldmark left as text: not a citation
 		}
 		inner := data[m[2]:m[3]]
-		nums := pipeline.ParseCiteGroup(inner)
+		nums := report.ParseCiteGroup(inner)
 		sup := supportAt(sg.start+m[0], nums)
 		out = append(out, textNode(data[last:m[2]]))
 		pos := 0

@@ -3,7 +3,7 @@ package history
 import (
 	"strings"
 
-	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/report"
 	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/search/bib"
 	"github.com/researchtui/researchtui/textkit"
@@ -15,7 +15,7 @@ import (
 
 // CitedItems are the report's cited sources as a reference manager's
 // items, with their number in the report as ID.
-func CitedItems(sources []pipeline.CitedSource) []bib.Item {
+func CitedItems(sources []report.CitedSource) []bib.Item {
 	items := make([]bib.Item, 0, len(sources))
 	for _, s := range sources {
 		it := bib.Item{
@@ -61,7 +61,7 @@ func CitedItems(sources []pipeline.CitedSource) []bib.Item {
 }
 
 // itemType is the CSL type of a cited source.
-func itemType(s pipeline.CitedSource) string {
+func itemType(s report.CitedSource) string {
 	switch {
 	case s.ItemType != "":
 		return s.ItemType // the library's own type

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/researchtui/researchtui/pipeline/report"
 	"github.com/researchtui/researchtui/search/bib"
 
 	"golang.org/x/net/html"
@@ -45,7 +46,7 @@ Nothing cited here.
 		Title:     `Perovskite "stability" <b>`,
 		Question:  `Why do perovskites degrade? <script>x</script>`,
 		Markdown:  md,
-		Sources: []pipeline.CitedSource{
+		Sources: []report.CitedSource{
 			{N: 1, Title: "Humidity and perovskites", Quote: "q1", Retracted: true,
 				Updates: []search.Update{{Type: "retraction", DOI: "10.1/retract"}}},
 			{N: 2, Title: `"onmouseover=alert(1) x="<script>`, Quote: `quote 2 "onmouseover=alert(1)`,
@@ -313,9 +314,9 @@ func TestExportHTMLHasTheReportsLanguage(t *testing.T) {
 // preprint, and no field is a brace (issue 46: journal = {{}arXiv.org}).
 func TestArxivOrgVenueExportsAsAPreprint(t *testing.T) {
 	t.Parallel()
-	src := pipeline.CitedSource{N: 1, Title: "Does GPT-4 pass the Turing test?", Authors: []string{"Cameron R. Jones"}, Year: 2023,
+	src := report.CitedSource{N: 1, Title: "Does GPT-4 pass the Turing test?", Authors: []string{"Cameron R. Jones"}, Year: 2023,
 		Venue: "arXiv.org", ArxivID: "2310.20216", Source: "semanticscholar"}
-	out := string(bib.WriteBibTeX(CitedItems([]pipeline.CitedSource{src})))
+	out := string(bib.WriteBibTeX(CitedItems([]report.CitedSource{src})))
 	if strings.Contains(out, "{}") || strings.Contains(out, "journal") || !strings.Contains(out, "eprint = {2310.20216}") {
 		t.Errorf("the BibTeX:\n%s", out)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/report"
 	"github.com/researchtui/researchtui/store"
 )
 
@@ -461,7 +462,7 @@ func LoadScores(st store.Reader, id string) (RunScores, error) {
 	}
 	sc.CitedSentences = len(rep.Support)
 	if sc.CitedSentences == 0 {
-		sc.CitedSentences = pipeline.CountCitedSentences(rep.Markdown)
+		sc.CitedSentences = report.CountCitedSentences(rep.Markdown)
 	}
 	if sc.CitedSentences > 0 {
 		sc.GeneratedPerSentence = float64(sc.GeneratedTokens) / float64(sc.CitedSentences)

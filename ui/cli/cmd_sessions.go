@@ -14,6 +14,7 @@ import (
 
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/history"
+	"github.com/researchtui/researchtui/pipeline/report"
 	"github.com/researchtui/researchtui/store"
 	"github.com/researchtui/researchtui/textkit"
 )
@@ -149,7 +150,7 @@ func sessionsShow() *cobra.Command {
 				if len(d.Sources) > 0 {
 					fmt.Fprintf(out, "\nsources\n")
 					for _, c := range d.Sources {
-						fmt.Fprintf(out, "  [%d] %s\n", c.N, textkit.StripControls(pipeline.PlainReference(c.Reference)))
+						fmt.Fprintf(out, "  [%d] %s\n", c.N, textkit.StripControls(report.PlainReference(c.Reference)))
 					}
 				}
 				if s.Report != "" {

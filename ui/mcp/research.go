@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/report"
 	"github.com/researchtui/researchtui/store"
 	"github.com/researchtui/researchtui/textkit"
 )
@@ -236,7 +237,7 @@ func (s *Server) output(sess store.Session, report string, warnings []string) Re
 	return out
 }
 
-func references(cs []pipeline.CitedSource) []Reference {
+func references(cs []report.CitedSource) []Reference {
 	var out []Reference
 	for _, c := range cs {
 		out = append(out, Reference{N: c.N, Title: c.Title, Authors: c.Authors, Year: c.Year, DOI: c.DOI, URL: textkit.FirstNonEmpty(c.URL, c.PDFURL)})

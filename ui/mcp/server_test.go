@@ -160,9 +160,17 @@ func TestResearchThenLibrary(t *testing.T) {
 	if out.Usage.PromptTokens == 0 || out.Usage.CompletionTokens == 0 {
 		t.Errorf("usage %+v", out.Usage)
 	}
-	h.mu.Lock()
-	progress := append([]string(nil), h.progress...)
-	h.mu.Unlock()
+	// The client handles notifications on their own goroutines, so the
+	// last may be handled just after the call's answer.
+	var progress []string
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		h.mu.Lock()
+		progress = append([]string(nil), h.progress...)
+		h.mu.Unlock()
+		if strings.Contains(strings.Join(progress, "\n"), "completed") || time.Now().After(deadline) {
+			break
+		}
+	}
 	if len(progress) == 0 || !strings.Contains(strings.Join(progress, "\n"), "completed") {
 		t.Errorf("progress notifications: %q", progress)
 	}

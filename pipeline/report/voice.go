@@ -1,4 +1,4 @@
-package pipeline
+package report
 
 import (
 	"regexp"
@@ -27,7 +27,7 @@ var (
 // firstPerson finds the first-person words left in a sentence.
 var firstPerson = regexp.MustCompile(`\b(?:[Ww]e|[Oo]ur|[Oo]urs|[Uu]s)\b`)
 
-// inOwnVoice rewrites md's cited sentences that open in the first person
+// InOwnVoice rewrites md's cited sentences that open in the first person
 // and cite one source so that they name its authors; cite says how a
 // source number is named ("Gao et al. (2023)"), "" for none. It returns
 // the text, how many sentences it rewrote and how many cited sentences
@@ -36,35 +36,35 @@ var firstPerson = regexp.MustCompile(`\b(?:[Ww]e|[Oo]ur|[Oo]urs|[Uu]s)\b`)
 // language (German, French, Spanish, Italian, Portuguese, Dutch) is quoted
 // with its authors named (Gao et al. (2023): „Wir zeigen …“), which needs
 // no conjugation.
-func inOwnVoice(md string, cite func(n int) string, language string) (string, int, int) {
-	spans := citedSpans(md)
+func InOwnVoice(md string, cite func(n int) string, language string) (string, int, int) {
+	spans := CitedSpans(md)
 	foreign := foreignWe[voiceLanguage(language)]
 	var b strings.Builder
 	rewrote, left, last := 0, 0, 0
 	for _, sp := range spans {
-		seg := md[sp.start:sp.end]
+		seg := md[sp.Start:sp.End]
 		out := seg
 		quoted := false
-		if len(sp.nums) == 1 {
+		if len(sp.Nums) == 1 {
 			// an English sentence is rewritten whatever the report's
 			// language (a finding kept in its abstract's words); one in
 			// the report's own language is quoted, its authors named
-			out = voiced(seg, cite(sp.nums[0]))
+			out = voiced(seg, cite(sp.Nums[0]))
 			if out == seg && foreign != nil {
-				out = quotedAs(seg, cite(sp.nums[0]), foreign, quoteMarks[voiceLanguage(language)])
+				out = quotedAs(seg, cite(sp.Nums[0]), foreign, quoteMarks[voiceLanguage(language)])
 				quoted = out != seg
 			}
 		}
 		if out != seg {
 			rewrote++
 		}
-		plain := citeGroup.ReplaceAllString(out, "")
+		plain := CiteGroup.ReplaceAllString(out, "")
 		if !quoted && (firstPerson.MatchString(plain) || foreign != nil && foreign.MatchString(strings.TrimSpace(plain))) {
 			left++
 		}
-		b.WriteString(md[last:sp.start])
+		b.WriteString(md[last:sp.Start])
 		b.WriteString(out)
-		last = sp.end
+		last = sp.End
 	}
 	b.WriteString(md[last:])
 	return b.String(), rewrote, left
@@ -209,7 +209,7 @@ func quotedAs(seg, named string, we *regexp.Regexp, marks [2]string) string {
 	if !we.MatchString(body) {
 		return seg
 	}
-	loc := citeGroup.FindStringIndex(body)
+	loc := CiteGroup.FindStringIndex(body)
 	if loc == nil {
 		return seg
 	}

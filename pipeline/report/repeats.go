@@ -1,4 +1,4 @@
-package pipeline
+package report
 
 import (
 	"regexp"
@@ -22,10 +22,10 @@ const minRepeatWords = 6
 // citeNumber is one number of a citation group.
 var citeNumber = regexp.MustCompile(`\d+`)
 
-// dropRepeats returns md without the sentences that repeat an earlier one
+// DropRepeats returns md without the sentences that repeat an earlier one
 // (the same words, citations and case aside), and how many it dropped.
 // Headings, tables, lists' markers and code are left as they are.
-func dropRepeats(md string) (string, int) {
+func DropRepeats(md string) (string, int) {
 	type at struct{ line, i int }
 	lines := strings.Split(md, "\n")
 	parts := make([][]string, len(lines)) // a prose line's sentences; nil: kept whole
@@ -41,7 +41,7 @@ func dropRepeats(md string) (string, int) {
 		if fenced || t == "" || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "|") || strings.HasPrefix(line, "    ") {
 			continue
 		}
-		ss := sentences(line)
+		ss := Sentences(line)
 		parts[li] = ss
 		for si, s := range ss {
 			key := repeatKey(s)
@@ -82,7 +82,7 @@ func dropRepeats(md string) (string, int) {
 // repeatKey is a sentence as compared for repeats: no citations or list
 // marker, lower case, words only.
 func repeatKey(s string) string {
-	s = citeGroup.ReplaceAllString(s, " ")
+	s = CiteGroup.ReplaceAllString(s, " ")
 	s = strings.TrimLeft(strings.TrimSpace(s), "-*+0123456789. ")
 	return strings.Join(textkit.Words(s), " ")
 }
@@ -90,7 +90,7 @@ func repeatKey(s string) string {
 // citeNums are the numbers a sentence cites.
 func citeNums(s string) []int {
 	var out []int
-	for _, g := range citeGroup.FindAllString(s, -1) {
+	for _, g := range CiteGroup.FindAllString(s, -1) {
 		for _, n := range citeNumber.FindAllString(g, -1) {
 			if v, err := strconv.Atoi(n); err == nil && !slices.Contains(out, v) {
 				out = append(out, v)
@@ -113,7 +113,7 @@ func withCitations(s string, add []int) string {
 	if len(more) == 0 {
 		return s
 	}
-	if locs := citeGroup.FindAllStringIndex(s, -1); len(locs) > 0 {
+	if locs := CiteGroup.FindAllStringIndex(s, -1); len(locs) > 0 {
 		last := locs[len(locs)-1]
 		g := s[last[0]:last[1]]
 		return s[:last[0]] + strings.TrimSuffix(g, "]") + ", " + strings.Join(more, ", ") + "]" + s[last[1]:]

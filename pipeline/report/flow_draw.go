@@ -1,4 +1,4 @@
-package pipeline
+package report
 
 import (
 	"fmt"
@@ -24,15 +24,12 @@ const (
 )
 
 // FlowSection is the report's "PRISMA 2020 flow" section, under the
-// heading given (the report's language's).
-func (f Flow) FlowSection(heading string) string {
-	return f.flowSection(heading, flowIntros[""])
-}
-
-func (f Flow) flowSection(heading, intro string) string {
+// heading given, opened by a sentence in the report's language (a tag,
+// "" for English).
+func (f Flow) FlowSection(heading, language string) string {
 	var b strings.Builder
 	b.WriteString("## " + heading + "\n\n")
-	b.WriteString(intro + "\n\n")
+	b.WriteString(FlowIntro(language) + "\n\n")
 	b.WriteString("```" + FlowFence + "\n" + f.Diagram() + "```\n\n")
 	b.WriteString(f.Table())
 	return b.String()
@@ -221,7 +218,7 @@ func (f Flow) Table() string {
 	for _, rs := range [][]RouteCount{f.Databases, f.Other} {
 		for _, r := range rs {
 			how := "from " + r.Route
-			if !isDatabaseRoute(r.Route) {
+			if !IsDatabaseRoute(r.Route) {
 				how = "by " + r.Route
 			}
 			row(stage, fmt.Sprintf("Records identified %s (round %d)", how, max(r.Round, 1)), r.Records)

@@ -1,4 +1,4 @@
-package pipeline
+package report
 
 import (
 	"fmt"
@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/researchtui/researchtui/textkit"
-	"github.com/researchtui/researchtui/textkit/mdinert"
 )
 
 // Text from outside (titles, venues and authors from the open web, and the
@@ -15,10 +14,10 @@ import (
 // text: no image that loads when the file is opened, no link whose words
 // hide where it goes, no raw HTML for a Markdown viewer to run.
 
-// mdText is untrusted text made safe for one line of Markdown, a table
+// MDText is untrusted text made safe for one line of Markdown, a table
 // cell included: one line, and every character Markdown could read as
 // syntax (links, images, emphasis, raw HTML, a cell's bars) escaped.
-func mdText(s string) string {
+func MDText(s string) string {
 	s = textkit.CleanLine(s)
 	var b strings.Builder
 	for _, r := range s {
@@ -30,20 +29,20 @@ func mdText(s string) string {
 	return b.String()
 }
 
-// mdURL is a reference's address as Markdown may print it: http(s) only,
+// MDURL is a reference's address as Markdown may print it: http(s) only,
 // with every character that could close or open Markdown syntax
 // percent-encoded; anything else is left out.
-func mdURL(raw string) string {
+func MDURL(raw string) string {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return ""
 	}
-	return mdPathEscape(u.String())
+	return MDPathEscape(u.String())
 }
 
-// mdPathEscape percent-encodes what Markdown (or a terminal) could read
+// MDPathEscape percent-encodes what Markdown (or a terminal) could read
 // as syntax inside an address.
-func mdPathEscape(s string) string {
+func MDPathEscape(s string) string {
 	var b strings.Builder
 	for _, r := range s {
 		switch {
@@ -57,15 +56,6 @@ func mdPathEscape(s string) string {
 	}
 	return b.String()
 }
-
-// inertProse keeps the model's Markdown (headings, lists, emphasis,
-// tables, [n] citations) but takes from it what could load or hide
-// anything: raw HTML and autolinks, images, and links, whose words then
-// show as written. What is code is what a CommonMark parser says is code
-// (textkit/mdinert); nothing in it is read as Markdown. Text already
-// escaped stays as it is, so a follow-up can pass the report through
-// again.
-func inertProse(md string) string { return mdinert.Prose(md) }
 
 // PlainReference is a reference's Markdown as plain text, for a terminal
 // line or the clipboard: escapes undone, italics markers dropped.

@@ -1,4 +1,4 @@
-package pipeline
+package report
 
 import (
 	"strings"
@@ -42,7 +42,7 @@ func TestReferenceFromHostileMetadataStaysText(t *testing.T) {
 // links, and passing it through again changes nothing.
 func TestProseLosesImagesLinksAndHTML(t *testing.T) {
 	in := "# Title\n\nA claim [1]. See ![t](http://h/t.png) and [x](https://evil) <img src=x onerror=y> <https://auto>.\n\n[r]: https://evil\n\n```\n<keep> ![as](is)\n```\n"
-	out := inertProse(in)
+	out := mdinert.Prose(in)
 	prose, _, _ := strings.Cut(goldmarkish(out), "```")
 	if strings.Contains(prose, "<img") || strings.Contains(prose, "<https") || strings.Contains(prose, "![") || strings.Contains(prose, "](") || strings.Contains(prose, "]:") {
 		t.Errorf("prose kept syntax:\n%s", out)
@@ -50,7 +50,7 @@ func TestProseLosesImagesLinksAndHTML(t *testing.T) {
 	if !strings.Contains(out, "A claim [1].") || !strings.Contains(out, "# Title") || !strings.Contains(out, "<keep> ![as](is)") {
 		t.Errorf("prose lost its own Markdown or code:\n%s", out)
 	}
-	if again := inertProse(out); again != out {
+	if again := mdinert.Prose(out); again != out {
 		t.Errorf("a second pass changed the text:\n%s\n---\n%s", out, again)
 	}
 }
@@ -74,38 +74,11 @@ func goldmarkish(md string) string {
 // written in it, and in English otherwise (issue 36 #20).
 func TestFlowIntroInTheReportsLanguage(t *testing.T) {
 	var f Flow
-	if got := f.flowSection("PRISMA-2020-Flussdiagramm", flowIntroFor("de-AT")); !strings.Contains(got, "Wie die Quellen dieser Übersicht") {
+	if got := f.FlowSection("PRISMA-2020-Flussdiagramm", "de-AT"); !strings.Contains(got, "Wie die Quellen dieser Übersicht") {
 		t.Errorf("German section:\n%s", got)
 	}
-	if got := flowIntroFor("xx-nope"); got != flowIntros[""] {
+	if got := FlowIntro("xx-nope"); got != flowIntros[""] {
 		t.Errorf("unknown language: %q", got)
-	}
-}
-
-// The Method's verification sentence counts one draft, so its numbers add
-// up (issue 36 #10: "17 by matching alone, 8 judged by the model" beside
-// "the report's 8 cited sentences"), and a sentence that lost its citation
-// is not called the report's own synthesis.
-func TestVerificationNoteAddsUp(t *testing.T) {
-	o := &orchestrator{}
-	o.st.Verifications = []Verification{
-		{Counts: VerifyCounts{Cited: 10, Supported: 3, Recited: 1, Uncited: 2, Dropped: 1}},
-		{Counts: VerifyCounts{Cited: 25, ByModel: 8, Supported: 6, Partly: 1, Recited: 1, Uncited: 15, Dropped: 2}},
-	}
-	got := o.verificationNote()
-	for _, want := range []string{"In the final draft 25 sentences were checked (17 by matching their words, 8 by the model)",
-		"7 are supported", "1 was re-cited", "15 lost their citations because no passage of a cited source supports them", "2 were removed",
-		"The report's 8 cited sentences", "Earlier drafts had 4 more"} {
-		if !strings.Contains(got, want) {
-			t.Errorf("note lacks %q:\n%s", want, got)
-		}
-	}
-	o.st.Verifications = []Verification{{Counts: VerifyCounts{Cited: 3, Supported: 2, Uncited: 1}}}
-	if got := o.verificationNote(); !strings.Contains(got, "1 lost its citation because no passage of a cited source supports it") {
-		t.Errorf("one sentence uncited:\n%s", got)
-	}
-	if strings.Contains(got, "synthesis") {
-		t.Errorf("uncited claims called synthesis:\n%s", got)
 	}
 }
 
@@ -117,7 +90,7 @@ func TestProseFencesAreTheParsersFences(t *testing.T) {
 		"A claim [1].\n```x```\n![p](http://host.example/p.png) <img src=http://host.example/i.png>",
 		"A claim [1].\n\n    ```\n\n![p](http://host.example/p.png)\n\n<img src=x>",
 	} {
-		if got := mdinert.Active(inertProse(in)); len(got) > 0 {
+		if got := mdinert.Active(mdinert.Prose(in)); len(got) > 0 {
 			t.Errorf("inertProse(%q) still has %v", in, got)
 		}
 	}

@@ -1,4 +1,4 @@
-package pipeline
+package report
 
 import (
 	"strings"
@@ -12,68 +12,68 @@ import (
 // returns those sections, each under its "## " heading, and the code
 // splices them into the previous draft.
 
-// mdSection is one "## " section of a report: its heading line and body.
-type mdSection struct {
-	heading string // the line, "## Consensus"; "" for the text before the first
-	body    string
+// Section is one "## " section of a report: its heading line and body.
+type Section struct {
+	Heading string // the line, "## Consensus"; "" for the text before the first
+	Body    string
 }
 
-// splitSections cuts Markdown at its "## " headings (deeper headings stay
+// SplitSections cuts Markdown at its "## " headings (deeper headings stay
 // inside their section).
-func splitSections(md string) []mdSection {
-	var out []mdSection
-	cur := mdSection{}
+func SplitSections(md string) []Section {
+	var out []Section
+	cur := Section{}
 	var body strings.Builder
 	for _, line := range strings.SplitAfter(md, "\n") {
 		if strings.HasPrefix(line, "## ") {
-			cur.body = body.String()
+			cur.Body = body.String()
 			out = append(out, cur)
 			body.Reset()
-			cur = mdSection{heading: strings.TrimRight(line, "\r\n")}
+			cur = Section{Heading: strings.TrimRight(line, "\r\n")}
 			continue
 		}
 		body.WriteString(line)
 	}
-	cur.body = body.String()
+	cur.Body = body.String()
 	return append(out, cur)
 }
 
-func joinSections(ss []mdSection) string {
+func joinSections(ss []Section) string {
 	var b strings.Builder
 	for _, s := range ss {
-		if s.heading != "" {
-			b.WriteString(s.heading + "\n")
+		if s.Heading != "" {
+			b.WriteString(s.Heading + "\n")
 		}
-		b.WriteString(s.body)
+		b.WriteString(s.Body)
 	}
 	return b.String()
 }
 
-// headingKey normalises a heading for matching: "## 2. Consensus:" and
+// HeadingKey normalises a heading for matching: "## 2. Consensus:" and
 // "consensus" are the same section.
-func headingKey(h string) string {
+func HeadingKey(h string) string {
 	h = strings.TrimLeft(strings.TrimSpace(h), "# ")
 	return strings.Join(textkit.ContentWords(h), " ")
 }
 
-// revisionTargets are the headings (as written in the draft) of the
-// sections the requests name, or nil when the whole report must be
-// rewritten: a request names no section the draft has, or asks for
-// something across the report.
-func revisionTargets(draft string, reqs []RevisionRequest) []string {
-	if len(reqs) == 0 {
+// RevisionTargets are the headings (as written in the draft) of the
+// sections named (a reviewer's requests name them loosely), or nil when
+// the whole report must be rewritten: a name matches no section the
+// draft has, or asks for something across the report.
+func RevisionTargets(draft string, named []string) []string {
+	if len(named) == 0 {
 		return nil
 	}
 	byKey := map[string]string{}
-	for _, s := range splitSections(draft) {
-		if s.heading != "" {
-			byKey[headingKey(s.heading)] = s.heading
+	for _, s := range SplitSections(draft) {
+		if s.Heading != "" {
+			byKey[HeadingKey(s.Heading)] = s.Heading
 		}
 	}
 	var out []string
 	seen := map[string]bool{}
-	for _, r := range reqs {
-		k := headingKey(r.Section)
+	for _, name := range named {
+		k := HeadingKey(name)
 		h, ok := byKey[k]
 		if !ok {
 			h, ok = closestHeading(k, byKey)
@@ -104,27 +104,27 @@ func closestHeading(k string, byKey map[string]string) (string, bool) {
 	return best, bestScore >= 0.5
 }
 
-// spliceSections puts the revised sections into the draft, each in place
+// SpliceSections puts the revised sections into the draft, each in place
 // of the section of the same heading; a revised section the draft lacks is
 // added before the first of Consensus, Contradictions and Research gaps
 // (or at the end). ok is false when the revision holds no section.
-func spliceSections(draft, revised string) (string, bool) {
-	var got []mdSection
-	for _, s := range splitSections(stripThink(revised)) {
-		if s.heading != "" {
+func SpliceSections(draft, revised string) (string, bool) {
+	var got []Section
+	for _, s := range SplitSections(revised) {
+		if s.Heading != "" {
 			got = append(got, s)
 		}
 	}
 	if len(got) == 0 {
 		return draft, false
 	}
-	secs := splitSections(draft)
+	secs := SplitSections(draft)
 	for _, g := range got {
-		g.body = "\n" + strings.TrimSpace(g.body) + "\n\n"
-		k := headingKey(g.heading)
+		g.Body = "\n" + strings.TrimSpace(g.Body) + "\n\n"
+		k := HeadingKey(g.Heading)
 		placed := false
 		for i := range secs {
-			if secs[i].heading != "" && headingKey(secs[i].heading) == k {
+			if secs[i].Heading != "" && HeadingKey(secs[i].Heading) == k {
 				secs[i] = g
 				placed = true
 				break
@@ -135,7 +135,7 @@ func spliceSections(draft, revised string) (string, bool) {
 		}
 		at := len(secs)
 		for i, s := range secs {
-			switch headingKey(s.heading) {
+			switch HeadingKey(s.Heading) {
 			case "consensus", "contradictions", "research gaps":
 				at = i
 			}
@@ -143,7 +143,7 @@ func spliceSections(draft, revised string) (string, bool) {
 				break
 			}
 		}
-		secs = append(secs[:at], append([]mdSection{g}, secs[at:]...)...)
+		secs = append(secs[:at], append([]Section{g}, secs[at:]...)...)
 	}
 	return strings.TrimSpace(joinSections(secs)) + "\n", true
 }

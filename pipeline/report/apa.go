@@ -1,4 +1,4 @@
-package pipeline
+package report
 
 import (
 	"fmt"
@@ -20,29 +20,29 @@ import (
 // "*Journal*, *12*(3), 1–10"; a work found online has what the sources
 // give (venue and link).
 func APA(r search.Record) string {
-	title := mdText(strings.TrimSpace(r.Title))
+	title := MDText(strings.TrimSpace(r.Title))
 	if title == "" {
 		title = "Untitled"
 	}
 	// Every field is text from outside, escaped once here: Markdown reads
 	// none of it as syntax.
-	venue := mdText(r.Venue)
+	venue := MDText(r.Venue)
 	p := r.Publication
-	p.Publisher, p.Volume, p.Issue, p.Pages = mdText(p.Publisher), mdText(p.Volume), mdText(p.Issue), mdText(p.Pages)
+	p.Publisher, p.Volume, p.Issue, p.Pages = MDText(p.Publisher), MDText(p.Volume), MDText(p.Issue), MDText(p.Pages)
 	// titled is the title as its sentence; rest what follows it.
 	var titled string
 	var rest strings.Builder
 	switch p.ItemType {
 	case "book", "thesis", "report", "dataset", "software":
-		titled = "*" + sentenceEnd(title, "*")
+		titled = "*" + SentenceEnd(title, "*")
 		if p.Publisher != "" && p.Publisher != venue {
-			rest.WriteString(" " + sentenceEnd(p.Publisher, ""))
+			rest.WriteString(" " + SentenceEnd(p.Publisher, ""))
 		}
 	case "chapter", "paper-conference", "entry-encyclopedia":
-		titled = sentenceEnd(title, "")
+		titled = SentenceEnd(title, "")
 		if venue != "" {
 			rest.WriteString(" In ")
-			if eds := mdText(apaEditors(p.Editors)); eds != "" {
+			if eds := MDText(apaEditors(p.Editors)); eds != "" {
 				rest.WriteString(eds + ", ")
 			}
 			rest.WriteString("*" + venue + "*")
@@ -52,16 +52,16 @@ func APA(r search.Record) string {
 			rest.WriteString(".")
 		}
 		if p.Publisher != "" {
-			rest.WriteString(" " + sentenceEnd(p.Publisher, ""))
+			rest.WriteString(" " + SentenceEnd(p.Publisher, ""))
 		}
 	default:
 		if r.ArxivID != "" && (venue == "" || search.ArxivVenue(r.Venue) == "arXiv") {
 			// A preprint, as APA 7 cites one: "Title (arXiv:2302.04761). arXiv."
-			titled = fmt.Sprintf("%s (arXiv:%s).", strings.TrimSuffix(title, "."), mdText(r.ArxivID))
+			titled = fmt.Sprintf("%s (arXiv:%s).", strings.TrimSuffix(title, "."), MDText(r.ArxivID))
 			rest.WriteString(" arXiv.")
 			break
 		}
-		titled = sentenceEnd(title, "")
+		titled = SentenceEnd(title, "")
 		if venue != "" {
 			rest.WriteString(" *" + venue + "*")
 			if p.Volume != "" {
@@ -77,7 +77,7 @@ func APA(r search.Record) string {
 		}
 	}
 	var b strings.Builder
-	year := "(" + mdText(yearOrND(r.Year)) + ")."
+	year := "(" + MDText(YearOrND(r.Year)) + ")."
 	if a := apaAuthors(r.Authors, r.AuthorsFiled); a != "" {
 		if len(p.Editors) > 0 && slices.Equal(p.Editors, r.AuthorsFiled) { // an edited book, cited by its editors
 			a += map[bool]string{true: " (Ed.)", false: " (Eds.)"}[len(p.Editors) == 1]
@@ -85,7 +85,7 @@ func APA(r search.Record) string {
 		if !strings.HasSuffix(a, ".") {
 			a += "." // "World Health Organization. (2020)." as APA ends the author element
 		}
-		b.WriteString(mdText(a) + " " + year + " " + titled)
+		b.WriteString(MDText(a) + " " + year + " " + titled)
 	} else {
 		// APA 7 puts a work without authors under its title:
 		// "Communicating ecology. (2022). *Venue*."
@@ -94,21 +94,21 @@ func APA(r search.Record) string {
 	b.WriteString(rest.String())
 	switch {
 	case r.DOI != "":
-		b.WriteString(" https://doi.org/" + mdDOI(r.DOI))
+		b.WriteString(" https://doi.org/" + MDDOI(r.DOI))
 	case r.ArxivID != "":
-		fmt.Fprintf(&b, " https://arxiv.org/abs/%s", mdPathEscape(r.ArxivID))
-	case mdURL(r.URL) != "":
-		b.WriteString(" " + mdURL(r.URL))
+		fmt.Fprintf(&b, " https://arxiv.org/abs/%s", MDPathEscape(r.ArxivID))
+	case MDURL(r.URL) != "":
+		b.WriteString(" " + MDURL(r.URL))
 	}
 	return b.String()
 }
 
-// mdDOI is a DOI as a doi.org link prints it: the characters DOIs hold
+// MDDOI is a DOI as a doi.org link prints it: the characters DOIs hold
 // ("_", "(", ")", ";", ":") stay as they are, since in running text
 // Markdown reads none of them as syntax (an underscore between letters
 // or digits is no emphasis, and no "]" comes before a parenthesis); what
 // could be syntax or end the address is percent-encoded.
-func mdDOI(doi string) string {
+func MDDOI(doi string) string {
 	var b strings.Builder
 	for i, r := range doi {
 		var prev, next rune
@@ -122,7 +122,7 @@ func mdDOI(doi string) string {
 		case r == '_' && isAlnum(prev) && isAlnum(next), r == '(' || r == ')' || r == ';' || r == ':':
 			b.WriteRune(r)
 		default:
-			b.WriteString(mdPathEscape(string(r)))
+			b.WriteString(MDPathEscape(string(r)))
 		}
 	}
 	return b.String()
@@ -132,10 +132,10 @@ func isAlnum(r rune) bool {
 	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
 }
 
-// sentenceEnd ends s with a full stop unless it ends with one, a question
+// SentenceEnd ends s with a full stop unless it ends with one, a question
 // or an exclamation mark; closing (an italics marker) goes before the
 // added stop, as APA sets "*Title*." but "*Why?*".
-func sentenceEnd(s, closing string) string {
+func SentenceEnd(s, closing string) string {
 	if strings.HasSuffix(s, ".") || strings.HasSuffix(s, "?") || strings.HasSuffix(s, "!") {
 		return s + closing
 	}
@@ -185,7 +185,7 @@ var particles = map[string]bool{"van": true, "von": true, "der": true, "den": tr
 // "Del Maestro, A." (particles of the family name kept when written with a
 // comma; otherwise the last word is the family name).
 func apaName(n string) string {
-	family, initials := apaNameParts(n)
+	family, initials := NameParts(n)
 	if initials == "" {
 		return family
 	}
@@ -206,7 +206,7 @@ func apaEditors(filed []string) string {
 			}
 			continue
 		}
-		family, initials := apaNameParts(n)
+		family, initials := NameParts(n)
 		switch {
 		case family == "":
 		case initials == "":
@@ -227,10 +227,10 @@ func apaEditors(filed []string) string {
 	return strings.Join(ns[:len(ns)-1], ", ") + ", & " + ns[len(ns)-1] + " (Eds.)"
 }
 
-// apaNameParts is a name's family name and its initials ("J.-L. R."):
+// NameParts is a name's family name and its initials ("J.-L. R."):
 // "Family, Given" as written, otherwise the last word (with the particles
 // before it) is the family name.
-func apaNameParts(n string) (family, initials string) {
+func NameParts(n string) (family, initials string) {
 	n = strings.Join(strings.Fields(n), " ")
 	if n == "" {
 		return "", ""
@@ -268,4 +268,15 @@ func apaNameParts(n string) (family, initials string) {
 		initials += ", " + suffix // APA: "Doe, J., Jr."
 	}
 	return family, initials
+}
+
+// YearOrND is a year as a reference prints it: "n.d." when unknown.
+func YearOrND(y int) string {
+	switch {
+	case y == 0:
+		return "n.d."
+	case y < 0:
+		return fmt.Sprint(-y) + " B.C.E."
+	}
+	return fmt.Sprint(y)
 }

@@ -1,4 +1,4 @@
-package pipeline
+package report
 
 import (
 	"strings"
@@ -9,29 +9,29 @@ import (
 
 func TestCheckCitationsRenumbersByFirstUseAndDropsUnknown(t *testing.T) {
 	md := "Claim A [3]. Claim B [1, 3]. Range [2-3]. Bogus [9]. Mixed [1; 9]. A [link](https://x.org) and [2](https://y.org) stay."
-	got := checkCitations(md, 3)
+	got := CheckCitations(md, 3)
 	want := "Claim A [1]. Claim B [1, 2]. Range [1, 3]. Bogus. Mixed [2]. A [link](https://x.org) and [2](https://y.org) stay."
-	if got.text != want {
-		t.Errorf("got  %q\nwant %q", got.text, want)
+	if got.Text != want {
+		t.Errorf("got  %q\nwant %q", got.Text, want)
 	}
-	if got.removed != 2 {
-		t.Errorf("removed %d, want 2", got.removed)
+	if got.Removed != 2 {
+		t.Errorf("removed %d, want 2", got.Removed)
 	}
-	if len(got.order) != 3 || got.order[0] != 3 || got.order[1] != 1 || got.order[2] != 2 {
-		t.Errorf("order %v, want [3 1 2]", got.order)
+	if len(got.Order) != 3 || got.Order[0] != 3 || got.Order[1] != 1 || got.Order[2] != 2 {
+		t.Errorf("order %v, want [3 1 2]", got.Order)
 	}
-	if got.markers != 6 {
-		t.Errorf("markers %d, want 6", got.markers)
+	if got.Markers != 6 {
+		t.Errorf("markers %d, want 6", got.Markers)
 	}
 }
 
 func TestStripReferencesKeepsLaterSections(t *testing.T) {
 	md := "# T\n\nText [1].\n\n## References\n\n1. Made up (2020).\n\n## Appendix\n\nKept.\n"
-	got := stripReferences(md)
+	got := StripReferences(md)
 	if strings.Contains(got, "Made up") || !strings.Contains(got, "## Appendix\n\nKept.") || !strings.Contains(got, "Text [1].") {
 		t.Errorf("got %q", got)
 	}
-	if got := stripReferences("# T\n\nNo refs.\n"); got != "# T\n\nNo refs.\n" {
+	if got := StripReferences("# T\n\nNo refs.\n"); got != "# T\n\nNo refs.\n" {
 		t.Errorf("changed a report without references: %q", got)
 	}
 }
@@ -77,21 +77,9 @@ func TestAPA(t *testing.T) {
 	}
 }
 
-func TestNormalizeQuestionStripsEscapes(t *testing.T) {
-	for in, want := range map[string]string{
-		"  what\tis\n\nthis?  ":            "what is this?",
-		"\x1b]0;pwned\x07title \x1b[2Jnow": "title now",
-		"\x1b[31m\x1b[0m":                  "",
-	} {
-		if got := normalizeQuestion(in); got != want {
-			t.Errorf("normalizeQuestion(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func TestCitationAfterAbbreviationStaysWithItsSentence(t *testing.T) {
-	got := citedSentences("Systems in driving, surgery, etc. [1]\nAnother claim [2].")
-	if len(got) != 2 || !strings.Contains(got[0].text, "surgery") || got[0].nums[0] != 1 {
+	got := CitedSentences("Systems in driving, surgery, etc. [1]\nAnother claim [2].")
+	if len(got) != 2 || !strings.Contains(got[0].Text, "surgery") || got[0].Nums[0] != 1 {
 		t.Errorf("got %+v", got)
 	}
 }

@@ -1,4 +1,4 @@
-package pipeline
+package report
 
 import (
 	"strings"
@@ -26,13 +26,12 @@ Old gaps.
 `
 
 func TestRevisionRewritesOnlyTheNamedSections(t *testing.T) {
-	reqs := []RevisionRequest{{Section: "Executive summary"}, {Section: "gaps"}}
-	targets := revisionTargets(draftForRevision, reqs)
+	targets := RevisionTargets(draftForRevision, []string{"Executive summary", "gaps"})
 	if strings.Join(targets, "|") != "## Executive summary|## Research gaps" {
 		t.Fatalf("targets %q", targets)
 	}
 	revised := "## Executive summary\n\nNew summary [2].\n\n## Research gaps\n\nNew gaps.\n"
-	got, ok := spliceSections(draftForRevision, revised)
+	got, ok := SpliceSections(draftForRevision, revised)
 	if !ok {
 		t.Fatal("splice refused a revision with sections")
 	}
@@ -52,23 +51,23 @@ func TestRevisionRewritesOnlyTheNamedSections(t *testing.T) {
 }
 
 func TestRevisionOfAnUnknownSectionRewritesTheWholeReport(t *testing.T) {
-	if got := revisionTargets(draftForRevision, []RevisionRequest{{Section: "the whole report"}}); got != nil {
+	if got := RevisionTargets(draftForRevision, []string{"the whole report"}); got != nil {
 		t.Errorf("targets %q, want nil (whole report)", got)
 	}
-	if got := revisionTargets(draftForRevision, nil); got != nil {
+	if got := RevisionTargets(draftForRevision, nil); got != nil {
 		t.Errorf("no requests: targets %q, want nil", got)
 	}
 }
 
 func TestSpliceAddsANewSectionBeforeConsensus(t *testing.T) {
-	got, ok := spliceSections(draftForRevision, "Sure, here it is:\n## Methods compared\n\nA new section [2].")
+	got, ok := SpliceSections(draftForRevision, "Sure, here it is:\n## Methods compared\n\nA new section [2].")
 	if !ok {
 		t.Fatal("refused")
 	}
 	if i, j := strings.Index(got, "## Methods compared"), strings.Index(got, "## Consensus"); i < 0 || i > j {
 		t.Errorf("new section not before Consensus:\n%s", got)
 	}
-	if _, ok := spliceSections(draftForRevision, "No headings at all."); ok {
+	if _, ok := SpliceSections(draftForRevision, "No headings at all."); ok {
 		t.Error("a revision with no section was accepted")
 	}
 }
@@ -82,7 +81,7 @@ func TestWhatsNewHeadingInTheReportsLanguage(t *testing.T) {
 		"de": "Neu seit 2026-11-02", "fr-CA": "Nouveautés depuis le 2026-11-02", "ja": "2026-11-02 以降の新しい研究",
 		"eo": "What's new since 2 November 2026", // a language without headings keeps the English ones
 	} {
-		if got := whatsNewHeading(tag, since); got != want {
+		if got := WhatsNewHeading(tag, since); got != want {
 			t.Errorf("%q: %q, want %q", tag, got, want)
 		}
 	}
