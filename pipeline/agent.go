@@ -102,7 +102,7 @@ type agentCall struct {
 	name  string
 	start time.Time
 	usage llm.Usage
-	// slotHeld: the agent already holds a model slot (slots.go) for all of
+	// slotHeld: the agent already holds a model slot (engine.go) for all of
 	// its calls, so they don't queue again.
 	slotHeld bool
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/researchtui/researchtui/llm/ollamafake"
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/researchtui/researchtui/search"
 )
 
@@ -52,7 +53,7 @@ func webEnv(t *testing.T, script *pipelinetest.Script) *pipelinetest.Env {
 
 const pythonQuestion = "Why is Python so widely used as a programming language?"
 
-func webOptions(env *pipelinetest.Env) pipeline.Options {
+func webOptions(env *pipelinetest.Env) runopts.Options {
 	opt := env.Options(pythonQuestion)
 	opt.Sources = []string{"web"}
 	return opt

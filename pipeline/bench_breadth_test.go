@@ -14,6 +14,7 @@ import (
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/history"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/search/sourcefake"
 )
@@ -59,7 +60,7 @@ func BenchmarkOneGPUBreadth(b *testing.B) {
 				w.engine.Sources["semanticscholar"] = search.NewSemanticScholar(client, s2.SemanticScholarURL(), "")
 				b.StartTimer()
 				start := time.Now()
-				r, err := w.engine.Start(context.Background(), pipeline.Options{Question: c.question,
+				r, err := w.engine.Start(context.Background(), runopts.Options{Question: c.question,
 					Model: pipelinetest.Model, EmbedModel: pipelinetest.EmbedModel, Sources: []string{"semanticscholar"}, MaxRevisions: 2})
 				if err != nil {
 					b.Fatal(err)

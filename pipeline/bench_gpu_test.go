@@ -10,6 +10,7 @@ import (
 	"github.com/researchtui/researchtui/llm/ollamafake"
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 )
 
 // worldPrefill is prompt processing on the one GPU (an 8B model on a
@@ -34,7 +35,7 @@ func BenchmarkOneGPU(b *testing.B) {
 	}{
 		{"writer=faithful", func() *pipelinetest.Script { return &pipelinetest.Script{RevisionRounds: 1, Realistic: true} }},
 		// A writer that states findings by label, as its prompt invites
-		// (write_refs.go), instead of copying them.
+		// (write.go), instead of copying them.
 		{"writer=by-reference", func() *pipelinetest.Script {
 			return &pipelinetest.Script{RevisionRounds: 1, Realistic: true, ByReference: true}
 		}},
@@ -60,7 +61,7 @@ func benchOneGPU(b *testing.B, newScript func() *pipelinetest.Script) {
 		w := oneGPUWorld(b, counter.wrap(script.Responder()))
 		b.StartTimer()
 		start := time.Now()
-		r, err := w.engine.Start(context.Background(), pipeline.Options{Question: "How is software testing studied, and how are language models given tools for chemistry?",
+		r, err := w.engine.Start(context.Background(), runopts.Options{Question: "How is software testing studied, and how are language models given tools for chemistry?",
 			Model: pipelinetest.Model, EmbedModel: pipelinetest.EmbedModel, Sources: []string{"arxiv", "openalex"}, MaxRevisions: 2})
 		if err != nil {
 			b.Fatal(err)

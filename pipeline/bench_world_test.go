@@ -18,6 +18,7 @@ import (
 	"github.com/researchtui/researchtui/llm/ollamafake"
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/search/sourcefake"
 	"github.com/researchtui/researchtui/store"
@@ -161,7 +162,7 @@ func BenchmarkRealWorldRun(b *testing.B) {
 				w := newRealWorld(b, script, parallel)
 				b.StartTimer()
 				start, cpu0 := time.Now(), processCPU()
-				r, err := w.engine.Start(context.Background(), pipeline.Options{Question: "How is software testing studied, and how are language models given tools for chemistry?",
+				r, err := w.engine.Start(context.Background(), runopts.Options{Question: "How is software testing studied, and how are language models given tools for chemistry?",
 					Model: pipelinetest.Model, EmbedModel: pipelinetest.EmbedModel, Sources: []string{"arxiv", "openalex"}, MaxRevisions: 2, Deadline: wd.deadline})
 				if err != nil {
 					b.Fatal(err)
@@ -228,7 +229,7 @@ func BenchmarkRealWorldFollowUp(b *testing.B) {
 		}
 		var id string
 		runWall, runCalls := measure(func() (*pipeline.Run, error) {
-			r, err := w.engine.Start(context.Background(), pipeline.Options{Question: "How is software testing studied, and how are language models given tools for chemistry?",
+			r, err := w.engine.Start(context.Background(), runopts.Options{Question: "How is software testing studied, and how are language models given tools for chemistry?",
 				Model: pipelinetest.Model, EmbedModel: pipelinetest.EmbedModel, Sources: []string{"arxiv", "openalex"}, MaxRevisions: 2})
 			if r != nil {
 				id = r.ID()

@@ -16,6 +16,7 @@ import (
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
 	"github.com/researchtui/researchtui/pipeline/report"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/search/sourcefake"
 )
@@ -149,7 +150,7 @@ func TestReviewIncludesThePool(t *testing.T) {
 	env.Engine.Sources["semanticscholar"] = rankCase{}.rankedS2(t, env.Client, 0)
 	opt := env.Options(patternsQuestion)
 	opt.Sources = []string{"semanticscholar"}
-	opt.Kind = pipeline.KindReview
+	opt.Kind = runopts.KindReview
 	_, sess := pipelinetest.RunToEnd(t, env, opt)
 	rep, err := pipeline.LoadReport(env.Store, sess.ID)
 	if err != nil {

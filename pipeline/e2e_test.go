@@ -17,6 +17,7 @@ import (
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
 	"github.com/researchtui/researchtui/pipeline/report"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/store"
 )
@@ -318,7 +319,7 @@ func TestBadQuestion(t *testing.T) {
 	env := pipelinetest.NewEnv(t, nil, "")
 	for _, q := range []string{"", "   \n\t ", "\x1b[2J", strings.Repeat("why ", 2000)} {
 		_, err := env.Engine.Start(context.Background(), env.Options(q))
-		if !errors.Is(err, pipeline.ErrBadInput) {
+		if !errors.Is(err, runopts.ErrBadInput) {
 			t.Errorf("question %.20q: err %v, want ErrBadInput", q, err)
 		}
 	}

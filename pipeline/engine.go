@@ -9,7 +9,11 @@ import (
 	"sync"
 	"time"
 
+	"os"
+	"strconv"
+
 	"github.com/researchtui/researchtui/llm"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/store"
 	"github.com/researchtui/researchtui/textkit"
@@ -33,7 +37,7 @@ type Engine struct {
 	// Workers bounds parallel searches inside a stage. 0 means 3.
 	Workers int
 	// ModelParallel is how many chat requests the backend serves at once
-	// (slots.go); 0 means DefaultModelParallel().
+	// (engine.go); 0 means DefaultModelParallel().
 	ModelParallel int
 	// Now is the clock (tests pin it); nil means time.Now.
 	Now func() time.Time
@@ -156,8 +160,8 @@ func (e *Engine) workers() int {
 
 // Start checks the options (unless Normalize already did), stores a new session and starts the run in the
 // background. Errors wrapping ErrBadInput are the caller's to fix.
-func (e *Engine) Start(ctx context.Context, opt Options) (*Run, error) {
-	if !opt.isNormalized() { // the CLI and MCP normalise first, to refuse bad input before opening anything
+func (e *Engine) Start(ctx context.Context, opt runopts.Options) (*Run, error) {
+	if !opt.IsNormalized() { // the CLI and MCP normalise first, to refuse bad input before opening anything
 		if err := opt.Normalize(); err != nil {
 			return nil, err
 		}
@@ -165,7 +169,7 @@ func (e *Engine) Start(ctx context.Context, opt Options) (*Run, error) {
 	if off := e.SourcesNotSearched(opt.Sources); !opt.AutoSources && len(opt.Sources) > 0 && len(off) == len(opt.Sources) {
 		// Every source named is off: planning would lead to a search of
 		// nothing and a failed run.
-		return nil, fmt.Errorf("%w: no source to search: %s (see `researchtui doctor`; name others with --sources or the form's Sources row)", ErrBadInput, strings.Join(off, "; "))
+		return nil, fmt.Errorf("%w: no source to search: %s (see `researchtui doctor`; name others with --sources or the form's Sources row)", runopts.ErrBadInput, strings.Join(off, "; "))
 	}
 	if e.LLM != nil && opt.Backend == "" {
 		opt.Backend = e.LLM.Name()
@@ -200,7 +204,7 @@ func (e *Engine) Resume(ctx context.Context, id string, decision *Decision) (*Ru
 	sess, err := e.Store.Session(id)
 	if err != nil {
 		if errors.Is(err, store.ErrNotFound) {
-			return nil, fmt.Errorf("%w: no session %q (see `researchtui sessions list`)", ErrBadInput, id)
+			return nil, fmt.Errorf("%w: no session %q (see `researchtui sessions list`)", runopts.ErrBadInput, id)
 		}
 		return nil, err
 	}
@@ -209,9 +213,9 @@ func (e *Engine) Resume(ctx context.Context, id string, decision *Decision) (*Ru
 		return nil, err
 	}
 	if sess.Status == store.StatusCompleted && fu == nil {
-		return nil, fmt.Errorf("%w: session %s is already completed (ask it a follow-up with `researchtui ask %s QUESTION`)", ErrBadInput, id, id)
+		return nil, fmt.Errorf("%w: session %s is already completed (ask it a follow-up with `researchtui ask %s QUESTION`)", runopts.ErrBadInput, id, id)
 	}
-	var opt Options
+	var opt runopts.Options
 	if err := json.Unmarshal(sess.Options, &opt); err != nil {
 		return nil, fmt.Errorf("session %s has unreadable options: %w", id, err)
 	}
@@ -240,12 +244,12 @@ func (e *Engine) Resume(ctx context.Context, id string, decision *Decision) (*Ru
 	return e.launchWith(ctx, sess, opt, decision, lastSeq, fu)
 }
 
-func (e *Engine) launch(parent context.Context, sess store.Session, opt Options, decision *Decision, lastSeq int64) (*Run, error) {
+func (e *Engine) launch(parent context.Context, sess store.Session, opt runopts.Options, decision *Decision, lastSeq int64) (*Run, error) {
 	return e.launchWith(parent, sess, opt, decision, lastSeq, nil)
 }
 
 // launchWith starts a run; fu, when set, makes it a follow-up (followup.go).
-func (e *Engine) launchWith(parent context.Context, sess store.Session, opt Options, decision *Decision, lastSeq int64, fu *followUp) (*Run, error) {
+func (e *Engine) launchWith(parent context.Context, sess store.Session, opt runopts.Options, decision *Decision, lastSeq int64, fu *followUp) (*Run, error) {
 	ctx, cancel := context.WithCancelCause(parent)
 	r := &Run{
 		id:       sess.ID,
@@ -262,7 +266,7 @@ func (e *Engine) launchWith(parent context.Context, sess store.Session, opt Opti
 		engine:   e,
 		run:      r,
 		opt:      opt,
-		plan:     opt.depth(),
+		plan:     opt.DepthPlan(),
 		session:  sess,
 		decision: decision,
 		usage:    usageFromStore(sess.Usage),
@@ -416,4 +420,42 @@ func (e *Engine) SourcesNotSearched(requested []string) []string {
 		out = append(out, name+": "+why)
 	}
 	return out
+}
+
+// The model backend serves a fixed number of chat requests at once (Ollama:
+// OLLAMA_NUM_PARALLEL, 1 by default; a pool of hosts adds theirs up).
+// Sending more only queues them inside the server, where they can't be
+// cancelled or reordered and where their waiting looks like work. So chat
+// calls take a slot here first; agents that hold one do their work at once.
+
+// DefaultModelParallel is how many chat requests a backend serves at once
+// when nothing says otherwise: OLLAMA_NUM_PARALLEL when the environment
+// sets it (the person runs the server with it), else Ollama's default, 1.
+func DefaultModelParallel() int {
+	if n, err := strconv.Atoi(os.Getenv("OLLAMA_NUM_PARALLEL")); err == nil && n > 0 {
+		return n
+	}
+	return 1
+}
+
+func (e *Engine) modelSlots() chan struct{} {
+	e.slotsOnce.Do(func() {
+		n := e.ModelParallel
+		if n <= 0 {
+			n = DefaultModelParallel()
+		}
+		e.slots = make(chan struct{}, n)
+	})
+	return e.slots
+}
+
+// acquireModel waits for a free model slot; release it when the call ends.
+func (e *Engine) acquireModel(ctx context.Context) (release func(), err error) {
+	slots := e.modelSlots()
+	select {
+	case slots <- struct{}{}:
+		return func() { <-slots }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }

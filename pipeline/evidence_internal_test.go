@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/store"
 )
@@ -40,7 +41,7 @@ func TestSourceEvidencePrefersTheBodyToTheReferenceList(t *testing.T) {
 	if err := st.PutEmbeddings(model, embs); err != nil {
 		t.Fatal(err)
 	}
-	o := &orchestrator{engine: &Engine{Store: st}, opt: Options{EmbedModel: model}}
+	o := &orchestrator{engine: &Engine{Store: st}, opt: runopts.Options{EmbedModel: model}}
 	query := [][]float32{{1, 0}}
 	got := o.sourceEvidence(search.Record{Key: "p"}, chunks, query)
 	if len(got) == 0 || got[0].ID != chunks[2].ID {

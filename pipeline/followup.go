@@ -11,6 +11,7 @@ import (
 
 	"github.com/researchtui/researchtui/llm"
 	"github.com/researchtui/researchtui/pipeline/report"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/researchtui/researchtui/store"
 	"github.com/researchtui/researchtui/textkit"
 	"github.com/researchtui/researchtui/textkit/mdinert"
@@ -111,13 +112,13 @@ var ErrNotFinished = errors.New("the session has no finished report yet")
 
 // Ask starts a follow-up question on a finished session. adjust, when set,
 // changes the session's options for this follow-up (--depth, --sources).
-func (e *Engine) Ask(ctx context.Context, id, question string, adjust func(*Options)) (*Run, error) {
-	question = normalizeQuestion(question)
+func (e *Engine) Ask(ctx context.Context, id, question string, adjust func(*runopts.Options)) (*Run, error) {
+	question = runopts.NormalizeQuestion(question)
 	if question == "" {
-		return nil, fmt.Errorf("%w: the follow-up question is empty", ErrBadInput)
+		return nil, fmt.Errorf("%w: the follow-up question is empty", runopts.ErrBadInput)
 	}
-	if len(question) > MaxQuestionBytes {
-		return nil, fmt.Errorf("%w: the question is %d bytes; keep it under %d", ErrBadInput, len(question), MaxQuestionBytes)
+	if len(question) > runopts.MaxQuestionBytes {
+		return nil, fmt.Errorf("%w: the question is %d bytes; keep it under %d", runopts.ErrBadInput, len(question), runopts.MaxQuestionBytes)
 	}
 	sess, versions, opt, err := e.finishedSession(id, adjust)
 	if err != nil {
@@ -143,7 +144,7 @@ func pendingFollowUp(st store.Reader, id string) (*followUp, error) {
 	return &fu, nil
 }
 
-func (e *Engine) launchFollowUp(ctx context.Context, sess store.Session, opt Options, fu followUp, lastSeq int64) (*Run, error) {
+func (e *Engine) launchFollowUp(ctx context.Context, sess store.Session, opt runopts.Options, fu followUp, lastSeq int64) (*Run, error) {
 	opt.Question = fu.Question
 	return e.launchWith(ctx, sess, opt, nil, lastSeq, &fu)
 }
@@ -300,7 +301,7 @@ func cleanQueries(qs []string) []string {
 	seen := map[string]bool{}
 	for _, q := range qs {
 		q = cleanQuery(q)
-		if plausible(q, 1) && !seen[normQuery(q)] {
+		if textkit.Plausible(q, 1) && !seen[normQuery(q)] {
 			seen[normQuery(q)] = true
 			out = append(out, q)
 		}
@@ -316,7 +317,7 @@ func (o *orchestrator) followUpResearch(ctx context.Context, plans []roundPlan, 
 	}
 	f := &gather{
 		o: o, reg: newRegistry(), share: max(2, firstShare(o.plan.Include, len(o.st.Plan.SubQuestions))/2), runCap: o.plan.Include,
-		calibrate: max(2, floorCalibration(o.opt.depthOnly(), len(o.st.Plan.SubQuestions))/2),
+		calibrate: max(2, floorCalibration(o.opt.DepthRow(), len(o.st.Plan.SubQuestions))/2),
 		claimed:   map[string]bool{}, bySubQ: map[string][]string{}, candidates: map[string][]Candidate{},
 		distinct: map[string]bool{}, analyses: map[string]Analysis{}, ran: map[string]bool{}, chased: map[string]bool{},
 		reading: map[string]*inflight{}, skipped: map[string]bool{}, round: 1,
@@ -382,7 +383,7 @@ func (o *orchestrator) writeSection(ctx context.Context) (string, error) {
 		return "", err
 	}
 	text := strings.TrimSpace(o.withFindings(a, textkit.StripControls(stripThink(resp.Content))))
-	if err != nil || !plausible(text, 5) {
+	if err != nil || !textkit.Plausible(text, 5) {
 		a.warnUnusable("the writer's answer was unusable; the follow-up lists what the sources found")
 		a.finish("assembled from analyses")
 		var b strings.Builder

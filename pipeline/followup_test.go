@@ -9,6 +9,7 @@ import (
 
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/researchtui/researchtui/store"
 )
 
@@ -142,11 +143,11 @@ func TestUncoveredFollowUpReadsNewSourcesNumberedAfter(t *testing.T) {
 func TestFollowUpBadInput(t *testing.T) {
 	t.Parallel()
 	env := pipelinetest.NewEnv(t, nil, "")
-	if _, err := env.Engine.Ask(context.Background(), "nope", "why?", nil); !errors.Is(err, pipeline.ErrBadInput) {
+	if _, err := env.Engine.Ask(context.Background(), "nope", "why?", nil); !errors.Is(err, runopts.ErrBadInput) {
 		t.Errorf("unknown session: %v", err)
 	}
 	_, sess := pipelinetest.RunToEnd(t, env, env.Options(question))
-	if _, err := env.Engine.Ask(context.Background(), sess.ID, "  \x1b[2J ", nil); !errors.Is(err, pipeline.ErrBadInput) {
+	if _, err := env.Engine.Ask(context.Background(), sess.ID, "  \x1b[2J ", nil); !errors.Is(err, runopts.ErrBadInput) {
 		t.Errorf("empty question: %v", err)
 	}
 }

@@ -23,7 +23,7 @@ func (o *orchestrator) stageGather(ctx context.Context) error {
 		reg:        newRegistry(),
 		share:      firstShare(o.plan.Include, len(subqs)),
 		runCap:     o.plan.Include,
-		calibrate:  floorCalibration(o.opt.depthOnly(), len(subqs)),
+		calibrate:  floorCalibration(o.opt.DepthRow(), len(subqs)),
 		claimed:    map[string]bool{},
 		bySubQ:     map[string][]string{},
 		candidates: map[string][]Candidate{},

@@ -13,6 +13,7 @@ import (
 
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/researchtui/researchtui/search"
 )
 
@@ -102,7 +103,7 @@ func TestHostileWebResultsDontHoldTheRun(t *testing.T) {
 	env.Engine.Sources["web"] = search.NewWeb(env.Client, search.WebOptions{SearxNGURL: searx.URL})
 	env.Engine.Fetcher = search.NewFetcher(env.Client, search.FetchOptions{AllowPrivate: true, Progress: rule})
 	opt := env.Options("What is the Python programming language?")
-	opt.Sources, opt.Depth = []string{"web"}, pipeline.DepthDeep
+	opt.Sources, opt.Depth = []string{"web"}, runopts.DepthDeep
 	start := time.Now()
 	evs, _ := pipelinetest.RunToEnd(t, env, opt)
 	t.Logf("the run took %s with the %v download rule", time.Since(start).Round(time.Millisecond), rule)

@@ -12,6 +12,7 @@ import (
 	"github.com/researchtui/researchtui/llm/ollamafake"
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/store"
 	"github.com/researchtui/researchtui/testkit/child"
@@ -37,9 +38,9 @@ func TestKilledRunChild(t *testing.T) {
 		sessions, _ := st.ListSessions()
 		r, err = e.Ask(context.Background(), sessions[0].ID, q, nil)
 	} else {
-		opt := pipeline.Options{Question: question, Model: pipelinetest.Model, EmbedModel: pipelinetest.EmbedModel, Sources: []string{"arxiv", "openalex"}, MaxRevisions: 2}
+		opt := runopts.Options{Question: question, Model: pipelinetest.Model, EmbedModel: pipelinetest.EmbedModel, Sources: []string{"arxiv", "openalex"}, MaxRevisions: 2}
 		if os.Getenv("RESEARCHTUI_KILL_CHILD_PLAN") != "" {
-			opt.ReviewPlan = pipeline.ReviewAsk
+			opt.ReviewPlan = runopts.ReviewAsk
 		}
 		r, err = e.Start(context.Background(), opt)
 	}
@@ -204,7 +205,7 @@ func killMidFlow(t *testing.T, script *pipelinetest.Script, killWhen func(analys
 		}
 		backend, _ := llm.NewOllama(oll.URL, llm.OllamaOptions{})
 		first := &pipelinetest.Env{Engine: killEngine(st, backend, env.Sources.URL)}
-		pipelinetest.RunToEnd(t, first, pipeline.Options{Question: question, Model: pipelinetest.Model, EmbedModel: pipelinetest.EmbedModel, Sources: []string{"arxiv", "openalex"}, MaxRevisions: 2})
+		pipelinetest.RunToEnd(t, first, runopts.Options{Question: question, Model: pipelinetest.Model, EmbedModel: pipelinetest.EmbedModel, Sources: []string{"arxiv", "openalex"}, MaxRevisions: 2})
 		st.Close()
 	}
 

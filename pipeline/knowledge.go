@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/researchtui/researchtui/llm"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/store"
 	"github.com/researchtui/researchtui/textkit"
@@ -34,7 +35,7 @@ type Passage struct {
 // matching offline; semantic reports which one ran. At most one passage per
 // source is returned, best first.
 func (e *Engine) SearchKnowledge(ctx context.Context, query, embedModel string, k int) (passages []Passage, semantic bool, err error) {
-	query = normalizeQuestion(query)
+	query = runopts.NormalizeQuestion(query)
 	if query == "" {
 		return nil, false, errors.New("the search is empty")
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 )
 
 // --language de: the writer is asked for German without finding labels,
@@ -76,13 +77,13 @@ func TestLanguageReachesTheWriterAndTheMethod(t *testing.T) {
 func TestLanguageNames(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]string{"de": "de", "German": "de", "deutsch": "de", "pt-BR": "pt-BR", "en": "", "English": "", "": ""} {
-		o := pipeline.Options{Question: "q?", Model: "m", EmbedModel: "e", Language: in}
+		o := runopts.Options{Question: "q?", Model: "m", EmbedModel: "e", Language: in}
 		if err := o.Normalize(); err != nil || o.Language != want {
 			t.Errorf("%q: %q %v, want %q", in, o.Language, err, want)
 		}
 	}
 	for _, bad := range []string{"Klingonish", "zz", "x"} {
-		o := pipeline.Options{Question: "q?", Model: "m", EmbedModel: "e", Language: bad}
+		o := runopts.Options{Question: "q?", Model: "m", EmbedModel: "e", Language: bad}
 		if err := o.Normalize(); err == nil || !strings.Contains(err.Error(), "unknown --language") {
 			t.Errorf("the unknown language %q: %v", bad, err)
 		}
@@ -95,7 +96,7 @@ func TestLanguageNames(t *testing.T) {
 // them supported), even with --verify quick.
 func TestForeignSentencesAreJudgedNotUncited(t *testing.T) {
 	t.Parallel()
-	for _, verify := range []string{pipeline.VerifyFull, pipeline.VerifyQuick} {
+	for _, verify := range []string{runopts.VerifyFull, runopts.VerifyQuick} {
 		run := func(lang string) pipeline.VerifyCounts {
 			env := pipelinetest.NewEnv(t, &pipelinetest.Script{RevisionRounds: 0, Foreign: true, VerifierJudges: pipelinetest.JudgeSupported}, "")
 			opt := env.Options(question)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/researchtui/researchtui/store"
 )
 
@@ -16,19 +17,19 @@ import (
 func Follow(st store.DB, id string, every time.Duration) (store.Session, error) {
 	switch {
 	case every < 0:
-		return store.Session{}, fmt.Errorf("%w: the interval must be positive", ErrBadInput)
+		return store.Session{}, fmt.Errorf("%w: the interval must be positive", runopts.ErrBadInput)
 	case every > 0 && every < time.Hour:
-		return store.Session{}, fmt.Errorf("%w: update at most hourly (the interval is %s): the literature does not change faster, and the APIs would rate-limit you", ErrBadInput, every)
+		return store.Session{}, fmt.Errorf("%w: update at most hourly (the interval is %s): the literature does not change faster, and the APIs would rate-limit you", runopts.ErrBadInput, every)
 	}
 	sess, err := st.Session(id)
 	if errors.Is(err, store.ErrNotFound) {
-		return sess, fmt.Errorf("%w: no session %q (see `researchtui sessions list`)", ErrBadInput, id)
+		return sess, fmt.Errorf("%w: no session %q (see `researchtui sessions list`)", runopts.ErrBadInput, id)
 	} else if err != nil {
 		return sess, err
 	}
 	if every > 0 {
 		if vs, err := LoadVersions(st, id); err != nil || len(vs) == 0 || sess.Status == store.StatusFailed {
-			return sess, fmt.Errorf("%w: session %s has no finished report to keep up to date", ErrBadInput, id)
+			return sess, fmt.Errorf("%w: session %s has no finished report to keep up to date", runopts.ErrBadInput, id)
 		}
 	}
 	return st.UpdateSession(id, func(s *store.Session) error {

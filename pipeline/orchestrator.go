@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/store"
 )
@@ -21,8 +22,8 @@ import (
 type orchestrator struct {
 	engine   *Engine
 	run      *Run
-	opt      Options
-	plan     depthPlan
+	opt      runopts.Options
+	plan     runopts.DepthPlan
 	session  store.Session
 	decision *Decision // a decision given to Resume for a pending review
 	usage    UsageTotals
@@ -60,7 +61,7 @@ type orchestrator struct {
 	// it writes (update.go).
 	updated *UpdateCheck
 
-	indexState // waiting for the vector index (indexwait.go)
+	indexState // waiting for the vector index (index.go)
 
 	analysisCost analysisCost // what analyses cost, to price the screen's savings
 	verdicts     verdictBook  // the screen's verdict on every work it judged (screening.go)

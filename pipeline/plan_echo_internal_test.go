@@ -41,15 +41,3 @@ func TestPlanEcho(t *testing.T) {
 		}
 	}
 }
-
-func TestNormalizeQuestionStripsEscapes(t *testing.T) {
-	for in, want := range map[string]string{
-		"  what\tis\n\nthis?  ":            "what is this?",
-		"\x1b]0;pwned\x07title \x1b[2Jnow": "title now",
-		"\x1b[31m\x1b[0m":                  "",
-	} {
-		if got := normalizeQuestion(in); got != want {
-			t.Errorf("normalizeQuestion(%q) = %q, want %q", in, got, want)
-		}
-	}
-}

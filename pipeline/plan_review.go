@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/researchtui/researchtui/llm"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/researchtui/researchtui/textkit"
 )
 
@@ -78,7 +79,7 @@ func (pr PlanReview) Text() string {
 // applies their edits. A plan reviewed before (a resume) is not asked
 // again; a follow-up's plan is not reviewed.
 func (o *orchestrator) reviewPlan(ctx context.Context) error {
-	if o.opt.ReviewPlan != ReviewAsk || o.follow != nil {
+	if o.opt.ReviewPlan != runopts.ReviewAsk || o.follow != nil {
 		return nil
 	}
 	var pr PlanReview
@@ -126,7 +127,7 @@ func (o *orchestrator) applyPlanEdit(ctx context.Context, p Plan, e *PlanEdit) (
 	var needQueries []int
 	for _, it := range e.SubQuestions {
 		q := textkit.CleanLine(textkit.Clip(it.Question, 300))
-		if !plausible(q, 2) || len(out) == MaxPlanSubQuestions {
+		if !textkit.Plausible(q, 2) || len(out) == MaxPlanSubQuestions {
 			continue
 		}
 		sq, ok := byID[it.ID]

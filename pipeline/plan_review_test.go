@@ -12,6 +12,7 @@ import (
 	"github.com/researchtui/researchtui/llm/ollamafake"
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/researchtui/researchtui/store"
 )
 
@@ -55,7 +56,7 @@ func TestPlanReviewEditsWhatIsSearched(t *testing.T) {
 	t.Parallel()
 	env := pipelinetest.NewEnv(t, &pipelinetest.Script{RevisionRounds: 0, SubQuestions: 2}, "")
 	opt := env.Options(question)
-	opt.ReviewPlan = pipeline.ReviewAsk
+	opt.ReviewPlan = runopts.ReviewAsk
 	opt.Rounds = new(int) // one round: no reflection queries beside the plan's
 	r, err := env.Engine.Start(context.Background(), opt)
 	if err != nil {
@@ -126,7 +127,7 @@ func TestPlanReviewWaitsAcrossAResume(t *testing.T) {
 	t.Parallel()
 	env := pipelinetest.NewEnv(t, &pipelinetest.Script{RevisionRounds: 0}, "")
 	opt := env.Options(question)
-	opt.ReviewPlan = pipeline.ReviewAsk
+	opt.ReviewPlan = runopts.ReviewAsk
 	ctx, cancel := context.WithCancel(context.Background())
 	r, err := env.Engine.Start(ctx, opt)
 	if err != nil {
@@ -174,7 +175,7 @@ func TestCancelWhilePlanWaitsEndsCancelled(t *testing.T) {
 	t.Parallel()
 	env := pipelinetest.NewEnv(t, &pipelinetest.Script{RevisionRounds: 0}, "")
 	opt := env.Options(question)
-	opt.ReviewPlan = pipeline.ReviewAsk
+	opt.ReviewPlan = runopts.ReviewAsk
 	r, err := env.Engine.Start(context.Background(), opt)
 	if err != nil {
 		t.Fatal(err)
@@ -333,7 +334,7 @@ func TestPlanReviewUnchangedIsNoEdit(t *testing.T) {
 		{Kind: pipelinetest.Planner, Nth: 3, Reply: ollamafake.Reply{Content: "never a plan"}},
 	}}, "")
 	opt := env.Options(long)
-	opt.ReviewPlan = pipeline.ReviewAsk
+	opt.ReviewPlan = runopts.ReviewAsk
 	r, err := env.Engine.Start(context.Background(), opt)
 	if err != nil {
 		t.Fatal(err)

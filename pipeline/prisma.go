@@ -24,7 +24,7 @@ type flowLedger struct {
 	Identified []report.RouteCount `json:"identified"`
 	Analysed   []string            `json:"analysed"`
 	// AbstractsAsked and AbstractsFound count the works known by title
-	// only whose abstracts were looked up, and those found (abstracts.go).
+	// only whose abstracts were looked up, and those found (gather_stream.go).
 	AbstractsAsked int `json:"abstracts_asked,omitempty"`
 	AbstractsFound int `json:"abstracts_found,omitempty"`
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
 	"github.com/researchtui/researchtui/pipeline/report"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 )
 
 // A run of two rounds with citation chasing: its PRISMA flow adds up, its
@@ -100,7 +101,7 @@ func TestReviewKindReportCarriesItsFlow(t *testing.T) {
 	script := withLuttinger(&pipelinetest.Script{RevisionRounds: 0, MissingSlot: "open problems", GapQueries: []string{"del_maestro luttinger liquids"}})
 	env := pipelinetest.NewEnv(t, script, "")
 	opt := env.Options(question)
-	opt.Kind = pipeline.KindReview
+	opt.Kind = runopts.KindReview
 	_, sess := pipelinetest.RunToEnd(t, env, opt)
 	rep, err := pipeline.LoadReport(env.Store, sess.ID)
 	if err != nil {

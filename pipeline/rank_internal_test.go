@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/researchtui/researchtui/search"
 )
 
@@ -74,7 +75,7 @@ func TestBM25FavoursRareTermsAndStems(t *testing.T) {
 	}
 	// The floor is calibrated on as many candidates as a sub-question
 	// read before the reading plan, so reading more never lowers it.
-	if floorCalibration(depthTable[DepthStandard], 4) != 3 || floorCalibration(depthTable[DepthStandard], 2) != 5 || floorCalibration(depthTable[DepthQuick], 2) != 3 {
+	if floorCalibration(runopts.DepthTable[runopts.DepthStandard], 4) != 3 || floorCalibration(runopts.DepthTable[runopts.DepthStandard], 2) != 5 || floorCalibration(runopts.DepthTable[runopts.DepthQuick], 2) != 3 {
 		t.Error("floorCalibration changed: the floors would move")
 	}
 	if firstShare(12, 4) != 3 || firstShare(12, 5) != 3 || firstShare(60, 2) != 30 || firstShare(6, 6) != 2 {

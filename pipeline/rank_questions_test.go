@@ -12,6 +12,7 @@ import (
 	"github.com/researchtui/researchtui/pipeline/eval"
 	"github.com/researchtui/researchtui/pipeline/history"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/search/sourcefake"
 )
@@ -108,7 +109,7 @@ func (r rankOutcome) String() string {
 // runRankCase runs c at standard depth over the recorded pool, with one
 // follow-up round that chases citations (the recorded references and
 // citing works are economics papers, nothing to do with Turing).
-func runRankCase(t *testing.T, c rankCase, script *pipelinetest.Script, tune func(*pipeline.Options)) rankOutcome {
+func runRankCase(t *testing.T, c rankCase, script *pipelinetest.Script, tune func(*runopts.Options)) rankOutcome {
 	t.Helper()
 	if script == nil {
 		script = &pipelinetest.Script{}

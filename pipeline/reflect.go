@@ -197,7 +197,7 @@ func (f *gather) cleanReflection(r Reflection, gaps map[string][]string) Reflect
 		var queries []string
 		for _, q := range s.Queries {
 			q = cleanQuery(q)
-			if plausible(q, 1) && !f.hasRun(q) {
+			if textkit.Plausible(q, 1) && !f.hasRun(q) {
 				queries = append(queries, q)
 				f.markRun(q)
 			}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/researchtui/researchtui/llm"
 	"github.com/researchtui/researchtui/pipeline/report"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/researchtui/researchtui/store"
 	"github.com/researchtui/researchtui/textkit"
 )
@@ -33,7 +34,7 @@ func (o *orchestrator) stageWriteAndReview(ctx context.Context) error {
 	if err := o.stageDone(StageWrite, start, "draft ready"); err != nil {
 		return err
 	}
-	if o.opt.Verify != VerifyOff {
+	if o.opt.Verify != runopts.VerifyOff {
 		verifyStart := o.stageStart(StageVerify, "checking every cited sentence against its sources")
 		var err error
 		if draft, err = o.verifyDraft(ctx, 0, draft); err != nil {
@@ -216,7 +217,7 @@ func (o *orchestrator) reviewLanguage() string {
 	if o.opt.Language == "" {
 		return ""
 	}
-	n := languageName(o.opt.Language)
+	n := runopts.LanguageName(o.opt.Language)
 	return fmt.Sprintf(" The report is written in %s on purpose: do not ask for another language; write your requests in %s or English.", n, n)
 }
 

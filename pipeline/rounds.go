@@ -40,7 +40,7 @@ func (o *orchestrator) followUpRounds() int {
 	if o.opt.Rounds != nil {
 		return max(0, *o.opt.Rounds)
 	}
-	return o.opt.depthOnly().FollowUpRounds
+	return o.opt.DepthRow().FollowUpRounds
 }
 
 // roundPlan is what a later round does for one sub-question.

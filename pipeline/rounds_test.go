@@ -7,6 +7,7 @@ import (
 	"github.com/researchtui/researchtui/llm/ollamafake"
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/researchtui/researchtui/search"
 )
 
@@ -111,7 +112,7 @@ func TestRoundCapsAndARoundThatFindsNothingStops(t *testing.T) {
 		script := withLuttinger(&pipelinetest.Script{MissingSlot: "open problems", GapQueries: gapQueries})
 		env := pipelinetest.NewEnv(t, script, "")
 		opt := env.Options(question)
-		opt.Depth = pipeline.DepthDeep
+		opt.Depth = runopts.DepthDeep
 		_, sess := pipelinetest.RunToEnd(t, env, opt)
 		rs, _ := rounds(t, env, sess.ID)
 		return rs, env
@@ -128,7 +129,7 @@ func TestRoundCapsAndARoundThatFindsNothingStops(t *testing.T) {
 
 	env := pipelinetest.NewEnv(t, &pipelinetest.Script{MissingSlot: "open problems"}, "")
 	opt := env.Options(question)
-	opt.Depth = pipeline.DepthQuick
+	opt.Depth = runopts.DepthQuick
 	_, sess := pipelinetest.RunToEnd(t, env, opt)
 	rs, _ = rounds(t, env, sess.ID)
 	if len(rs) != 1 || chaseRequests(env.Sources.Requests()) != 0 || calls(env, pipelinetest.Reflector) != 0 {

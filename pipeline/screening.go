@@ -7,12 +7,13 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/textkit"
 )
 
 // The screen: the model judges what the question is about. Every
-// shortlisted candidate of a sub-question (shortlist.go: readable, above a
+// shortlisted candidate of a sub-question (reading_plan.go: readable, above a
 // low floor, up to the depth's Shortlist) is shown to the model by its
 // title and the start of its abstract, numbered, in as few calls as fit
 // (screening_batch.go), and it answers whichever list is shorter: the
@@ -32,12 +33,6 @@ import (
 // though their words would separate them, that sub-question's reading is
 // chosen by word overlap, as before the screen decided, and the Method
 // section says so.
-
-// Screen settings (Options.Screen, config key `screen`, --screen).
-const (
-	ScreenOn  = "on"
-	ScreenOff = "off"
-)
 
 // Verdicts as Candidate.Screen holds them.
 const (
@@ -129,7 +124,7 @@ func (o *orchestrator) seedVerdicts() error {
 // screenNote is the Method section's account of the screen: what it
 // judged, at what cost, and where the words chose instead.
 func (o *orchestrator) screenNote() string {
-	if o.opt.Screen == ScreenOff {
+	if o.opt.Screen == runopts.ScreenOff {
 		return " The relevance screen was off: what was read was chosen by word overlap and similarity."
 	}
 	var sr ScreenReport
@@ -168,7 +163,7 @@ type screenUnit struct {
 	Rejected int `json:"rejected,omitempty"`
 	Unjudged int `json:"unjudged,omitempty"` // the screen's answer was unusable
 	// Rechecked verdicts the words disagreed with had a second look
-	// (screening_recheck.go); Changed of them changed.
+	// (screening_batch.go); Changed of them changed.
 	Rechecked        int `json:"rechecked,omitempty"`
 	Changed          int `json:"changed,omitempty"`
 	PromptTokens     int `json:"prompt_tokens,omitempty"`
@@ -265,7 +260,7 @@ func (r *ScreenReport) add(subq string, u *screenUnit) {
 // Candidate.Screen. It returns nil when the screen is off.
 func (f *gather) screen(ctx context.Context, a *agentCall, sq SubQuestion, cands []Candidate, recs map[string]search.Record, idx []int, floor float64) *screenUnit {
 	o := f.o
-	if o.opt.Screen == ScreenOff || len(idx) == 0 {
+	if o.opt.Screen == runopts.ScreenOff || len(idx) == 0 {
 		return nil
 	}
 	u := &screenUnit{}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 )
 
 func warnedAbout(evs []pipeline.Event, text string) bool {
@@ -82,7 +83,7 @@ func TestTheScreenDecidesWhatIsRead(t *testing.T) {
 func TestAScreenWithoutJudgementFallsBackToTheWords(t *testing.T) {
 	t.Parallel()
 	c := turingTestCase
-	base := runRankCase(t, c, &pipelinetest.Script{}, func(o *pipeline.Options) { o.Screen = pipeline.ScreenOff })
+	base := runRankCase(t, c, &pipelinetest.Script{}, func(o *runopts.Options) { o.Screen = runopts.ScreenOff })
 	if n := calls(base.env, pipelinetest.Screener); n != 0 {
 		t.Errorf("--screen off made %d screener calls", n)
 	}

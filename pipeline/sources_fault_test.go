@@ -14,6 +14,7 @@ import (
 
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/store"
 )
@@ -211,7 +212,7 @@ func TestARunWithEverySourceOffIsRefused(t *testing.T) {
 	opt := env.Options(question)
 	opt.Sources = []string{"web"}
 	_, err := env.Engine.Start(context.Background(), opt)
-	if !errors.Is(err, pipeline.ErrBadInput) || !strings.Contains(err.Error(), "no source to search: web: no engine") {
+	if !errors.Is(err, runopts.ErrBadInput) || !strings.Contains(err.Error(), "no source to search: web: no engine") {
 		t.Fatalf("start with only web, which is off: %v", err)
 	}
 	if ss, _ := env.Store.ListSessions(); len(ss) != 0 {

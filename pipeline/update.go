@@ -10,6 +10,7 @@ import (
 
 	"github.com/researchtui/researchtui/llm"
 	"github.com/researchtui/researchtui/pipeline/report"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/store"
 	"github.com/researchtui/researchtui/textkit"
@@ -139,7 +140,7 @@ func (o *orchestrator) updateStages(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if o.opt.Verify != VerifyOff {
+	if o.opt.Verify != runopts.VerifyOff {
 		// One check of what this update wrote: the new section and, when
 		// it changed, the summary (its old sentences were checked before).
 		what, text := "checking the new section's cited sentences against their sources", head+"\n\n"+strings.TrimSpace(section)+"\n"
@@ -271,7 +272,7 @@ func (o *orchestrator) updateResearch(ctx context.Context, parent Report) (updat
 	nsq := len(o.st.Plan.SubQuestions)
 	f := &gather{
 		o: o, reg: newRegistry(), share: firstShare(o.plan.Include, nsq), runCap: o.plan.Include,
-		calibrate: floorCalibration(o.opt.depthOnly(), nsq),
+		calibrate: floorCalibration(o.opt.DepthRow(), nsq),
 		claimed:   map[string]bool{}, bySubQ: map[string][]string{}, candidates: map[string][]Candidate{},
 		distinct: map[string]bool{}, analyses: map[string]Analysis{}, ran: map[string]bool{}, chased: map[string]bool{},
 		reading: map[string]*inflight{}, skipped: map[string]bool{},
@@ -485,7 +486,7 @@ func (o *orchestrator) whatsNew(ctx context.Context, pinned int) (string, error)
 		return "", err
 	}
 	text = strings.TrimSpace(o.withFindings(a, textkit.StripControls(stripThink(resp.Content))))
-	if err != nil || !plausible(text, 5) {
+	if err != nil || !textkit.Plausible(text, 5) {
 		a.warnUnusable("the writer's answer was unusable; the update lists what the new sources found")
 		var b strings.Builder
 		for i := pinned; i < len(o.st.Analyses); i++ {

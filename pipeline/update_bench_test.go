@@ -7,6 +7,7 @@ import (
 
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/researchtui/researchtui/search"
 )
 
@@ -39,7 +40,7 @@ func BenchmarkUpdateVsRerun(b *testing.B) {
 		}
 		return time.Since(t0), sum(counter.snapshot()) - gen0, len(w.ollama.ChatCalls()) - calls0
 	}
-	opt := pipeline.Options{Question: question, Model: pipelinetest.Model, EmbedModel: pipelinetest.EmbedModel, Sources: []string{"openalex"}, MaxRevisions: 2}
+	opt := runopts.Options{Question: question, Model: pipelinetest.Model, EmbedModel: pipelinetest.EmbedModel, Sources: []string{"openalex"}, MaxRevisions: 2}
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		script := shelfScript()

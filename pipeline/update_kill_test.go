@@ -11,6 +11,7 @@ import (
 	"github.com/researchtui/researchtui/llm/ollamafake"
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/store"
 	"github.com/researchtui/researchtui/testkit/child"
@@ -73,7 +74,7 @@ func TestKillDuringAnUpdateThenUpdateAgain(t *testing.T) {
 	}
 	backend, _ := llm.NewOllama(oll.URL, llm.OllamaOptions{})
 	first := &pipelinetest.Env{Engine: shelfEngine(st, backend, false)}
-	opt := pipeline.Options{Question: question, Model: pipelinetest.Model, EmbedModel: pipelinetest.EmbedModel, Sources: []string{"openalex"}, MaxRevisions: 2}
+	opt := runopts.Options{Question: question, Model: pipelinetest.Model, EmbedModel: pipelinetest.EmbedModel, Sources: []string{"openalex"}, MaxRevisions: 2}
 	_, sess := pipelinetest.RunToEnd(t, first, opt)
 	st.Close()
 	base := len(oll.ChatCalls())

@@ -117,7 +117,7 @@ func (o *orchestrator) summaryFrom(answer, heading, old string) string {
 	for _, m := range report.CiteGroup.FindAllStringSubmatch(text, -1) {
 		marks = append(marks, report.ParseCiteGroup(m[1])...)
 	}
-	if unknown > 0 || len(marks) == 0 || !plausible(text, 5) {
+	if unknown > 0 || len(marks) == 0 || !textkit.Plausible(text, 5) {
 		return ""
 	}
 	for _, n := range marks {

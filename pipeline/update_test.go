@@ -12,6 +12,7 @@ import (
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/history"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/store"
 )
@@ -62,7 +63,7 @@ func grow(shelf *pipelinetest.Shelf) {
 }
 
 // shelfWorld is a session's world: the first shelf, searched as OpenAlex.
-func shelfWorld(t *testing.T) (*pipelinetest.Env, *pipelinetest.Shelf, pipeline.Options) {
+func shelfWorld(t *testing.T) (*pipelinetest.Env, *pipelinetest.Shelf, runopts.Options) {
 	t.Helper()
 	env := pipelinetest.NewEnv(t, shelfScript(), "")
 	shelf := firstShelf()

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/researchtui/researchtui/pipeline/report"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 )
 
 // The verifier checks every cited sentence of a draft against the sources
@@ -16,19 +17,6 @@ import (
 // never writes text. Matching (support.go) decides whenever it can; the
 // model is asked, in batches, only about sentences that neither clearly
 // restate a passage nor clearly miss every passage (Options.Verify full).
-
-// Verification modes (--verify).
-const (
-	VerifyFull  = "full"  // matching, then the model for what matching cannot decide
-	VerifyQuick = "quick" // matching only: no model calls
-	VerifyOff   = "off"   // no verification (the word-overlap ratio only)
-)
-
-// What becomes of a sentence its citations do not support (--unsupported).
-const (
-	UnsupportedUncite = "uncite" // keep it, without a citation: the report's own synthesis
-	UnsupportedDrop   = "drop"   // remove it
-)
 
 // Verdicts on a cited sentence.
 const (
@@ -84,14 +72,14 @@ type Verification struct {
 func (o *orchestrator) verifyDraft(ctx context.Context, round int, draft string) (string, error) {
 	mode := o.opt.Verify
 	if mode == "" {
-		mode = VerifyFull
+		mode = runopts.VerifyFull
 	}
-	if mode == VerifyOff || len(o.st.Analyses) == 0 {
+	if mode == runopts.VerifyOff || len(o.st.Analyses) == 0 {
 		return draft, nil
 	}
 	cross := o.opt.Language != ""
-	if cross && mode == VerifyQuick {
-		mode = VerifyFull // matching alone cannot compare languages
+	if cross && mode == runopts.VerifyQuick {
+		mode = runopts.VerifyFull // matching alone cannot compare languages
 	}
 	name := fmt.Sprintf("verify/%d", round)
 	var v Verification
@@ -129,7 +117,7 @@ func (o *orchestrator) verifyDraft(ctx context.Context, round int, draft string)
 		ask = append(ask, i)
 	}
 	if len(ask) > 0 {
-		if mode == VerifyFull && !o.meter.exhausted() {
+		if mode == runopts.VerifyFull && !o.meter.exhausted() {
 			if err := o.judgeByModel(ctx, a, round, ix, spans, checks, ask); err != nil {
 				a.fail()
 				return draft, err
@@ -383,7 +371,7 @@ func (o *orchestrator) settleByMatch(ix *evidenceIndex, sp report.CitedSpan, ch 
 }
 
 func (o *orchestrator) unsupportedAction() string {
-	if o.opt.Unsupported == UnsupportedDrop {
+	if o.opt.Unsupported == runopts.UnsupportedDrop {
 		return ActionDropped
 	}
 	return ActionUncited

@@ -11,6 +11,7 @@ import (
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/history"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/store"
 )
@@ -19,7 +20,7 @@ import (
 // Careless) on one of two questions: the default one over the recorded
 // arXiv and OpenAlex answers, or one on Turing patterns over the recorded
 // Semantic Scholar answer.
-func carelessWorld(t *testing.T, turing bool, script *pipelinetest.Script) (*pipelinetest.Env, pipeline.Options) {
+func carelessWorld(t *testing.T, turing bool, script *pipelinetest.Script) (*pipelinetest.Env, runopts.Options) {
 	t.Helper()
 	if turing {
 		script.Topics = []pipelinetest.Topic{
@@ -69,7 +70,7 @@ func attribution(t *testing.T, env *pipelinetest.Env, rep pipeline.Report) (cite
 	for _, m := range citedSentence.FindAllStringSubmatch(body, -1) {
 		sentence := wordsOnly(m[1])
 		// A first-person sentence given to its authors by name ("Bran et
-		// al. (2024) introduce …", voice.go) is checked without the name
+		// al. (2024) introduce …", report/voice.go) is checked without the name
 		// and verb the report put there: it is attributed rightly when
 		// the name is the cited work's first author's.
 		if v := voicedName.FindStringSubmatch(m[1]); v != nil && !strings.Contains(m[2], ",") && authors[atoi(m[2])] != "" &&
@@ -98,7 +99,7 @@ func attribution(t *testing.T, env *pipelinetest.Env, rep pipeline.Report) (cite
 	return cited, contained, sweeping
 }
 
-// voicedName is a sentence voice.go gave to its authors: the names and
+// voicedName is a sentence report/voice.go gave to its authors: the names and
 // year, then a verb ("… (2024) introduce") or "'s" and the rest.
 var voicedName = regexp.MustCompile(`^\s*(?:[-*+]\s+)?(.+?)(?:'s)? \((\d{4}|n\.d\.)\)(?:'s)?\s+(?:[a-z]+\s+)?(.*)$`)
 
@@ -173,7 +174,7 @@ func TestVerifierRepairsACarelessWriter(t *testing.T) {
 func TestUnsupportedSentencesCanBeDropped(t *testing.T) {
 	t.Parallel()
 	env, opt := carelessWorld(t, false, &pipelinetest.Script{Careless: true})
-	opt.Unsupported = pipeline.UnsupportedDrop
+	opt.Unsupported = runopts.UnsupportedDrop
 	_, sess := pipelinetest.RunToEnd(t, env, opt)
 	rep, err := pipeline.LoadReport(env.Store, sess.ID)
 	if err != nil {
@@ -214,7 +215,7 @@ func TestParaphrasesAreJudgedByTheModel(t *testing.T) {
 func TestVerifyModes(t *testing.T) {
 	t.Parallel()
 	env, opt := carelessWorld(t, false, &pipelinetest.Script{Careless: true, Paraphrase: true})
-	opt.Verify = pipeline.VerifyQuick
+	opt.Verify = runopts.VerifyQuick
 	_, sess := pipelinetest.RunToEnd(t, env, opt)
 	if n := env.Script.Calls(pipelinetest.Verifier); n != 0 {
 		t.Errorf("--verify quick made %d verifier calls", n)
@@ -225,7 +226,7 @@ func TestVerifyModes(t *testing.T) {
 	}
 
 	env, opt = carelessWorld(t, false, &pipelinetest.Script{Careless: true})
-	opt.Verify = pipeline.VerifyOff
+	opt.Verify = runopts.VerifyOff
 	_, sess = pipelinetest.RunToEnd(t, env, opt)
 	rep, _ = pipeline.LoadReport(env.Store, sess.ID)
 	if rep.Metrics.Verified != nil || !strings.Contains(rep.Markdown, pipelinetest.SweepingClaim+" [") {

@@ -5,8 +5,15 @@ import (
 	"fmt"
 	"strings"
 
+	"regexp"
+	"strconv"
+
+	"slices"
+	"sort"
+
 	"github.com/researchtui/researchtui/llm"
 	"github.com/researchtui/researchtui/pipeline/report"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/researchtui/researchtui/textkit"
 )
 
@@ -79,7 +86,7 @@ func (o *orchestrator) sourcesBrief() string {
 			fmt.Fprintf(&b, "  - limitations: %s\n", textkit.CleanLine(an.Limitations))
 		}
 	}
-	b.WriteString(o.structuredBrief()) // materials.go: structured data reaches the writer as data
+	b.WriteString(o.structuredBrief()) // retrieve.go: structured data reaches the writer as data
 	return b.String()
 }
 
@@ -217,7 +224,7 @@ func (o *orchestrator) unusableDraft(text string) string {
 	if o.plan.Concise {
 		minWords = 20
 	}
-	words := languageWords(text)
+	words := textkit.LanguageWords(text)
 	switch {
 	case words < minWords:
 		return fmt.Sprintf("%d words of prose", words)
@@ -283,4 +290,111 @@ func stripThink(s string) string {
 		}
 	}
 	return strings.TrimSpace(s)
+}
+
+// The writer may state a finding by its label instead of copying it: the
+// sources brief numbers each finding ("finding F3.1: ..." is source 3's
+// first), and "{F3.1}" in the draft becomes that sentence with its
+// citation, "... [3].". Restating a finding the program already holds
+// word for word is most of what a writer copies; on one GPU each copied
+// token costs the person ~20 ms, and a finding put in by label is the
+// source's own sentence, cited to it, so the verifier finds it supported
+// without asking the model. The writer's own words are left for what
+// only it can write: the synthesis, comparisons and what is missing.
+
+const findingsByLabel = `To state a finding as its source words it, write just its label in braces, e.g. {F2.1}: the program puts in the finding's sentence and its citation. Use your own words, with citations, only to compare, connect or qualify findings.`
+
+// findingLabel matches "{F3.1}" (and "{f3-1}", "{F 3.1}") with the
+// punctuation that may follow it.
+var findingLabel = regexp.MustCompile(`\{\s*[Ff]\s*(\d+)\s*[.:-]\s*(\d+)\s*\}([.;,!?]?)`)
+
+// expandFindings replaces each finding label with the finding, cited. A
+// label that names no finding is dropped; unknown counts them.
+func expandFindings(text string, analyses []Analysis) (out string, unknown int) {
+	out = findingLabel.ReplaceAllStringFunc(text, func(m string) string {
+		g := findingLabel.FindStringSubmatch(m)
+		n, _ := strconv.Atoi(g[1])
+		k, _ := strconv.Atoi(g[2])
+		if n < 1 || n > len(analyses) || k < 1 || k > len(analyses[n-1].KeyFindings) {
+			unknown++
+			return ""
+		}
+		f := strings.TrimSpace(textkit.CleanLine(analyses[n-1].KeyFindings[k-1]))
+		if f == "" {
+			unknown++
+			return ""
+		}
+		end := g[3]
+		if end == "" {
+			end = "."
+			if last := f[len(f)-1]; last == '!' || last == '?' {
+				end = string(last)
+			}
+		}
+		return strings.TrimRight(f, ".!? ") + " [" + g[1] + "]" + end
+	})
+	return out, unknown
+}
+
+// The report's language (--language). Searching stays in the languages
+// the sources need and references keep their own; the writer writes the
+// report in the language asked, the Method section is translated (its
+// numbers checked), and the code's own headings come from a small table.
+// Matching compares words, which a translation does not share with its
+// English source, so a report in another language has its cited sentences
+// judged by the model (verify.go: crossLingual).
+
+// writeInLanguage is what the writing agents are told when the report
+// is not in English: every word of it in that language, citations as
+// they are.
+func writeInLanguage(tag string) string {
+	if tag == "" {
+		return ""
+	}
+	n := runopts.LanguageName(tag)
+	return fmt.Sprintf("\nWrite the whole report in %s (%s): its title, headings and prose, even though the sources are in other languages; keep every citation [n] exactly as instructed, and keep the names of methods, datasets and authors as they are.\n", n, tag)
+}
+
+const translateSystem = `You are the translating agent of a research assistant. Translate the text the user gives into %s. Keep every number, percentage, name and source name exactly as it is. Answer with the translation only.`
+
+// inLanguage translates code-written text (the Method section) into the
+// report's language. A translation that loses or changes a number, or a
+// failed call, leaves the text in English: the counts matter more than
+// the language.
+func (o *orchestrator) inLanguage(ctx context.Context, text string) string {
+	if o.opt.Language == "" || strings.TrimSpace(text) == "" || o.meter.exhausted() {
+		return text
+	}
+	name := runopts.LanguageName(o.opt.Language)
+	a := o.startAgent(StageFinalise, "translator", "the Method section into "+name)
+	resp, err := a.chat(ctx, llm.ChatRequest{
+		Messages:    []llm.Message{{Role: "system", Content: fmt.Sprintf(translateSystem, name)}, {Role: "user", Content: text}},
+		Temperature: ptr(0.1),
+	})
+	if err != nil {
+		a.warn("the Method section stays in English: %s", shortErr(err))
+		a.finish("kept in English")
+		return text
+	}
+	out := strings.TrimSpace(textkit.StripControls(stripThink(resp.Content)))
+	if !slices.Equal(numbersIn(out), numbersIn(text)) || len(out) < len(text)/3 {
+		a.warn("the Method section stays in English: its translation changed the counts")
+		a.finish("kept in English")
+		return text
+	}
+	a.finish(fmt.Sprintf("%d words", len(strings.Fields(out))))
+	return out
+}
+
+var numberRun = regexp.MustCompile(`\d+(?:[.,]\d+)?`)
+
+// numbersIn are the numbers of a text, sorted (a translation may reorder
+// them; "3.5" and "3,5" are one number).
+func numbersIn(s string) []string {
+	ns := numberRun.FindAllString(s, -1)
+	for i := range ns {
+		ns[i] = strings.ReplaceAll(ns[i], ",", ".")
+	}
+	sort.Strings(ns)
+	return ns
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 )
 
 // TestBridgeBatches: the bridge takes everything already queued in one
@@ -54,7 +55,7 @@ func TestDeltasMerged(t *testing.T) {
 func TestQuestionAtStart(t *testing.T) {
 	svc := &fakeServices{}
 	dark := true
-	m := newModel(context.Background(), Config{Question: "why is the sky blue", Defaults: pipeline.Options{Model: "m", EmbedModel: "e"}}, svc,
+	m := newModel(context.Background(), Config{Question: "why is the sky blue", Defaults: runopts.Options{Model: "m", EmbedModel: "e"}}, svc,
 		options{now: func() time.Time { return testNow }, darkBG: &dark})
 	run(t, m, m.Init())
 	if len(svc.started) != 1 || svc.started[0].Question != "why is the sky blue" || m.screen != screenRun {

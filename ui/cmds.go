@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/researchtui/researchtui/store"
 )
 
@@ -21,7 +22,7 @@ type sessionsLoadedMsg struct {
 
 type runStartedMsg struct {
 	h        runHandle
-	opt      pipeline.Options
+	opt      runopts.Options
 	sess     store.Session // for resumes: title, model, usage so far
 	resumed  bool
 	watched  bool // a run of another researchtui process, followed here
@@ -122,7 +123,7 @@ func loadSessionsCmd(svc services, seq int) tea.Cmd {
 	}
 }
 
-func startRunCmd(ctx context.Context, svc services, opt pipeline.Options) tea.Cmd {
+func startRunCmd(ctx context.Context, svc services, opt runopts.Options) tea.Cmd {
 	return func() tea.Msg {
 		h, err := svc.Start(ctx, opt)
 		return runStartedMsg{h: h, opt: opt, err: err}
@@ -140,7 +141,7 @@ func resumeRunCmd(ctx context.Context, svc services, sess store.Session, d *pipe
 func askRunCmd(ctx context.Context, svc services, id, question string) tea.Cmd {
 	return func() tea.Msg {
 		h, err := svc.Ask(ctx, id, question)
-		opt := pipeline.Options{Question: "Follow-up: " + question}
+		opt := runopts.Options{Question: "Follow-up: " + question}
 		if sess, serr := svc.Session(id); serr == nil {
 			opt.Model = sess.Model // a follow-up runs on its session's model
 		}

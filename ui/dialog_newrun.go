@@ -9,12 +9,12 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/researchtui/researchtui/themes"
 )
 
 // The new-research form: the question, then a row for each run option
-// with a Form label in pipeline.RunOptions, in the table's order. A string
+// with a Form label in runopts.RunOptions, in the table's order. A string
 // option is a one-of row (its Choices) or a text row, a bool an off/on
 // row. Two rows keep widgets of their own, by option name: the sources
 // checklist (it marks the sources this researchtui cannot search) and the
@@ -28,7 +28,7 @@ const (
 
 // formRow is one option's row.
 type formRow struct {
-	spec   pipeline.OptionSpec
+	spec   runopts.OptionSpec
 	text   bool      // a text row, in input
 	input  lineInput // a text row's
 	values []string  // a one-of row's values (a bool's: off, on)
@@ -39,7 +39,7 @@ type formRow struct {
 // newRunDialog is the new-research form: the question plus the options a
 // run is started with, prefilled from the config.
 type newRunDialog struct {
-	base     pipeline.Options
+	base     runopts.Options
 	question lineInput
 	rows     []*formRow
 	sources  map[string]bool
@@ -50,16 +50,16 @@ type newRunDialog struct {
 	err      string
 }
 
-func newNewRunDialog(st *themes.Styles, defaults pipeline.Options, initial string, off map[string]string) (*newRunDialog, tea.Cmd) {
+func newNewRunDialog(st *themes.Styles, defaults runopts.Options, initial string, off map[string]string) (*newRunDialog, tea.Cmd) {
 	d := &newRunDialog{base: defaults, sources: map[string]bool{}, off: off, library: libraryRow{ticked: map[string]bool{}}}
 	for _, c := range defaults.Collections {
 		d.library.ticked[c] = true
 	}
 	d.question = newInput(st, "what do you want to know?", 60)
-	d.question.limit = pipeline.MaxQuestionBytes
+	d.question.limit = runopts.MaxQuestionBytes
 	d.question.SetValue(initial)
 	d.question.CursorEnd()
-	for _, s := range pipeline.RunOptions {
+	for _, s := range runopts.RunOptions {
 		if r := newFormRow(st, s, &defaults); r != nil {
 			d.rows = append(d.rows, r)
 		}
@@ -77,20 +77,20 @@ func newNewRunDialog(st *themes.Styles, defaults pipeline.Options, initial strin
 // newFormRow is the row of an option the form shows, with its value from
 // defaults; nil when the form does not show it (no Form label, or a type
 // only a widget of its own could show).
-func newFormRow(st *themes.Styles, s pipeline.OptionSpec, defaults *pipeline.Options) *formRow {
+func newFormRow(st *themes.Styles, s runopts.OptionSpec, defaults *runopts.Options) *formRow {
 	if s.Form == "" {
 		return nil
 	}
 	r := &formRow{spec: s}
 	switch {
 	case s.Name == optSources || s.Name == optLibrary:
-	case s.Type == pipeline.OptionBool:
+	case s.Type == runopts.OptionBool:
 		r.values = []string{"off", "on"}
 		r.labels = r.values
 		if on, _ := s.Get(defaults).(bool); on {
 			r.choice = 1
 		}
-	case s.Type == pipeline.OptionString && len(s.Choices) > 0:
+	case s.Type == runopts.OptionString && len(s.Choices) > 0:
 		r.values, r.labels = s.Choices, s.Choices
 		if len(s.FormChoices) == len(s.Choices) {
 			r.labels = s.FormChoices
@@ -100,7 +100,7 @@ func newFormRow(st *themes.Styles, s pipeline.OptionSpec, defaults *pipeline.Opt
 		if i := slices.Index(s.Choices, s.Get(defaults).(string)); i >= 0 {
 			r.choice = i
 		}
-	case s.Type == pipeline.OptionString:
+	case s.Type == runopts.OptionString:
 		r.text = true
 		r.input = newInput(st, s.Placeholder, 30)
 		r.input.SetValue(s.Get(defaults).(string))
@@ -143,7 +143,7 @@ func (d *newRunDialog) setFocus(f int) tea.Cmd {
 	return nil
 }
 
-func (d *newRunDialog) options() pipeline.Options {
+func (d *newRunDialog) options() runopts.Options {
 	opt := d.base
 	opt.Question = strings.TrimSpace(d.question.Value())
 	for _, r := range d.rows {
@@ -154,14 +154,14 @@ func (d *newRunDialog) options() pipeline.Options {
 				continue
 			}
 			r.spec.Set(&opt, v)
-		case r.spec.Type == pipeline.OptionBool:
+		case r.spec.Type == runopts.OptionBool:
 			r.spec.Set(&opt, r.choice == 1)
 		case r.values != nil:
 			r.spec.Set(&opt, r.values[r.choice])
 		}
 	}
 	opt.Sources, opt.AutoSources = nil, false
-	for _, s := range pipeline.KnownSources {
+	for _, s := range runopts.KnownSources {
 		if d.sources[s] {
 			opt.Sources = append(opt.Sources, s)
 		}
@@ -282,7 +282,7 @@ func (d *newRunDialog) view(st *themes.Styles, w, _ int) string {
 func (d *newRunDialog) sourceLines(st *themes.Styles, prefix string, f, inner int) []string {
 	var lines, row []string
 	rowW := 0
-	for i, s := range pipeline.KnownSources {
+	for i, s := range runopts.KnownSources {
 		item := sourceBox(d.sources[s], d.off[s]) + " " + s
 		style := st.Text
 		if d.off[s] != "" {

@@ -12,6 +12,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/researchtui/researchtui/textkit"
 	"github.com/researchtui/researchtui/themes"
 )
@@ -77,7 +78,7 @@ func (d *planDialog) decision() pipeline.Decision {
 		}
 		e.SubQuestions = append(e.SubQuestions, pipeline.PlanItem{ID: r.id, Question: r.question, Queries: r.queries})
 	}
-	for _, s := range pipeline.KnownSources {
+	for _, s := range runopts.KnownSources {
 		if d.sources[s] {
 			e.Sources = append(e.Sources, s)
 		}
@@ -167,14 +168,14 @@ func (d *planDialog) handle(msg tea.KeyPressMsg, now time.Time) (action, bool, t
 // that this researchtui cannot search (off, with what it needs) cannot be
 // ticked.
 func toggleSourceRow(sources map[string]bool, off map[string]string, cur *int, k string) (changed bool, refused string) {
-	n := len(pipeline.KnownSources)
+	n := len(runopts.KnownSources)
 	switch k {
 	case "left", "h":
 		*cur = (*cur + n - 1) % n
 	case "right", "l":
 		*cur = (*cur + 1) % n
 	case "space", "x":
-		s := pipeline.KnownSources[*cur]
+		s := runopts.KnownSources[*cur]
 		if why := off[s]; why != "" && !sources[s] {
 			return false, s + " is off: " + why
 		}
@@ -308,7 +309,7 @@ func (d *planDialog) sourcesLine(st *themes.Styles, inner int) string {
 		label = st.Cursor.Render("▸ Sources ")
 	}
 	var items []string
-	for i, s := range pipeline.KnownSources {
+	for i, s := range runopts.KnownSources {
 		box := sourceBox(d.sources[s], d.off[s])
 		style := st.Text
 		if d.off[s] != "" {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/report"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/researchtui/researchtui/store"
 	"github.com/researchtui/researchtui/themes"
 )
@@ -39,7 +40,7 @@ type (
 	// actStart starts a run; form: from the new-research form, whose
 	// choice is remembered.
 	actStart struct {
-		opt  pipeline.Options
+		opt  runopts.Options
 		form bool
 	}
 	// actFormClosed: the form was closed without starting; its question

@@ -16,6 +16,7 @@ import (
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/history"
 	"github.com/researchtui/researchtui/pipeline/report"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/researchtui/researchtui/store"
 )
 
@@ -79,7 +80,7 @@ type fakeServices struct {
 	sessions    []store.Session
 	reports     map[string]pipeline.Report
 	runs        []*fakeRun
-	started     []pipeline.Options
+	started     []runopts.Options
 	resumed     []string
 	answers     []*pipeline.Decision // the decision each Resume came with
 	deleted     []string
@@ -218,7 +219,7 @@ func (f *fakeServices) LoadReport(id string) (pipeline.Report, error) {
 	}
 	return pipeline.Report{}, fmt.Errorf("session %s has no report yet", id)
 }
-func (f *fakeServices) Start(ctx context.Context, opt pipeline.Options) (runHandle, error) {
+func (f *fakeServices) Start(ctx context.Context, opt runopts.Options) (runHandle, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.startErr != nil {
@@ -308,7 +309,7 @@ func newTestModel(t testing.TB, w, h int, theme string, noColor bool, edit ...fu
 	t.Helper()
 	svc := &fakeServices{sessions: fixtureSessions(), reports: map[string]pipeline.Report{"s4": fixtureReport(), "s1": fixtureReport()}}
 	dark := true
-	cfg := Config{Theme: theme, DataDir: t.TempDir(), Defaults: pipeline.Options{Model: "qwen3:8b", EmbedModel: "nomic-embed-text", Depth: "standard", Sources: []string{"arxiv", "openalex"}},
+	cfg := Config{Theme: theme, DataDir: t.TempDir(), Defaults: runopts.Options{Model: "qwen3:8b", EmbedModel: "nomic-embed-text", Depth: "standard", Sources: []string{"arxiv", "openalex"}},
 		SaveSettings: func(Settings) error { return nil }}
 	for _, e := range edit {
 		e(&cfg)

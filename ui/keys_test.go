@@ -14,6 +14,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/researchtui/researchtui/store"
 )
 
@@ -816,7 +817,7 @@ func TestNewResearchFormLibrary(t *testing.T) {
 // would otherwise apply unseen.
 func TestQuestionLineSaysItsSettings(t *testing.T) {
 	m, _ := newTestModel(t, 160, 40, "dark", true, func(c *Config) {
-		c.Defaults.Kind, c.Defaults.ReviewPlan, c.Defaults.Language = pipeline.KindReview, pipeline.ReviewAsk, "de"
+		c.Defaults.Kind, c.Defaults.ReviewPlan, c.Defaults.Language = runopts.KindReview, runopts.ReviewAsk, "de"
 		c.Defaults.Collections = []string{"thesis"}
 	})
 	m.sessions.setFocus(focusLine)
@@ -849,7 +850,7 @@ func TestOpeningAURLSaysWhatHappened(t *testing.T) {
 func TestLongPasteIsCutWithANotice(t *testing.T) {
 	m, _ := newTestModel(t, 120, 40, "dark", true)
 	m.Update(tea.PasteMsg{Content: strings.Repeat("why does it rain ", 1000)})
-	if n := len([]rune(m.sessions.line.Value())); n != pipeline.MaxQuestionBytes {
+	if n := len([]rune(m.sessions.line.Value())); n != runopts.MaxQuestionBytes {
 		t.Errorf("the line holds %d characters", n)
 	}
 	if !strings.Contains(m.notice, "the rest of the paste was left out") {
@@ -886,7 +887,7 @@ func TestSourcesThatAreOffSayWhatTheyNeed(t *testing.T) {
 	for d.focus != d.rowOf("sources") {
 		press(t, m, "tab")
 	}
-	for pipeline.KnownSources[d.srcCur] != "web" {
+	for runopts.KnownSources[d.srcCur] != "web" {
 		press(t, m, "l")
 	}
 	press(t, m, "space")
@@ -906,7 +907,7 @@ func TestSourcesThatAreOffSayWhatTheyNeed(t *testing.T) {
 	for pd.cursor < len(pd.rows) {
 		press(t, m2, "down")
 	}
-	for pipeline.KnownSources[pd.srcCur] != "materials" {
+	for runopts.KnownSources[pd.srcCur] != "materials" {
 		press(t, m2, "right")
 	}
 	press(t, m2, "space")

@@ -7,7 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/researchtui/researchtui/store"
 	"github.com/researchtui/researchtui/textkit"
 )
@@ -28,7 +28,7 @@ const updateTitle = "Update: "
 func updateRunCmd(ctx context.Context, svc services, id, title string) tea.Cmd {
 	return func() tea.Msg {
 		h, err := svc.Update(ctx, id)
-		opt := pipeline.Options{Question: updateTitle + title}
+		opt := runopts.Options{Question: updateTitle + title}
 		if sess, serr := svc.Session(id); serr == nil {
 			opt.Model = sess.Model // an update runs on its session's model
 		}

@@ -12,7 +12,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/researchtui/researchtui/themes"
 )
 
@@ -293,8 +293,8 @@ func (m *rootModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		case screenSessions:
 			before := utf8.RuneCountInString(m.sessions.line.Value())
 			m.sessions.paste(msg.Content)
-			if !m.sessions.filtering && before+utf8.RuneCountInString(sanitizeLine(pastedLine(msg.Content))) > pipeline.MaxQuestionBytes {
-				m.setNotice("a question holds at most "+strconv.Itoa(pipeline.MaxQuestionBytes)+" characters: the rest of the paste was left out", false)
+			if !m.sessions.filtering && before+utf8.RuneCountInString(sanitizeLine(pastedLine(msg.Content))) > runopts.MaxQuestionBytes {
+				m.setNotice("a question holds at most "+strconv.Itoa(runopts.MaxQuestionBytes)+" characters: the rest of the paste was left out", false)
 			}
 		case screenReport:
 			if m.report.finding {

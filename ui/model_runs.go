@@ -6,6 +6,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 )
 
 // The runs the model follows: a run started or resumed, its events as they
@@ -199,7 +200,7 @@ func (m *rootModel) openReview(rs *runView) {
 // start starts a new run once (a second enter before it has started does
 // nothing). A run started from the form remembers the form's model, depth
 // and sources, for the next form and the next start, and in what the TUI remembers.
-func (m *rootModel) start(opt pipeline.Options, form bool) tea.Cmd {
+func (m *rootModel) start(opt runopts.Options, form bool) tea.Cmd {
 	if m.starting {
 		return nil
 	}

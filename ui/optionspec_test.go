@@ -5,26 +5,25 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
-
-	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 )
 
-// Run options added to pipeline.RunOptions (here by the test) with a Form
+// Run options added to runopts.RunOptions (here by the test) with a Form
 // label are rows of the new-research form, and what is chosen there
 // reaches the run, without a change to the form's code (issue 37, point 1).
 func TestTableAddedOptionsAreFormRows(t *testing.T) {
 	var tone, audience string
 	var terse bool
-	old := pipeline.RunOptions
-	t.Cleanup(func() { pipeline.RunOptions = old })
-	pipeline.RunOptions = append(old[:len(old):len(old)],
-		pipeline.OptionSpec{Name: "tone", Type: pipeline.OptionString, Default: "plain", Choices: []string{"plain", "formal"},
+	old := runopts.RunOptions
+	t.Cleanup(func() { runopts.RunOptions = old })
+	runopts.RunOptions = append(old[:len(old):len(old)],
+		runopts.OptionSpec{Name: "tone", Type: runopts.OptionString, Default: "plain", Choices: []string{"plain", "formal"},
 			Form: "Tone", FormChoices: []string{"plain words", "formal prose"},
-			Access: pipeline.Access{Get: func(*pipeline.Options) any { return tone }, Set: func(_ *pipeline.Options, v any) { tone = v.(string) }}},
-		pipeline.OptionSpec{Name: "terse", Type: pipeline.OptionBool, Form: "Terse",
-			Access: pipeline.Access{Get: func(*pipeline.Options) any { return terse }, Set: func(_ *pipeline.Options, v any) { terse = v.(bool) }}},
-		pipeline.OptionSpec{Name: "audience", Type: pipeline.OptionString, Form: "Audience", Placeholder: "anyone",
-			Access: pipeline.Access{Get: func(*pipeline.Options) any { return audience }, Set: func(_ *pipeline.Options, v any) { audience = v.(string) }}},
+			Access: runopts.Access{Get: func(*runopts.Options) any { return tone }, Set: func(_ *runopts.Options, v any) { tone = v.(string) }}},
+		runopts.OptionSpec{Name: "terse", Type: runopts.OptionBool, Form: "Terse",
+			Access: runopts.Access{Get: func(*runopts.Options) any { return terse }, Set: func(_ *runopts.Options, v any) { terse = v.(bool) }}},
+		runopts.OptionSpec{Name: "audience", Type: runopts.OptionString, Form: "Audience", Placeholder: "anyone",
+			Access: runopts.Access{Get: func(*runopts.Options) any { return audience }, Set: func(_ *runopts.Options, v any) { audience = v.(string) }}},
 	)
 	m, svc := newTestModel(t, 120, 40, "dark", false)
 	typeText(t, m, "Is it")

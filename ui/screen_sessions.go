@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/researchtui/researchtui/store"
 	"github.com/researchtui/researchtui/themes"
 )
@@ -56,7 +57,7 @@ type sessionsModel struct {
 
 func newSessionsModel(st *themes.Styles) sessionsModel {
 	s := sessionsModel{line: newInput(st, "Type a research question and press enter", 60)}
-	s.line.limit = pipeline.MaxQuestionBytes
+	s.line.limit = runopts.MaxQuestionBytes
 	s.line.Focus()
 	return s
 }
@@ -425,14 +426,14 @@ func (m *rootModel) viewQuestion(w, h int) []string {
 		}
 		depth := d.Depth
 		if depth == "" {
-			depth = pipeline.DepthStandard
+			depth = runopts.DepthStandard
 		}
 		parts := []string{sanitizeLine(d.Model), depth, srcs}
 		// every setting a question from the line gets that is not the default
-		if d.Kind != "" && d.Kind != pipeline.KindStandard {
+		if d.Kind != "" && d.Kind != runopts.KindStandard {
 			parts = append(parts, d.Kind)
 		}
-		if d.ReviewPlan == pipeline.ReviewAsk {
+		if d.ReviewPlan == runopts.ReviewAsk {
 			parts = append(parts, "plan: ask")
 		}
 		if d.Language != "" {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/researchtui/researchtui/store"
 )
 
@@ -39,7 +40,7 @@ type services interface {
 	Session(id string) (store.Session, error)
 	DeleteSession(id string) error
 	LoadReport(id string) (pipeline.Report, error)
-	Start(ctx context.Context, opt pipeline.Options) (runHandle, error)
+	Start(ctx context.Context, opt runopts.Options) (runHandle, error)
 	Resume(ctx context.Context, id string, d *pipeline.Decision) (runHandle, error)
 	Export(rep pipeline.Report, format string) ([]byte, error)
 	// Ask starts a follow-up question on a finished session; Versions
@@ -138,7 +139,7 @@ func (l liveServices) PullModel(ctx context.Context, model string, progress func
 	return l.eng.PullModel(ctx, model, progress)
 }
 
-func (l liveServices) Start(ctx context.Context, opt pipeline.Options) (runHandle, error) {
+func (l liveServices) Start(ctx context.Context, opt runopts.Options) (runHandle, error) {
 	if l.eng == nil {
 		return nil, errNoBackend
 	}

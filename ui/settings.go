@@ -3,7 +3,7 @@ package ui
 import (
 	"slices"
 
-	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 )
 
 // Settings are what the TUI remembers between sessions: the theme chosen
@@ -16,16 +16,16 @@ type Settings struct {
 }
 
 // FormChoice is the new-research form's last choice of each option the
-// table marks Remember (pipeline.RunOptions), by the option's Key, as
+// table marks Remember (runopts.RunOptions), by the option's Key, as
 // the option's Go value (an empty source list: the planner picks them by
 // the question's topic).
 type FormChoice map[string]any
 
 // RememberedChoice is what the form chose in opt, of the options the TUI
 // remembers.
-func RememberedChoice(opt pipeline.Options) FormChoice {
+func RememberedChoice(opt runopts.Options) FormChoice {
 	c := FormChoice{}
-	for _, spec := range pipeline.RunOptions {
+	for _, spec := range runopts.RunOptions {
 		if !spec.Remember {
 			continue
 		}
@@ -45,10 +45,10 @@ func RememberedChoice(opt pipeline.Options) FormChoice {
 // empty where empty means "the default below" (KeepIfEmpty) leaves o's,
 // any other value (an empty source list too: by topic) replaces it. A
 // value of the wrong type is skipped.
-func (c FormChoice) Apply(o *pipeline.Options) {
-	for _, spec := range pipeline.RunOptions {
+func (c FormChoice) Apply(o *runopts.Options) {
+	for _, spec := range runopts.RunOptions {
 		v, ok := c[spec.Key]
-		if !spec.Remember || !ok || !pipeline.OptionValueFits(spec.Type, v) {
+		if !spec.Remember || !ok || !runopts.OptionValueFits(spec.Type, v) {
 			continue
 		}
 		if s, isString := v.(string); isString && s == "" && spec.KeepIfEmpty {

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 )
 
 // typingProgram runs the whole program (teatest: a real tea.Program with
@@ -18,7 +19,7 @@ func typingProgram(t *testing.T) (*teatest.TestModel, *fakeServices) {
 	svc := &fakeServices{sessions: fixtureSessions(), reports: map[string]pipeline.Report{"s4": fixtureReport()}}
 	dark := true
 	m := newModel(context.Background(), Config{Theme: "dark", DataDir: t.TempDir(),
-		Defaults: pipeline.Options{Model: "qwen3:8b", EmbedModel: "nomic-embed-text", Depth: "standard"}},
+		Defaults: runopts.Options{Model: "qwen3:8b", EmbedModel: "nomic-embed-text", Depth: "standard"}},
 		svc, options{noColor: true, darkBG: &dark})
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(80, 24))
 	// The list has loaded once its last row shows.

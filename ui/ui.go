@@ -18,6 +18,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/researchtui/researchtui/store"
 )
 
@@ -25,8 +26,8 @@ import (
 type Config struct {
 	Engine     *pipeline.Engine
 	Store      store.DB
-	Defaults   pipeline.Options // model, embed model, sources, depth for new runs
-	BackendErr error            // non-nil: show a banner with the fix; browsing keeps working
+	Defaults   runopts.Options // model, embed model, sources, depth for new runs
+	BackendErr error           // non-nil: show a banner with the fix; browsing keeps working
 	// MissingModels are models the backend lacks; `p` pulls them with a
 	// progress bar (BackendErr then says they are missing).
 	MissingModels []string

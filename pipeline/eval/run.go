@@ -12,6 +12,7 @@ import (
 
 	"github.com/researchtui/researchtui/llm"
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/store"
 )
@@ -57,8 +58,8 @@ func (b seeded) Chat(ctx context.Context, req llm.ChatRequest, onDelta func(llm.
 // (standard depth, the verifier on), the model under test, and the sources
 // of q's world, so runs compare across people and machines whatever their
 // configuration says.
-func (s Setup) Options(q Question) pipeline.Options {
-	o := pipeline.DefaultOptions()
+func (s Setup) Options(q Question) runopts.Options {
+	o := runopts.DefaultOptions()
 	o.Question, o.Model, o.EmbedModel = q.Text, s.Model, s.EmbedModel
 	o.Sources, o.AutoSources = append([]string(nil), worldSpecs[q.WorldID()].sources...), false
 	return o

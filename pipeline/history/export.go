@@ -9,6 +9,7 @@ import (
 
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/report"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/researchtui/researchtui/search/bib"
 	"github.com/researchtui/researchtui/textkit"
 )
@@ -34,7 +35,7 @@ func ExportReport(rep pipeline.Report, format string) ([]byte, error) {
 	case "csljson", "csl-json", "csl":
 		return bib.WriteCSLJSON(CitedItems(rep.Sources))
 	}
-	return nil, fmt.Errorf("%w: unknown export format %q (use %s)", pipeline.ErrBadInput, format, strings.Join(ExportFormats, ", "))
+	return nil, fmt.Errorf("%w: unknown export format %q (use %s)", runopts.ErrBadInput, format, strings.Join(ExportFormats, ", "))
 }
 
 // bibKey is a cited source's citation key: the person's own key for an

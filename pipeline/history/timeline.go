@@ -10,6 +10,7 @@ import (
 
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/report"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/researchtui/researchtui/store"
 )
 
@@ -449,7 +450,7 @@ func LoadScores(st store.Reader, id string) (RunScores, error) {
 			sc.PersonRejected++
 		}
 	}
-	var opt pipeline.Options
+	var opt runopts.Options
 	if json.Unmarshal(sess.Options, &opt) == nil {
 		sc.StepsBudget = opt.StepBudget()
 	}

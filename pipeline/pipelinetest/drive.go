@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/researchtui/researchtui/store"
 )
 
@@ -45,7 +46,7 @@ func Drive(t testing.TB, r *pipeline.Run, decide func(*pipeline.ReviewRequest) *
 // RunToEnd starts a run of opt in env, approves every review and requires
 // the run to complete; it returns the events delivered and the stored
 // session.
-func RunToEnd(t testing.TB, env *Env, opt pipeline.Options) ([]pipeline.Event, store.Session) {
+func RunToEnd(t testing.TB, env *Env, opt runopts.Options) ([]pipeline.Event, store.Session) {
 	t.Helper()
 	r, err := env.Engine.Start(context.Background(), opt)
 	if err != nil {

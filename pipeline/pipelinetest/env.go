@@ -9,6 +9,7 @@ import (
 	"github.com/researchtui/researchtui/llm"
 	"github.com/researchtui/researchtui/llm/ollamafake"
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/search/sourcefake"
 	"github.com/researchtui/researchtui/store"
@@ -79,6 +80,6 @@ func NewEnv(tb testing.TB, script *Script, dir string) *Env {
 }
 
 // Options are run options for the fakes' models.
-func (e *Env) Options(question string) pipeline.Options {
-	return pipeline.Options{Question: question, Model: Model, EmbedModel: EmbedModel, Sources: []string{"arxiv", "openalex"}, MaxRevisions: 2}
+func (e *Env) Options(question string) runopts.Options {
+	return runopts.Options{Question: question, Model: Model, EmbedModel: EmbedModel, Sources: []string{"arxiv", "openalex"}, MaxRevisions: 2}
 }

@@ -20,7 +20,7 @@ type ScreenScript struct {
 	// ErrorRate is the share of candidates the screen judges wrongly (the
 	// opposite of OffTopic's verdict), chosen by a hash of the title and
 	// Seed: a competent model errs on about one title in ten. A second
-	// or third look (screening_recheck.go: another prompt, more of the
+	// or third look (screening_batch.go: another prompt, more of the
 	// abstract) errs as often, on titles drawn independently of the other
 	// looks', unless Stubborn.
 	ErrorRate float64

@@ -20,6 +20,7 @@ import (
 
 	"github.com/researchtui/researchtui/llm"
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/researchtui/researchtui/store"
 	"github.com/researchtui/researchtui/textkit"
 )
@@ -86,7 +87,7 @@ func exitCode(ctx context.Context, err error) int {
 	switch {
 	case errors.As(err, &ee):
 		return ee.code
-	case errors.Is(err, errUsage), errors.Is(err, pipeline.ErrBadInput), errors.Is(err, pipeline.ErrRunning):
+	case errors.Is(err, errUsage), errors.Is(err, runopts.ErrBadInput), errors.Is(err, pipeline.ErrRunning):
 		return exitUsage
 	case errors.Is(err, store.ErrLocked):
 		return exitLocked

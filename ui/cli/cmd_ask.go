@@ -3,9 +3,8 @@ package cli
 import (
 	"fmt"
 
+	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/spf13/cobra"
-
-	"github.com/researchtui/researchtui/pipeline"
 )
 
 // askCommand is `researchtui ask ID QUESTION`: a follow-up question on a
@@ -27,12 +26,12 @@ func askCommand() *cobra.Command {
 				return err
 			}
 			defer a.Close()
-			keep := func(s pipeline.OptionSpec) bool { return s.FollowUp || s.Resumable }
+			keep := func(s runopts.OptionSpec) bool { return s.FollowUp || s.Resumable }
 			if err := refuseFixed(cmd, "a follow-up keeps session "+args[0]+"'s options but its depth, sources and screen", joinArgs(args[1:]), keep); err != nil {
 				return err
 			}
 			changed := cmd.Flags().Changed
-			r, err := a.engine.Ask(cmd.Context(), args[0], joinArgs(args[1:]), func(o *pipeline.Options) {
+			r, err := a.engine.Ask(cmd.Context(), args[0], joinArgs(args[1:]), func(o *runopts.Options) {
 				if changed("depth") {
 					o.Depth = cfg.Depth
 				}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/eval"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/researchtui/researchtui/textkit"
 )
 
@@ -189,7 +190,7 @@ func writeEvalTable(out io.Writer, sum eval.Summary, wide bool) error {
 
 // runEval runs one model's eval and prints it; an eval stopped midway (a
 // cancel, a backend gone) still prints the runs that finished.
-func runEval(cmd *cobra.Command, cfg *Config, opt pipeline.Options, qs []eval.Question, runs, seed int, judge string, asJSON, wide bool) error {
+func runEval(cmd *cobra.Command, cfg *Config, opt runopts.Options, qs []eval.Question, runs, seed int, judge string, asJSON, wide bool) error {
 	sum, err := evalModel(cmd, cfg, opt, qs, runs, seed, judge)
 	if err != nil && len(sum.Results) == 0 {
 		return err
@@ -210,7 +211,7 @@ func runEval(cmd *cobra.Command, cfg *Config, opt pipeline.Options, qs []eval.Qu
 
 // evalModel runs the eval with opt.Model (and judge, when not ""),
 // progress on stderr.
-func evalModel(cmd *cobra.Command, cfg *Config, opt pipeline.Options, qs []eval.Question, runs, seed int, judge string) (eval.Summary, error) {
+func evalModel(cmd *cobra.Command, cfg *Config, opt runopts.Options, qs []eval.Question, runs, seed int, judge string) (eval.Summary, error) {
 	ctx := cmd.Context()
 	b, err := newBackend(cfg)
 	if err != nil {

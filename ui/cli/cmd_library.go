@@ -18,6 +18,7 @@ import (
 	"github.com/researchtui/researchtui/corpus"
 	"github.com/researchtui/researchtui/llm"
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/researchtui/researchtui/search/bib"
 	"github.com/researchtui/researchtui/store"
 	"github.com/researchtui/researchtui/textkit"
@@ -505,9 +506,9 @@ func checkCollections(cfg *Config, names []string) error {
 		known = append(known, c.Name)
 	}
 	if len(known) == 0 {
-		return fmt.Errorf("%w: no collection %s: nothing is imported (`researchtui library import`)", pipeline.ErrBadInput, textkit.StripControls(strings.Join(unknown, ", ")))
+		return fmt.Errorf("%w: no collection %s: nothing is imported (`researchtui library import`)", runopts.ErrBadInput, textkit.StripControls(strings.Join(unknown, ", ")))
 	}
-	return fmt.Errorf("%w: no collection %s (there are: %s)", pipeline.ErrBadInput, textkit.StripControls(strings.Join(unknown, ", ")), textkit.StripControls(textkit.Clip(strings.Join(known, ", "), 300)))
+	return fmt.Errorf("%w: no collection %s (there are: %s)", runopts.ErrBadInput, textkit.StripControls(strings.Join(unknown, ", ")), textkit.StripControls(textkit.Clip(strings.Join(known, ", "), 300)))
 }
 
 // tuiCollections are the collections the new-research form offers.

@@ -15,11 +15,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/researchtui/researchtui/textkit"
 )
 
 // runFlags are the flags of run, resume and ask (README: Commands): the
-// run options' (one per entry of pipeline.RunOptions that has a flag name)
+// run options' (one per entry of runopts.RunOptions that has a flag name)
 // and the invocation's own.
 type runFlags struct {
 	review, out string
@@ -33,18 +34,18 @@ type runFlags struct {
 func (f *runFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	f.opts = map[string]any{}
-	for _, s := range pipeline.RunOptions {
+	for _, s := range runopts.RunOptions {
 		if s.Name == "" {
 			continue
 		}
 		switch s.Type {
-		case pipeline.OptionBool:
+		case runopts.OptionBool:
 			def, _ := s.Default.(bool)
 			f.opts[s.Name] = fl.Bool(s.Name, def, s.Help)
-		case pipeline.OptionInt:
+		case runopts.OptionInt:
 			def, _ := s.Default.(int)
 			f.opts[s.Name] = fl.Int(s.Name, def, s.Help)
-		case pipeline.OptionList:
+		case runopts.OptionList:
 			if s.Repeat {
 				f.opts[s.Name] = fl.StringArray(s.Name, nil, s.Help)
 			} else {
@@ -56,7 +57,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 			f.opts[s.Name] = fl.String(s.Name, "", s.Help)
 		}
 	}
-	fl.StringVar(&f.review, "review", pipeline.ReviewApprove, "what to do with reviewer requests: approve|reject|ask")
+	fl.StringVar(&f.review, "review", runopts.ReviewApprove, "what to do with reviewer requests: approve|reject|ask")
 	fl.StringVar(&f.out, "out", "", "write the report to FILE (default: stdout)")
 	fl.BoolVar(&f.json, "json", false, "print progress as NDJSON events on stdout")
 }
@@ -65,7 +66,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 // Only flags given on the command line count, so a bad value (say
 // --max-revisions -3) reaches validation instead of being taken as unset.
 func (f *runFlags) apply(cfg *Config, changed func(string) bool) error {
-	for _, s := range pipeline.RunOptions {
+	for _, s := range runopts.RunOptions {
 		p, ok := f.opts[s.Name]
 		if !ok || !changed(s.Name) {
 			continue
@@ -96,7 +97,7 @@ func (f *runFlags) apply(cfg *Config, changed func(string) bool) error {
 // config checks the flags and returns the config with them applied.
 func (f *runFlags) config(cmd *cobra.Command) (*Config, error) {
 	switch f.review {
-	case pipeline.ReviewApprove, pipeline.ReviewReject, pipeline.ReviewAsk:
+	case runopts.ReviewApprove, runopts.ReviewReject, runopts.ReviewAsk:
 	default:
 		return nil, fmt.Errorf("%w: --review must be approve, reject or ask", errUsage)
 	}
@@ -159,7 +160,7 @@ func resumeCommand() *cobra.Command {
 				return err
 			}
 			defer a.Close()
-			keep := func(s pipeline.OptionSpec) bool { return s.Resumable }
+			keep := func(s runopts.OptionSpec) bool { return s.Resumable }
 			if err := refuseFixed(cmd, "resume continues session "+args[0]+" with the options it started with", a.question(args[0]), keep); err != nil {
 				return err
 			}
@@ -179,9 +180,9 @@ func resumeCommand() *cobra.Command {
 // `resume --depth deep` does not quietly do nothing. what says what the
 // command keeps ("resume continues session X with the options it started
 // with").
-func refuseFixed(cmd *cobra.Command, what, question string, keep func(pipeline.OptionSpec) bool) error {
+func refuseFixed(cmd *cobra.Command, what, question string, keep func(runopts.OptionSpec) bool) error {
 	var fixed, given []string
-	for _, s := range pipeline.RunOptions {
+	for _, s := range runopts.RunOptions {
 		if s.Name == "" || keep(s) || !cmd.Flags().Changed(s.Name) {
 			continue
 		}
@@ -241,7 +242,7 @@ func openResearch(ctx context.Context, cfg *Config, sessionID string, models ...
 		sess, err := a.store.Session(sessionID)
 		if err != nil {
 			a.Close()
-			return nil, fmt.Errorf("%w: no session %q (see `researchtui sessions list`)", pipeline.ErrBadInput, sessionID)
+			return nil, fmt.Errorf("%w: no session %q (see `researchtui sessions list`)", runopts.ErrBadInput, sessionID)
 		}
 		models = []string{sess.Model, sess.EmbedModel}
 	}

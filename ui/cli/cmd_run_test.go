@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 )
 
 // The headless review prompt prints the reviewer model's words: escape
@@ -22,7 +23,7 @@ func TestReviewPromptStripsControlSequences(t *testing.T) {
 	}}
 	answers := stdinLines(strings.NewReader("2\n"))
 	var out bytes.Buffer
-	d, err := decide(context.Background(), pipeline.ReviewAsk, rv, answers, &out)
+	d, err := decide(context.Background(), runopts.ReviewAsk, rv, answers, &out)
 	if err != nil || !d.Approve || len(d.Accepted) != 1 || d.Accepted[0] != "r2" {
 		t.Fatalf("decision %+v %v", d, err)
 	}
@@ -39,7 +40,7 @@ func TestReviewPromptSaysWhatEnterDoes(t *testing.T) {
 	t.Parallel()
 	rv := &pipeline.ReviewRequest{Round: 1, Summary: "s", Requests: []pipeline.RevisionRequest{{ID: "r1", Text: "a"}, {ID: "r2", Text: "b"}}}
 	var out bytes.Buffer
-	d, err := decide(context.Background(), pipeline.ReviewAsk, rv, stdinLines(strings.NewReader("2x\n7\n\n")), &out)
+	d, err := decide(context.Background(), runopts.ReviewAsk, rv, stdinLines(strings.NewReader("2x\n7\n\n")), &out)
 	if err != nil || !d.Approve || len(d.Accepted) != 0 {
 		t.Fatalf("decision %+v %v; want all accepted by the Enter after two bad answers", d, err)
 	}
@@ -53,11 +54,11 @@ func TestReviewPromptSaysWhatEnterDoes(t *testing.T) {
 // options, and --screen given on the command line wins over it.
 func TestScreenConfigAndFlag(t *testing.T) {
 	t.Parallel()
-	cfg := Config{Options: pipeline.DefaultOptions()}
+	cfg := Config{Options: runopts.DefaultOptions()}
 	if err := decodeConfig([]byte(`screen = "off"`), &cfg); err != nil {
 		t.Fatal(err)
 	}
-	if o := cfg.defaultOptions(); o.Screen != pipeline.ScreenOff {
+	if o := cfg.defaultOptions(); o.Screen != runopts.ScreenOff {
 		t.Errorf("config screen = off gave options screen %q", o.Screen)
 	}
 	f := &runFlags{}
@@ -69,16 +70,16 @@ func TestScreenConfigAndFlag(t *testing.T) {
 	if err := f.apply(&cfg, cmd.Flags().Changed); err != nil {
 		t.Fatal(err)
 	}
-	if o := cfg.defaultOptions(); o.Screen != pipeline.ScreenOn {
+	if o := cfg.defaultOptions(); o.Screen != runopts.ScreenOn {
 		t.Errorf("--screen on over config off gave %q", o.Screen)
 	}
 	unset := &runFlags{}
 	unset.register(&cobra.Command{})
-	cfg.Screen = pipeline.ScreenOff
+	cfg.Screen = runopts.ScreenOff
 	if err := unset.apply(&cfg, func(string) bool { return false }); err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Screen != pipeline.ScreenOff {
+	if cfg.Screen != runopts.ScreenOff {
 		t.Errorf("an unset flag changed the config's screen to %q", cfg.Screen)
 	}
 }

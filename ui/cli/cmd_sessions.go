@@ -15,6 +15,7 @@ import (
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/history"
 	"github.com/researchtui/researchtui/pipeline/report"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/researchtui/researchtui/store"
 	"github.com/researchtui/researchtui/textkit"
 )
@@ -241,7 +242,7 @@ func sessionsDelete() *cobra.Command {
 
 func notFound(id string, err error) error {
 	if errors.Is(err, store.ErrNotFound) {
-		return fmt.Errorf("%w: no session %q (see `researchtui sessions list`)", pipeline.ErrBadInput, id)
+		return fmt.Errorf("%w: no session %q (see `researchtui sessions list`)", runopts.ErrBadInput, id)
 	}
 	return err
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/researchtui/researchtui/llm/ollamafake"
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/history"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/researchtui/researchtui/store"
 )
 
@@ -61,7 +62,7 @@ func TestFlagHelpReadsAsWritten(t *testing.T) {
 				t.Errorf("%s --%s: a backquote in its help becomes the placeholder: %q", c.CommandPath(), f.Name, f.Usage)
 			}
 			if f.Name == "sources" {
-				for _, s := range pipeline.KnownSources {
+				for _, s := range runopts.KnownSources {
 					if !strings.Contains(f.Usage, s) {
 						t.Errorf("%s --sources does not name %s: %q", c.CommandPath(), s, f.Usage)
 					}

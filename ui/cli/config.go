@@ -13,6 +13,7 @@ import (
 	"github.com/pelletier/go-toml/v2"
 
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/researchtui/researchtui/search"
 )
 
@@ -20,9 +21,9 @@ import (
 // both (applied in commands).
 type Config struct {
 	// Options are the run options the file and the environment set, over
-	// pipeline.DefaultOptions: one key per entry of pipeline.RunOptions
+	// runopts.DefaultOptions: one key per entry of runopts.RunOptions
 	// that has one (model, depth, sources, ...), read by decodeConfig.
-	pipeline.Options `toml:"-"`
+	runopts.Options `toml:"-"`
 
 	Theme      string `toml:"theme"`
 	OllamaHost string `toml:"ollama_host"` // several: comma-separated
@@ -100,7 +101,7 @@ func xdg(env, fallback string) string {
 // loadConfig reads the config file (a missing file is fine) and applies the
 // environment over it, then defaults.
 func loadConfig() (*Config, error) {
-	c := &Config{configPath: configPath(), dataDir: dataDir(), Options: pipeline.DefaultOptions()}
+	c := &Config{configPath: configPath(), dataDir: dataDir(), Options: runopts.DefaultOptions()}
 	raw, err := readConfigFile(c.configPath)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -133,7 +134,7 @@ func loadConfig() (*Config, error) {
 }
 
 // decodeConfig reads a config file's bytes over c: the settings of its own
-// fields, then the run options' keys (pipeline.RunOptions) over c.Options.
+// fields, then the run options' keys (runopts.RunOptions) over c.Options.
 func decodeConfig(raw []byte, c *Config) error {
 	if err := toml.Unmarshal(raw, c); err != nil {
 		return err
@@ -142,7 +143,7 @@ func decodeConfig(raw []byte, c *Config) error {
 	if err := toml.Unmarshal(raw, &keys); err != nil {
 		return err
 	}
-	for _, s := range pipeline.RunOptions {
+	for _, s := range runopts.RunOptions {
 		raw, ok := keys[s.Key]
 		if s.Key == "" || !ok {
 			continue
@@ -170,14 +171,14 @@ func (c *Config) cacheDir() string { return filepath.Join(c.dataDir, "cache") }
 func (c *Config) corpusPath() string { return filepath.Join(c.dataDir, "corpus.json") }
 
 // defaultOptions are the run options from config, before flags.
-func (c *Config) defaultOptions() pipeline.Options {
+func (c *Config) defaultOptions() runopts.Options {
 	return c.Options
 }
 
 // tuiOptions are the run options the new-research form starts from: the
 // config's, with the form's last choice over them (the config's legacy
 // [tui] table, then the state file's).
-func (c *Config) tuiOptions(state tuiState) pipeline.Options {
+func (c *Config) tuiOptions(state tuiState) runopts.Options {
 	o := c.defaultOptions()
 	formChoice(c.TUI).Apply(&o)
 	state.choice().Apply(&o)

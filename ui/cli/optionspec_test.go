@@ -9,28 +9,27 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/spf13/cobra"
-
-	"github.com/researchtui/researchtui/pipeline"
 )
 
-// addToneOption appends a run option to pipeline.RunOptions for the
+// addToneOption appends a run option to runopts.RunOptions for the
 // test's length, as a new option's one entry would be: the command line
 // and the config file must take it without a change to their code (issue
 // 37, point 1). Its value lives in *tone.
 func addToneOption(t *testing.T) *string {
 	t.Helper()
 	tone := new(string)
-	old := pipeline.RunOptions
-	t.Cleanup(func() { pipeline.RunOptions = old })
-	pipeline.RunOptions = append(old[:len(old):len(old)], pipeline.OptionSpec{
-		Name: "tone", Key: "tone", Type: pipeline.OptionString,
+	old := runopts.RunOptions
+	t.Cleanup(func() { runopts.RunOptions = old })
+	runopts.RunOptions = append(old[:len(old):len(old)], runopts.OptionSpec{
+		Name: "tone", Key: "tone", Type: runopts.OptionString,
 		Default: "plain", Choices: []string{"plain", "formal"},
 		Help: "the report's tone: plain (default) or formal",
 		Form: "Tone", MCP: "the report's tone: plain or formal",
-		Access: pipeline.Access{
-			Get: func(*pipeline.Options) any { return *tone },
-			Set: func(_ *pipeline.Options, v any) { *tone = v.(string) },
+		Access: runopts.Access{
+			Get: func(*runopts.Options) any { return *tone },
+			Set: func(_ *runopts.Options, v any) { *tone = v.(string) },
 		},
 	})
 	return tone
@@ -87,7 +86,7 @@ func TestTableAddedOptionOnTheCommandLineAndInTheConfig(t *testing.T) {
 	// A value off its choices is refused by Normalize before anything
 	// is opened, as bad input (exit 2).
 	_, err = runRoot("run", "--tone", "shouty", "why is the sky blue?")
-	if !errors.Is(err, pipeline.ErrBadInput) || !strings.Contains(err.Error(), `unknown --tone "shouty" (use plain or formal)`) {
+	if !errors.Is(err, runopts.ErrBadInput) || !strings.Contains(err.Error(), `unknown --tone "shouty" (use plain or formal)`) {
 		t.Errorf("run --tone shouty: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "data")); err == nil {
@@ -99,7 +98,7 @@ func TestTableAddedOptionOnTheCommandLineAndInTheConfig(t *testing.T) {
 // a value of the wrong type named.
 func TestConfigRunOptionKeys(t *testing.T) {
 	t.Parallel()
-	cfg := Config{Options: pipeline.DefaultOptions()}
+	cfg := Config{Options: runopts.DefaultOptions()}
 	raw := "model = \"m\"\nsources = [\"arxiv\"]\nmax_revisions = 0\nrounds = 2\nthink = true\ndeadline = \"90s\"\nstraggler_grace = \"5s\"\ncollections = [\"Books\"]\n"
 	if err := decodeConfig([]byte(raw), &cfg); err != nil {
 		t.Fatal(err)
@@ -109,11 +108,11 @@ func TestConfigRunOptionKeys(t *testing.T) {
 		o.Deadline.String() != "1m30s" || o.Grace.String() != "5s" || len(o.Collections) != 1 {
 		t.Errorf("options from the config: %+v", o)
 	}
-	if d := (&Config{Options: pipeline.DefaultOptions()}).defaultOptions(); d.MaxRevisions != 2 || d.Rounds != nil {
+	if d := (&Config{Options: runopts.DefaultOptions()}).defaultOptions(); d.MaxRevisions != 2 || d.Rounds != nil {
 		t.Errorf("defaults: max revisions %d rounds %v", d.MaxRevisions, d.Rounds)
 	}
 	for _, bad := range []string{`depth = 3`, `deadline = "soon"`, `max_revisions = "two"`, `sources = [1]`} {
-		c := Config{Options: pipeline.DefaultOptions()}
+		c := Config{Options: runopts.DefaultOptions()}
 		if err := decodeConfig([]byte(bad), &c); err == nil {
 			t.Errorf("%s was read without complaint", bad)
 		}

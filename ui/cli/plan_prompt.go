@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/researchtui/researchtui/textkit"
 )
 
@@ -131,13 +132,13 @@ func applyPlanCommand(e *pipeline.PlanEdit, line string) (string, error) {
 	case "s":
 		var srcs []string
 		known := map[string]bool{}
-		for _, s := range pipeline.KnownSources {
+		for _, s := range runopts.KnownSources {
 			known[s] = true
 		}
 		for _, s := range strings.Split(rest, ",") {
 			s = strings.ToLower(strings.TrimSpace(s))
 			if !known[s] {
-				return "", fmt.Errorf("unknown source %q (use %s)", s, strings.Join(pipeline.KnownSources, ", "))
+				return "", fmt.Errorf("unknown source %q (use %s)", s, strings.Join(runopts.KnownSources, ", "))
 			}
 			srcs = append(srcs, s)
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 )
 
 func promptPlan() *pipeline.Plan {
@@ -23,7 +24,7 @@ func TestHeadlessPlanPromptEditsThePlan(t *testing.T) {
 	t.Parallel()
 	answers := stdinLines(strings.NewReader("d 7\nd 2\nq 1 mutation testing; fuzzing\n+ What do the authors call open problems?\ns arxiv, pubmed\n\n"))
 	var out bytes.Buffer
-	d, err := decide(context.Background(), pipeline.ReviewApprove, &pipeline.ReviewRequest{Plan: promptPlan()}, answers, &out)
+	d, err := decide(context.Background(), runopts.ReviewApprove, &pipeline.ReviewRequest{Plan: promptPlan()}, answers, &out)
 	if err != nil || !d.Approve || d.Plan == nil {
 		t.Fatalf("decision %+v %v", d, err)
 	}
@@ -42,7 +43,7 @@ func TestHeadlessPlanPromptEditsThePlan(t *testing.T) {
 func TestHeadlessPlanPromptEnterApproves(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
-	d, err := decide(context.Background(), pipeline.ReviewReject, &pipeline.ReviewRequest{Plan: promptPlan()}, stdinLines(strings.NewReader("\n")), &out)
+	d, err := decide(context.Background(), runopts.ReviewReject, &pipeline.ReviewRequest{Plan: promptPlan()}, stdinLines(strings.NewReader("\n")), &out)
 	if err != nil || !d.Approve || d.Plan != nil {
 		t.Fatalf("decision %+v %v", d, err)
 	}
@@ -60,7 +61,7 @@ func TestHeadlessPlanPromptStaysBounded(t *testing.T) {
 	}
 	in.WriteString("e 1 " + strings.Repeat("long ", 400_000) + "\n\n")
 	var out bytes.Buffer
-	d, err := decide(context.Background(), pipeline.ReviewApprove, &pipeline.ReviewRequest{Plan: promptPlan()}, stdinLines(strings.NewReader(in.String())), &out)
+	d, err := decide(context.Background(), runopts.ReviewApprove, &pipeline.ReviewRequest{Plan: promptPlan()}, stdinLines(strings.NewReader(in.String())), &out)
 	if err != nil || d.Plan == nil {
 		t.Fatalf("decision %+v %v", d, err)
 	}

@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"syscall"
 
-	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/researchtui/researchtui/safefile"
 	"github.com/researchtui/researchtui/ui"
 )
@@ -106,7 +106,7 @@ func (s tuiState) choice() ui.FormChoice { return formChoice(s.Form) }
 // form starts from the config's value instead of failing every start.
 func formChoice(table map[string]any) ui.FormChoice {
 	c := ui.FormChoice{}
-	for _, spec := range pipeline.RunOptions {
+	for _, spec := range runopts.RunOptions {
 		raw, ok := table[spec.Key]
 		if !spec.Remember || !ok {
 			continue

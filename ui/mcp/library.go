@@ -11,6 +11,7 @@ import (
 
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/history"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/researchtui/researchtui/store"
 	"github.com/researchtui/researchtui/textkit"
 )
@@ -231,8 +232,8 @@ func (s *Server) searchKnowledge(ctx context.Context, _ *mcp.CallToolRequest, in
 	switch {
 	case query == "":
 		return nil, zero, errors.New("the query is empty; say what to look for, e.g. \"off-target detection in CRISPR screens\"")
-	case len(query) > pipeline.MaxQuestionBytes:
-		return nil, zero, fmt.Errorf("the query is %d bytes; keep it under %d", len(query), pipeline.MaxQuestionBytes)
+	case len(query) > runopts.MaxQuestionBytes:
+		return nil, zero, fmt.Errorf("the query is %d bytes; keep it under %d", len(query), runopts.MaxQuestionBytes)
 	case in.K < 0 || in.K > maxK:
 		return nil, zero, fmt.Errorf("k must be between 1 and %d (got %d)", maxK, in.K)
 	}
@@ -244,7 +245,7 @@ func (s *Server) searchKnowledge(ctx context.Context, _ *mcp.CallToolRequest, in
 	for _, src := range in.Sources {
 		src = strings.ToLower(strings.TrimSpace(src))
 		if !known(src) {
-			return nil, zero, fmt.Errorf("unknown source %q (known: %s)", textkit.Clip(src, 40), strings.Join(pipeline.KnownSources, ", "))
+			return nil, zero, fmt.Errorf("unknown source %q (known: %s)", textkit.Clip(src, 40), strings.Join(runopts.KnownSources, ", "))
 		}
 		only[src] = true
 	}
@@ -300,7 +301,7 @@ func doiURL(doi string) string {
 }
 
 func known(src string) bool {
-	for _, k := range pipeline.KnownSources {
+	for _, k := range runopts.KnownSources {
 		if k == src {
 			return true
 		}

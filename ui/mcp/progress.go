@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/researchtui/researchtui/textkit"
 )
 
@@ -55,7 +56,7 @@ func (s *Server) decide(ctx context.Context, req *mcp.CallToolRequest, policy st
 	if d, ok := pipeline.PolicyDecision(policy); ok {
 		return d, "", nil
 	}
-	fallback, _ := pipeline.PolicyDecision(pipeline.ReviewApprove)
+	fallback, _ := pipeline.PolicyDecision(runopts.ReviewApprove)
 	res, warn, err := s.elicit(ctx, req, reviewForm(rv), "review", "the reviewer's requests were approved (the default)")
 	if err != nil {
 		return pipeline.Decision{}, "", err

@@ -10,6 +10,7 @@ import (
 
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/report"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/researchtui/researchtui/store"
 	"github.com/researchtui/researchtui/textkit"
 )
@@ -108,7 +109,7 @@ func (s *Server) research(ctx context.Context, req *mcp.CallToolRequest, in Rese
 // researchOptions are a research or start_research call's run options and
 // review policy, checked before anything starts, with warnings about
 // requested sources this build lacks.
-func (s *Server) researchOptions(ctx context.Context, in ResearchInput) (pipeline.Options, string, []string, error) {
+func (s *Server) researchOptions(ctx context.Context, in ResearchInput) (runopts.Options, string, []string, error) {
 	opt := s.cfg.Defaults
 	opt.Question = in.Question
 	if err := in.overlay(&opt); err != nil { // the table's MCP options (research_input.go)
@@ -144,7 +145,7 @@ func (s *Server) resume(ctx context.Context, req *mcp.CallToolRequest, in Sessio
 
 func (s *Server) followUp(ctx context.Context, req *mcp.CallToolRequest, in FollowUpInput) (*mcp.CallToolResult, ResearchOutput, error) {
 	return s.onSession(ctx, req, in.ID, in.Review, func(ctx context.Context, eng *pipeline.Engine, sess store.Session) (*pipeline.Run, error) {
-		return eng.Ask(ctx, sess.ID, in.Question, func(o *pipeline.Options) {
+		return eng.Ask(ctx, sess.ID, in.Question, func(o *runopts.Options) {
 			if in.Depth != "" {
 				o.Depth = in.Depth
 			}
@@ -280,8 +281,8 @@ func (s *Server) session(id string) (store.Session, error) {
 func reviewPolicy(p string) (string, error) {
 	switch p = strings.ToLower(strings.TrimSpace(p)); p {
 	case "":
-		return pipeline.ReviewApprove, nil
-	case pipeline.ReviewApprove, pipeline.ReviewReject, pipeline.ReviewAsk:
+		return runopts.ReviewApprove, nil
+	case runopts.ReviewApprove, runopts.ReviewReject, runopts.ReviewAsk:
 		return p, nil
 	}
 	return "", fmt.Errorf("review must be approve, reject or ask, not %q", textkit.Clip(p, 40))

@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 )
 
 // The research and start_research tools take a question, a review policy,
-// and the run options pipeline.RunOptions offers to MCP (those with an MCP
+// and the run options runopts.RunOptions offers to MCP (those with an MCP
 // description), each under its config key: the input schema and the
 // overlay on the server's defaults both come from that table.
 
@@ -54,8 +54,8 @@ func (in *ResearchInput) UnmarshalJSON(b []byte) error {
 
 // overlay sets on opt the run options the call names; one left empty (or
 // null) keeps the default.
-func (in ResearchInput) overlay(opt *pipeline.Options) error {
-	for _, s := range pipeline.RunOptions {
+func (in ResearchInput) overlay(opt *runopts.Options) error {
+	for _, s := range runopts.RunOptions {
 		raw, ok := in.Options[s.Key]
 		if s.MCP == "" || s.Key == "" || !ok {
 			continue
@@ -92,7 +92,7 @@ func researchSchema() json.RawMessage {
 		fmt.Fprintf(&b, `%s:{%s,"description":%s}`, n, typ, d)
 	}
 	prop("question", `"type":"string"`, questionHelp)
-	for _, s := range pipeline.RunOptions {
+	for _, s := range runopts.RunOptions {
 		if s.MCP == "" || s.Key == "" {
 			continue
 		}
@@ -104,10 +104,10 @@ func researchSchema() json.RawMessage {
 
 // schemaType is each option type's JSON Schema type (as the SDK infers it
 // from the Go type: a list may be null).
-var schemaType = map[pipeline.OptionType]string{
-	pipeline.OptionString:   `"type":"string"`,
-	pipeline.OptionBool:     `"type":"boolean"`,
-	pipeline.OptionInt:      `"type":"integer"`,
-	pipeline.OptionList:     `"type":["null","array"],"items":{"type":"string"}`,
-	pipeline.OptionDuration: `"type":"string"`,
+var schemaType = map[runopts.OptionType]string{
+	runopts.OptionString:   `"type":"string"`,
+	runopts.OptionBool:     `"type":"boolean"`,
+	runopts.OptionInt:      `"type":"integer"`,
+	runopts.OptionList:     `"type":["null","array"],"items":{"type":"string"}`,
+	runopts.OptionDuration: `"type":"string"`,
 }

@@ -6,24 +6,24 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 )
 
-// A run option added to pipeline.RunOptions (here by the test) is an
+// A run option added to runopts.RunOptions (here by the test) is an
 // argument of research and start_research, described in their input
 // schema, and reaches the run's options, without a change to this
 // package's code (issue 37, point 1).
 func TestTableAddedOptionIsAToolArgument(t *testing.T) {
 	var tone string
-	old := pipeline.RunOptions
-	t.Cleanup(func() { pipeline.RunOptions = old })
-	pipeline.RunOptions = append(old[:len(old):len(old)], pipeline.OptionSpec{
-		Name: "tone", Key: "tone", Type: pipeline.OptionString,
+	old := runopts.RunOptions
+	t.Cleanup(func() { runopts.RunOptions = old })
+	runopts.RunOptions = append(old[:len(old):len(old)], runopts.OptionSpec{
+		Name: "tone", Key: "tone", Type: runopts.OptionString,
 		Default: "plain", Choices: []string{"plain", "formal"},
 		Help: "the report's tone", MCP: "the report's tone: plain (the default) or formal",
-		Access: pipeline.Access{
-			Get: func(*pipeline.Options) any { return tone },
-			Set: func(_ *pipeline.Options, v any) { tone = v.(string) },
+		Access: runopts.Access{
+			Get: func(*runopts.Options) any { return tone },
+			Set: func(_ *runopts.Options, v any) { tone = v.(string) },
 		},
 	})
 	h := newHarness(t, nil)

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/researchtui/researchtui/store"
 	"github.com/researchtui/researchtui/textkit"
 )
@@ -27,7 +28,7 @@ type Config struct {
 	Engine *pipeline.Engine
 	// Defaults are the run options before a tool call's own (model,
 	// embedding model, depth, sources, budgets), as `run` would use them.
-	Defaults pipeline.Options
+	Defaults runopts.Options
 	// Check, when set, makes sure the model backend answers and has the
 	// models, so a research call fails at once with the fix rather than
 	// minutes in.
@@ -204,7 +205,7 @@ func (s *Server) addPrompts() {
 // errors meant for the command line's exit code; a tool result does not
 // need it.
 func badInputMessage(err error) string {
-	return strings.TrimPrefix(err.Error(), pipeline.ErrBadInput.Error()+": ")
+	return strings.TrimPrefix(err.Error(), runopts.ErrBadInput.Error()+": ")
 }
 
 // takeRunSlot reserves one of the server's run slots, or says that all are

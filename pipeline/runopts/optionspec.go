@@ -1,4 +1,4 @@
-package pipeline
+package runopts
 
 import (
 	"fmt"
@@ -154,7 +154,7 @@ var RunOptions = []OptionSpec{
 		Form: "Plan", Remember: true, FormChoices: []string{"go straight on", "review it first"},
 		MCP:    "approve (run the plan as the planner writes it; the default) or ask (put the plan to the person through elicitation before anything is searched: delete, add sub-questions, choose sources)",
 		Access: FieldAccess(func(o *Options) *string { return &o.ReviewPlan })},
-	{Name: "language", Key: "language", Type: OptionString, Check: normalizeLanguage,
+	{Name: "language", Key: "language", Type: OptionString, Check: NormalizeLanguage,
 		Help: "the report's language: a BCP 47 tag (de, pt-BR) or a name (German); default English; searching and references keep the sources' languages",
 		Form: "Language", Remember: true, Placeholder: "English (or de, German, pt-BR, …)",
 		Invalid: "unknown language: type a tag such as de or pt-BR, or a name such as German",

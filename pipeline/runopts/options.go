@@ -1,4 +1,4 @@
-package pipeline
+package runopts
 
 import (
 	"encoding/json"
@@ -104,16 +104,16 @@ type Options struct {
 	normalized string
 }
 
-// depthPlan is what a depth means in numbers.
-type depthPlan struct {
+// DepthPlan is what a depth means in numbers.
+type DepthPlan struct {
 	SubQuestions   int // at most
 	ResultsPerCall int // candidates asked of each source per query (over-fetched, then ranked)
 	// Include is how many sources the run reads and analyses, for all
-	// its sub-questions together (reading_plan.go); later rounds add
+	// its sub-questions together (pipeline/reading_plan.go); later rounds add
 	// half as many again.
 	Include int
 	// Shortlist is how many of a sub-question's best candidates the
-	// model's relevance screen judges (shortlist.go).
+	// model's relevance screen judges (pipeline/reading_plan.go).
 	Shortlist int
 	Review    bool
 	Concise   bool
@@ -127,9 +127,9 @@ type depthPlan struct {
 	FollowUpRounds int
 }
 
-// depthTable is what each depth means in numbers, in one place: the
+// DepthTable is what each depth means in numbers, in one place: the
 // reading plan, the floors, the rounds and the step budget all read it.
-var depthTable = map[string]depthPlan{
+var DepthTable = map[string]DepthPlan{
 	DepthQuick: {SubQuestions: 2, ResultsPerCall: 15, Include: 6, Shortlist: 20, Concise: true,
 		MaxSteps: 30, Calibrate: 3, FollowUpRounds: 0},
 	DepthStandard: {SubQuestions: 4, ResultsPerCall: 30, Include: 12, Shortlist: 40, Review: true,
@@ -138,10 +138,10 @@ var depthTable = map[string]depthPlan{
 		MaxSteps: 200, Calibrate: 8, FollowUpRounds: 2},
 }
 
-// depth is what the depth means in numbers, with the report kind's say on
+// DepthPlan is what the depth means in numbers, with the report kind's say on
 // the writing: a brief is concise at any depth, a review never is.
-func (o Options) depth() depthPlan {
-	p := o.depthOnly()
+func (o Options) DepthPlan() DepthPlan {
+	p := o.DepthRow()
 	switch o.Kind {
 	case KindBrief:
 		p.Concise = true
@@ -156,13 +156,13 @@ func (o Options) depth() depthPlan {
 	return p
 }
 
-// depthOnly is the depth's row of depthTable (standard for an unknown
-// depth), without the report kind's say.
-func (o Options) depthOnly() depthPlan {
-	if p, ok := depthTable[o.Depth]; ok {
+// DepthRow is the depth's row of DepthTable (standard for an unknown
+// DepthPlan), without the report kind's say.
+func (o Options) DepthRow() DepthPlan {
+	if p, ok := DepthTable[o.Depth]; ok {
 		return p
 	}
-	return depthTable[DepthStandard]
+	return DepthTable[DepthStandard]
 }
 
 // StepBudget is the run's bound on model calls: MaxSteps when set, else
@@ -171,7 +171,7 @@ func (o Options) StepBudget() int {
 	if o.MaxSteps > 0 {
 		return o.MaxSteps
 	}
-	return o.depth().MaxSteps
+	return o.DepthPlan().MaxSteps
 }
 
 // Normalize fills defaults and checks the options, returning an error
@@ -179,7 +179,7 @@ func (o Options) StepBudget() int {
 // Engine.Start skips options Normalize left unchanged.
 func (o *Options) Normalize() error {
 	o.normalized = ""
-	o.Question = normalizeQuestion(o.Question)
+	o.Question = NormalizeQuestion(o.Question)
 	if o.Question == "" {
 		return fmt.Errorf("%w: the question is empty; ask something, e.g. researchtui run \"how do transformers handle long context?\"", ErrBadInput)
 	}
@@ -252,10 +252,10 @@ func isKnownSource(s string) bool {
 	return false
 }
 
-// normalizeQuestion strips terminal control sequences and invalid UTF-8
+// NormalizeQuestion strips terminal control sequences and invalid UTF-8
 // and collapses whitespace, so a pasted escape sequence can neither reach
 // a terminal nor count as a question.
-func normalizeQuestion(q string) string {
+func NormalizeQuestion(q string) string {
 	return textkit.CleanLine(q)
 }
 
@@ -275,11 +275,41 @@ func cleanCollections(names []string) []string {
 	return out
 }
 
-// isNormalized reports whether Normalize left the options as they are.
-func (o Options) isNormalized() bool {
+// IsNormalized reports whether Normalize left the options as they are.
+func (o Options) IsNormalized() bool {
 	if o.normalized == "" {
 		return false
 	}
 	raw, err := json.Marshal(o)
 	return err == nil && string(raw) == o.normalized
 }
+
+const (
+	// reviewInclude bounds what a literature review includes.
+	reviewInclude = 60
+	// reviewShortlist is how many of a sub-question's candidates a review
+	// has screened.
+	reviewShortlist = 120
+	// reviewSteps is a review's bound on model calls, room for its
+	// analyses.
+	reviewSteps = 160
+)
+
+// Screen settings (Options.Screen, config key `screen`, --screen).
+const (
+	ScreenOn  = "on"
+	ScreenOff = "off"
+)
+
+// Verification modes (--verify).
+const (
+	VerifyFull  = "full"  // matching, then the model for what matching cannot decide
+	VerifyQuick = "quick" // matching only: no model calls
+	VerifyOff   = "off"   // no verification (the word-overlap ratio only)
+)
+
+// What becomes of a sentence its citations do not support (--unsupported).
+const (
+	UnsupportedUncite = "uncite" // keep it, without a citation: the report's own synthesis
+	UnsupportedDrop   = "drop"   // remove it
+)

@@ -1,4 +1,4 @@
-package pipeline
+package runopts
 
 import (
 	"strings"
@@ -65,21 +65,21 @@ func TestNormalizeChoicesFromTheTable(t *testing.T) {
 // (Engine.Start skips them); changed ones do not.
 func TestNormalizedOnce(t *testing.T) {
 	o := Options{Question: "  why?  ", Model: "m", EmbedModel: "e"}
-	if o.isNormalized() {
+	if o.IsNormalized() {
 		t.Fatal("fresh options count as normalised")
 	}
 	if err := o.Normalize(); err != nil {
 		t.Fatal(err)
 	}
-	if !o.isNormalized() {
+	if !o.IsNormalized() {
 		t.Fatal("normalised options do not count as such")
 	}
 	c := o
-	if !c.isNormalized() {
+	if !c.IsNormalized() {
 		t.Error("a copy of normalised options does not count as such")
 	}
 	c.Question = "  another?\x1b[2J"
-	if c.isNormalized() {
+	if c.IsNormalized() {
 		t.Error("options changed after Normalize count as normalised")
 	}
 }
@@ -94,20 +94,20 @@ func TestEveryDepthHasItsRow(t *testing.T) {
 			choices = o.Choices
 		}
 	}
-	if len(choices) != len(depthTable) {
-		t.Fatalf("depth choices %v, table rows %d: each choice needs one row", choices, len(depthTable))
+	if len(choices) != len(DepthTable) {
+		t.Fatalf("depth choices %v, table rows %d: each choice needs one row", choices, len(DepthTable))
 	}
-	var prev depthPlan
+	var prev DepthPlan
 	for i, d := range choices {
-		p, ok := depthTable[d]
+		p, ok := DepthTable[d]
 		if !ok {
-			t.Fatalf("depth %q has no row in depthTable", d)
+			t.Fatalf("depth %q has no row in DepthTable", d)
 		}
 		if i > 0 && (p.SubQuestions < prev.SubQuestions || p.Include < prev.Include || p.Shortlist < prev.Shortlist ||
 			p.Calibrate < prev.Calibrate || p.FollowUpRounds < prev.FollowUpRounds || p.MaxSteps < prev.MaxSteps) {
 			t.Errorf("depth %q does less than %q: %+v after %+v", d, choices[i-1], p, prev)
 		}
-		if got := (Options{Depth: d}).depthOnly(); got != p {
+		if got := (Options{Depth: d}).DepthRow(); got != p {
 			t.Errorf("depth %q reads %+v, not its row %+v", d, got, p)
 		}
 		prev = p
@@ -124,5 +124,17 @@ func TestEveryUnknownSourceIsNamed(t *testing.T) {
 	o.Sources = []string{"myspace"}
 	if err := o.Normalize(); err == nil || !strings.Contains(err.Error(), `unknown source "myspace" (known:`) {
 		t.Errorf("Normalize: %v", err)
+	}
+}
+
+func TestNormalizeQuestionStripsEscapes(t *testing.T) {
+	for in, want := range map[string]string{
+		"  what\tis\n\nthis?  ":            "what is this?",
+		"\x1b]0;pwned\x07title \x1b[2Jnow": "title now",
+		"\x1b[31m\x1b[0m":                  "",
+	} {
+		if got := NormalizeQuestion(in); got != want {
+			t.Errorf("normalizeQuestion(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

@@ -1,4 +1,4 @@
-package pipeline
+package textkit
 
 import "testing"
 
@@ -14,20 +14,20 @@ func TestPlausible(t *testing.T) {
 		"如何研究软件测试":                                 true,
 		"ソフトウェアテスト":                                true,
 	} {
-		if got := plausible(s, 2); got != want {
-			t.Errorf("plausible(%q) = %v, want %v", s, got, want)
+		if got := Plausible(s, 2); got != want {
+			t.Errorf("Plausible(%q) = %v, want %v", s, got, want)
 		}
 	}
 }
 
 func TestLanguageWords(t *testing.T) {
-	if n := languageWords("软件测试研究比较了多种技术在真实系统上的效果并报告了发现故障的能力"); n < 15 {
+	if n := LanguageWords("软件测试研究比较了多种技术在真实系统上的效果并报告了发现故障的能力"); n < 15 {
 		t.Errorf("a Chinese sentence counts %d words", n)
 	}
-	if n := languageWords(`"]}d} }k wz} sd] x}q`); n != 0 {
+	if n := LanguageWords(`"]}d} }k wz} sd] x}q`); n != 0 {
 		t.Errorf("brace soup counts %d words", n)
 	}
-	if n := languageWords("The sources agree on the main points of testing."); n != 7 {
+	if n := LanguageWords("The sources agree on the main points of testing."); n != 7 {
 		t.Errorf("an English sentence counts %d words, want 7", n)
 	}
 }
