@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -236,8 +235,7 @@ func TestCorpusAddKilledThenResumed(t *testing.T) {
 	c := newCLI(t, slow.URL, nil)
 	dir := libraryFolder(t, c.dir, 1000, 500)
 
-	cmd := exec.Command(os.Args[0], "corpus", "add", dir)
-	cmd.Env = c.env
+	cmd := c.command("corpus", "add", dir)
 	stdout, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

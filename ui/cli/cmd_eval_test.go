@@ -195,8 +195,7 @@ func TestEvalInterruptedPrintsWhatFinished(t *testing.T) {
 	oll := ollamafake.New(ollamafake.Options{Responder: script.Responder(), TokenDelay: 5 * time.Millisecond})
 	defer oll.Close()
 	c := newCLI(t, oll.URL, nil)
-	cmd := exec.Command(os.Args[0], "eval", "--questions", "turing-complete,turing-test")
-	cmd.Env = c.env
+	cmd := c.command("eval", "--questions", "turing-complete,turing-test")
 	var stdout bytes.Buffer
 	cmd.Stdout = &stdout
 	stderr, err := cmd.StderrPipe()

@@ -6,8 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -25,8 +23,7 @@ func TestMCPOverStdio(t *testing.T) {
 	t.Parallel()
 	_, c, _ := fakeWorld(t, ollamafake.Options{})
 
-	cmd := exec.Command(os.Args[0], "mcp")
-	cmd.Env = c.env
+	cmd := c.command("mcp")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -100,8 +97,7 @@ func TestMCPClientGoneMidRun(t *testing.T) {
 	t.Parallel()
 	_, c, _ := fakeWorld(t, ollamafake.Options{TokenDelay: 2 * time.Millisecond})
 
-	cmd := exec.Command(os.Args[0], "mcp")
-	cmd.Env = c.env
+	cmd := c.command("mcp")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	stdin, err := cmd.StdinPipe()

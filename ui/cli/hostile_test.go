@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -98,8 +97,7 @@ func TestHostileTextReachesNoOutput(t *testing.T) {
 	}
 
 	// The MCP server's tool results and resources, as an agent host reads them.
-	cmd := exec.Command(os.Args[0], "mcp")
-	cmd.Env = c.env
+	cmd := c.command("mcp")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "hostile-test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)

@@ -86,11 +86,18 @@ func newCLI(t *testing.T, ollamaURL string, src *sourcefake.Server) *cli {
 	return &cli{t: t, env: env, dir: dir}
 }
 
+// command is the command line as a child process: this test binary,
+// which TestMain turns into researchtui, in the test's environment.
+func (c *cli) command(args ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = c.env
+	return cmd
+}
+
 // run executes the command line in a child process.
 func (c *cli) run(args ...string) (stdout, stderr string, code int, took time.Duration) {
 	c.t.Helper()
-	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = c.env
+	cmd := c.command(args...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	start := time.Now()

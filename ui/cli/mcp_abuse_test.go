@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,8 +21,7 @@ import (
 func TestMCPStdioSurvivesControlCharacters(t *testing.T) {
 	t.Parallel()
 	c := newCLI(t, "http://127.0.0.1:1", nil)
-	cmd := exec.Command(os.Args[0], "mcp")
-	cmd.Env = c.env
+	cmd := c.command("mcp")
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
 	var stderr bytes.Buffer
@@ -122,8 +120,7 @@ func TestMCPTokenSources(t *testing.T) {
 // returns its /mcp URL; the server is interrupted when the test ends.
 func startMCPHTTP(t *testing.T, c *cli, args ...string) string {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], append([]string{"mcp", "--http", "127.0.0.1:0"}, args...)...)
-	cmd.Env = c.env
+	cmd := c.command(append([]string{"mcp", "--http", "127.0.0.1:0"}, args...)...)
 	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

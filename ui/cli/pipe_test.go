@@ -3,7 +3,6 @@ package cli
 import (
 	"bufio"
 	"encoding/json"
-	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -28,8 +27,7 @@ func TestRunPipedToAClosedReaderStopsLikeAnInterrupt(t *testing.T) {
 	src := sourcefake.New()
 	defer src.Close()
 	c := newCLI(t, oll.URL, src)
-	cmd := exec.Command(os.Args[0], "run", "--review", "approve", "--sources", "arxiv,openalex", "How is software testing studied?")
-	cmd.Env = c.env
+	cmd := c.command("run", "--review", "approve", "--sources", "arxiv,openalex", "How is software testing studied?")
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

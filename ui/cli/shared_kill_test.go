@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -123,8 +122,7 @@ func slowWorld(t *testing.T) (*ollamafake.Server, *cli, string) {
 // startBackground starts a researchtui command that runs on its own.
 func startBackground(t *testing.T, c *cli, args ...string) (*exec.Cmd, *bytes.Buffer) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = c.env
+	cmd := c.command(args...)
 	out := &bytes.Buffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
@@ -304,8 +302,7 @@ func TestClientTakesOverWhenTheOwnerExitsMidRun(t *testing.T) {
 func TestReviewDecidedInAnotherProcess(t *testing.T) {
 	t.Parallel()
 	_, c, data := fakeWorld(t, ollamafake.Options{})
-	cmd := exec.Command(os.Args[0], "run", "--review", "ask", "--sources", "arxiv,openalex", killQuestion)
-	cmd.Env = c.env
+	cmd := c.command("run", "--review", "ask", "--sources", "arxiv,openalex", killQuestion)
 	stdin, err := cmd.StdinPipe() // open, and nobody answers
 	if err != nil {
 		t.Fatal(err)

@@ -55,8 +55,7 @@ func fakeWorld(t *testing.T, opt ollamafake.Options) (*ollamafake.Server, *cli, 
 // startMCP starts `researchtui mcp` as a client would and connects to it.
 func startMCP(t *testing.T, c *cli) (*mcp.ClientSession, *exec.Cmd, *syncBuffer) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "mcp")
-	cmd.Env = c.env
+	cmd := c.command("mcp")
 	stderr := &syncBuffer{}
 	cmd.Stderr = stderr
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).
@@ -207,8 +206,7 @@ func TestTwoProcessesShareADataDir(t *testing.T) {
 func TestKilledOwnerLeavesNoWedge(t *testing.T) {
 	t.Parallel()
 	c, data := shortCLI(t, "http://127.0.0.1:1", nil)
-	cmd := exec.Command(os.Args[0], "mcp")
-	cmd.Env = c.env
+	cmd := c.command("mcp")
 	stdin, err := cmd.StdinPipe() // held open: the server keeps running
 	if err != nil {
 		t.Fatal(err)
