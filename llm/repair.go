@@ -59,28 +59,40 @@ func RepairJSON(s string) string {
 	return s
 }
 
+// jsonString follows JSON strings through text a byte at a time, so the
+// repairs leave what is inside a string alone.
+type jsonString struct{ in, esc bool }
+
+// takes reads the next byte and says whether it is part of a string, its
+// quotes included.
+func (st *jsonString) takes(c byte) bool {
+	if !st.in {
+		st.in = c == '"'
+		return st.in
+	}
+	switch {
+	case st.esc:
+		st.esc = false
+	case c == '\\':
+		st.esc = true
+	case c == '"':
+		st.in = false
+	}
+	return true
+}
+
 // balanced returns the JSON value starting at s[0] ('{' or '['), up to its
 // matching bracket, and how many bytes of s it covered. If s ends first,
 // the open string and brackets are closed.
 func balanced(s string) (string, int) {
 	var stack []byte
-	inStr, esc := false, false
+	var str jsonString
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if inStr {
-			switch {
-			case esc:
-				esc = false
-			case c == '\\':
-				esc = true
-			case c == '"':
-				inStr = false
-			}
+		if str.takes(c) {
 			continue
 		}
 		switch c {
-		case '"':
-			inStr = true
 		case '{':
 			stack = append(stack, '}')
 		case '[':
@@ -96,8 +108,8 @@ func balanced(s string) (string, int) {
 	}
 	var b strings.Builder
 	b.WriteString(strings.TrimRight(s, " \t\r\n"))
-	if inStr {
-		if esc {
+	if str.in {
+		if str.esc {
 			b.WriteByte('\\')
 		}
 		b.WriteByte('"')
@@ -112,23 +124,12 @@ func balanced(s string) (string, int) {
 // after whitespace, by } or ].
 func removeTrailingCommas(s string) string {
 	var b strings.Builder
-	inStr, esc := false, false
+	var str jsonString
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if inStr {
-			switch {
-			case esc:
-				esc = false
-			case c == '\\':
-				esc = true
-			case c == '"':
-				inStr = false
-			}
+		if str.takes(c) {
 			b.WriteByte(c)
 			continue
-		}
-		if c == '"' {
-			inStr = true
 		}
 		if c == ',' {
 			j := i + 1

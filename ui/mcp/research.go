@@ -90,15 +90,11 @@ func (s *Server) research(ctx context.Context, req *mcp.CallToolRequest, in Rese
 	if err != nil {
 		return nil, zero, err
 	}
-	release, err := s.takeRunSlot()
+	ctx, done, err := s.waitedRun(ctx)
 	if err != nil {
 		return nil, zero, err
 	}
-	defer release()
-	s.runs.Add(1)
-	defer s.runs.Done()
-	ctx, stop := s.runContext(ctx)
-	defer stop()
+	defer done()
 	r, err := s.cfg.Engine.Start(ctx, opt)
 	if err != nil {
 		return nil, zero, errors.New(badInputMessage(err))
@@ -176,15 +172,11 @@ func (s *Server) onSession(ctx context.Context, req *mcp.CallToolRequest, id, re
 	if err := s.check(ctx, sess.Model, sess.EmbedModel); err != nil {
 		return nil, zero, err
 	}
-	release, err := s.takeRunSlot()
+	ctx, done, err := s.waitedRun(ctx)
 	if err != nil {
 		return nil, zero, err
 	}
-	defer release()
-	s.runs.Add(1)
-	defer s.runs.Done()
-	ctx, stop := s.runContext(ctx)
-	defer stop()
+	defer done()
 	r, err := start(ctx, eng, sess)
 	if err != nil {
 		return nil, zero, errors.New(badInputMessage(err))

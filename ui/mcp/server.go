@@ -208,6 +208,23 @@ func badInputMessage(err error) string {
 	return strings.TrimPrefix(err.Error(), runopts.ErrBadInput.Error()+": ")
 }
 
+// waitedRun holds what a call that waits for its run needs: a run slot,
+// a place among the runs shutdown waits for, and a context the server's
+// end cancels. done gives them back, in that order's reverse.
+func (s *Server) waitedRun(ctx context.Context) (_ context.Context, done func(), err error) {
+	release, err := s.takeRunSlot()
+	if err != nil {
+		return ctx, nil, err
+	}
+	s.runs.Add(1)
+	ctx, stop := s.runContext(ctx)
+	return ctx, func() {
+		stop()
+		s.runs.Done()
+		release()
+	}, nil
+}
+
 // takeRunSlot reserves one of the server's run slots, or says that all are
 // taken: a client that starts runs in a loop gets an error naming the cap
 // instead of a machine full of runs. release gives the slot back.
