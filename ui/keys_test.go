@@ -12,6 +12,7 @@ import (
 
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/store"
+	"github.com/researchtui/researchtui/themes"
 )
 
 func selectedID(m *rootModel) string {
@@ -92,8 +93,23 @@ func TestSessionsKeys(t *testing.T) {
 	if m.themeName == before {
 		t.Error("t cycles the theme")
 	}
-	if len(svc.saved) != 1 || svc.saved[0].Theme != m.themeName || svc.saved[0].Form != nil {
+	if len(svc.saved) != 1 || svc.saved[0].Theme != m.configured || svc.saved[0].Form != nil {
 		t.Errorf("the theme was not saved: %+v", svc.saved)
+	}
+	// Every theme comes round, then auto (the terminal's background
+	// decides again), then the first theme: no choice is a dead end.
+	seen := map[string]bool{}
+	for range len(themes.Names()) + 1 {
+		seen[m.configured] = true
+		press(t, m, "t")
+	}
+	for _, n := range append(themes.Names(), themes.Auto) {
+		if !seen[n] {
+			t.Errorf("t never reached %q (saw %v)", n, seen)
+		}
+	}
+	if last := svc.saved[len(svc.saved)-1].Theme; last != m.configured {
+		t.Errorf("saved %q, shows %q", last, m.configured)
 	}
 	// A key the list doesn't bind types on the question line.
 	press(t, m, "T")

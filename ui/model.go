@@ -146,7 +146,7 @@ func (m *rootModel) Init() tea.Cmd {
 	if m.changes = m.svc.Changes(m.ctx); m.changes != nil {
 		cmds = append(cmds, waitChangesCmd(m.changes))
 	}
-	if m.opts.darkBG == nil && (m.configured == "" || strings.EqualFold(m.configured, themes.Auto)) {
+	if m.opts.darkBG == nil && m.followsBackground() {
 		cmds = append(cmds, tea.RequestBackgroundColor)
 	}
 	if q := strings.TrimSpace(m.cfg.Question); q != "" && !m.startedQ {
@@ -180,7 +180,7 @@ func (m *rootModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.relayout()
 	case tea.BackgroundColorMsg:
 		m.darkBG = msg.IsDark()
-		if m.configured == "" || strings.EqualFold(m.configured, themes.Auto) {
+		if m.followsBackground() {
 			m.applyTheme(themes.Resolve(themes.Auto, m.darkBG).Name)
 			return m, m.relayout()
 		}
@@ -364,11 +364,33 @@ func (m *rootModel) canPull() bool {
 func (m *rootModel) pullKey(tea.KeyPressMsg) tea.Cmd { return m.startPull() }
 
 // cycleTheme shows the next theme and remembers it for the next session.
+// After the last theme comes auto (the theme follows the terminal's
+// background again), so no choice is a dead end.
 func (m *rootModel) cycleTheme(tea.KeyPressMsg) tea.Cmd {
-	m.applyTheme(themes.Next(m.themeName))
-	m.configured = m.themeName
-	m.setNotice("theme: "+m.themeName, false)
-	return tea.Batch(m.relayout(), m.queueSave(Settings{Theme: m.themeName}))
+	next, notice := themes.Names()[0], ""
+	if !m.followsBackground() {
+		if n := themes.Next(m.themeName); n != next {
+			next = n
+		} else {
+			next = themes.Auto
+		}
+	}
+	if next == themes.Auto {
+		m.applyTheme(themes.Resolve(themes.Auto, m.darkBG).Name)
+		notice = "theme: auto (" + m.themeName + ", as the terminal's background)"
+	} else {
+		m.applyTheme(next)
+		notice = "theme: " + m.themeName
+	}
+	m.configured = next
+	m.setNotice(notice, false)
+	return tea.Batch(m.relayout(), m.queueSave(Settings{Theme: next}))
+}
+
+// followsBackground says whether the theme follows the terminal's
+// background (the configured theme is auto or unset).
+func (m *rootModel) followsBackground() bool {
+	return m.configured == "" || strings.EqualFold(m.configured, themes.Auto)
 }
 
 // quitKey is q: with runs going, it asks first.
