@@ -124,6 +124,11 @@ func TestDoctorFailsOnlyOnSourcesInUse(t *testing.T) {
 	if problems != 1 || !strings.Contains(out, "✗ arxiv") || !strings.Contains(out, "pubmed") || !strings.Contains(out, "not in your config's sources") {
 		t.Errorf("%d problems (want 1: arxiv, the one in use):\n%s", problems, out)
 	}
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, "✗ arxiv") && strings.Count(line, "arxiv") > 1 {
+			t.Errorf("the source's name said twice: %q", line)
+		}
+	}
 }
 
 // A config whose sources cannot all run is a problem doctor names: a name

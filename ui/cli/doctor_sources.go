@@ -106,7 +106,10 @@ func (d *doctor) checkSources(ctx context.Context, cfg *Config) {
 			if info.urlEnv != "" {
 				fix += " or " + info.urlEnv
 			}
-			msg := "unreachable: " + textkit.StripControls(textkit.Clip(r.err.Error(), 100)) + " (" + detail + ")"
+			// The line is already the source's: its name leading the
+			// error would be said twice.
+			why := strings.TrimPrefix(r.err.Error(), info.name+": ")
+			msg := "unreachable: " + textkit.StripControls(textkit.Clip(why, 100)) + " (" + detail + ")"
 			if !usesSource(cfg, info.name) {
 				// Reported, but not a problem: the config never searches it.
 				d.info(info.name, msg+"; not in your config's sources, so runs do not need it")
