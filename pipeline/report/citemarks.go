@@ -89,7 +89,7 @@ func StripReferences(md string) string {
 // renumbered in order of first use, invalid ones are removed.
 func CheckCitations(md string, n int) CitationCheck { return CheckCitationsPinned(md, n, 0) }
 
-// CheckCitationsPinned is checkCitations with sources 1..pinned keeping
+// CheckCitationsPinned is CheckCitations with sources 1..pinned keeping
 // their numbers (a follow-up keeps the report's references where they
 // were); later sources are numbered after them in order of first use.
 func CheckCitationsPinned(md string, n, pinned int) CitationCheck {
@@ -307,6 +307,7 @@ func groupNums(s string) []int {
 	return nums
 }
 
+// StripListMarker takes a list item's marker ("- ", "2. ", "(3) ") off s.
 func StripListMarker(s string) string {
 	t := strings.TrimSpace(s)
 	if m := listMarker.FindString(t); m != "" {

@@ -111,6 +111,7 @@ func FlowReasons(m map[string]int) []FlowReason {
 	return out
 }
 
+// SortRoutes orders routes by round, then by name.
 func SortRoutes(rs []RouteCount) {
 	sort.SliceStable(rs, func(i, j int) bool {
 		if rs[i].Round != rs[j].Round {
