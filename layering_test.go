@@ -43,6 +43,7 @@ func TestTheRuleCatchesWrongImports(t *testing.T) {
 		{"ui/mcp", "pipeline/eval"}, {"pipeline", "ui"}, {"ui/mcp", "ui"}, {"pipeline", "charm.land/bubbletea/v2"},
 		{"pipeline/report", "pipeline"}, {"pipeline/report", "store"}, {"pipeline/report", "llm"}, {"pipeline", "pipeline/eval"},
 		{"pipeline/runopts", "pipeline"}, {"pipeline/runopts", "pipeline/report"}, {"pipeline/runopts", "store"},
+		{"search/replay", "search"}, {"search/replay", "search/sourcefake"}, {"pipeline/eval", "search/sourcefake"}, {"ui/cli", "search/sourcefake"}, {"search", "search/sourcefake"},
 	} {
 		if breaks(c[0], c[1]) == "" {
 			t.Errorf("%s importing %s passes the rule", c[0], c[1])
@@ -53,6 +54,8 @@ func TestTheRuleCatchesWrongImports(t *testing.T) {
 		{"ui/cli", "pipeline/eval"}, {"", "ui/cli"}, {"ui/cli", "ui"}, {"ui", "charm.land/bubbletea/v2"},
 		{"pipeline", "pipeline/report"}, {"pipeline/history", "pipeline/report"}, {"pipeline/report", "search"}, {"pipeline/report", "textkit"},
 		{"pipeline", "pipeline/runopts"}, {"ui/cli", "pipeline/runopts"}, {"pipeline/runopts", "search"},
+		{"search/sourcefake", "search/replay"}, {"pipeline/eval", "search/replay"}, {"search/replay", "textkit"},
+		{"pipeline/pipelinetest", "search/sourcefake"}, {"tools/fakeserve", "search/sourcefake"},
 	} {
 		if why := breaks(c[0], c[1]); why != "" {
 			t.Errorf("%s importing %s is refused: %s", c[0], c[1], why)
@@ -75,6 +78,10 @@ func breaks(p, q string) string {
 		return "the leaves import nothing of the project"
 	case (t == "llm" || t == "search" || t == "store" || t == "themes") && u != t && u != "safefile" && u != "textkit":
 		return "llm, search, store and themes import only their own tree and the leaves"
+	case strings.HasPrefix(p, "search/replay") && !strings.HasPrefix(q, "search/replay") && u != "safefile" && u != "textkit":
+		return "search/replay (recorded answers served for the eval and the tests) imports only the leaves"
+	case q == "search/sourcefake" && p != "search/sourcefake" && p != "pipeline/pipelinetest" && tree(p) != "tools":
+		return "search/sourcefake is the tests' fake: only tests, pipeline/pipelinetest and tools import it (the eval replays its own recordings through search/replay)"
 	case strings.HasPrefix(p, "store/vector") && !strings.HasPrefix(q, "store/vector"):
 		return "store/vector imports nothing"
 	case strings.HasPrefix(p, "pipeline/report") && !strings.HasPrefix(q, "pipeline/report") && u != "search" && u != "safefile" && u != "textkit":

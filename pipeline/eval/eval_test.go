@@ -13,6 +13,7 @@ import (
 	"github.com/researchtui/researchtui/pipeline/eval"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
 	"github.com/researchtui/researchtui/pipeline/report"
+	"github.com/researchtui/researchtui/search"
 )
 
 // topics are what the scripted planner writes for each question (a real
@@ -106,6 +107,33 @@ func TestGroundTruthIsInTheRecording(t *testing.T) {
 					t.Errorf("%s/%s: the sentence does not state %q", q.ID, f.ID, f.Words)
 				}
 			}
+		}
+	}
+}
+
+// TestPoolWorldsAnswerTheCitationGraph: a run that follows citations in a
+// pool world meets the recorded references and citing works (the eval's
+// own recordings), whatever the paper.
+func TestPoolWorldsAnswerTheCitationGraph(t *testing.T) {
+	t.Parallel()
+	for _, id := range []string{eval.TuringWorld, eval.EditDistanceWorld, eval.KubernetesWorld, eval.TuringPage2World} {
+		w, err := eval.Open(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Close()
+		cg, ok := w.Sources(search.NewClient(search.ClientOptions{}))["semanticscholar"].(search.CitationGraph)
+		if !ok {
+			t.Fatalf("%s: Semantic Scholar follows no citations", id)
+		}
+		rec := search.Record{S2ID: w.Papers[0].ID}
+		refs, err := cg.References(context.Background(), rec, 100)
+		if err != nil || len(refs) != 50 {
+			t.Errorf("%s: %d references, %v; want the recorded 50", id, len(refs), err)
+		}
+		cites, err := cg.CitedBy(context.Background(), rec, 100)
+		if err != nil || len(cites) != 100 {
+			t.Errorf("%s: %d citing works, %v; want the recorded 100", id, len(cites), err)
 		}
 	}
 }

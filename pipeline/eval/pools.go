@@ -1,7 +1,7 @@
 package eval
 
 // The worlds of the pool questions: recorded Semantic Scholar search
-// answers (search/sourcefake/testdata/ATTRIBUTION.md).
+// answers (worlds/ATTRIBUTION.md).
 const (
 	// EditDistanceWorld is the recorded answer for "sublinear near
 	// optimal edit distance" (85 papers: the whole answer).

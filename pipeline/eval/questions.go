@@ -4,13 +4,14 @@
 // abstracts), and scores computed from that ground truth and the recorded
 // text, never from the pipeline's own verdicts.
 //
-// It imports pipeline, llm (the --judge model), search, search/sourcefake,
+// It imports pipeline, llm (the --judge model), search, search/replay,
 // store and textkit; nothing imports
-// it but ui/cli (researchtui eval) and tests. It is the one shipped package
-// that starts search/sourcefake: each of the eval's worlds is a recording
-// (Semantic Scholar's pool for "turing", arXiv's answer for "testing"),
-// served over loopback HTTP so the pipeline reads it as it reads the real
-// API; each question names its world.
+// it but ui/cli (researchtui eval) and tests. Each of the eval's worlds is
+// a recording (Semantic Scholar's pool for "turing", arXiv's answer for
+// "testing", ...): the eval's own data (worlds/, embedded, with its
+// attribution), served over loopback HTTP by search/replay so the
+// pipeline reads it as it reads the real API; each question names its
+// world. It never imports search/sourcefake, the tests' fake.
 package eval
 
 import (

@@ -2,15 +2,43 @@ package eval
 
 import (
 	"context"
+	"embed"
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/researchtui/researchtui/search"
-	"github.com/researchtui/researchtui/search/sourcefake"
+	"github.com/researchtui/researchtui/search/replay"
+)
+
+// The worlds' recorded answers are the eval's own data (worlds/, with
+// worlds/ATTRIBUTION.md), served by search/replay.
+//
+//go:embed worlds
+var worldFiles embed.FS
+
+// recordings are the recorded answers, by their path under worlds/.
+var recordings, _ = fs.Sub(worldFiles, "worlds")
+
+// pools are the recorded Semantic Scholar search answers the pool worlds
+// search, by pool.
+var pools = map[string]string{
+	"turing":        "semanticscholar/paper-search-turing-allfields-limit100.json",
+	"turing-2":      "semanticscholar/paper-search-turing-allfields-offset100-limit100.json",
+	"edit-distance": "semanticscholar/paper-search-edit-distance-allfields-limit100.json",
+	"kubernetes":    "semanticscholar/paper-search-kubernetes-allfields-limit100.json",
+}
+
+// The recorded references and citing works a pool world answers for every
+// paper (50 references of a microfinance paper; 100 citing works in
+// development economics).
+const (
+	referencesPage = "semanticscholar/paper-references-ssrn.2250500-fields-title-offset0.json"
+	citationsPage  = "semanticscholar/paper-citations-corpusid-14514057-fields-title-offset0.json"
 )
 
 // Paper is one recorded work of the world, as the recording holds it.
@@ -21,16 +49,16 @@ type Paper struct {
 	Abstract string
 }
 
-// World is a frozen world: recorded answers of one or more sources (see
-// search/sourcefake/testdata/ATTRIBUTION.md) served over loopback HTTP by
-// search/sourcefake, and the recorded text the scorer reads. Close it
+// World is a frozen world: recorded answers of one or more sources (the
+// eval's own, worlds/; see worlds/ATTRIBUTION.md) served over loopback
+// HTTP by search/replay, and the recorded text the scorer reads. Close it
 // when done.
 type World struct {
 	ID     string // what a Question's World names: TuringWorld, TestingWorld
 	Name   string
 	Papers []Paper
 
-	srv     *sourcefake.Server
+	srv     *replay.Server
 	sources func(w *World, c *search.Client) map[string]search.Source
 }
 
@@ -122,17 +150,26 @@ func (ws WorldSet) Close() {
 
 // OpenWorld opens the Semantic Scholar "turing" world: its search ranks
 // the recorded pool by each query and honours the limit, as the real API
-// does (search/sourcefake ranked.go); the scorer reads exactly the bytes
+// does (search/replay ranked.go); the scorer reads exactly the bytes
 // the pipeline is served.
 func OpenWorld(ctx context.Context) (*World, error) {
 	return poolWorld(TuringWorld, "turing", strings.TrimPrefix(WorldName, TuringWorld+": "))(ctx)
 }
 
 // poolWorld opens a world over one recorded Semantic Scholar pool (a key
-// of sourcefake.Pools).
+// of pools): its search ranks the pool, and it answers the recorded
+// references and citing works of every paper.
 func poolWorld(id, pool, name string) func(context.Context) (*World, error) {
 	return func(ctx context.Context) (*World, error) {
-		srv := sourcefake.NewWith(sourcefake.Options{Pool: pool})
+		recorded := replay.Body(recordings, pools[pool])
+		ranked, err := replay.NewPool(recorded)
+		if err != nil {
+			return nil, fmt.Errorf("eval world: the recorded pool: %w", err)
+		}
+		srv := replay.Serve(replay.Routes{
+			SemanticScholarSearch: ranked,
+			SemanticScholarGraph:  replay.SemanticScholarGraph(recordings, referencesPage, citationsPage),
+		}.Mux())
 		w := &World{ID: id, Name: id + ": " + name, srv: srv, sources: semanticScholarSources}
 		var page struct {
 			Data []struct {
@@ -142,7 +179,7 @@ func poolWorld(id, pool, name string) func(context.Context) (*World, error) {
 				ExternalIDs map[string]any `json:"externalIds"`
 			} `json:"data"`
 		}
-		if err := json.Unmarshal(sourcefake.PoolBody(pool), &page); err != nil {
+		if err := json.Unmarshal(recorded, &page); err != nil {
 			srv.Close()
 			return nil, fmt.Errorf("eval world: the recorded pool: %w", err)
 		}
@@ -190,7 +227,7 @@ func (w *World) Close() { w.srv.Close() }
 func (w *World) SemanticScholarURL() string { return w.srv.SemanticScholarURL() }
 
 // Host is the world server's host:port, for search.Client.SetHostLimit.
-func (w *World) Host() string { return strings.TrimPrefix(w.srv.URL, "http://") }
+func (w *World) Host() string { return w.srv.Host() }
 
 // ArxivURL is the world's arXiv base URL.
 func (w *World) ArxivURL() string { return w.srv.ArxivURL() }

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/researchtui/researchtui/search"
-	"github.com/researchtui/researchtui/search/sourcefake"
+	"github.com/researchtui/researchtui/search/replay"
 )
 
 // TestingWorldName is the name of the arXiv "testing" world.
@@ -16,16 +16,19 @@ const TestingWorldName = "arxiv-testing: arXiv's answer for \"testing\", 10 pape
 // testingFeed is how many entries the recorded arXiv answer holds.
 const testingFeed = 10
 
+// testingFeedFile is the recorded arXiv answer for "testing", in worlds/.
+const testingFeedFile = "arxiv/query-all-testing-max10.atom.xml"
+
 // openTesting opens the arXiv "testing" world: the recorded arXiv answer
-// for "testing" (search/sourcefake/testdata/arxiv/
-// query-all-testing-max10.atom.xml: 10 software-testing papers, from deep
-// learning models and REST APIs to GUIs, web and mobile apps, IP cores and
-// driving assistance), which sourcefake serves for every arXiv search. It
-// reads the feed from the world's server, as OpenWorld reads its pool, and
-// decodes it itself rather than with the pipeline's parser, so the ground
-// truth is the recording's text whatever that parser makes of it.
+// for "testing" (worlds/arxiv/query-all-testing-max10.atom.xml: 10
+// software-testing papers, from deep learning models and REST APIs to
+// GUIs, web and mobile apps, IP cores and driving assistance), which the
+// world's server answers every arXiv search with. It reads the feed from
+// that server, as the pipeline does, and decodes it itself rather than
+// with the pipeline's parser, so the ground truth is the recording's text
+// whatever that parser makes of it.
 func openTesting(ctx context.Context) (*World, error) {
-	srv := sourcefake.New()
+	srv := replay.Serve(replay.Routes{Arxiv: replay.Recorded(recordings, testingFeedFile, replay.Atom)}.Mux())
 	w := &World{ID: TestingWorld, Name: TestingWorldName, srv: srv, sources: arxivSources}
 	b, err := recorded(ctx, srv.ArxivURL()+"?search_query=all:testing&start=0&max_results=10")
 	if err != nil {

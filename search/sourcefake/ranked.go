@@ -1,25 +1,15 @@
 package sourcefake
 
 import (
-	"encoding/json"
-	"math"
-	"net/http"
-	"sort"
-	"strconv"
-	"strings"
 	"sync"
-	"unicode"
+
+	"github.com/researchtui/researchtui/search/replay"
 )
 
-// A ranked pool answers Semantic Scholar's /paper/search as the real API
-// does: the recorded papers that hold a word of the query, best first by
-// relevance to it (BM25 over the title, weighted twice, and the abstract),
-// from offset, at most limit (default 100), with total, offset and next.
-// A world whose search hands every query the whole pool measures the
-// pipeline's ranking, not what it would meet.
-
 // Pools are the recorded Semantic Scholar answers a Server can search
-// (Options.Pool): each a real response of 100 papers (testdata/ATTRIBUTION.md).
+// (Options.Pool) as the real API searches (search/replay's Pool: ranked by
+// the query, a page at a time): each a real response of 100 papers
+// (testdata/ATTRIBUTION.md).
 var Pools = map[string]string{
 	"turing":        "semanticscholar/paper-search-turing-allfields-limit100.json",
 	"turing-2":      "semanticscholar/paper-search-turing-allfields-offset100-limit100.json",
@@ -27,161 +17,24 @@ var Pools = map[string]string{
 	"kubernetes":    "semanticscholar/paper-search-kubernetes-allfields-limit100.json",
 }
 
-// rankedPool is one recorded answer's papers, each as recorded, with the
-// words it is searched by.
-type rankedPool struct {
-	papers []json.RawMessage
-	title  [][]string
-	text   [][]string
-	avgLen float64
-	df     map[string]int
-}
-
 var (
 	poolsMu sync.Mutex
-	pools   = map[string]*rankedPool{}
+	pools   = map[string]*replay.Pool{}
 )
 
 // pool is the named pool, parsed once.
-func pool(name string) *rankedPool {
+func pool(name string) *replay.Pool {
 	poolsMu.Lock()
 	defer poolsMu.Unlock()
 	if p := pools[name]; p != nil {
 		return p
 	}
-	var page struct {
-		Data []json.RawMessage `json:"data"`
-	}
-	if err := json.Unmarshal(body(Pools[name]), &page); err != nil {
+	p, err := replay.NewPool(body(Pools[name]))
+	if err != nil {
 		panic("sourcefake: pool " + name + ": " + err.Error())
 	}
-	p := &rankedPool{papers: page.Data, df: map[string]int{}}
-	total := 0
-	for _, raw := range page.Data {
-		var f struct {
-			Title    string  `json:"title"`
-			Abstract *string `json:"abstract"`
-		}
-		_ = json.Unmarshal(raw, &f)
-		t := terms(f.Title)
-		x := t
-		if f.Abstract != nil {
-			x = append(append([]string(nil), t...), terms(*f.Abstract)...)
-		}
-		p.title, p.text = append(p.title, t), append(p.text, x)
-		total += len(x)
-		seen := map[string]bool{}
-		for _, w := range x {
-			if !seen[w] {
-				seen[w] = true
-				p.df[w]++
-			}
-		}
-	}
-	p.avgLen = math.Max(1, float64(total)/math.Max(1, float64(len(page.Data))))
 	pools[name] = p
 	return p
-}
-
-// search is the answer for query, from offset, at most limit papers.
-func (p *rankedPool) search(query string, offset, limit int) []byte {
-	const k1, b = 1.2, 0.75
-	q := terms(query)
-	type hit struct {
-		i     int
-		score float64
-	}
-	var hits []hit
-	n := float64(len(p.papers))
-	for i := range p.papers {
-		score := 0.0
-		for _, t := range dedupe(q) {
-			df := float64(p.df[t])
-			if df == 0 {
-				continue
-			}
-			idf := math.Log(1 + (n-df+0.5)/(df+0.5))
-			tf := float64(count(p.text[i], t) + count(p.title[i], t)) // the title counts twice
-			if tf == 0 {
-				continue
-			}
-			score += idf * tf * (k1 + 1) / (tf + k1*(1-b+b*float64(len(p.text[i]))/p.avgLen))
-		}
-		if score > 0 {
-			hits = append(hits, hit{i, score})
-		}
-	}
-	sort.SliceStable(hits, func(a, b int) bool { return hits[a].score > hits[b].score })
-	page := map[string]any{"total": len(hits), "offset": offset}
-	data := []json.RawMessage{}
-	for k := offset; k < len(hits) && k < offset+limit; k++ {
-		data = append(data, p.papers[hits[k].i])
-	}
-	if offset+limit < len(hits) {
-		page["next"] = offset + limit
-	}
-	page["data"] = data
-	out, _ := json.Marshal(page)
-	return out
-}
-
-// semanticScholarRanked answers a search from the server's pool.
-func (s *Server) semanticScholarRanked(w http.ResponseWriter, r *http.Request) {
-	v := r.URL.Query()
-	offset, _ := strconv.Atoi(v.Get("offset"))
-	limit, err := strconv.Atoi(v.Get("limit"))
-	if err != nil || limit <= 0 {
-		limit = 100
-	}
-	if offset < 0 || limit > 100 {
-		w.WriteHeader(http.StatusBadRequest)
-		w.Write([]byte(`{"error":"Requested data for this limit and/or offset is not available"}`))
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Write(pool(s.opt.Pool).search(v.Get("query"), offset, limit))
-}
-
-// stopwords are words no search engine ranks by.
-var stopwords = map[string]bool{"a": true, "an": true, "and": true, "are": true, "as": true, "at": true, "be": true, "by": true, "do": true, "does": true,
-	"for": true, "from": true, "how": true, "in": true, "is": true, "it": true, "of": true, "on": true, "or": true, "the": true, "to": true,
-	"what": true, "which": true, "with": true, "we": true, "this": true, "that": true, "their": true, "can": true}
-
-// terms are a text's lower-case words, stop words dropped, plurals folded.
-func terms(s string) []string {
-	var out []string
-	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-		if len(w) < 2 || stopwords[w] {
-			continue
-		}
-		if len(w) > 4 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") {
-			w = strings.TrimSuffix(w, "s")
-		}
-		out = append(out, w)
-	}
-	return out
-}
-
-func count(ws []string, t string) int {
-	n := 0
-	for _, w := range ws {
-		if w == t {
-			n++
-		}
-	}
-	return n
-}
-
-func dedupe(ws []string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, w := range ws {
-		if !seen[w] {
-			seen[w] = true
-			out = append(out, w)
-		}
-	}
-	return out
 }
 
 // PoolBody is the recorded answer a pool is made of (a key of Pools).

@@ -1,8 +1,13 @@
-// Package sourcefake is an in-process HTTP server that replays real
-// recorded arXiv, OpenAlex and Semantic Scholar responses (see testdata/ATTRIBUTION.md) for
-// tests of any package. It is a normal (non-test) package so other packages'
-// tests can import it; in the shipped binary only `researchtui eval`
-// (pipeline/eval) does, to serve its frozen world.
+// Package sourcefake is the test fake of the scholarly APIs: an in-process
+// HTTP server (search/replay's) that replays real recorded arXiv,
+// OpenAlex, Semantic Scholar, PubMed and Crossref responses (its own
+// testdata; see testdata/ATTRIBUTION.md), with the faults, latencies and
+// helpers tests need (FailArxiv, FailOpenAlex, FailCitations, Latency,
+// ArxivSpacing, a served PDF, AddOpenAlexWork, Requests). It is a normal
+// (non-test) package so other packages' tests, pipeline/pipelinetest and
+// tools/fakeserve can import it; shipped code does not (ARCHITECTURE.md
+// §2): the eval's frozen worlds replay their own recordings through
+// search/replay.
 //
 // Bodies are served byte-identical: links inside them still point at
 // arxiv.org, nature.com, ..., so full-text fetches of those links fail
@@ -13,29 +18,28 @@ import (
 	"bytes"
 	"embed"
 	"encoding/json"
+	"io/fs"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/researchtui/researchtui/search/replay"
 )
 
 //go:embed testdata
 var files embed.FS
 
-func body(name string) []byte {
-	b, err := files.ReadFile("testdata/" + name)
-	if err != nil {
-		panic("sourcefake: missing " + name)
-	}
-	return b
-}
+// recordings are the recorded answers, by their path under testdata/.
+var recordings, _ = fs.Sub(files, "testdata")
+
+func body(name string) []byte { return replay.Body(recordings, name) }
 
 // Server is the fake. Point the sources at ArxivURL() and OpenAlexURL().
 type Server struct {
 	URL string
 
-	srv *httptest.Server
+	srv *replay.Server
 	opt Options
 
 	mu            sync.Mutex
@@ -72,62 +76,55 @@ type Options struct {
 // NewWith starts a fake server with options; Close it when done.
 func NewWith(opt Options) *Server {
 	s := &Server{opt: opt}
-	mux := http.NewServeMux()
-	mux.HandleFunc("/arxiv/api/query", s.arxiv)
-	mux.HandleFunc("/openalex/works", s.openAlexList)
-	mux.HandleFunc("/openalex/works/", s.openAlexWork)
-	mux.HandleFunc("/s2/graph/v1/paper/search", s.semanticScholar)
+	var s2Search http.Handler = replay.Recorded(recordings, "semanticscholar/paper-search-turing-allfields-limit100.json", replay.JSON)
+	if opt.Pool != "" {
+		s2Search = pool(opt.Pool)
+	}
+	mux := replay.Routes{
+		Arxiv:                 http.HandlerFunc(s.arxiv),
+		OpenAlexList:          http.HandlerFunc(s.openAlexList),
+		OpenAlexWork:          http.HandlerFunc(s.openAlexWork),
+		SemanticScholarSearch: s2Search,
+		SemanticScholarGraph: s.failingCitations(replay.SemanticScholarGraph(recordings,
+			"semanticscholar/paper-references-ssrn.2250500-fields-title-offset0.json",
+			"semanticscholar/paper-citations-corpusid-14514057-fields-title-offset0.json")),
+		PubMedSearch: http.HandlerFunc(s.pubmedSearch),
+		PubMedFetch:  replay.Recorded(recordings, "pubmed/efetch-pubmed-id-11748933_11700088.xml", replay.XML),
+		Crossref:     replay.Recorded(recordings, "crossref/works-query-ecology-rows2.json", replay.JSON),
+	}.Mux()
 	mux.HandleFunc("/pdf/", s.pdf)
-	mux.HandleFunc("/pubmed/esearch.fcgi", s.pubmedSearch)
-	mux.HandleFunc("/pubmed/efetch.fcgi", s.pubmedFetch)
-	mux.HandleFunc("/crossref/works", s.crossrefWorks)
-	mux.HandleFunc("/s2/graph/v1/paper/", s.semanticScholarGraph)
-	s.srv = httptest.NewServer(s.log(mux))
+	s.srv = replay.Serve(s.log(mux))
 	s.URL = s.srv.URL
 	return s
 }
 
 // ArxivURL is the base URL for search.NewArxiv (or RESEARCHTUI_ARXIV_URL).
-func (s *Server) ArxivURL() string { return s.URL + "/arxiv/api/query" }
+func (s *Server) ArxivURL() string { return s.srv.ArxivURL() }
 
 // SemanticScholarURL is the base URL for search.NewSemanticScholar (or
 // RESEARCHTUI_SEMANTICSCHOLAR_URL). Every search answers with the recorded
 // "turing" search: 100 papers, most of them namesakes of one another (the
 // Turing test, Turing machines, Turing patterns, an NVIDIA GPU, catalysts).
-func (s *Server) SemanticScholarURL() string { return s.URL + "/s2" }
+// /paper/{id}/references and /citations answer the recorded pages (50
+// references of a microfinance paper; 100 citing works in development
+// economics), whatever the paper; /citations answers the recorded 504
+// while FailCitations is on.
+func (s *Server) SemanticScholarURL() string { return s.srv.SemanticScholarURL() }
 
-func (s *Server) semanticScholar(w http.ResponseWriter, r *http.Request) {
-	if s.opt.Pool != "" {
-		s.semanticScholarRanked(w, r)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Write(body("semanticscholar/paper-search-turing-allfields-limit100.json"))
-}
-
-// semanticScholarGraph answers /paper/{id}/references and /citations with
-// the recorded pages (50 references of a microfinance paper; 100 citing
-// works in development economics), whatever the paper; /citations answers
-// the recorded 504 while FailCitations is on.
-func (s *Server) semanticScholarGraph(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Content-Type", "application/json")
-	switch {
-	case strings.HasSuffix(r.URL.Path, "/references"):
-		w.Write(body("semanticscholar/paper-references-ssrn.2250500-fields-title-offset0.json"))
-	case strings.HasSuffix(r.URL.Path, "/citations"):
+// failingCitations answers /citations with the recorded 504 while
+// FailCitations is on, and passes the rest to graph.
+func (s *Server) failingCitations(graph http.Handler) http.Handler {
+	timeout := body("semanticscholar/error-504-citations-timeout.json")
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		fail := s.citationsFail
 		s.mu.Unlock()
-		if fail {
-			w.WriteHeader(http.StatusGatewayTimeout)
-			w.Write(body("semanticscholar/error-504-citations-timeout.json"))
+		if fail && strings.HasSuffix(r.URL.Path, "/citations") {
+			replay.Write(w, http.StatusGatewayTimeout, replay.JSON, timeout)
 			return
 		}
-		w.Write(body("semanticscholar/paper-citations-corpusid-14514057-fields-title-offset0.json"))
-	default:
-		w.WriteHeader(http.StatusNotFound)
-		w.Write([]byte(`{"error":"Paper with id 0 not found"}` + "\n"))
-	}
+		graph.ServeHTTP(w, r)
+	})
 }
 
 // FailCitations makes Semantic Scholar's /citations answer its recorded
@@ -139,7 +136,7 @@ func (s *Server) FailCitations(on bool) {
 }
 
 // OpenAlexURL is the base URL for search.NewOpenAlex (or RESEARCHTUI_OPENALEX_URL).
-func (s *Server) OpenAlexURL() string { return s.URL + "/openalex" }
+func (s *Server) OpenAlexURL() string { return s.srv.OpenAlexURL() }
 
 // Close stops the server.
 func (s *Server) Close() { s.srv.Close() }

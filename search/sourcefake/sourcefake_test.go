@@ -53,3 +53,30 @@ func TestPubMedAndCrossrefAnswer(t *testing.T) {
 		}
 	}
 }
+
+// Semantic Scholar's graph answers the recorded references and citing
+// works of any paper, and the recorded 504 for citations while
+// FailCitations is on (the references still answer).
+func TestCitationsFailOnDemand(t *testing.T) {
+	t.Parallel()
+	s := sourcefake.New()
+	defer s.Close()
+	c := search.NewClient(search.ClientOptions{BaseBackoff: time.Millisecond, Retries: -1})
+	ss := search.NewSemanticScholar(c, s.SemanticScholarURL(), "").(search.CitationGraph)
+	rec := search.Record{S2ID: "0123456789abcdef0123456789abcdef01234567"}
+	ctx := context.Background()
+	refs, err := ss.References(ctx, rec, 100)
+	if err != nil || len(refs) == 0 {
+		t.Fatalf("references: %d, %v", len(refs), err)
+	}
+	if cites, err := ss.CitedBy(ctx, rec, 100); err != nil || len(cites) == 0 {
+		t.Fatalf("citations: %d, %v", len(cites), err)
+	}
+	s.FailCitations(true)
+	if _, err := ss.CitedBy(ctx, rec, 100); err == nil || !strings.Contains(err.Error(), "timed out") {
+		t.Errorf("citations while failing: %v; want the recorded 504", err)
+	}
+	if again, err := ss.References(ctx, rec, 100); err != nil || len(again) != len(refs) {
+		t.Errorf("references while citations fail: %d, %v", len(again), err)
+	}
+}
