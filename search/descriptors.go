@@ -9,7 +9,7 @@ import (
 
 // Descriptor is one search source as the program knows it. Everything
 // that lists sources is derived from Descriptors: the names --sources
-// accepts (pipeline.KnownSources), the sources the command line builds
+// accepts (runopts.KnownSources), the sources the command line builds
 // and doctor checks (ui/cli), and the planner's routes by intent. Adding a
 // source is its client's file, one Descriptor, and a recording that
 // TestEverySourceReplaysItsRecording serves it.
