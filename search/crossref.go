@@ -22,8 +22,7 @@ const DefaultCrossrefURL = "https://api.crossref.org"
 const crossrefSelect = "DOI,title,author,issued,published,container-title,abstract,URL,link,is-referenced-by-count,type,update-to,updated-by,relation"
 
 type crossrefSource struct {
-	c      *Client
-	base   string
+	endpoint
 	mailto string
 }
 
@@ -31,21 +30,15 @@ type crossrefSource struct {
 // means DefaultCrossrefURL; mailto (RESEARCHTUI_CONTACT_EMAIL) joins
 // Crossref's polite pool. JATS abstracts become plain text.
 func NewCrossref(c *Client, baseURL, mailto string) Source {
-	if baseURL == "" {
-		baseURL = DefaultCrossrefURL
-	}
-	return &crossrefSource{c: c, base: strings.TrimRight(baseURL, "/"), mailto: mailto}
+	return &crossrefSource{endpoint: newEndpoint(c, baseURL, DefaultCrossrefURL), mailto: mailto}
 }
 
 func (s *crossrefSource) Name() string { return "crossref" }
 
 func (s *crossrefSource) Search(ctx context.Context, query string, limit int) ([]Record, error) {
-	query = textkit.CleanLine(query)
-	if query == "" {
+	query, limit, ok := searchTerms(query, limit, 10)
+	if !ok {
 		return nil, nil
-	}
-	if limit <= 0 {
-		limit = 10
 	}
 	v := url.Values{}
 	v.Set("query", query)

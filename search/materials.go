@@ -28,9 +28,8 @@ var materialsFields = []string{
 }
 
 type materialsSource struct {
-	c    *Client
-	base string
-	key  string
+	endpoint
+	key string
 }
 
 // NewMaterialsProject returns the Materials Project source, or nil without
@@ -43,10 +42,7 @@ func NewMaterialsProject(c *Client, baseURL, apiKey string) Source {
 	if apiKey == "" {
 		return nil
 	}
-	if baseURL == "" {
-		baseURL = DefaultMaterialsProjectURL
-	}
-	return &materialsSource{c: c, base: strings.TrimRight(baseURL, "/"), key: apiKey}
+	return &materialsSource{endpoint: newEndpoint(c, baseURL, DefaultMaterialsProjectURL), key: apiKey}
 }
 
 func (m *materialsSource) Name() string { return "materials" }

@@ -18,29 +18,22 @@ import (
 const DefaultOpenAlexURL = "https://api.openalex.org"
 
 type openAlexSource struct {
-	c      *Client
-	base   string
+	endpoint
 	mailto string
 }
 
 // NewOpenAlex returns the OpenAlex source. baseURL "" means
 // DefaultOpenAlexURL; mailto (optional) joins OpenAlex's polite pool.
 func NewOpenAlex(c *Client, baseURL, mailto string) Source {
-	if baseURL == "" {
-		baseURL = DefaultOpenAlexURL
-	}
-	return &openAlexSource{c: c, base: strings.TrimRight(baseURL, "/"), mailto: mailto}
+	return &openAlexSource{endpoint: newEndpoint(c, baseURL, DefaultOpenAlexURL), mailto: mailto}
 }
 
 func (o *openAlexSource) Name() string { return "openalex" }
 
 func (o *openAlexSource) Search(ctx context.Context, query string, limit int) ([]Record, error) {
-	query = textkit.CleanLine(query)
-	if query == "" {
+	query, limit, ok := searchTerms(query, limit, 10)
+	if !ok {
 		return nil, nil
-	}
-	if limit <= 0 {
-		limit = 10
 	}
 	v := url.Values{}
 	v.Set("search", query)

@@ -19,8 +19,7 @@ import (
 const DefaultPubMedURL = "https://eutils.ncbi.nlm.nih.gov/entrez/eutils"
 
 type pubMedSource struct {
-	c     *Client
-	base  string
+	endpoint
 	key   string
 	email string
 }
@@ -39,14 +38,11 @@ func PubMedRate(keyed bool) time.Duration {
 // from 3 to 10 requests a second, and the client's limit for the host is
 // raised to match (without a key, DefaultHostLimits keeps NCBI's 3/s); email (optional) is sent as NCBI asks of tools.
 func NewPubMed(c *Client, baseURL, apiKey, email string) Source {
-	if baseURL == "" {
-		baseURL = DefaultPubMedURL
-	}
-	base := strings.TrimRight(baseURL, "/")
-	if u, err := url.Parse(base); err == nil && u.Host != "" && apiKey != "" {
+	e := newEndpoint(c, baseURL, DefaultPubMedURL)
+	if u, err := url.Parse(e.base); err == nil && u.Host != "" && apiKey != "" {
 		c.SetHostLimit(u.Host, PubMedRate(true))
 	}
-	return &pubMedSource{c: c, base: base, key: apiKey, email: email}
+	return &pubMedSource{endpoint: e, key: apiKey, email: email}
 }
 
 func (p *pubMedSource) Name() string { return "pubmed" }
@@ -63,12 +59,9 @@ func (p *pubMedSource) params(v url.Values) url.Values {
 }
 
 func (p *pubMedSource) Search(ctx context.Context, query string, limit int) ([]Record, error) {
-	query = textkit.CleanLine(query)
-	if query == "" {
+	query, limit, ok := searchTerms(query, limit, 10)
+	if !ok {
 		return nil, nil
-	}
-	if limit <= 0 {
-		limit = 10
 	}
 	v := p.params(url.Values{})
 	v.Set("db", "pubmed")

@@ -21,9 +21,8 @@ const DefaultSemanticScholarURL = "https://api.semanticscholar.org/graph/v1"
 const semanticScholarFields = "title,abstract,authors,year,venue,externalIds,openAccessPdf,citationCount,url,journal"
 
 type semanticScholarSource struct {
-	c    *Client
-	base string
-	key  string
+	endpoint
+	key string
 }
 
 // NewSemanticScholar returns the Semantic Scholar source
@@ -33,25 +32,19 @@ type semanticScholarSource struct {
 // Retry-After answers and backs off; after that the host cools down and
 // searches fail fast, so a run continues with the other sources.
 func NewSemanticScholar(c *Client, baseURL, apiKey string) Source {
-	if baseURL == "" {
-		baseURL = DefaultSemanticScholarURL
+	e := newEndpoint(c, baseURL, DefaultSemanticScholarURL)
+	if !strings.HasSuffix(e.base, "/graph/v1") {
+		e.base += "/graph/v1"
 	}
-	base := strings.TrimRight(baseURL, "/")
-	if !strings.HasSuffix(base, "/graph/v1") {
-		base += "/graph/v1"
-	}
-	return &semanticScholarSource{c: c, base: base, key: apiKey}
+	return &semanticScholarSource{endpoint: e, key: apiKey}
 }
 
 func (s *semanticScholarSource) Name() string { return "semanticscholar" }
 
 func (s *semanticScholarSource) Search(ctx context.Context, query string, limit int) ([]Record, error) {
-	query = textkit.CleanLine(query)
-	if query == "" {
+	query, limit, ok := searchTerms(query, limit, 10)
+	if !ok {
 		return nil, nil
-	}
-	if limit <= 0 {
-		limit = 10
 	}
 	v := url.Values{}
 	v.Set("query", query)

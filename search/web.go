@@ -70,12 +70,9 @@ func NewWeb(c *Client, opt WebOptions) Source {
 func (w *webSource) Name() string { return "web" }
 
 func (w *webSource) Search(ctx context.Context, query string, limit int) ([]Record, error) {
-	query = textkit.CleanLine(query)
-	if query == "" {
+	query, limit, ok := searchTerms(query, limit, 10)
+	if !ok {
 		return nil, nil
-	}
-	if limit <= 0 {
-		limit = 10
 	}
 	engines := w.opt.Engines()
 	lists := make([][]Record, len(engines))
