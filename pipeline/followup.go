@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/researchtui/researchtui/llm"
 	"github.com/researchtui/researchtui/pipeline/report"
@@ -117,8 +118,8 @@ func (e *Engine) Ask(ctx context.Context, id, question string, adjust func(*runo
 	if question == "" {
 		return nil, fmt.Errorf("%w: the follow-up question is empty", runopts.ErrBadInput)
 	}
-	if len(question) > runopts.MaxQuestionBytes {
-		return nil, fmt.Errorf("%w: the question is %d bytes; keep it under %d", runopts.ErrBadInput, len(question), runopts.MaxQuestionBytes)
+	if n := utf8.RuneCountInString(question); n > runopts.MaxQuestionChars {
+		return nil, fmt.Errorf("%w: the question is %d characters; keep it to %d", runopts.ErrBadInput, n, runopts.MaxQuestionChars)
 	}
 	sess, versions, opt, err := e.finishedSession(id, adjust)
 	if err != nil {

@@ -56,7 +56,7 @@ func newNewRunDialog(st *themes.Styles, defaults runopts.Options, initial string
 		d.library.ticked[c] = true
 	}
 	d.question = newInput(st, "what do you want to know?", 60)
-	d.question.limit = runopts.MaxQuestionBytes
+	d.question.limit = runopts.MaxQuestionChars
 	d.question.SetValue(initial)
 	d.question.CursorEnd()
 	for _, s := range runopts.RunOptions {

@@ -248,7 +248,7 @@ func TestQuestionLineSaysItsSettings(t *testing.T) {
 func TestLongPasteIsCutWithANotice(t *testing.T) {
 	m, _ := newTestModel(t, 120, 40, "dark", true)
 	m.Update(tea.PasteMsg{Content: strings.Repeat("why does it rain ", 1000)})
-	if n := len([]rune(m.sessions.line.Value())); n != runopts.MaxQuestionBytes {
+	if n := len([]rune(m.sessions.line.Value())); n != runopts.MaxQuestionChars {
 		t.Errorf("the line holds %d characters", n)
 	}
 	if !strings.Contains(m.notice, "the rest of the paste was left out") {

@@ -293,8 +293,8 @@ func (m *rootModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		case screenSessions:
 			before := utf8.RuneCountInString(m.sessions.line.Value())
 			m.sessions.paste(msg.Content)
-			if !m.sessions.filtering && before+utf8.RuneCountInString(sanitizeLine(pastedLine(msg.Content))) > runopts.MaxQuestionBytes {
-				m.setNotice("a question holds at most "+strconv.Itoa(runopts.MaxQuestionBytes)+" characters: the rest of the paste was left out", false)
+			if !m.sessions.filtering && before+utf8.RuneCountInString(sanitizeLine(pastedLine(msg.Content))) > runopts.MaxQuestionChars {
+				m.setNotice("a question holds at most "+strconv.Itoa(runopts.MaxQuestionChars)+" characters: the rest of the paste was left out", false)
 			}
 		case screenReport:
 			if m.report.finding {

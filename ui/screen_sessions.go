@@ -57,7 +57,7 @@ type sessionsModel struct {
 
 func newSessionsModel(st *themes.Styles) sessionsModel {
 	s := sessionsModel{line: newInput(st, "Type a research question and press enter", 60)}
-	s.line.limit = runopts.MaxQuestionBytes
+	s.line.limit = runopts.MaxQuestionChars
 	s.line.Focus()
 	return s
 }

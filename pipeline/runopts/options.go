@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/researchtui/researchtui/search"
 	"github.com/researchtui/researchtui/textkit"
@@ -38,9 +39,10 @@ const (
 // the search sources' descriptors (search.Descriptors).
 var KnownSources = search.SourceNames()
 
-// MaxQuestionBytes bounds a question: long enough for a paragraph of context,
+// MaxQuestionChars bounds a question, in characters (the TUI's line counts
+// them too, so a question it takes a run takes): long enough for a paragraph of context,
 // short enough that it can't crowd out the evidence in a model's context.
-const MaxQuestionBytes = 4000
+const MaxQuestionChars = 4000
 
 // ErrBadInput marks errors in what the person asked for (exit code 2).
 var ErrBadInput = errors.New("bad input")
@@ -183,8 +185,8 @@ func (o *Options) Normalize() error {
 	if o.Question == "" {
 		return fmt.Errorf("%w: the question is empty; ask something, e.g. researchtui run \"how do transformers handle long context?\"", ErrBadInput)
 	}
-	if len(o.Question) > MaxQuestionBytes {
-		return fmt.Errorf("%w: the question is %d bytes; keep it under %d (put background material in a document and add it with `researchtui corpus add`)", ErrBadInput, len(o.Question), MaxQuestionBytes)
+	if n := utf8.RuneCountInString(o.Question); n > MaxQuestionChars {
+		return fmt.Errorf("%w: the question is %d characters; keep it to %d (put background material in a document and add it with `researchtui corpus add`)", ErrBadInput, n, MaxQuestionChars)
 	}
 	if o.MaxRevisions < 0 {
 		return fmt.Errorf("%w: --max-revisions must be 0 or more", ErrBadInput)
@@ -201,6 +203,9 @@ func (o *Options) Normalize() error {
 	if o.BudgetTokens < 0 {
 		return fmt.Errorf("%w: --budget-tokens must be 0 or more", ErrBadInput)
 	}
+	// Blank names (--sources "", a trailing comma) name no source: with
+	// nothing else named, the planner chooses, as with none.
+	o.Sources = slices.DeleteFunc(slices.Clone(o.Sources), func(s string) bool { return strings.TrimSpace(s) == "" })
 	if len(o.Sources) == 0 || o.AutoSources {
 		o.AutoSources = true
 		o.Sources = append([]string(nil), KnownSources...)

@@ -1,6 +1,7 @@
 package runopts
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -136,5 +137,36 @@ func TestNormalizeQuestionStripsEscapes(t *testing.T) {
 		if got := NormalizeQuestion(in); got != want {
 			t.Errorf("normalizeQuestion(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// --sources "" or "," names no source: the planner chooses, as with none,
+// instead of a run that searches nothing and fails.
+func TestBlankSourcesAreNone(t *testing.T) {
+	for _, given := range [][]string{{""}, {" "}, {"", ""}} { // "", " ", ","
+		o := Options{Question: "why?", Model: "m", EmbedModel: "e", Sources: given}
+		if err := o.Normalize(); err != nil {
+			t.Fatalf("%q: %v", given, err)
+		}
+		if !o.AutoSources || !slices.Equal(o.Sources, KnownSources) {
+			t.Errorf("%q: auto %v, sources %v; want the planner's choice of all", given, o.AutoSources, o.Sources)
+		}
+	}
+	o := Options{Question: "why?", Model: "m", EmbedModel: "e", Sources: []string{"", "arxiv"}}
+	if err := o.Normalize(); err != nil || o.AutoSources || !slices.Equal(o.Sources, []string{"arxiv"}) {
+		t.Errorf("\"\" beside arxiv: %v, auto %v, %v", err, o.AutoSources, o.Sources)
+	}
+}
+
+// The question's bound counts characters, as the TUI's line does: 3,900
+// German characters (4,776 bytes) are a question, 4,001 are too many.
+func TestQuestionBoundCountsCharacters(t *testing.T) {
+	o := Options{Question: strings.Repeat("ü", 3900), Model: "m", EmbedModel: "e"}
+	if err := o.Normalize(); err != nil {
+		t.Errorf("3,900 characters (%d bytes) refused: %v", len(o.Question), err)
+	}
+	o = Options{Question: strings.Repeat("a", MaxQuestionChars+1), Model: "m", EmbedModel: "e"}
+	if err := o.Normalize(); err == nil || !strings.Contains(err.Error(), "4001 characters") {
+		t.Errorf("4,001 characters: %v", err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -56,7 +57,7 @@ type GetInput struct {
 
 // SearchInput is search_knowledge's arguments.
 type SearchInput struct {
-	Query   string   `json:"query" jsonschema:"what to look for, in words (at most 4000 bytes)"`
+	Query   string   `json:"query" jsonschema:"what to look for, in words (at most 4000 characters)"`
 	K       int      `json:"k,omitempty" jsonschema:"passages to return, at most one per source (1-50, default 10)"`
 	Sources []string `json:"sources,omitempty" jsonschema:"only passages from these source types: arxiv, openalex, pubmed, semanticscholar, crossref, web, local, materials"`
 }
@@ -232,8 +233,8 @@ func (s *Server) searchKnowledge(ctx context.Context, _ *mcp.CallToolRequest, in
 	switch {
 	case query == "":
 		return nil, zero, errors.New("the query is empty; say what to look for, e.g. \"off-target detection in CRISPR screens\"")
-	case len(query) > runopts.MaxQuestionBytes:
-		return nil, zero, fmt.Errorf("the query is %d bytes; keep it under %d", len(query), runopts.MaxQuestionBytes)
+	case utf8.RuneCountInString(query) > runopts.MaxQuestionChars:
+		return nil, zero, fmt.Errorf("the query is %d characters; keep it to %d", utf8.RuneCountInString(query), runopts.MaxQuestionChars)
 	case in.K < 0 || in.K > maxK:
 		return nil, zero, fmt.Errorf("k must be between 1 and %d (got %d)", maxK, in.K)
 	}

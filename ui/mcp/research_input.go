@@ -14,7 +14,7 @@ import (
 // overlay on the server's defaults both come from that table.
 
 const (
-	questionHelp = "the research question, in plain words (at most 4000 bytes), e.g. 'which methods detect CRISPR off-target edits, and how sensitive are they?'"
+	questionHelp = "the research question, in plain words (at most 4000 characters), e.g. 'which methods detect CRISPR off-target edits, and how sensitive are they?'"
 	reviewHelp   = "what happens to the reviewer agent's revision requests: approve (carry them out, the default), reject (finalise the draft as it is) or ask (put them to the person through elicitation when the client supports it, else approve)"
 )
 

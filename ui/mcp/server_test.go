@@ -272,7 +272,7 @@ func TestBadInputIsAToolError(t *testing.T) {
 		want string
 	}{
 		{"research", map[string]any{"question": "   "}, "question is empty"},
-		{"research", map[string]any{"question": strings.Repeat("why ", 2000)}, "keep it under"},
+		{"research", map[string]any{"question": strings.Repeat("why ", 2000)}, "keep it to"},
 		{"research", map[string]any{"question": question, "sources": []string{"arxiv", "myspace"}}, "unknown source"},
 		{"research", map[string]any{"question": question, "depth": "bottomless"}, "unknown depth"},
 		{"research", map[string]any{"question": question, "review": "maybe"}, "review must be"},
