@@ -265,11 +265,11 @@ func (rs *runView) apply(ev pipeline.Event) {
 			if kind == "" {
 				kind = "other"
 			}
-			n := ev.Count
-			if n <= 0 {
-				n = 1
+			// A source counts once: a resumed run finds again what its
+			// restored log already found.
+			if _, seen := rs.byKey[ev.Source.Key]; !seen {
+				rs.sources[kind]++
 			}
-			rs.sources[kind] += n
 			row := rs.source(ev.Source)
 			row.state = pipeline.StateQueued
 			if m := ev.Message; strings.HasPrefix(m, "reference of") || strings.HasPrefix(m, "cites") || strings.HasPrefix(m, "query:") {
@@ -291,21 +291,30 @@ func (rs *runView) apply(ev pipeline.Event) {
 			}
 		}
 	case pipeline.DocumentRead:
-		rs.docs++
-		if ev.Source != nil {
-			row := rs.source(ev.Source)
-			row.state, row.full = pipeline.StateRead, ev.Source.FullText
+		if ev.Source == nil {
+			rs.docs++
+			break
+		}
+		row := rs.source(ev.Source)
+		if !row.read { // read again by a resumed run: counted once
+			rs.docs++
 			if ev.Source.FullText {
 				rs.fullText++
 			}
 		}
+		row.state, row.full, row.read = pipeline.StateRead, ev.Source.FullText, true
 	case pipeline.ChunksIndexed:
 		rs.chunks += ev.Count
 	case pipeline.AnalysisDone:
-		rs.analyses++
-		if ev.Source != nil {
-			rs.source(ev.Source).state = pipeline.StateAnalysed
+		if ev.Source == nil {
+			rs.analyses++
+			break
 		}
+		row := rs.source(ev.Source)
+		if !row.analysed {
+			rs.analyses++
+		}
+		row.state, row.analysed = pipeline.StateAnalysed, true
 	case pipeline.ReviewRequested:
 		if ev.Review != nil && !ev.Review.Approved {
 			r := *ev.Review
@@ -411,6 +420,9 @@ type sourceRow struct {
 	full        bool   // read in full text, not only its abstract
 	note        string // why it was skipped
 	origin      string // how a follow-up round found it ("reference of …")
+	// read and analysed say it was counted among the documents read and
+	// the analyses, so a resumed run's second reading counts once.
+	read, analysed bool
 }
 
 // source is the row of a source, added when first seen.

@@ -51,4 +51,30 @@ func TestResumedRunShowsWhatItDidBefore(t *testing.T) {
 	if plan.phase != phaseDone || plan.elapsed != was {
 		t.Errorf("restoring the plan changed it: phase %v, %s (was %s)", plan.phase, plan.elapsed, was)
 	}
+
+	// A run cancelled mid-gather finds, reads and analyses its sources
+	// again when resumed: each still counts once (a trial saw "arxiv 8"
+	// where the run had found 4).
+	count := func() (int, int, int, int) {
+		n := 0
+		for _, k := range rs.sources {
+			n += k
+		}
+		return n, rs.docs, rs.fullText, rs.analyses
+	}
+	f0, d0, t0, a0 := count()
+	var again []pipeline.Event
+	for _, ev := range past {
+		switch ev.Type {
+		case pipeline.SourceFound, pipeline.DocumentRead, pipeline.AnalysisDone:
+			again = append(again, ev)
+		}
+	}
+	if len(again) == 0 {
+		t.Fatal("the script found, read and analysed nothing")
+	}
+	feedRun(t, m, r, again...)
+	if f, d, ft, a := count(); f != f0 || d != d0 || ft != t0 || a != a0 {
+		t.Errorf("found %d→%d, read %d→%d, full text %d→%d, analysed %d→%d: counted twice", f0, f, d0, d, t0, ft, a0, a)
+	}
 }
