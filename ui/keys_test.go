@@ -508,3 +508,33 @@ func tailOf(s string) string {
 	}
 	return s
 }
+
+// A cancelled run says so: the stages it stopped in keep the time they
+// ran (a trial saw "✗ research 0.0s" for stages that had run 3 s), the
+// notice no longer says "cancelling", and esc no longer promises the run
+// goes on.
+func TestACancelledRunSaysItEnded(t *testing.T) {
+	m, svc := newTestModel(t, 80, 24, "dark", false)
+	c := &clock{t: testNow}
+	m.now = c.now
+	r := startScripted(t, m, svc, c, false)
+	feedRun(t, m, r, pipeline.Event{Type: pipeline.StageStarted, Stage: pipeline.StageResearch, Time: testNow})
+	press(t, m, "c")
+	c.advance(time.Second)
+	press(t, m, "y")
+	if !r.cancelled || !strings.HasPrefix(m.notice, "cancelling") {
+		t.Fatalf("c y: cancelled %v, notice %q", r.cancelled, m.notice)
+	}
+	_, cmd := m.Update(runEventsMsg{id: r.id, events: []pipeline.Event{{Type: pipeline.RunCancelled, Time: testNow.Add(3 * time.Second)}}, closed: true})
+	run(t, m, cmd)
+	st := m.runs[r.id].byStage[pipeline.StageResearch]
+	if st.phase != phaseFailed || st.elapsed != 3*time.Second {
+		t.Errorf("the research stage: phase %v, %s; want stopped after 3s", st.phase, st.elapsed)
+	}
+	if !strings.HasPrefix(m.notice, "cancelled") {
+		t.Errorf("notice %q after the run ended", m.notice)
+	}
+	if view := ansi.Strip(m.render()); strings.Contains(view, "run continues") || !strings.Contains(view, "3.0s") {
+		t.Errorf("the screen of a cancelled run:\n%s", view)
+	}
+}

@@ -117,6 +117,9 @@ func (m *rootModel) onRunEvents(msg runEventsMsg) tea.Cmd {
 			}
 		}
 		statusChanged = true
+		if rs.status == "cancelled" && m.active == rs.id && strings.HasPrefix(m.notice, "cancelling") {
+			m.setNotice("cancelled — finished stages are kept; R on the sessions screen resumes it", false)
+		}
 		if rs.status == "completed" && m.screen == screenRun && m.active == rs.id {
 			m.setNotice("", false) // "revising…" and the like are over
 			cmds = append(cmds, m.openReport(rs.id, rs.title))

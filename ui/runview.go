@@ -462,10 +462,17 @@ func (rs *runView) finish(ev pipeline.Event, status string) {
 			if status == "completed" {
 				st.phase = phaseDone
 			}
+			// It ran until the end: its time is that long, not 0.0 s.
+			if !st.started.IsZero() && ev.Time.After(st.started) {
+				st.elapsed = ev.Time.Sub(st.started)
+			}
 		}
 		for _, a := range st.agents {
 			if a.phase == phaseRunning {
 				a.phase = st.phase
+				if !a.started.IsZero() && ev.Time.After(a.started) {
+					a.elapsed = ev.Time.Sub(a.started)
+				}
 			}
 		}
 	}

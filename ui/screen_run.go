@@ -16,9 +16,13 @@ import (
 func (m *rootModel) runKeys() keyTable {
 	rs := m.runs[m.active]
 	live := rs != nil && rs.live()
+	back := rKeys.Back
+	if !live { // nothing runs on: "(run continues)" would mislead
+		back = kb([]string{"esc"}, "esc", "sessions")
+	}
 	return keyTable{title: "Run", groups: [][]command{
 		{
-			do(rKeys.Back, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd {
+			do(back, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd {
 				m.goTo(screenSessions)
 				return m.loadSessions()
 			}).footer(),
