@@ -123,9 +123,9 @@ var RunOptions = []OptionSpec{
 		Access: FieldAccess(func(o *Options) *string { return &o.Backend })},
 	{Name: "depth", Key: "depth", FollowUp: true, Type: OptionString, KeepIfEmpty: true, Noun: "depth",
 		Default: DepthStandard, Choices: []string{DepthQuick, DepthStandard, DepthDeep},
-		Help: "quick|standard|deep",
+		Help: depthHelp(),
 		Form: "Depth", Remember: true,
-		MCP:    "how thorough: quick (a short cited answer, ~1 min with a local 8B model), standard (a full report, the default) or deep (more sub-questions, sources and follow-up rounds)",
+		MCP:    "how thorough: quick (a short cited answer with no reviewer, ~1 min with a local 8B model), standard (a full report, the default) or deep (more sub-questions, sources and follow-up rounds)",
 		Access: FieldAccess(func(o *Options) *string { return &o.Depth })},
 	{Name: "sources", Key: "sources", FollowUp: true, Type: OptionList, KeepIfEmpty: true,
 		Help: "comma-separated sources: " + strings.Join(KnownSources, ",") + " (doctor says which need a key or an address)",
@@ -404,4 +404,18 @@ func (s OptionSpec) Accepts(v any) bool {
 		}
 	}
 	return true
+}
+
+// depthHelp says what each depth means, from the depth table, so --help
+// cannot drift from it.
+func depthHelp() string {
+	reviewed := func(p DepthPlan) string {
+		if p.Review {
+			return "reviewed"
+		}
+		return "no reviewer"
+	}
+	q, st, d := DepthTable[DepthQuick], DepthTable[DepthStandard], DepthTable[DepthDeep]
+	return fmt.Sprintf("quick (%d sub-questions, %d sources, %s), standard (%d, %d, %s; the default) or deep (%d, %d, %s, more follow-up rounds)",
+		q.SubQuestions, q.Include, reviewed(q), st.SubQuestions, st.Include, reviewed(st), d.SubQuestions, d.Include, reviewed(d))
 }
