@@ -3,6 +3,8 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -84,8 +86,9 @@ func TestDoctorPrintsConfiguredNamesInert(t *testing.T) {
 
 // doctorSources runs doctor's check of the sources under a config file
 // holding config, with every source's address a closed port (no test
-// reaches the network) and no keys; it returns the problems and the lines.
-func doctorSources(t *testing.T, config string) (int, string) {
+// reaches the network) and no keys, then the variables of set ("NAME",
+// "value", …); it returns the problems and the lines.
+func doctorSources(t *testing.T, config string, set ...string) (int, string) {
 	t.Helper()
 	dir := t.TempDir()
 	cfgPath := filepath.Join(dir, "config.toml")
@@ -105,6 +108,9 @@ func doctorSources(t *testing.T, config string) (int, string) {
 	}
 	for _, env := range []string{"RESEARCHTUI_SEARXNG_URL", "BRAVE_API_KEY", "TAVILY_API_KEY"} {
 		t.Setenv(env, "") // the web source: off without an engine
+	}
+	for i := 0; i+1 < len(set); i += 2 {
+		t.Setenv(set[i], set[i+1])
 	}
 	cfg, err := loadConfig()
 	if err != nil {
@@ -140,5 +146,28 @@ func TestDoctorNamesConfiguredSourcesThatCannotRun(t *testing.T) {
 	if problems != 2 || !strings.Contains(out, `✗ sources`) || !strings.Contains(out, `"bogus", which is no source`) ||
 		!strings.Contains(out, "✗ web") || !strings.Contains(out, "· materials") {
 		t.Errorf("%d problems (want 2: bogus, and web which is off):\n%s", problems, out)
+	}
+}
+
+// A source that answers with an error says its status, not an address
+// cut off in its query string (a trial saw "unreachable: GET
+// http://…/search?fields=title%2Cabstract%2…").
+func TestDoctorSaysTheStatusASourceAnswers(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, "no such route", http.StatusNotFound)
+	}))
+	t.Cleanup(srv.Close)
+	problems, out := doctorSources(t, "sources = [\"semanticscholar\"]\n", "RESEARCHTUI_SEMANTICSCHOLAR_URL", srv.URL+"/wrong")
+	var line string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "semanticscholar") {
+			line = l
+		}
+	}
+	if problems != 1 || !strings.Contains(line, "answers HTTP 404 Not Found at "+srv.URL+"/wrong/graph/v1/paper/search (") || strings.Contains(line, "fields=") {
+		t.Errorf("%d problems; the line: %q\n%s", problems, line, out)
+	}
+	if !strings.Contains(out, "RESEARCHTUI_SEMANTICSCHOLAR_URL") {
+		t.Errorf("the fix names no variable:\n%s", out)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/url"
 	"os"
 	"slices"
 	"strings"
@@ -108,8 +110,13 @@ func (d *doctor) checkSources(ctx context.Context, cfg *Config) {
 			}
 			// The line is already the source's: its name leading the
 			// error would be said twice.
-			why := strings.TrimPrefix(r.err.Error(), info.name+": ")
-			msg := "unreachable: " + textkit.StripControls(textkit.Clip(why, 100)) + " (" + detail + ")"
+			msg := "unreachable: " + textkit.StripControls(textkit.Clip(strings.TrimPrefix(r.err.Error(), info.name+": "), 100)) + " (" + detail + ")"
+			if he := (*search.HTTPError)(nil); errors.As(r.err, &he) {
+				// It answered, with an error: the status is the news, not
+				// an address cut off in its query string.
+				msg = fmt.Sprintf("answers HTTP %d %s at %s (%s)", he.Status, http.StatusText(he.Status), textkit.StripControls(textkit.Clip(addressOnly(he.URL), 60)), detail)
+				fix = "check " + textkit.FirstNonEmpty(info.urlEnv, "its address") + ": it must be the API's base address"
+			}
 			if !usesSource(cfg, info.name) {
 				// Reported, but not a problem: the config never searches it.
 				d.info(info.name, msg+"; not in your config's sources, so runs do not need it")
@@ -157,4 +164,15 @@ func usesSource(cfg *Config, name string) bool {
 		}
 	}
 	return false
+}
+
+// addressOnly is a URL without its query and fragment: where a request
+// went, without the parameters (and keys) it carried.
+func addressOnly(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	u.RawQuery, u.Fragment, u.User = "", "", nil
+	return u.String()
 }
