@@ -26,8 +26,7 @@ func askCommand() *cobra.Command {
 				return err
 			}
 			defer a.Close()
-			keep := func(s runopts.OptionSpec) bool { return s.FollowUp || s.Resumable }
-			if err := refuseFixed(cmd, "a follow-up keeps session "+args[0]+"'s options but its depth, sources and screen", joinArgs(args[1:]), keep); err != nil {
+			if err := refuseFixed(cmd, "a follow-up keeps session "+args[0]+"'s options but its depth, sources and screen", joinArgs(args[1:]), askChanges); err != nil {
 				return err
 			}
 			changed := cmd.Flags().Changed
@@ -49,5 +48,9 @@ func askCommand() *cobra.Command {
 		},
 	}
 	f.register(cmd)
+	hideFixed(cmd, askChanges)
 	return cmd
 }
+
+// askChanges says which run options a follow-up can change.
+func askChanges(s runopts.OptionSpec) bool { return s.FollowUp || s.Resumable }

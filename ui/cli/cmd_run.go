@@ -160,8 +160,7 @@ func resumeCommand() *cobra.Command {
 				return err
 			}
 			defer a.Close()
-			keep := func(s runopts.OptionSpec) bool { return s.Resumable }
-			if err := refuseFixed(cmd, "resume continues session "+args[0]+" with the options it started with", a.question(args[0]), keep); err != nil {
+			if err := refuseFixed(cmd, "resume continues session "+args[0]+" with the options it started with", a.question(args[0]), resumeChanges); err != nil {
 				return err
 			}
 			r, err := a.engine.Resume(cmd.Context(), args[0], nil)
@@ -172,7 +171,22 @@ func resumeCommand() *cobra.Command {
 		},
 	}
 	f.register(cmd)
+	hideFixed(cmd, resumeChanges)
 	return cmd
+}
+
+// resumeChanges says which run options resume can change.
+func resumeChanges(s runopts.OptionSpec) bool { return s.Resumable }
+
+// hideFixed keeps out of cmd's help the run options it cannot change
+// (keep says which it can): they are still parsed, so that refuseFixed
+// can say why one given is refused instead of "unknown flag".
+func hideFixed(cmd *cobra.Command, keep func(runopts.OptionSpec) bool) {
+	for _, s := range runopts.RunOptions {
+		if s.Name != "" && !keep(s) {
+			_ = cmd.Flags().MarkHidden(s.Name) // registered by runFlags.register: it exists
+		}
+	}
 }
 
 // refuseFixed refuses the run options given on cmd's line that a command

@@ -254,6 +254,21 @@ func TestRunHeadlessJSON(t *testing.T) {
 			t.Errorf("%q: exit %d, %s; want exit 2 saying %q", c2.args, code, stderr, c2.want)
 		}
 	}
+	// Their help lists only what they can change (a trial read 16 flags in
+	// resume --help that resume always refuses).
+	for cmd, want := range map[string][]string{"resume": {"--review", "--json"}, "ask": {"--depth", "--sources", "--screen"}} {
+		help, _, _, _ := c.run(cmd, "--help")
+		for _, w := range want {
+			if !strings.Contains(help, w) {
+				t.Errorf("%s --help lacks %s:\n%s", cmd, w, help)
+			}
+		}
+		for _, fixed := range []string{"--kind", "--language", "--max-revisions", "--deadline"} {
+			if strings.Contains(help, fixed) {
+				t.Errorf("%s --help lists %s, which it refuses:\n%s", cmd, fixed, help)
+			}
+		}
+	}
 	stdout, _, code, _ = c.run("sessions", "export", id, "--format", "bibtex")
 	entries := strings.Count("\n"+stdout, "\n@")
 	if code != 0 || entries != len(shown.Sources) {
