@@ -135,7 +135,7 @@ func (o *orchestrator) methodNote(f Funnel, flow *report.Flow) string {
 		fmt.Fprintf(&b, " Not read in full: %s.", strings.Join(mdTexts(o.st.Unread), "; "))
 	}
 	if f.TitleOnlyLookedUp > 0 {
-		fmt.Fprintf(&b, " Of %s known by title only, %d had an abstract to be found and judged by.", textkit.Plural(f.TitleOnlyLookedUp, "work", "works"), f.AbstractsFound)
+		fmt.Fprintf(&b, " Of %s known by title only, %d had an abstract that could be found and used to judge relevance.", textkit.Plural(f.TitleOnlyLookedUp, "work", "works"), f.AbstractsFound)
 	}
 	b.WriteString(o.screenNote())
 	if note := subQuestionNote(f.BySubQ); note != "" {

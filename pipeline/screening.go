@@ -132,8 +132,14 @@ func (o *orchestrator) screenNote() string {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, " The model's relevance screen was asked about %s by title and abstract (%s, %d prompt and %d generated tokens)",
-		textkit.Plural(sr.Screened+sr.Unjudged, "candidate", "candidates"), textkit.Plural(sr.Calls, "call", "calls"), sr.PromptTokens, sr.CompletionTokens)
+	// Counted per sub-question, beside the flow's distinct works: say so,
+	// or the two numbers seem to disagree.
+	perSubQ := ""
+	if len(o.st.Plan.SubQuestions) > 1 {
+		perSubQ = "; a work on two sub-questions' shortlists counts for each"
+	}
+	fmt.Fprintf(&b, " The model's relevance screen was asked about %s by title and abstract (%s, %d prompt and %d generated tokens%s)",
+		textkit.Plural(sr.Screened+sr.Unjudged, "shortlisted candidate", "shortlisted candidates"), textkit.Plural(sr.Calls, "call", "calls"), sr.PromptTokens, sr.CompletionTokens, perSubQ)
 	switch {
 	case sr.Screened == 0:
 		b.WriteString(" and gave no usable answer.")

@@ -180,7 +180,7 @@ func TestVerificationNoteAddsUp(t *testing.T) {
 	got := o.verificationNote()
 	for _, want := range []string{"In the final draft 25 sentences were checked (17 by matching their words, 8 by the model)",
 		"7 are supported", "1 was re-cited", "15 lost their citations because no passage of a cited source supports them", "2 were removed",
-		"The report's 8 cited sentences", "Earlier drafts had 4 more"} {
+		"Each of the report's 8 cited sentences stands", "Earlier drafts had 4 more"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("note lacks %q:\n%s", want, got)
 		}

@@ -120,7 +120,11 @@ func (o *orchestrator) verificationNote() string {
 	if last.Dropped > 0 {
 		parts = append(parts, textkit.Plural(last.Dropped, "was", "were")+" removed")
 	}
-	s += joinList(parts) + fmt.Sprintf(". The report's %s each stand on a passage of a source it cites.", textkit.Plural(final, "cited sentence", "cited sentences"))
+	stands := fmt.Sprintf("Each of the report's %d cited sentences stands", final)
+	if final == 1 {
+		stands = "The report's one cited sentence stands"
+	}
+	s += joinList(parts) + ". " + stands + " on a passage of a source it cites."
 	if earlier := c.Recited + c.Uncited + c.Dropped - last.Recited - last.Uncited - last.Dropped; earlier > 0 && len(o.st.Verifications) > 1 {
 		s += fmt.Sprintf(" Earlier drafts had %s re-cited, uncited or removed.", textkit.Plural(earlier, "more sentence", "more sentences"))
 	}
