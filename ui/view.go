@@ -121,6 +121,15 @@ func (m *rootModel) render() string {
 	return screen
 }
 
+// themeLabel is the theme as the header names it: "auto: dark" when the
+// terminal's background chose it, so a t from auto to dark is seen.
+func (m *rootModel) themeLabel() string {
+	if m.followsBackground() {
+		return "auto: " + m.themeName
+	}
+	return m.themeName
+}
+
 // headerRight is the header's right side within room cells: the live
 // runs, working and awaiting review, and the theme, shortened as the
 // terminal narrows.
@@ -128,7 +137,7 @@ func (m *rootModel) headerRight(room int) string {
 	st := m.st
 	running, waiting := m.liveCounts()
 	if running+waiting == 0 {
-		return st.Subtle.Render(m.themeName)
+		return st.Subtle.Render(m.themeLabel())
 	}
 	var long, short []string
 	if running > 0 {
@@ -140,7 +149,7 @@ func (m *rootModel) headerRight(room int) string {
 		short = append(short, itoa(waiting)+" to review")
 	}
 	for _, c := range []string{strings.Join(long, " · "), strings.Join(short, " · ")} {
-		if out := st.Info.Render(c) + st.Subtle.Render(" · "+m.themeName); lipgloss.Width(out) <= room {
+		if out := st.Info.Render(c) + st.Subtle.Render(" · "+m.themeLabel()); lipgloss.Width(out) <= room {
 			return out
 		}
 		if lipgloss.Width(c) <= room {
