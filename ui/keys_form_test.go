@@ -235,12 +235,27 @@ func TestQuestionLineSaysItsSettings(t *testing.T) {
 	})
 	m.sessions.setFocus(focusLine)
 	out := ansi.Strip(m.render())
-	if !strings.Contains(out, "qwen3:8b · standard · arxiv, openalex · review · plan: ask · in de · library: thesis  (ctrl+o changes these)") {
+	if !strings.Contains(out, "qwen3:8b · standard · arxiv, openalex · review · plan: ask · in German · library: thesis  (ctrl+o changes these)") {
 		t.Errorf("the settings line:\n%s", out)
 	}
 	toList(t, m) // the list opens the form with n, not ctrl+o
 	if out = ansi.Strip(m.render()); !strings.Contains(out, "library: thesis  (n changes these)") {
 		t.Errorf("the settings line on the list:\n%s", out)
+	}
+	// At 80 columns the settings keep their room before the key's hint;
+	// English, the default, is not said.
+	m, _ = newTestModel(t, 80, 24, "dark", true, func(c *Config) {
+		c.Defaults.Kind, c.Defaults.ReviewPlan, c.Defaults.Language = runopts.KindReview, runopts.ReviewAsk, "de"
+		c.Defaults.Collections = []string{"thesis"}
+	})
+	m.sessions.setFocus(focusLine)
+	if out = ansi.Strip(m.render()); !strings.Contains(out, "in German · libr") || strings.Contains(out, "changes these") {
+		t.Errorf("the settings line at 80 columns:\n%s", out)
+	}
+	m, _ = newTestModel(t, 80, 24, "dark", true, func(c *Config) { c.Defaults.Language = "en" })
+	m.sessions.setFocus(focusLine)
+	if out = ansi.Strip(m.render()); strings.Contains(out, "in en") || strings.Contains(out, "in English") {
+		t.Errorf("the settings line at 80 columns:\n%s", out)
 	}
 }
 

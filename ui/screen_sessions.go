@@ -6,6 +6,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/researchtui/researchtui/store"
@@ -436,20 +437,30 @@ func (m *rootModel) viewQuestion(w, h int) []string {
 		if d.ReviewPlan == runopts.ReviewAsk {
 			parts = append(parts, "plan: ask")
 		}
-		if d.Language != "" {
+		if tag, err := runopts.NormalizeLanguage(d.Language); err == nil && tag != "" { // English is the default
+			parts = append(parts, "in "+sanitizeLine(runopts.LanguageName(tag)))
+		} else if err != nil {
 			parts = append(parts, "in "+sanitizeLine(d.Language))
 		}
 		if len(d.Collections) > 0 {
 			parts = append(parts, "library: "+sanitizeLine(strings.Join(d.Collections, ", ")))
 		}
-		hint := "  (ctrl+o changes these)"
+		hint, short := "  (ctrl+o changes these)", "  (ctrl+o)"
 		switch {
 		case s.filtering:
-			hint = ""
+			hint, short = "", ""
 		case s.focus != focusLine:
-			hint = "  (n changes these)" // the list's key for the form
+			hint, short = "  (n changes these)", "  (n)" // the list's key for the form
 		}
-		out = append(out, st.Subtle.Render(trunc(sanitizeLine("  "+strings.Join(parts, " · ")+hint), w)), "") // settings come from a config file
+		line := sanitizeLine("  " + strings.Join(parts, " · "))
+		switch { // narrow: the settings first, then the key in a word, if room is left
+		case ansi.StringWidth(line+hint) <= w:
+		case ansi.StringWidth(line+short) <= w:
+			hint = short
+		default:
+			hint = ""
+		}
+		out = append(out, st.Subtle.Render(trunc(line+hint, w)), "") // settings come from a config file
 	}
 	return out
 }
