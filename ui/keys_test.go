@@ -538,3 +538,17 @@ func TestACancelledRunSaysItEnded(t *testing.T) {
 		t.Errorf("the screen of a cancelled run:\n%s", view)
 	}
 }
+
+// At 80 columns an agent's round survives the cut: "screener r2", not
+// "screener (ro…" (trial).
+func TestNarrowAgentNamesKeepTheirRound(t *testing.T) {
+	m, _ := newTestModel(t, 80, 24, "dark", true)
+	a := &agentRow{name: "screener (round 2)", phase: phaseDone, elapsed: time.Second, tokens: 1200, exactTok: true}
+	line := ansi.Strip(m.agentLine(a, 36, testNow))
+	if !strings.Contains(line, "screener r2") {
+		t.Errorf("narrow: %q", line)
+	}
+	if line := ansi.Strip(m.agentLine(a, 70, testNow)); !strings.Contains(line, "screener (round 2)") {
+		t.Errorf("wide: %q", line)
+	}
+}

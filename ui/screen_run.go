@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -334,8 +335,17 @@ func (m *rootModel) agentLine(a *agentRow, w int, now time.Time) string {
 		}
 	}
 	nameW := w - 4 - len(stats) - 1
-	return "  " + m.icon(a.phase) + " " + st.Text.Render(padRight(a.name, nameW)) + " " + st.Muted.Render(stats)
+	name := a.name
+	if ansi.StringWidth(name) > nameW {
+		// "screener (round 2)" cut to "screener (ro…" loses what tells
+		// the rounds apart: "screener r2" keeps it.
+		name = roundSuffix.ReplaceAllString(name, " r$1")
+	}
+	return "  " + m.icon(a.phase) + " " + st.Text.Render(padRight(name, nameW)) + " " + st.Muted.Render(stats)
 }
+
+// roundSuffix is the round an agent's name ends with ("reviewer (round 2)").
+var roundSuffix = regexp.MustCompile(` \(round (\d+)\)$`)
 
 // A rate is shown only when measured over enough: at least rateMinTokens
 // generated over at least rateMinWindow. An answer that arrives in one
