@@ -552,3 +552,18 @@ func TestNarrowAgentNamesKeepTheirRound(t *testing.T) {
 		t.Errorf("wide: %q", line)
 	}
 }
+
+// The next round's review ends "revising with the accepted requests…":
+// the notice does not stay under the review it led to (trial).
+func TestTheNextReviewEndsTheRevisingNotice(t *testing.T) {
+	m, svc := newTestModel(t, 80, 24, "dark", false)
+	c := &clock{t: testNow}
+	m.now = c.now
+	r := startScripted(t, m, svc, c, false)
+	m.setNotice(decidedNotice(false, pipeline.Decision{Approve: true}), false)
+	evs := scriptToReview(r.id)
+	feedRun(t, m, r, evs[len(evs)-1])
+	if _, ok := m.dialog.(*reviewDialog); !ok || m.notice != "" {
+		t.Errorf("dialog %T, notice %q", m.dialog, m.notice)
+	}
+}

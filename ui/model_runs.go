@@ -93,6 +93,9 @@ func (m *rootModel) onRunEvents(msg runEventsMsg) tea.Cmd {
 			statusChanged = true
 		}
 		if ev.Type == pipeline.ReviewRequested && rs.review != nil && m.screen == screenRun && m.active == rs.id {
+			if strings.HasSuffix(m.notice, "…") && !m.noticeErr {
+				m.setNotice("", false) // "revising…" is over: the next round asks
+			}
 			m.openReview(rs)
 		}
 		if m.reviewOpen() && ev.Type == pipeline.ReviewDecided && m.active == rs.id {
