@@ -171,3 +171,12 @@ func TestDoctorSaysTheStatusASourceAnswers(t *testing.T) {
 		t.Errorf("the fix names no variable:\n%s", out)
 	}
 }
+
+// A source whose address is no URL says so, not "unreachable … check the
+// network" (trial: RESEARCHTUI_CROSSREF_URL=notaurl).
+func TestDoctorSaysAnAddressIsNoURL(t *testing.T) {
+	_, out := doctorSources(t, "sources = [\"crossref\"]\n", "RESEARCHTUI_CROSSREF_URL", "notaurl")
+	if !strings.Contains(out, `its address is not an http(s) URL: "notaurl"`) || !strings.Contains(out, "set RESEARCHTUI_CROSSREF_URL") || strings.Contains(out, "check the network") {
+		t.Errorf("doctor on a bad address:\n%s", out)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -111,7 +112,12 @@ func (d *doctor) checkSources(ctx context.Context, cfg *Config) {
 			// The line is already the source's: its name leading the
 			// error would be said twice.
 			msg := "unreachable: " + textkit.StripControls(textkit.Clip(strings.TrimPrefix(r.err.Error(), info.name+": "), 100)) + " (" + detail + ")"
-			if he := (*search.HTTPError)(nil); errors.As(r.err, &he) {
+			if u, err := url.Parse(info.url); info.url != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
+				// Nothing was reached because nothing could be: the
+				// address itself is wrong, not the network.
+				msg = "its address is not an http(s) URL: " + strconv.Quote(textkit.Clip(info.url, 60))
+				fix = "set " + textkit.FirstNonEmpty(info.urlEnv, "its address") + " to the API's base address, or unset it for the default"
+			} else if he := (*search.HTTPError)(nil); errors.As(r.err, &he) {
 				// It answered, with an error: the status is the news, not
 				// an address cut off in its query string.
 				msg = fmt.Sprintf("answers HTTP %d %s at %s (%s)", he.Status, http.StatusText(he.Status), textkit.StripControls(textkit.Clip(addressOnly(he.URL), 60)), detail)
