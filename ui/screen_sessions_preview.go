@@ -1,11 +1,15 @@
 package ui
 
 import (
+	"encoding/json"
 	"fmt"
-	"github.com/charmbracelet/x/ansi"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/researchtui/researchtui/store"
+	"github.com/researchtui/researchtui/textkit"
 	"github.com/researchtui/researchtui/themes"
 )
 
@@ -29,12 +33,21 @@ func (m *rootModel) sessionPreview(r *sessionRow, w, h int) string {
 		s.CostUSD = u.CostUSD
 	}
 	var lines []string
-	for _, l := range strings.Split(wrapText(r.question, w), "\n") {
+	// A long question keeps a third of the pane: the status and tokens
+	// below it stay in view (a trial's 4,000 characters hid them).
+	q := strings.Split(wrapText(r.question, w), "\n")
+	if most := max(2, h/3); len(q) > most {
+		q = append(q[:most-1], trunc(q[most-1]+" …", w))
+	}
+	for _, l := range q {
 		lines = append(lines, st.Title.Render(l))
 	}
 	lines = append(lines, "")
 	kv := func(k, v string) string { return st.Muted.Render(padRight(k, 10)) + st.Text.Render(v) }
 	lines = append(lines, kv("status", statusLabel(s.Status))+stageNote(st, s))
+	if asked := askedAs(s.Options); asked != "" {
+		lines = append(lines, kv("asked", asked))
+	}
 	lines = append(lines, kv("created", s.CreatedAt.In(m.now().Location()).Format("2006-01-02 15:04")))
 	lines = append(lines, kv("model", r.model+st.Subtle.Render(" · embed "+sanitizeLine(s.EmbedModel))))
 	// The parts go on as many lines as the pane needs, never cut ("0 e…").
@@ -108,4 +121,19 @@ func packParts(parts []string, sep string, w int) []string {
 		out = append(out, cur)
 	}
 	return out
+}
+
+// askedAs says how a session was asked to run, which its title does not:
+// its depth, its report's kind and language ("standard · review · in
+// German"); "" when its options cannot be read.
+func askedAs(raw json.RawMessage) string {
+	var o runopts.Options
+	if len(raw) == 0 || json.Unmarshal(raw, &o) != nil {
+		return ""
+	}
+	parts := []string{textkit.FirstNonEmpty(o.Depth, runopts.DepthStandard), textkit.FirstNonEmpty(o.Kind, runopts.KindStandard) + " report"}
+	if tag, err := runopts.NormalizeLanguage(o.Language); err == nil && tag != "" {
+		parts = append(parts, "in "+runopts.LanguageName(tag))
+	}
+	return sanitizeLine(strings.Join(parts, " · "))
 }
