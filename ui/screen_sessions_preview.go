@@ -9,7 +9,6 @@ import (
 
 	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/researchtui/researchtui/store"
-	"github.com/researchtui/researchtui/textkit"
 	"github.com/researchtui/researchtui/themes"
 )
 
@@ -123,17 +122,13 @@ func packParts(parts []string, sep string, w int) []string {
 	return out
 }
 
-// askedAs says how a session was asked to run, which its title does not:
-// its depth, its report's kind and language ("standard · review · in
-// German"); "" when its options cannot be read.
+// askedAs says how a session was asked to run, which its title does not
+// ("deep · review report · in German"); "" when its options cannot be
+// read.
 func askedAs(raw json.RawMessage) string {
 	var o runopts.Options
 	if len(raw) == 0 || json.Unmarshal(raw, &o) != nil {
 		return ""
 	}
-	parts := []string{textkit.FirstNonEmpty(o.Depth, runopts.DepthStandard), textkit.FirstNonEmpty(o.Kind, runopts.KindStandard) + " report"}
-	if tag, err := runopts.NormalizeLanguage(o.Language); err == nil && tag != "" {
-		parts = append(parts, "in "+runopts.LanguageName(tag))
-	}
-	return sanitizeLine(strings.Join(parts, " · "))
+	return sanitizeLine(o.Summary())
 }

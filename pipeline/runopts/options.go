@@ -318,3 +318,14 @@ const (
 	UnsupportedUncite = "uncite" // keep it, without a citation: the report's own synthesis
 	UnsupportedDrop   = "drop"   // remove it
 )
+
+// Summary says in a few words how a run is asked to go, beyond its
+// question: its depth, its report's kind and language ("deep · review
+// report · in German").
+func (o Options) Summary() string {
+	parts := []string{textkit.FirstNonEmpty(o.Depth, DepthStandard), textkit.FirstNonEmpty(o.Kind, KindStandard) + " report"}
+	if tag, err := NormalizeLanguage(o.Language); err == nil && tag != "" {
+		parts = append(parts, "in "+LanguageName(tag))
+	}
+	return strings.Join(parts, " · ")
+}

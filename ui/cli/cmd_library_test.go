@@ -133,7 +133,8 @@ func TestLibraryImportRunAndSync(t *testing.T) {
 	stdout, _, _, _ = c.run("sessions", "list", "--json")
 	id := between(stdout, `"id":"`, `"`)
 	// A quick run has no review: its scores say so, not "not approved".
-	if show, _, _, _ := c.run("sessions", "show", id); !strings.Contains(show, "scores    no review, 0 revision rounds,") {
+	// How it was asked, which its title does not say.
+	if show, _, _, _ := c.run("sessions", "show", id); !strings.Contains(show, "scores    no review, 0 revision rounds,") || !strings.Contains(show, "asked     quick · standard report\n") {
 		t.Errorf("sessions show of a quick run:\n%s", show)
 	}
 	raw, _, code, _ := c.run("sessions", "export", id, "--format", "json")

@@ -90,9 +90,14 @@ func sessionsShow() *cobra.Command {
 					enc.SetIndent("", "  ")
 					return enc.Encode(d)
 				}
-				fmt.Fprintf(out, "%s\n%s\n\nquestion  %s\nstatus    %s\ncreated   %s\nmodel     %s\ntokens    %d prompt, %d completion, %d embedding\n",
+				fmt.Fprintf(out, "%s\n%s\n\nquestion  %s\nstatus    %s\ncreated   %s\nmodel     %s\n",
 					textkit.StripControls(s.Title), strings.Repeat("=", len([]rune(textkit.StripControls(s.Title)))), textkit.StripControls(s.Question), statusAt(s),
-					s.CreatedAt.Local().Format(time.RFC1123), s.Model, s.Usage.PromptTokens, s.Usage.CompletionTokens, s.Usage.EmbeddingTokens)
+					s.CreatedAt.Local().Format("2006-01-02 15:04"), s.Model) // the list's format
+				var asked runopts.Options
+				if json.Unmarshal(s.Options, &asked) == nil {
+					fmt.Fprintf(out, "asked     %s\n", textkit.StripControls(asked.Summary()))
+				}
+				fmt.Fprintf(out, "tokens    %d prompt, %d completion, %d embedding\n", s.Usage.PromptTokens, s.Usage.CompletionTokens, s.Usage.EmbeddingTokens)
 				if s.Error != "" {
 					fmt.Fprintf(out, "error     %s\n", textkit.StripControls(s.Error))
 				}
