@@ -61,10 +61,15 @@ func TestTheScreenDecidesWhatIsRead(t *testing.T) {
 	if sr.Screened < 2*got.read || sr.OnTopic == 0 || sr.Rejected == 0 || len(sr.Fallbacks) != 0 {
 		t.Errorf("screen %+v for %d read: want every shortlisted candidate judged, both verdicts, no fallback", *sr, got.read)
 	}
-	// A first look per round (80 candidates a call), a second and a
-	// third at the verdicts that decide.
-	if n := calls(got.env, pipelinetest.Screener); n != sr.Calls || n > 3*(len(got.rep.Rounds)+sr.Screened/80) {
-		t.Errorf("%d screener calls (report: %d) over %d rounds for %d candidates", n, sr.Calls, len(got.rep.Rounds), sr.Screened)
+	// A first look (80 candidates a call), a second and a third at the
+	// verdicts that decide: at most three calls per sub-question and
+	// round. Sub-questions whose searches end close together share their
+	// calls; on a loaded machine they end apart and are screened apart
+	// (9 calls for 2 sub-questions over 2 rounds, where 6 is usual), so
+	// the bound does not assume they share.
+	subqs := max(1, len(got.rep.Funnel.BySubQ))
+	if n := calls(got.env, pipelinetest.Screener); n != sr.Calls || n > 3*(subqs*len(got.rep.Rounds)+sr.Screened/80) {
+		t.Errorf("%d screener calls (report: %d) over %d rounds of %d sub-questions for %d candidates", n, sr.Calls, len(got.rep.Rounds), subqs, sr.Screened)
 	}
 	// The shorter list is answered: generation stays small.
 	if sr.CompletionTokens > 8*sr.Screened {
