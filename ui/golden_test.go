@@ -148,6 +148,17 @@ var screenConfig = map[string]func(*Config){
 // startScripted starts a run by typing the question on the question line
 // and feeds it the scripted events up to (and, with review, including) the
 // review request.
+// scriptedRun is a model of w×h cells on a test clock with the scripted
+// run started and its events up to the review fed: where most run-screen
+// tests begin.
+func scriptedRun(t testing.TB, w, h int) (*rootModel, *fakeServices, *clock, *fakeRun) {
+	t.Helper()
+	m, svc := newTestModel(t, w, h, "dark", false)
+	c := &clock{t: testNow}
+	m.now = c.now
+	return m, svc, c, startScripted(t, m, svc, c, false)
+}
+
 func startScripted(t testing.TB, m *rootModel, svc *fakeServices, c *clock, review bool) *fakeRun {
 	t.Helper()
 	if m.sessions.focus != focusLine {

@@ -193,10 +193,7 @@ func TestSessionsKeys(t *testing.T) {
 }
 
 func TestRunKeys(t *testing.T) {
-	m, svc := newTestModel(t, 80, 24, "dark", false)
-	c := &clock{t: testNow}
-	m.now = c.now
-	r := startScripted(t, m, svc, c, false)
+	m, _, c, r := scriptedRun(t, 80, 24)
 
 	// esc goes back, the run goes on, enter comes back live.
 	press(t, m, "esc")
@@ -411,10 +408,7 @@ func TestNoDoubleResume(t *testing.T) {
 // TestWriteNowAndTimeLeft: s on the run screen tells the live run to stop
 // waiting and write; a run with a deadline shows the time left.
 func TestWriteNowAndTimeLeft(t *testing.T) {
-	m, svc := newTestModel(t, 120, 40, "dark", false)
-	c := &clock{t: testNow}
-	m.now = c.now
-	r := startScripted(t, m, svc, c, false)
+	m, _, _, r := scriptedRun(t, 120, 40)
 	r.mu.Lock()
 	r.deadline = testNow.Add(90 * time.Second)
 	r.mu.Unlock()
@@ -516,10 +510,7 @@ func tailOf(s string) string {
 // notice no longer says "cancelling", and esc no longer promises the run
 // goes on.
 func TestACancelledRunSaysItEnded(t *testing.T) {
-	m, svc := newTestModel(t, 80, 24, "dark", false)
-	c := &clock{t: testNow}
-	m.now = c.now
-	r := startScripted(t, m, svc, c, false)
+	m, _, c, r := scriptedRun(t, 80, 24)
 	feedRun(t, m, r, pipeline.Event{Type: pipeline.StageStarted, Stage: pipeline.StageResearch, Time: testNow})
 	press(t, m, "c")
 	c.advance(time.Second)
@@ -558,10 +549,7 @@ func TestNarrowAgentNamesKeepTheirRound(t *testing.T) {
 // The next round's review ends "revising with the accepted requests…":
 // the notice does not stay under the review it led to (trial).
 func TestTheNextReviewEndsTheRevisingNotice(t *testing.T) {
-	m, svc := newTestModel(t, 80, 24, "dark", false)
-	c := &clock{t: testNow}
-	m.now = c.now
-	r := startScripted(t, m, svc, c, false)
+	m, _, _, r := scriptedRun(t, 80, 24)
 	m.setNotice(decidedNotice(false, pipeline.Decision{Approve: true}), false)
 	evs := scriptToReview(r.id)
 	feedRun(t, m, r, evs[len(evs)-1])

@@ -12,10 +12,7 @@ import (
 // run and where it is; n keeps it going; y quits; ctrl+c twice quits at
 // once; with nothing running q and ctrl+c quit straight away.
 func TestQuitAsksWhileRunsAreLive(t *testing.T) {
-	m, svc := newTestModel(t, 80, 24, "dark", false)
-	c := &clock{t: testNow}
-	m.now = c.now
-	r := startScripted(t, m, svc, c, false)
+	m, svc, c, r := scriptedRun(t, 80, 24)
 
 	press(t, m, "q")
 	if _, ok := m.dialog.(*quitDialog); !ok || m.quitting {

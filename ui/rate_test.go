@@ -13,10 +13,7 @@ import (
 // An agent's rate is shown only when it was measured over enough tokens
 // and time: an answer that arrived in one piece once read 983051/s.
 func TestAgentRateOnlyWhenMeasured(t *testing.T) {
-	m, svc := newTestModel(t, 120, 40, "dark", false)
-	c := &clock{t: testNow}
-	m.now = c.now
-	r := startScripted(t, m, svc, c, false)
+	m, _, _, r := scriptedRun(t, 120, 40)
 	finished := func(agent string, tok int, rate float64) pipeline.Event {
 		return pipeline.Event{Type: pipeline.AgentFinished, Stage: pipeline.StageAnalyse, Agent: agent, Elapsed: 2 * time.Second, Time: testNow,
 			Usage: &pipeline.UsageTotals{CompletionTokens: tok, TokensPerSecond: rate}}

@@ -67,10 +67,7 @@ func TestOutlineOfStreamingAnswers(t *testing.T) {
 // The output pane shows the outline while it streams, J the raw stream;
 // escapes decoded from the JSON cannot reach the terminal.
 func TestOutputPaneReadableAndRaw(t *testing.T) {
-	m, svc := newTestModel(t, 120, 40, "dark", false)
-	c := &clock{t: testNow}
-	m.now = c.now
-	r := startScripted(t, m, svc, c, false)
+	m, _, _, r := scriptedRun(t, 120, 40)
 	feedRun(t, m, r, streamingAnswer(pipeline.StageReview, "reviewer", reviewerStream+`", "evil": "\u001b]0;pwned\u0007"`)...)
 	out := m.render()
 	if !strings.Contains(out, "clarity · Executive summary") || strings.Contains(out, `"kind"`) {
