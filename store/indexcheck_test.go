@@ -176,8 +176,10 @@ func TestDamagedVectorsWithGraph(t *testing.T) {
 // file is being replaced, is safe: searches in flight end (with results or
 // vector.ErrClosed), nothing touches the released mapping, and the next open
 // is correct.
+//
+// Not parallel: vector.SlowCheck sets the package's check pace, which a
+// parallel test's check would read (the race detector caught it).
 func TestCloseDuringFileCheck(t *testing.T) {
-	t.Parallel()
 	for _, damaged := range []bool{false, true} {
 		t.Run(fmt.Sprintf("damaged=%v", damaged), func(t *testing.T) {
 			opt := IndexOptions{SwitchAt: 200, Seed: 5}
