@@ -12,7 +12,7 @@ import (
 // run and where it is; n keeps it going; y quits; ctrl+c twice quits at
 // once; with nothing running q and ctrl+c quit straight away.
 func TestQuitAsksWhileRunsAreLive(t *testing.T) {
-	m, svc, c, r := scriptedRun(t, 80, 24)
+	m, _, c, r := scriptedRun(t, 80, 24)
 
 	press(t, m, "q")
 	if _, ok := m.dialog.(*quitDialog); !ok || m.quitting {
@@ -48,7 +48,7 @@ func TestQuitAsksWhileRunsAreLive(t *testing.T) {
 	}
 
 	// ctrl+c twice quits at once, grace or not.
-	m, svc = newTestModel(t, 80, 24, "dark", false)
+	m, svc := newTestModel(t, 80, 24, "dark", false)
 	m.now = c.now
 	startScripted(t, m, svc, c, false)
 	press(t, m, "ctrl+c")
