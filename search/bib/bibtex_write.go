@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"strings"
+	"unicode"
 )
 
 // WriteBibTeX writes items as BibLaTeX entries that BibTeX reads too, as
@@ -36,7 +37,7 @@ func WriteBibTeX(items []Item) []byte {
 		if it.Type == "article-magazine" || it.Type == "article-newspaper" {
 			field("entrysubtype", strings.TrimPrefix(it.Type, "article-")) // BibLaTeX's way
 		}
-		field("title", texEscape(it.Title, texText))
+		field("title", protectCase(texEscape(it.Title, texText)))
 		field("author", bibNames(it.Authors))
 		field("editor", bibNames(it.Editors))
 		// journal (booktitle for a part of a book) whatever the type: what
@@ -162,6 +163,40 @@ func texEscape(s string, mode int) string {
 		lineStart = c == '\n' || lineStart && (c == ' ' || c == '\t')
 	}
 	return b.String()
+}
+
+// protectCase braces the words of an escaped title whose capitals are
+// not just a first letter ("{GUI}", "{GPT-3}", "{ChatGPT}"), as Zotero
+// and Better BibTeX do: a style that sets titles in sentence case
+// lower-cases every other letter, and "gui" or "gpt-3" is wrong. A word
+// holding LaTeX (a backslash or a brace) is left as it is.
+func protectCase(title string) string {
+	words := strings.Split(title, " ")
+	for i, w := range words {
+		if needsCaseProtection(w) {
+			words[i] = "{" + w + "}"
+		}
+	}
+	return strings.Join(words, " ")
+}
+
+// needsCaseProtection: w has an upper-case letter after its first letter,
+// and no LaTeX of its own.
+func needsCaseProtection(w string) bool {
+	if strings.ContainsAny(w, "\\{}") {
+		return false
+	}
+	first := true
+	for _, r := range w {
+		if !unicode.IsLetter(r) {
+			continue
+		}
+		if !first && unicode.IsUpper(r) {
+			return true
+		}
+		first = false
+	}
+	return false
 }
 
 // braceMates marks the braces of s that have their mate in s (a { and
