@@ -574,4 +574,9 @@ func TestPreviewSaysHowASessionWasAsked(t *testing.T) {
 	if !strings.Contains(out, "status") || !strings.Contains(out, "tokens") {
 		t.Errorf("a long question pushed the status out of view:\n%s", out)
 	}
+	// The stacked preview of 80×24 says it too.
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	if out = ansi.Strip(m.render()); !strings.Contains(out, "asked     deep · review report · in German") {
+		t.Errorf("the 80×24 preview does not say how it was asked:\n%s", out)
+	}
 }

@@ -71,6 +71,9 @@ func (m *rootModel) sessionPreview(r *sessionRow, w, h int) string {
 			kv("status", statusLabel(s.Status)) + stageNote(st, s) + st.Muted.Render(" · "+r.model+" · "+fmtCost(s.CostUSD)),
 			kv("tokens", fmt.Sprintf("%s prompt · %s completion", fmtTokens(s.Usage.PromptTokens), fmtTokens(s.Usage.CompletionTokens))),
 		}
+		if asked := askedAs(s.Options); asked != "" && h >= 6 { // two rows of one question may be a review and a brief
+			lines = append(lines[:2], append([]string{kv("asked", trunc(asked, w-10))}, lines[2:]...)...)
+		}
 		if e := sanitizeLine(s.Error); e != "" {
 			lines = append(lines, st.Error.Render(trunc("error: "+e, w)))
 		}
