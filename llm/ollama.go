@@ -144,11 +144,8 @@ func (o *Ollama) mapErr(parent, call context.Context, model string, err error) e
 	if err == nil {
 		return nil
 	}
-	if perr := parent.Err(); perr != nil {
-		return perr
-	}
-	if call != nil && call.Err() != nil {
-		return context.Cause(call)
+	if cerr := stoppedBy(parent, call); cerr != nil {
+		return cerr
 	}
 	var se api.StatusError
 	if errors.As(err, &se) {
@@ -165,6 +162,18 @@ func (o *Ollama) mapErr(parent, call context.Context, model string, err error) e
 		return fmt.Errorf("ollama %s: %w", model, err)
 	}
 	return fmt.Errorf("ollama: %w", err)
+}
+
+// stoppedBy says why a call ended when a context, not the server, ended
+// it: the caller's cancellation first, else the per-call deadline's cause.
+func stoppedBy(parent, call context.Context) error {
+	if perr := parent.Err(); perr != nil {
+		return perr
+	}
+	if call != nil && call.Err() != nil {
+		return context.Cause(call)
+	}
+	return nil
 }
 
 func isDialError(err error) bool {

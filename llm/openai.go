@@ -166,11 +166,8 @@ func (o *OpenAI) mapErr(parent, call context.Context, model string, err error) e
 	if err == nil {
 		return nil
 	}
-	if perr := parent.Err(); perr != nil {
-		return perr
-	}
-	if call != nil && call.Err() != nil {
-		return context.Cause(call)
+	if cerr := stoppedBy(parent, call); cerr != nil {
+		return cerr
 	}
 	var ae *openai.Error
 	if errors.As(err, &ae) {

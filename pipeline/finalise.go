@@ -94,15 +94,7 @@ func (o *orchestrator) stageFinalise(ctx context.Context) error {
 		// The translator is a model too: what it gives back is made inert.
 		md += "\n\n## " + heads.Method + "\n\n" + mdinert.Prose(o.inLanguage(ctx, strings.Join(method, " ")))
 	}
-	if refs.Len() > 0 {
-		md += "\n\n## " + heads.References + "\n\n" + strings.TrimSpace(refs.String()) + "\n"
-	}
-	rep.Markdown = md
-	rep.Metrics = CitationMetrics{Citations: check.Markers, DistinctSources: len(check.Order), Removed: check.Removed}
-	if cited > 0 {
-		rep.Metrics.SupportedRatio = float64(supported) / float64(cited)
-	}
-	o.addVerification(&rep, check.Order)
+	o.closeReport(&rep, md, refs.String(), heads.References, check, supported, cited)
 	rep.Warnings = o.warningList()
 	if err := o.checkpoint(checkpointReport, rep); err != nil {
 		return err
@@ -119,6 +111,21 @@ func (o *orchestrator) stageFinalise(ctx context.Context) error {
 	o.emit(Event{Type: ReportReady, Stage: StageFinalise, Text: md, Count: len(rep.Sources),
 		Message: fmt.Sprintf("%s of %s, %.0f%% of cited sentences supported", textkit.Plural(rep.Metrics.Citations, "citation", "citations"), textkit.Plural(rep.Metrics.DistinctSources, "source", "sources"), 100*rep.Metrics.SupportedRatio)})
 	return o.stageDone(StageFinalise, start, "report ready")
+}
+
+// closeReport ends a run's or a follow-up's report alike: the references
+// under its text, its citation counts and the verifier's verdicts on the
+// sources it cites.
+func (o *orchestrator) closeReport(rep *Report, md, refs, refsHeading string, check report.CitationCheck, supported, cited int) {
+	if refs != "" {
+		md += "\n\n## " + refsHeading + "\n\n" + strings.TrimSpace(refs) + "\n"
+	}
+	rep.Markdown = md
+	rep.Metrics = CitationMetrics{Citations: check.Markers, DistinctSources: len(check.Order), Removed: check.Removed}
+	if cited > 0 {
+		rep.Metrics.SupportedRatio = float64(supported) / float64(cited)
+	}
+	o.addVerification(rep, check.Order)
 }
 
 func citedSource(n int, r search.Record, an Analysis) report.CitedSource {

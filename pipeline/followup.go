@@ -443,15 +443,7 @@ func (o *orchestrator) finaliseFollowUp(ctx context.Context, kind string, pinned
 		}
 	}
 	md += "\n\n" + o.followUpNote(kind, len(o.st.Analyses)-pinned)
-	if refs.Len() > 0 {
-		md += "\n\n## " + heads.References + "\n\n" + strings.TrimSpace(refs.String()) + "\n"
-	}
-	rep.Markdown = md
-	rep.Metrics = CitationMetrics{Citations: check.Markers, DistinctSources: len(check.Order), Removed: check.Removed}
-	if cited > 0 {
-		rep.Metrics.SupportedRatio = float64(supported) / float64(cited)
-	}
-	o.addVerification(&rep, check.Order) // the follow-up's draft was verified like a run's
+	o.closeReport(&rep, md, refs.String(), heads.References, check, supported, cited) // the follow-up's draft was verified like a run's
 	rep.Funnel = parent.Funnel
 	rep.Funnel.Analysed += len(o.st.Analyses) - pinned
 	rep.Funnel.Cited = len(check.Order)

@@ -1,14 +1,11 @@
 package pipeline_test
 
 import (
-	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,54 +15,9 @@ import (
 	"github.com/researchtui/researchtui/pipeline/report"
 	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/researchtui/researchtui/search"
+	"github.com/researchtui/researchtui/testkit/hostileweb"
 	"github.com/researchtui/researchtui/textkit/mdinert"
 )
-
-// hostileWeb serves what web results can lead to: an endless page, an
-// endless "PDF", a body that drips a byte at a time, and a gzip body that
-// never ends once decompressed.
-func hostileWeb(t *testing.T) (*httptest.Server, func(string) int) {
-	var mu sync.Mutex
-	hits := map[string]int{}
-	chunk := bytes.Repeat([]byte("<p>endless python text</p>\n"), 4000)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		hits[r.URL.Path]++
-		mu.Unlock()
-		fl, _ := w.(http.Flusher)
-		switch r.URL.Path {
-		case "/endless.html", "/endless.pdf":
-			if strings.HasSuffix(r.URL.Path, ".pdf") {
-				w.Write([]byte("%PDF-1.5\n"))
-			}
-			for r.Context().Err() == nil {
-				if _, err := w.Write(chunk); err != nil {
-					return
-				}
-			}
-		case "/drip.html":
-			w.Write([]byte("<html>"))
-			for r.Context().Err() == nil {
-				fl.Flush()
-				time.Sleep(time.Second / 20)
-				if _, err := w.Write([]byte("x")); err != nil {
-					return
-				}
-			}
-		case "/bomb.html":
-			w.Header().Set("Content-Encoding", "gzip")
-			zw := gzip.NewWriter(w)
-			zeros := make([]byte, 1<<20)
-			for r.Context().Err() == nil {
-				if _, err := zw.Write(zeros); err != nil {
-					return
-				}
-			}
-		}
-	}))
-	t.Cleanup(srv.Close)
-	return srv, func(p string) int { mu.Lock(); defer mu.Unlock(); return hits[p] }
-}
 
 // TestHostileWebResultsDontHoldTheRun: the recorded SearxNG answer's first
 // results are pointed at hostile bodies. The run reads around them: no body
@@ -74,7 +26,8 @@ func hostileWeb(t *testing.T) (*httptest.Server, func(string) int) {
 // to a first byte, 160 KiB per 10 s) and the test logs the wall time.
 func TestHostileWebResultsDontHoldTheRun(t *testing.T) {
 	t.Parallel()
-	hostile, hits := hostileWeb(t)
+	hostile := hostileweb.New(t)
+	hits := hostile.Hits
 	recorded, err := os.ReadFile("../search/testdata/searxng/search-q-python-format-json.json")
 	if err != nil {
 		t.Fatal(err)

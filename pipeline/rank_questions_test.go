@@ -29,6 +29,12 @@ type rankCase struct {
 	pool string
 }
 
+// evalCase is a ranking case of one of the eval's questions, asked over
+// pool ("" is "turing"): its on-topic papers are the eval's ground truth.
+func evalCase(pool, name string, q eval.Question, canonical string, topics ...pipelinetest.Topic) rankCase {
+	return rankCase{pool: pool, name: name, question: q.Text, topics: topics, canonical: canonical, onTopic: q.OnTopic}
+}
+
 // rankedS2 is Semantic Scholar over c's recorded pool, ranked by the
 // query and honouring its limit as the real API does.
 func (c rankCase) rankedS2(t testing.TB, client *search.Client, latency time.Duration) search.Source {
@@ -44,27 +50,15 @@ func (c rankCase) rankedS2(t testing.TB, client *search.Client, latency time.Dur
 // turingTestCase and turingCompleteCase are the eval's questions
 // (pipeline/eval: `researchtui eval`), their on-topic papers its ground
 // truth; the topics are what the scripted planner writes for them.
-var turingTestCase = rankCase{
-	name:     "turing test",
-	question: eval.TuringTest.Text,
-	topics: []pipelinetest.Topic{
-		{Question: "How do large language models and chatbots perform in Turing tests?", Strict: "large language models Turing test", Moderate: "chatbot Turing test", Broad: "Turing test"},
-		{Question: "What do Turing tests show about machine intelligence?", Strict: "Turing test machine intelligence", Moderate: "Turing test", Broad: "Turing"},
-	},
-	canonical: "Turing test",
-	onTopic:   eval.TuringTest.OnTopic,
-}
+var turingTestCase = evalCase("", "turing test", eval.TuringTest, "Turing test",
+	pipelinetest.Topic{Question: "How do large language models and chatbots perform in Turing tests?", Strict: "large language models Turing test", Moderate: "chatbot Turing test", Broad: "Turing test"},
+	pipelinetest.Topic{Question: "What do Turing tests show about machine intelligence?", Strict: "Turing test machine intelligence", Moderate: "Turing test", Broad: "Turing"},
+)
 
-var turingCompleteCase = rankCase{
-	name:     "turing complete",
-	question: eval.TuringComplete.Text,
-	topics: []pipelinetest.Topic{
-		{Question: "Are transformers and recurrent neural networks Turing complete?", Strict: "transformers recurrent neural networks Turing complete", Moderate: "neural network Turing completeness", Broad: "Turing complete"},
-		{Question: "What can neural Turing machines compute?", Strict: "neural Turing machines computation", Moderate: "neural Turing machine", Broad: "Turing machine"},
-	},
-	canonical: "Turing completeness",
-	onTopic:   eval.TuringComplete.OnTopic,
-}
+var turingCompleteCase = evalCase("", "turing complete", eval.TuringComplete, "Turing completeness",
+	pipelinetest.Topic{Question: "Are transformers and recurrent neural networks Turing complete?", Strict: "transformers recurrent neural networks Turing complete", Moderate: "neural network Turing completeness", Broad: "Turing complete"},
+	pipelinetest.Topic{Question: "What can neural Turing machines compute?", Strict: "neural Turing machines computation", Moderate: "neural Turing machine", Broad: "Turing machine"},
+)
 
 var turingCatalystCase = rankCase{
 	name:     "turing catalysts",

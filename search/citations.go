@@ -2,7 +2,6 @@ package search
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -150,12 +149,8 @@ func ParseS2Edges(body []byte) ([]Record, error) {
 		Error   string `json:"error"`
 		Message string `json:"message"`
 	}
-	trimmed := strings.TrimSpace(string(body))
-	if !strings.HasPrefix(trimmed, "{") {
-		return nil, fmt.Errorf("semanticscholar: expected JSON, got %q", errorSnippet(body))
-	}
-	if err := json.Unmarshal([]byte(trimmed), &env); err != nil {
-		return nil, fmt.Errorf("semanticscholar: malformed JSON: %w", err)
+	if err := decodeObject("semanticscholar", body, &env); err != nil {
+		return nil, err
 	}
 	if env.Data == nil {
 		if msg := textkit.CleanLine(textkit.FirstNonEmpty(env.Error, env.Message)); msg != "" {

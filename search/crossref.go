@@ -168,17 +168,13 @@ func (d crDate) year() int {
 
 // ParseCrossref parses a Crossref work-list or single work answer.
 func ParseCrossref(body []byte) ([]Record, error) {
-	trimmed := bytes.TrimSpace(body)
-	if len(trimmed) == 0 || trimmed[0] != '{' {
-		return nil, fmt.Errorf("crossref: expected JSON, got %q", errorSnippet(body))
-	}
 	var env struct {
 		Status  string          `json:"status"`
 		Type    string          `json:"message-type"`
 		Message json.RawMessage `json:"message"`
 	}
-	if err := json.Unmarshal(trimmed, &env); err != nil {
-		return nil, fmt.Errorf("crossref: malformed JSON: %w", err)
+	if err := decodeObject("crossref", body, &env); err != nil {
+		return nil, err
 	}
 	var works []crWork
 	switch env.Type {
@@ -197,7 +193,7 @@ func ParseCrossref(body []byte) ([]Record, error) {
 		}
 		works = []crWork{w}
 	default:
-		if msg := crossrefErrorMessage(trimmed); msg != "" {
+		if msg := crossrefErrorMessage(body); msg != "" {
 			return nil, fmt.Errorf("crossref: %s", msg)
 		}
 		return nil, fmt.Errorf("crossref: unexpected answer %q", errorSnippet(body))

@@ -3,6 +3,7 @@ package search
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -450,6 +451,30 @@ func errorSnippet(b []byte) string {
 		b = b[:300]
 	}
 	return textkit.CleanLine(strings.ToValidUTF8(string(b), ""))
+}
+
+// decodeObject reads a source's answer, a JSON object, into v. A body that
+// is no object at all (an HTML error page, a proxy's text) is quoted in the
+// message rather than reported by a decoder's offset; hint says what the
+// person may fix (a server that answers HTML by default).
+func decodeObject(source string, body []byte, v any, hint ...string) error {
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 || trimmed[0] != '{' {
+		return fmt.Errorf("%s: expected JSON, got %q%s", source, errorSnippet(body), strings.Join(hint, ""))
+	}
+	if err := json.Unmarshal(trimmed, v); err != nil {
+		return fmt.Errorf("%s: malformed JSON: %w", source, err)
+	}
+	return nil
+}
+
+// detailError is the error of an answer that carries no results but a
+// "detail" (FastAPI's error body), or nil when there is none.
+func detailError(source string, detail any) error {
+	if detail == nil {
+		return nil
+	}
+	return fmt.Errorf("%s: %s", source, textkit.CleanLine(fmt.Sprint(detail)))
 }
 
 // redactURL drops query values that look like keys from URLs in messages.

@@ -1,9 +1,7 @@
 package search
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -163,18 +161,17 @@ func isAcronymWord(w string) bool {
 // ({"data":[...],"meta":{...}}) into records whose Data holds the
 // properties and whose Abstract states them in words.
 func ParseMaterialsSummary(body []byte) ([]Record, error) {
-	if t := bytes.TrimSpace(body); len(t) == 0 || t[0] != '{' {
-		return nil, fmt.Errorf("materials: expected JSON, got %q", errorSnippet(body))
-	}
 	var env struct {
 		Data   []map[string]any `json:"data"`
 		Detail any              `json:"detail"`
 	}
-	if err := json.Unmarshal(body, &env); err != nil {
-		return nil, fmt.Errorf("materials: malformed JSON: %w", err)
+	if err := decodeObject("materials", body, &env); err != nil {
+		return nil, err
 	}
-	if env.Data == nil && env.Detail != nil {
-		return nil, fmt.Errorf("materials: %s", textkit.CleanLine(fmt.Sprint(env.Detail)))
+	if env.Data == nil {
+		if err := detailError("materials", env.Detail); err != nil {
+			return nil, err
+		}
 	}
 	var out []Record
 	for _, d := range env.Data {

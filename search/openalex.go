@@ -1,7 +1,6 @@
 package search
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -95,17 +94,13 @@ type oaWork struct {
 // single Work object. A non-JSON body (OpenAlex answers unknown paths with an
 // HTML page) is an error.
 func ParseOpenAlex(body []byte) ([]Record, error) {
-	trimmed := bytes.TrimSpace(body)
-	if len(trimmed) == 0 || trimmed[0] != '{' {
-		return nil, fmt.Errorf("openalex: expected JSON, got %q", errorSnippet(body))
-	}
 	var env struct {
 		Results *[]oaWork `json:"results"`
 		Error   string    `json:"error"`
 		Message string    `json:"message"`
 	}
-	if err := json.Unmarshal(trimmed, &env); err != nil {
-		return nil, fmt.Errorf("openalex: malformed JSON: %w", err)
+	if err := decodeObject("openalex", body, &env); err != nil {
+		return nil, err
 	}
 	var works []oaWork
 	switch {
@@ -115,7 +110,7 @@ func ParseOpenAlex(body []byte) ([]Record, error) {
 		return nil, fmt.Errorf("openalex: %s %s", textkit.CleanLine(env.Error), textkit.CleanLine(env.Message))
 	default:
 		var w oaWork
-		if err := json.Unmarshal(trimmed, &w); err != nil {
+		if err := json.Unmarshal(body, &w); err != nil {
 			return nil, fmt.Errorf("openalex: malformed work: %w", err)
 		}
 		if w.ID == "" && w.DOI == "" {

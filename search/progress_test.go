@@ -2,7 +2,6 @@ package search
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"errors"
 	"net/http"
@@ -10,63 +9,11 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/researchtui/researchtui/testkit/hostileweb"
 )
-
-// hostileServer serves the bodies that held runs for minutes by their size:
-// an endless HTML page, an endless "PDF" and a gzip body that never ends
-// once decompressed. (The bodies judged by their pace, a drip and a large
-// page sent slowly but steadily, are pacedHost's, on a fake clock.)
-type hostileServer struct {
-	*httptest.Server
-	mu   sync.Mutex
-	hits map[string]int
-}
-
-func newHostileServer(t *testing.T) *hostileServer {
-	h := &hostileServer{hits: map[string]int{}}
-	chunk := bytes.Repeat([]byte("<p>endless text about testing</p>\n"), 2000)
-	h.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h.mu.Lock()
-		h.hits[r.URL.Path]++
-		h.mu.Unlock()
-		fl, _ := w.(http.Flusher)
-		switch r.URL.Path {
-		case "/endless.html", "/endless.pdf":
-			if strings.HasSuffix(r.URL.Path, ".pdf") {
-				w.Write([]byte("%PDF-1.5\n"))
-			}
-			for r.Context().Err() == nil {
-				if _, err := w.Write(chunk); err != nil {
-					return
-				}
-			}
-		case "/bomb.html":
-			w.Header().Set("Content-Encoding", "gzip")
-			zw := gzip.NewWriter(w)
-			zeros := make([]byte, 1<<20)
-			// Flushed after every megabyte: the bomb is the body's size, not
-			// a slow first byte.
-			for r.Context().Err() == nil {
-				if _, err := zw.Write(zeros); err != nil {
-					return
-				}
-				zw.Flush()
-				fl.Flush()
-			}
-		}
-	}))
-	t.Cleanup(h.Close)
-	return h
-}
-
-func (h *hostileServer) count(path string) int {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.hits[path]
-}
 
 // pacedScripts are the answers judged by their pace, for a rule of at
 // least 4 KiB a second: a page of 1 MiB in 64 KiB pieces every 100 ms (slow,
@@ -95,7 +42,7 @@ func pacedScripts() map[string]func(*pacer) {
 
 func TestDownloadsAreJudgedByProgress(t *testing.T) {
 	t.Parallel()
-	srv := newHostileServer(t)
+	srv := hostileweb.New(t)
 	// The paced answers come on a fake clock, so the test, not the
 	// machine's load, decides how much time passes between their bytes;
 	// the fake clock never moves while the sized bodies are read, so only
@@ -123,7 +70,7 @@ func TestDownloadsAreJudgedByProgress(t *testing.T) {
 		if !errors.Is(err, ErrBodyTooLarge) {
 			t.Errorf("%s: %v, want the size cap", path, err)
 		}
-		if n := srv.count(path); n != 1 {
+		if n := srv.Hits(path); n != 1 {
 			t.Errorf("%s was fetched %d times; a body over the cap is not fetched again", path, n)
 		}
 	}

@@ -1,7 +1,6 @@
 package search
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -108,18 +107,14 @@ type s2Paper struct {
 // ParseSemanticScholar parses a /paper/search answer. An empty search
 // ({"total":0} with no data key) gives no records; an error body is an error.
 func ParseSemanticScholar(body []byte) ([]Record, error) {
-	trimmed := bytes.TrimSpace(body)
-	if len(trimmed) == 0 || trimmed[0] != '{' {
-		return nil, fmt.Errorf("semanticscholar: expected JSON, got %q", errorSnippet(body))
-	}
 	var env struct {
 		Data    []s2Paper `json:"data"`
 		Total   *int      `json:"total"`
 		Error   string    `json:"error"`
 		Message string    `json:"message"`
 	}
-	if err := json.Unmarshal(trimmed, &env); err != nil {
-		return nil, fmt.Errorf("semanticscholar: malformed JSON: %w", err)
+	if err := decodeObject("semanticscholar", body, &env); err != nil {
+		return nil, err
 	}
 	if env.Data == nil && env.Total == nil {
 		if msg := textkit.CleanLine(textkit.FirstNonEmpty(env.Error, env.Message)); msg != "" {

@@ -1,7 +1,6 @@
 package search
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -245,9 +244,6 @@ func mergeByURL(recs []Record) []Record {
 
 // ParseSearxNG parses SearxNG's /search?format=json answer.
 func ParseSearxNG(body []byte) ([]Record, error) {
-	if t := bytes.TrimSpace(body); len(t) == 0 || t[0] != '{' {
-		return nil, fmt.Errorf("searxng: expected JSON, got %q (is format=json enabled?)", errorSnippet(body))
-	}
 	var env struct {
 		Results []struct {
 			URL           string `json:"url"`
@@ -256,8 +252,8 @@ func ParseSearxNG(body []byte) ([]Record, error) {
 			PublishedDate any    `json:"publishedDate"`
 		} `json:"results"`
 	}
-	if err := json.Unmarshal(body, &env); err != nil {
-		return nil, fmt.Errorf("searxng: malformed JSON: %w", err)
+	if err := decodeObject("searxng", body, &env, " (is format=json enabled?)"); err != nil {
+		return nil, err
 	}
 	var out []Record
 	for _, x := range env.Results {
@@ -273,9 +269,6 @@ func ParseSearxNG(body []byte) ([]Record, error) {
 // results; news and videos are left out). Extra snippets lengthen the
 // abstract.
 func ParseBrave(body []byte) ([]Record, error) {
-	if t := bytes.TrimSpace(body); len(t) == 0 || t[0] != '{' {
-		return nil, fmt.Errorf("brave: expected JSON, got %q", errorSnippet(body))
-	}
 	var env struct {
 		Type string `json:"type"`
 		Web  struct {
@@ -292,8 +285,8 @@ func ParseBrave(body []byte) ([]Record, error) {
 			Code   string `json:"code"`
 		} `json:"error"`
 	}
-	if err := json.Unmarshal(body, &env); err != nil {
-		return nil, fmt.Errorf("brave: malformed JSON: %w", err)
+	if err := decodeObject("brave", body, &env); err != nil {
+		return nil, err
 	}
 	if env.Error != nil {
 		return nil, fmt.Errorf("brave: %s %s", textkit.CleanLine(env.Error.Code), textkit.CleanLine(env.Error.Detail))
@@ -313,9 +306,6 @@ func ParseBrave(body []byte) ([]Record, error) {
 
 // ParseTavily parses Tavily's /search answer.
 func ParseTavily(body []byte) ([]Record, error) {
-	if t := bytes.TrimSpace(body); len(t) == 0 || t[0] != '{' {
-		return nil, fmt.Errorf("tavily: expected JSON, got %q", errorSnippet(body))
-	}
 	var env struct {
 		Results []struct {
 			Title         string `json:"title"`
@@ -325,11 +315,13 @@ func ParseTavily(body []byte) ([]Record, error) {
 		} `json:"results"`
 		Detail any `json:"detail"`
 	}
-	if err := json.Unmarshal(body, &env); err != nil {
-		return nil, fmt.Errorf("tavily: malformed JSON: %w", err)
+	if err := decodeObject("tavily", body, &env); err != nil {
+		return nil, err
 	}
-	if env.Results == nil && env.Detail != nil {
-		return nil, fmt.Errorf("tavily: %s", textkit.CleanLine(fmt.Sprint(env.Detail)))
+	if env.Results == nil {
+		if err := detailError("tavily", env.Detail); err != nil {
+			return nil, err
+		}
 	}
 	var out []Record
 	for _, x := range env.Results {

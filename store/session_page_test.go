@@ -28,11 +28,7 @@ func TestSessionPageIsTheListFilteredAndCut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := Dial(sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dialShared(t, sock)
 	for _, status := range []string{"", StatusCompleted, StatusFailed, "nothing-has-this"} {
 		var want []string
 		for _, s := range all {
@@ -75,11 +71,7 @@ func TestSessionStamps(t *testing.T) {
 		}
 	}
 	all, _ := st.ListSessions()
-	c, err := Dial(sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dialShared(t, sock)
 	for who, r := range map[string]Reader{"owner": st, "client": c} {
 		stamps, err := r.SessionStamps()
 		if err != nil || len(stamps) != len(all) {

@@ -159,11 +159,7 @@ func TestOversizedHellosAreCutShort(t *testing.T) {
 			t.Errorf("client %d: the owner read %d bytes before any hello (err %v), want the connection closed after a few kilobytes", i, written[i], errs[i])
 		}
 	}
-	cl, err := Dial(sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
+	cl := dialShared(t, sock)
 	if ss, err := cl.ListSessions(); err != nil || len(ss) != 1 {
 		t.Fatalf("a real client after the flood: %v %v", ss, err)
 	}
@@ -176,11 +172,7 @@ func TestStoppedOwnerIsNamed(t *testing.T) {
 	sock, proc := startOwner(t, 0)
 	defer func(c, h time.Duration) { callTimeout, helloTimeout = c, h }(callTimeout, helloTimeout)
 	callTimeout, helloTimeout = time.Second, time.Second
-	cl, err := Dial(sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
+	cl := dialShared(t, sock)
 	if _, err := cl.ListSessions(); err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +181,7 @@ func TestStoppedOwnerIsNamed(t *testing.T) {
 	}
 	waitStopped(t, proc.Pid)
 	pid := fmt.Sprintf("pid %d", proc.Pid)
-	_, err = cl.ListSessions()
+	_, err := cl.ListSessions()
 	if !errors.Is(err, ErrNotAnswering) || !strings.Contains(err.Error(), pid) || !strings.Contains(err.Error(), "stopped") {
 		t.Errorf("a call to a stopped owner: %v, want it named (%s) as not answering", err, pid)
 	}

@@ -41,6 +41,18 @@ func sharedStore(t *testing.T) (*Store, string, func()) {
 	return st, sock, stop
 }
 
+// dialShared is a client of the store shared at sock, closed when the test
+// ends.
+func dialShared(t *testing.T, sock string) *Client {
+	t.Helper()
+	c, err := Dial(sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
 func TestClientReadsWhatTheOwnerHas(t *testing.T) {
 	t.Parallel()
 	st, sock, _ := sharedStore(t)
@@ -58,11 +70,7 @@ func TestClientReadsWhatTheOwnerHas(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	c, err := Dial(sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dialShared(t, sock)
 	if c.Owner() != os.Getpid() {
 		t.Errorf("owner pid %d", c.Owner())
 	}
@@ -159,13 +167,9 @@ func TestStaleSocketNeverWedges(t *testing.T) {
 func TestOwnerGoneIsReported(t *testing.T) {
 	t.Parallel()
 	_, sock, stop := sharedStore(t)
-	c, err := Dial(sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dialShared(t, sock)
 	stop()
-	_, err = c.ListSessions()
+	_, err := c.ListSessions()
 	if !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), "went away") {
 		t.Fatalf("after the owner stopped: %v", err)
 	}
@@ -218,11 +222,7 @@ func TestClientSearchesTheOwnersIndex(t *testing.T) {
 	if err := st.PutEmbeddings("m", vecs); err != nil {
 		t.Fatal(err)
 	}
-	c, err := Dial(sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dialShared(t, sock)
 	ownIx, err := st.Index("m")
 	if err != nil {
 		t.Fatal(err)
@@ -262,11 +262,7 @@ func TestClientSearchesTheOwnersIndex(t *testing.T) {
 func TestClientFollowsANewOwner(t *testing.T) {
 	t.Parallel()
 	st, sock, stop := sharedStore(t)
-	c, err := Dial(sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dialShared(t, sock)
 	if _, err := c.ListSessions(); err != nil {
 		t.Fatal(err)
 	}

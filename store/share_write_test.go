@@ -15,11 +15,7 @@ import (
 func TestClientWritesThroughTheOwner(t *testing.T) {
 	t.Parallel()
 	st, sock, _ := sharedStore(t)
-	c, err := Dial(sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dialShared(t, sock)
 
 	sess := &Session{Question: "q?", Status: StatusRunning, CreatedAt: time.Now()}
 	if err := c.CreateSession(sess); err != nil || sess.ID == "" {
@@ -101,11 +97,7 @@ func TestClientWritesThroughTheOwner(t *testing.T) {
 func TestConcurrentUpdatesAcrossTheSocketLoseNothing(t *testing.T) {
 	t.Parallel()
 	st, sock, _ := sharedStore(t)
-	c, err := Dial(sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dialShared(t, sock)
 	sess := &Session{Question: "q", Status: StatusRunning}
 	if err := st.CreateSession(sess); err != nil {
 		t.Fatal(err)
@@ -135,11 +127,7 @@ func TestConcurrentUpdatesAcrossTheSocketLoseNothing(t *testing.T) {
 func TestWatchSeesWritesFromEveryProcess(t *testing.T) {
 	t.Parallel()
 	st, sock, _ := sharedStore(t)
-	c, err := Dial(sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dialShared(t, sock)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	local, _ := st.Watch(ctx)
@@ -212,11 +200,7 @@ func TestClaimsControlsAndADepartedRunner(t *testing.T) {
 	if _, err := st.Claim(sess.ID); !errors.Is(err, ErrClaimed) {
 		t.Errorf("a second claim: %v", err)
 	}
-	other, err := Dial(sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
+	other := dialShared(t, sock)
 	var ce *ClaimedError
 	if _, err := other.Claim(sess.ID); !errors.As(err, &ce) || ce.PID != ownPID || err.Error() != fmt.Sprintf("the session is running in another researchtui (pid %d)", ownPID) {
 		t.Errorf("a second claim through the socket: %v", err)
