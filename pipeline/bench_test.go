@@ -7,7 +7,6 @@ import (
 
 	"github.com/researchtui/researchtui/llm"
 	"github.com/researchtui/researchtui/llm/ollamafake"
-	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
 )
 
@@ -38,14 +37,7 @@ func BenchmarkFullRun(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				for ev := range r.Events() {
-					if ev.Review != nil && !ev.Review.Approved {
-						_ = r.Decide(pipeline.Decision{Approve: true})
-					}
-				}
-				if _, err := r.Wait(); err != nil {
-					b.Fatal(err)
-				}
+				pipelinetest.ApproveAll(b, r, 0)
 				wall += time.Since(start)
 				busy += slow.Busy()
 				b.StopTimer()

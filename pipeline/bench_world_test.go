@@ -167,14 +167,7 @@ func BenchmarkRealWorldRun(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				for ev := range r.Events() {
-					if ev.Review != nil && !ev.Review.Approved {
-						_ = r.Decide(pipeline.Decision{Approve: true})
-					}
-				}
-				if _, err := r.Wait(); err != nil {
-					b.Fatal(err)
-				}
+				pipelinetest.ApproveAll(b, r, 0)
 				el := time.Since(start)
 				cpu += processCPU() - cpu0
 				b.StopTimer()
@@ -217,14 +210,7 @@ func BenchmarkRealWorldFollowUp(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			for ev := range r.Events() {
-				if ev.Review != nil && !ev.Review.Approved {
-					_ = r.Decide(pipeline.Decision{Approve: true})
-				}
-			}
-			if _, err := r.Wait(); err != nil {
-				b.Fatal(err)
-			}
+			pipelinetest.ApproveAll(b, r, 0)
 			return time.Since(t0), len(w.ollama.ChatCalls()) - calls
 		}
 		var id string

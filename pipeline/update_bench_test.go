@@ -30,13 +30,8 @@ func BenchmarkUpdateVsRerun(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		for ev := range r.Events() {
-			if ev.Review != nil && !ev.Review.Approved {
-				_ = r.Decide(pipeline.Decision{Approve: true})
-			}
-		}
-		if sess, err := r.Wait(); err != nil || sess.Status != "completed" {
-			b.Fatalf("%s %v", sess.Status, err)
+		if sess := pipelinetest.ApproveAll(b, r, 0); sess.Status != "completed" {
+			b.Fatalf("the run ended %s", sess.Status)
 		}
 		return time.Since(t0), sum(counter.snapshot()) - gen0, len(w.ollama.ChatCalls()) - calls0
 	}

@@ -334,15 +334,7 @@ func TestReviewWaitIsASpanOfItsOwn(t *testing.T) {
 		t.Fatal(err)
 	}
 	const reading = 300 * time.Millisecond
-	for ev := range r.Events() {
-		if ev.Type == pipeline.ReviewRequested && ev.Review != nil && !ev.Review.Approved {
-			time.Sleep(reading)
-			_ = r.Decide(pipeline.Decision{Approve: true})
-		}
-	}
-	if _, err := r.Wait(); err != nil {
-		t.Fatal(err)
-	}
+	pipelinetest.ApproveAll(t, r, reading)
 	var waits []tracetest.SpanStub
 	for _, s := range te.spans(t) {
 		if s.Name == history.WaitName {
