@@ -104,14 +104,7 @@ func TestKillAtThePlanReviewThenResume(t *testing.T) {
 	if n := len(env.Sources.Requests()); n != 0 {
 		t.Fatalf("%d searches before the plan was decided", n)
 	}
-	st, err := store.Open(db, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	if _, err := st.MarkInterrupted(); err != nil {
-		t.Fatal(err)
-	}
+	st := reopenKilled(t, db)
 	sessions, _ := st.ListSessions()
 	if len(sessions) != 1 || sessions[0].Status != store.StatusAwaitingReview {
 		t.Fatalf("after the kill: %+v", sessions)
@@ -257,14 +250,7 @@ func killMidFlow(t *testing.T, script *pipelinetest.Script, killWhen func(analys
 	cmd.Wait()
 	before := oll.Requests()
 
-	st, err := store.Open(db, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	if _, err := st.MarkInterrupted(); err != nil {
-		t.Fatal(err)
-	}
+	st := reopenKilled(t, db)
 	sessions, err := st.ListSessions()
 	if err != nil || len(sessions) != 1 {
 		t.Fatalf("sessions after the kill: %v %v", sessions, err)
@@ -322,4 +308,19 @@ func killMidFlow(t *testing.T, script *pipelinetest.Script, killWhen func(analys
 	rep, _ := pipeline.LoadReport(st, id)
 	t.Logf("killed after %d analyst calls (%d saved); the resume made %d; rounds %+v", len(analystTitles(before)), len(keys), len(analystTitles(after)), rep.Rounds)
 	return before
+}
+
+// reopenKilled opens the store at db after its process was killed and
+// marks what it left running as interrupted, as the next start does.
+func reopenKilled(t *testing.T, db string) *store.Store {
+	t.Helper()
+	st, err := store.Open(db, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if _, err := st.MarkInterrupted(); err != nil {
+		t.Fatal(err)
+	}
+	return st
 }

@@ -98,14 +98,7 @@ func TestKillDuringAnUpdateThenUpdateAgain(t *testing.T) {
 	killedAt := len(oll.ChatCalls())
 	servedKilled := oll.Served()
 
-	st, err = store.Open(db, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	if _, err := st.MarkInterrupted(); err != nil {
-		t.Fatal(err)
-	}
+	st = reopenKilled(t, db)
 	if vs, _ := pipeline.LoadVersions(st, sess.ID); len(vs) != 1 {
 		t.Fatalf("the killed update wrote version %d", len(vs))
 	}

@@ -41,23 +41,20 @@ func sanitizeFlow(f *report.Flow) *report.Flow {
 		return nil
 	}
 	c := *f
-	routes := func(rs []report.RouteCount) []report.RouteCount {
-		out := make([]report.RouteCount, len(rs))
-		for i, r := range rs {
-			r.Route = sanitizeLine(r.Route)
-			out[i] = r
-		}
-		return out
-	}
-	reasons := func(rs []report.FlowReason) []report.FlowReason {
-		out := make([]report.FlowReason, len(rs))
-		for i, r := range rs {
-			r.Reason = sanitizeLine(r.Reason)
-			out[i] = r
-		}
-		return out
-	}
-	c.Databases, c.Other = routes(f.Databases), routes(f.Other)
-	c.ExcludedWhy, c.ReportsWhy = reasons(f.ExcludedWhy), reasons(f.ReportsWhy)
+	route := func(r *report.RouteCount) { r.Route = sanitizeLine(r.Route) }
+	reason := func(r *report.FlowReason) { r.Reason = sanitizeLine(r.Reason) }
+	c.Databases, c.Other = cleaned(f.Databases, route), cleaned(f.Other, route)
+	c.ExcludedWhy, c.ReportsWhy = cleaned(f.ExcludedWhy, reason), cleaned(f.ReportsWhy, reason)
 	return &c
+}
+
+// cleaned is a copy of rs with clean applied to each element, leaving the
+// stored slice as it was.
+func cleaned[T any](rs []T, clean func(*T)) []T {
+	out := make([]T, len(rs))
+	for i, r := range rs {
+		clean(&r)
+		out[i] = r
+	}
+	return out
 }
