@@ -310,12 +310,18 @@ func (ix *Index) selectNeighbours(sorted []cand, m int, out []uint32) []uint32 {
 	return out
 }
 
-// setLinks replaces node's list at layer l.
-func (ix *Index) setLinks(node uint32, l int, nbs []uint32) {
+// lockedLinks locks node's stripe and returns node's list at layer l (empty
+// when node has no such layer) with the lock, which the caller unlocks.
+func (ix *Index) lockedLinks(node uint32, l int) ([]uint32, *sync.Mutex) {
 	mu := &ix.g.locks[node%lockStripes]
 	mu.Lock()
+	return ix.links(node, l), mu
+}
+
+// setLinks replaces node's list at layer l.
+func (ix *Index) setLinks(node uint32, l int, nbs []uint32) {
+	lst, mu := ix.lockedLinks(node, l)
 	defer mu.Unlock()
-	lst := ix.links(node, l)
 	if len(lst) == 0 {
 		return
 	}
@@ -335,10 +341,8 @@ func writeList(lst []uint32, nbs []uint32) {
 // addLink links e to node on layer l; a full list is pruned with the
 // heuristic, from e's point of view.
 func (ix *Index) addLink(e, node uint32, l int, sc *scratch) {
-	mu := &ix.g.locks[e%lockStripes]
-	mu.Lock()
+	lst, mu := ix.lockedLinks(e, l)
 	defer mu.Unlock()
-	lst := ix.links(e, l)
 	if len(lst) == 0 {
 		return
 	}

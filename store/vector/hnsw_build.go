@@ -230,10 +230,8 @@ func (ix *Index) repair(stop <-chan struct{}) {
 
 // relink replaces node's dead neighbours on layer l by their neighbours.
 func (ix *Index) relink(node uint32, l int, isDead func(uint32) bool, sc *scratch) {
-	mu := &ix.g.locks[node%lockStripes]
-	mu.Lock()
+	lst, mu := ix.lockedLinks(node, l)
 	defer mu.Unlock()
-	lst := ix.links(node, l)
 	if len(lst) == 0 {
 		return
 	}
