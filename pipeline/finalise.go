@@ -94,7 +94,7 @@ func (o *orchestrator) stageFinalise(ctx context.Context) error {
 		// The translator is a model too: what it gives back is made inert.
 		md += "\n\n## " + heads.Method + "\n\n" + mdinert.Prose(o.inLanguage(ctx, strings.Join(method, " ")))
 	}
-	o.closeReport(&rep, md, refs.String(), heads.References, check, supported, cited)
+	md = o.closeReport(&rep, md, refs.String(), heads.References, check, supported, cited)
 	rep.Warnings = o.warningList()
 	if err := o.checkpoint(checkpointReport, rep); err != nil {
 		return err
@@ -115,8 +115,8 @@ func (o *orchestrator) stageFinalise(ctx context.Context) error {
 
 // closeReport ends a run's or a follow-up's report alike: the references
 // under its text, its citation counts and the verifier's verdicts on the
-// sources it cites.
-func (o *orchestrator) closeReport(rep *Report, md, refs, refsHeading string, check report.CitationCheck, supported, cited int) {
+// sources it cites. It returns the whole Markdown, as rep now holds it.
+func (o *orchestrator) closeReport(rep *Report, md, refs, refsHeading string, check report.CitationCheck, supported, cited int) string {
 	if refs != "" {
 		md += "\n\n## " + refsHeading + "\n\n" + strings.TrimSpace(refs) + "\n"
 	}
@@ -126,6 +126,7 @@ func (o *orchestrator) closeReport(rep *Report, md, refs, refsHeading string, ch
 		rep.Metrics.SupportedRatio = float64(supported) / float64(cited)
 	}
 	o.addVerification(rep, check.Order)
+	return md
 }
 
 func citedSource(n int, r search.Record, an Analysis) report.CitedSource {

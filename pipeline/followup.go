@@ -443,7 +443,7 @@ func (o *orchestrator) finaliseFollowUp(ctx context.Context, kind string, pinned
 		}
 	}
 	md += "\n\n" + o.followUpNote(kind, len(o.st.Analyses)-pinned)
-	o.closeReport(&rep, md, refs.String(), heads.References, check, supported, cited) // the follow-up's draft was verified like a run's
+	md = o.closeReport(&rep, md, refs.String(), heads.References, check, supported, cited) // the follow-up's draft was verified like a run's
 	rep.Funnel = parent.Funnel
 	rep.Funnel.Analysed += len(o.st.Analyses) - pinned
 	rep.Funnel.Cited = len(check.Order)

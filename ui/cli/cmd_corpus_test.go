@@ -18,7 +18,6 @@ import (
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
 	"github.com/researchtui/researchtui/search"
-	"github.com/researchtui/researchtui/search/sourcefake"
 	"github.com/researchtui/researchtui/store"
 )
 
@@ -55,11 +54,7 @@ func corpusFolder(t *testing.T, root string) string {
 func TestCorpusAddListAndRun(t *testing.T) {
 	t.Parallel()
 	script := &pipelinetest.Script{RevisionRounds: 1}
-	oll := ollamafake.New(ollamafake.Options{Responder: script.Responder()})
-	defer oll.Close()
-	src := sourcefake.New()
-	defer src.Close()
-	c := newCLI(t, oll.URL, src)
+	c, _, _ := scriptedCLI(t, script)
 	dir := corpusFolder(t, c.dir)
 	_, hasPDF := os.Stat(filepath.Join(dir, "bethe.pdf"))
 

@@ -7,10 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/researchtui/researchtui/llm/ollamafake"
 	"github.com/researchtui/researchtui/pipeline"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
-	"github.com/researchtui/researchtui/search/sourcefake"
 	"github.com/researchtui/researchtui/store"
 )
 
@@ -22,11 +20,7 @@ import (
 func TestUpdateFollowAndDue(t *testing.T) {
 	t.Parallel()
 	script := &pipelinetest.Script{}
-	oll := ollamafake.New(ollamafake.Options{Responder: script.Responder()})
-	defer oll.Close()
-	src := sourcefake.New()
-	defer src.Close()
-	c := newCLI(t, oll.URL, src)
+	c, oll, _ := scriptedCLI(t, script)
 	stdout, stderr, code, _ := c.run("run", "--json", "--sources", "arxiv,openalex", "How is software testing studied?")
 	if code != 0 {
 		t.Fatalf("run: exit %d\n%s", code, stderr)

@@ -17,7 +17,6 @@ import (
 	"github.com/researchtui/researchtui/llm"
 	"github.com/researchtui/researchtui/llm/ollamafake"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
-	"github.com/researchtui/researchtui/search/sourcefake"
 	"github.com/researchtui/researchtui/textkit/texttest"
 )
 
@@ -36,11 +35,7 @@ func TestHostileTextReachesNoOutput(t *testing.T) {
 		{Kind: pipelinetest.Writer, Nth: 1, Reply: ollamafake.Reply{Content: report}},
 		{Kind: pipelinetest.Reviewer, Nth: 1, Reply: ollamafake.Reply{Content: review}},
 	}}
-	oll := ollamafake.New(ollamafake.Options{Responder: script.Responder()})
-	defer oll.Close()
-	src := sourcefake.New()
-	defer src.Close()
-	c := newCLI(t, oll.URL, src)
+	c, _, _ := scriptedCLI(t, script)
 	check := func(what, out string) {
 		t.Helper()
 		if bad := texttest.Hostile(out); bad != "" {

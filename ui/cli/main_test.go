@@ -62,6 +62,16 @@ type cli struct {
 
 // newCLI sets up a data dir and config with full-text downloads off (the
 // recorded responses link to the real internet).
+// scriptedCLI is a cli whose model answers by script and whose sources
+// are sourcefake's recordings; both close when the test ends.
+func scriptedCLI(t *testing.T, script *pipelinetest.Script) (*cli, *ollamafake.Server, *sourcefake.Server) {
+	oll := ollamafake.New(ollamafake.Options{Responder: script.Responder()})
+	t.Cleanup(oll.Close)
+	src := sourcefake.New()
+	t.Cleanup(src.Close)
+	return newCLI(t, oll.URL, src), oll, src
+}
+
 func newCLI(t *testing.T, ollamaURL string, src *sourcefake.Server) *cli {
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "config.toml")
@@ -114,11 +124,7 @@ func (c *cli) run(args ...string) (stdout, stderr string, code int, took time.Du
 func TestRunHeadlessJSON(t *testing.T) {
 	t.Parallel()
 	script := &pipelinetest.Script{RevisionRounds: 1}
-	oll := ollamafake.New(ollamafake.Options{Responder: script.Responder()})
-	defer oll.Close()
-	src := sourcefake.New()
-	defer src.Close()
-	c := newCLI(t, oll.URL, src)
+	c, oll, _ := scriptedCLI(t, script)
 	outFile := filepath.Join(c.dir, "report.md")
 
 	stdout, stderr, code, _ := c.run("run", "--json", "--sources", "arxiv,openalex", "--out", outFile, "How is software testing studied?")

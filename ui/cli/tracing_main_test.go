@@ -11,9 +11,7 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/researchtui/researchtui/llm/ollamafake"
 	"github.com/researchtui/researchtui/pipeline/pipelinetest"
-	"github.com/researchtui/researchtui/search/sourcefake"
 )
 
 // collector records what reaches it as an OTLP/HTTP endpoint.
@@ -54,12 +52,8 @@ func TestTracingOffByDefault(t *testing.T) {
 		t.Setenv(v, "")
 	}
 	script := &pipelinetest.Script{RevisionRounds: 1}
-	oll := ollamafake.New(ollamafake.Options{Responder: script.Responder()})
-	defer oll.Close()
-	src := sourcefake.New()
-	defer src.Close()
 	col := newCollector(t)
-	c := newCLI(t, oll.URL, src)
+	c, _, _ := scriptedCLI(t, script)
 
 	// In process: no tracer, no observer, nothing left running.
 	t.Setenv("RESEARCHTUI_CONFIG", filepath.Join(c.dir, "config.toml"))
