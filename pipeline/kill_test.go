@@ -22,18 +22,11 @@ import (
 // runs a session against the parent's fakes until the parent kills it.
 func TestKilledRunChild(t *testing.T) {
 	t.Parallel()
-	db := child.Var(t, "RESEARCHTUI_KILL_CHILD_DB", "TestKillMidFlowThenResume")
-	st, err := store.Open(db, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	backend, err := llm.NewOllama(os.Getenv("RESEARCHTUI_KILL_CHILD_OLLAMA"), llm.OllamaOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, backend := childWorld(t, "RESEARCHTUI_KILL_CHILD", "TestKillMidFlowThenResume")
 	src := os.Getenv("RESEARCHTUI_KILL_CHILD_SOURCES")
 	e := killEngine(st, backend, src)
 	var r *pipeline.Run
+	var err error
 	if q := os.Getenv("RESEARCHTUI_KILL_CHILD_ASK"); q != "" {
 		sessions, _ := st.ListSessions()
 		r, err = e.Ask(context.Background(), sessions[0].ID, q, nil)
@@ -339,15 +332,7 @@ func shelfEngine(st *store.Store, backend llm.Backend, grown bool) *pipeline.Eng
 // updates the session until the parent kills it.
 func TestKilledUpdateChild(t *testing.T) {
 	t.Parallel()
-	db := child.Var(t, "RESEARCHTUI_KILL_UPDATE_DB", "TestKillDuringAnUpdateThenUpdateAgain")
-	st, err := store.Open(db, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	backend, err := llm.NewOllama(os.Getenv("RESEARCHTUI_KILL_UPDATE_OLLAMA"), llm.OllamaOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, backend := childWorld(t, "RESEARCHTUI_KILL_UPDATE", "TestKillDuringAnUpdateThenUpdateAgain")
 	sessions, _ := st.ListSessions()
 	r, err := shelfEngine(st, backend, true).Update(context.Background(), sessions[0].ID)
 	if err != nil {
@@ -459,4 +444,20 @@ func TestKillDuringAnUpdateThenUpdateAgain(t *testing.T) {
 	if repeated > 1 {
 		t.Errorf("%d model calls repeated after the kill", repeated)
 	}
+}
+
+// childWorld is a child process's store and model, named by the parent's
+// variables prefix_DB and prefix_OLLAMA; the test skips unless parent
+// started it.
+func childWorld(t *testing.T, prefix, parent string) (*store.Store, llm.Backend) {
+	db := child.Var(t, prefix+"_DB", parent)
+	st, err := store.Open(db, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	backend, err := llm.NewOllama(os.Getenv(prefix+"_OLLAMA"), llm.OllamaOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, backend
 }

@@ -256,16 +256,22 @@ func (s *Server) lookup(name string) (Model, bool) {
 	return m, ok
 }
 
+// modelNamed is the model a show or pull request names: its model field,
+// else the deprecated name field older clients send.
+func modelNamed(model, name string) string {
+	if model != "" {
+		return model
+	}
+	return name
+}
+
 func (s *Server) show(w http.ResponseWriter, r *http.Request) {
 	var req api.ShowRequest
 	body, ok := readBody(w, r, &req)
 	if !ok {
 		return
 	}
-	name := req.Model
-	if name == "" {
-		name = req.Name //nolint:staticcheck // older clients still send the deprecated field, as Ollama accepts
-	}
+	name := modelNamed(req.Model, req.Name) //nolint:staticcheck // older clients still send the deprecated Name, as Ollama accepts
 	s.record(r, name, body, nil)
 	m, found := s.lookup(name)
 	if !found {
@@ -366,10 +372,7 @@ func (s *Server) pull(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	name := req.Model
-	if name == "" {
-		name = req.Name //nolint:staticcheck // older clients still send the deprecated field, as Ollama accepts
-	}
+	name := modelNamed(req.Model, req.Name) //nolint:staticcheck // older clients still send the deprecated Name, as Ollama accepts
 	s.record(r, name, body, nil)
 	m, found := s.opt.Pullable[name]
 	if !found {

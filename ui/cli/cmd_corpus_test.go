@@ -340,17 +340,24 @@ func openCLIStore(t *testing.T, c *cli) (*Config, *store.Store) {
 		k, v, _ := strings.Cut(e, "=")
 		t.Setenv(k, v)
 	}
+	cfg, st := configuredStore(t)
+	t.Cleanup(func() { st.Close() })
+	return cfg, st
+}
+
+// configuredStore opens the config and store that this process's
+// environment names, as a command does; the caller closes the store.
+func configuredStore(tb testing.TB) (*Config, *store.Store) {
+	tb.Helper()
 	cfg, err := loadConfig()
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	db, err := openStore(cfg, own)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	st := db.(*store.Store)
-	t.Cleanup(func() { st.Close() })
-	return cfg, st
+	return cfg, db.(*store.Store)
 }
 
 // Ctrl-C (a cancelled context) stops reading, keeps what was committed and

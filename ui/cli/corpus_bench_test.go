@@ -69,15 +69,7 @@ type ingestReport struct {
 }
 
 func benchCorpusAdd(b *testing.B, dir string) ingestReport {
-	cfg, err := loadConfig()
-	if err != nil {
-		b.Fatal(err)
-	}
-	db, err := openStore(cfg, own)
-	if err != nil {
-		b.Fatal(err)
-	}
-	st := db.(*store.Store)
+	cfg, st := configuredStore(b)
 	be, err := newBackend(cfg)
 	if err != nil {
 		b.Fatal(err)
