@@ -3,9 +3,10 @@ package cli
 import (
 	"context"
 	"fmt"
-	"github.com/researchtui/researchtui/textkit"
 	"strings"
 	"time"
+
+	"github.com/researchtui/researchtui/textkit"
 
 	"github.com/researchtui/researchtui/llm"
 )

@@ -225,9 +225,7 @@ func embeddingsOf(st store.Stats, model string) int {
 // the rest and embeds only what is missing, and a third run does nothing.
 func TestCorpusAddKilledThenResumed(t *testing.T) {
 	t.Parallel()
-	slow := ollamafake.New(ollamafake.Options{EmbedDelay: 150 * time.Millisecond})
-	defer slow.Close()
-	c := newCLI(t, slow.URL, nil)
+	c, _ := modelCLI(t, ollamafake.Options{EmbedDelay: 150 * time.Millisecond})
 	dir := libraryFolder(t, c.dir, 1000, 500)
 
 	cmd := c.command("corpus", "add", dir)
@@ -304,9 +302,7 @@ func lastLines(s string, n int) string {
 // embedded.
 func TestCorpusAddSkipsBadFilesAndWorksOffline(t *testing.T) {
 	t.Parallel()
-	oll := ollamafake.New(ollamafake.Options{})
-	defer oll.Close()
-	c := newCLI(t, oll.URL, nil)
+	c, _ := modelCLI(t, ollamafake.Options{})
 	dir := libraryFolder(t, c.dir, 5, 300)
 	os.WriteFile(filepath.Join(dir, "broken.pdf"), append([]byte("%PDF-1.7\n"), bytes.Repeat([]byte{0x13, 0x37, 0xff}, 5000)...), 0o644)
 	huge := filepath.Join(dir, "huge.txt")
@@ -363,9 +359,7 @@ func configuredStore(tb testing.TB) (*Config, *store.Store) {
 // Ctrl-C (a cancelled context) stops reading, keeps what was committed and
 // exits as cancelled.
 func TestCorpusAddInterruptKeepsWork(t *testing.T) {
-	oll := ollamafake.New(ollamafake.Options{EmbedDelay: 50 * time.Millisecond})
-	defer oll.Close()
-	c := newCLI(t, oll.URL, nil)
+	c, _ := modelCLI(t, ollamafake.Options{EmbedDelay: 50 * time.Millisecond})
 	dir := libraryFolder(t, c.dir, 600, 300)
 	cfg, st := openCLIStore(t, c)
 	b, _ := newBackend(cfg)
@@ -398,9 +392,7 @@ func TestCorpusAddInterruptKeepsWork(t *testing.T) {
 // (Left half built, every later search took the build up on both cores
 // and rewrote the file at exit.)
 func TestCorpusAddFinishesTheVectorIndex(t *testing.T) {
-	oll := ollamafake.New(ollamafake.Options{})
-	defer oll.Close()
-	c := newCLI(t, oll.URL, nil)
+	c, _ := modelCLI(t, ollamafake.Options{})
 	dir := libraryFolder(t, c.dir, 200, 1500)
 	cfg, st := openCLIStore(t, c)
 	// The graph from the first vector on, built by one worker: slower than

@@ -27,9 +27,7 @@ import (
 func TestEvalJSON(t *testing.T) {
 	t.Parallel()
 	script := &pipelinetest.Script{RevisionRounds: 1}
-	oll := ollamafake.New(ollamafake.Options{Responder: script.Responder()})
-	defer oll.Close()
-	c := newCLI(t, oll.URL, nil)
+	c, oll := modelCLI(t, ollamafake.Options{Responder: script.Responder()})
 	stdout, stderr, code, _ := c.run("eval", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
@@ -72,9 +70,7 @@ func TestEvalJSON(t *testing.T) {
 func TestEvalTableAndUsage(t *testing.T) {
 	t.Parallel()
 	script := &pipelinetest.Script{RevisionRounds: 1}
-	oll := ollamafake.New(ollamafake.Options{Responder: script.Responder()})
-	defer oll.Close()
-	c := newCLI(t, oll.URL, nil)
+	c, _ := modelCLI(t, ollamafake.Options{Responder: script.Responder()})
 	stdout, stderr, code, _ := c.run("eval", "--questions", "turing-complete")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
@@ -103,9 +99,7 @@ func TestEvalCompare(t *testing.T) {
 	script := &pipelinetest.Script{RevisionRounds: 1}
 	models := ollamafake.DefaultModels()
 	models["qwen3:4b"] = models["qwen3:8b"]
-	oll := ollamafake.New(ollamafake.Options{Responder: script.Responder(), Models: models})
-	defer oll.Close()
-	c := newCLI(t, oll.URL, nil)
+	c, oll := modelCLI(t, ollamafake.Options{Responder: script.Responder(), Models: models})
 	stdout, stderr, code, _ := c.run("eval", "--json", "--questions", "turing-test", "--compare", "qwen3:8b,qwen3:4b")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
@@ -145,9 +139,7 @@ func TestEvalJudgeAndBackendFlags(t *testing.T) {
 	script := &pipelinetest.Script{RevisionRounds: 1}
 	models := ollamafake.DefaultModels()
 	models["judge:7b"] = models["qwen3:8b"]
-	oll := ollamafake.New(ollamafake.Options{Responder: script.Responder(), Models: models})
-	defer oll.Close()
-	c := newCLI(t, oll.URL, nil)
+	c, oll := modelCLI(t, ollamafake.Options{Responder: script.Responder(), Models: models})
 	stdout, stderr, code, _ := c.run("eval", "--json", "--questions", "turing-complete", "--judge", "judge:7b", "--backend", "ollama")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
@@ -192,9 +184,7 @@ func TestEvalJudgeAndBackendFlags(t *testing.T) {
 func TestEvalInterruptedPrintsWhatFinished(t *testing.T) {
 	t.Parallel()
 	script := &pipelinetest.Script{RevisionRounds: 1}
-	oll := ollamafake.New(ollamafake.Options{Responder: script.Responder(), TokenDelay: 5 * time.Millisecond})
-	defer oll.Close()
-	c := newCLI(t, oll.URL, nil)
+	c, _ := modelCLI(t, ollamafake.Options{Responder: script.Responder(), TokenDelay: 5 * time.Millisecond})
 	cmd := c.command("eval", "--questions", "turing-complete,turing-test")
 	var stdout bytes.Buffer
 	cmd.Stdout = &stdout

@@ -96,9 +96,7 @@ var summaryLine = regexp.MustCompile(`(\d+) added, (\d+) updated, (\d+) unchange
 func TestLibraryImportRunAndSync(t *testing.T) {
 	t.Parallel()
 	script := thermalScript()
-	oll := ollamafake.New(ollamafake.Options{Responder: script.Responder()})
-	defer oll.Close()
-	c := newCLI(t, oll.URL, nil)
+	c, _ := modelCLI(t, ollamafake.Options{Responder: script.Responder()})
 	thesis := bibLibrary(t, c.dir, "thesis", 24)
 	reading := bibLibrary(t, c.dir, "reading", 16)
 

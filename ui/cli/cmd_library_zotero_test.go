@@ -72,9 +72,7 @@ func fileSum(t *testing.T, p string) string {
 func TestZoteroLibraryAcceptance(t *testing.T) {
 	t.Parallel()
 	script := thermalScript()
-	oll := ollamafake.New(ollamafake.Options{Responder: script.Responder()})
-	defer oll.Close()
-	c := newCLI(t, oll.URL, nil)
+	c, _ := modelCLI(t, ollamafake.Options{Responder: script.Responder()})
 	zdir := filepath.Join(c.dir, "Zotero")
 	lib := zoteroLibrary(200, 5)
 	if err := zoterotest.Build(zdir, lib); err != nil {

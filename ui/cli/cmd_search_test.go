@@ -14,9 +14,7 @@ import (
 // so the next search says nothing.
 func TestSearchRebuildsADamagedOrMissingIndex(t *testing.T) {
 	t.Parallel()
-	oll := ollamafake.New(ollamafake.Options{})
-	defer oll.Close()
-	c := newCLI(t, oll.URL, nil)
+	c, _ := modelCLI(t, ollamafake.Options{})
 	dir := libraryFolder(t, c.dir, 30, 400)
 	if out, stderr, code, _ := c.run("corpus", "add", dir); code != 0 {
 		t.Fatalf("corpus add: exit %d\n%s\n%s", code, out, stderr)

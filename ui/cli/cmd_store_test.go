@@ -14,9 +14,7 @@ import (
 
 func TestStoreStatsAndCompact(t *testing.T) {
 	t.Parallel()
-	oll := ollamafake.New(ollamafake.Options{})
-	defer oll.Close()
-	c := newCLI(t, oll.URL, nil)
+	c, _ := modelCLI(t, ollamafake.Options{})
 	dir := libraryFolder(t, c.dir, 40, 400)
 	if out, stderr, code, _ := c.run("corpus", "add", dir); code != 0 {
 		t.Fatalf("corpus add: %d\n%s\n%s", code, out, stderr)
@@ -80,9 +78,7 @@ func TestStoreCommandsRefuseWhileHeld(t *testing.T) {
 // left exactly as it is (opening it would rebuild it).
 func TestSessionsListLeavesTheIndexAlone(t *testing.T) {
 	t.Parallel()
-	oll := ollamafake.New(ollamafake.Options{})
-	defer oll.Close()
-	c := newCLI(t, oll.URL, nil)
+	c, _ := modelCLI(t, ollamafake.Options{})
 	dir := libraryFolder(t, c.dir, 5, 300)
 	c.run("corpus", "add", dir)
 	st := storeStats(t, c)

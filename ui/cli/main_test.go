@@ -62,6 +62,14 @@ type cli struct {
 
 // newCLI sets up a data dir and config with full-text downloads off (the
 // recorded responses link to the real internet).
+// modelCLI is a cli whose model server is an ollamafake of opt, closed
+// when the test ends, and which searches nothing.
+func modelCLI(t *testing.T, opt ollamafake.Options) (*cli, *ollamafake.Server) {
+	oll := ollamafake.New(opt)
+	t.Cleanup(oll.Close)
+	return newCLI(t, oll.URL, nil), oll
+}
+
 // scriptedCLI is a cli whose model answers by script and whose sources
 // are sourcefake's recordings; both close when the test ends.
 func scriptedCLI(t *testing.T, script *pipelinetest.Script) (*cli, *ollamafake.Server, *sourcefake.Server) {
@@ -307,9 +315,7 @@ func TestRunHeadlessJSON(t *testing.T) {
 
 func TestBadInputExitCodes(t *testing.T) {
 	t.Parallel()
-	oll := ollamafake.New(ollamafake.Options{})
-	defer oll.Close()
-	c := newCLI(t, oll.URL, nil)
+	c, _ := modelCLI(t, ollamafake.Options{})
 
 	_, stderr, code, _ := c.run("run", "")
 	if code != 2 || !strings.Contains(stderr, "question is empty") {
