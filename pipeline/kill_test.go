@@ -3,6 +3,7 @@ package pipeline_test
 import (
 	"context"
 	"os"
+	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
@@ -83,17 +84,7 @@ func TestKillAtThePlanReviewThenResume(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		if b, _ := os.ReadFile(dir + "/saved"); len(b) > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatal("the child's plan never waited for a review")
-		}
-	}
-	cmd.Process.Kill()
-	cmd.Wait()
+	killOnceMarked(t, cmd, dir+"/saved", "plan never waited for a review")
 	if n := len(env.Sources.Requests()); n != 0 {
 		t.Fatalf("%d searches before the plan was decided", n)
 	}
@@ -377,17 +368,7 @@ func TestKillDuringAnUpdateThenUpdateAgain(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		if b, _ := os.ReadFile(dir + "/saved"); len(b) > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatal("the child's update never analysed a new work")
-		}
-	}
-	cmd.Process.Kill() // SIGKILL: no cancellation, no deferred cleanup
-	cmd.Wait()
+	killOnceMarked(t, cmd, dir+"/saved", "update never analysed a new work")
 	killedAt := len(oll.ChatCalls())
 	servedKilled := oll.Served()
 
@@ -460,4 +441,23 @@ func childWorld(t *testing.T, prefix, parent string) (*store.Store, llm.Backend)
 		t.Fatal(err)
 	}
 	return st, backend
+}
+
+// killOnceMarked kills the child with SIGKILL (no cancellation, no
+// deferred cleanup) once it has written to mark, the point the test kills
+// it at; a child that has not got there in 30 s fails the test with
+// "the child's " + notReached.
+func killOnceMarked(t *testing.T, cmd *exec.Cmd, mark, notReached string) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if b, _ := os.ReadFile(mark); len(b) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("the child's " + notReached)
+		}
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
 }
