@@ -32,6 +32,7 @@ func APA(r search.Record) string {
 	// titled is the title as its sentence; rest what follows it.
 	var titled string
 	var rest strings.Builder
+	preprint := false
 	switch p.ItemType {
 	case "book", "thesis", "report", "dataset", "software":
 		titled = "*" + SentenceEnd(title, "*")
@@ -56,9 +57,11 @@ func APA(r search.Record) string {
 		}
 	default:
 		if r.ArxivID != "" && (venue == "" || search.ArxivVenue(r.Venue) == "arXiv") {
-			// A preprint, as APA 7 cites one: "Title (arXiv:2302.04761). arXiv."
-			titled = fmt.Sprintf("%s (arXiv:%s).", strings.TrimSuffix(title, "."), MDText(r.ArxivID))
+			// A preprint, as APA 7 cites one, its title in italics:
+			// "*Title* (arXiv:2302.04761). arXiv."
+			titled = fmt.Sprintf("*%s* (arXiv:%s).", strings.TrimSuffix(title, "."), MDText(r.ArxivID))
 			rest.WriteString(" arXiv.")
+			preprint = true
 			break
 		}
 		titled = SentenceEnd(title, "")
@@ -93,14 +96,22 @@ func APA(r search.Record) string {
 	}
 	b.WriteString(rest.String())
 	switch {
-	case r.DOI != "":
+	case r.DOI != "" && (!preprint || isArxivDOI(r.DOI)):
 		b.WriteString(" https://doi.org/" + MDDOI(r.DOI))
 	case r.ArxivID != "":
+		// A preprint links the version that was read: a publisher's DOI on
+		// an arXiv record is another work's, which APA would cite with
+		// its own venue.
 		fmt.Fprintf(&b, " https://arxiv.org/abs/%s", MDPathEscape(r.ArxivID))
 	case MDURL(r.URL) != "":
 		b.WriteString(" " + MDURL(r.URL))
 	}
 	return b.String()
+}
+
+// isArxivDOI says whether doi is one arXiv assigned (10.48550/arXiv.ID).
+func isArxivDOI(doi string) bool {
+	return strings.HasPrefix(strings.ToLower(doi), "10.48550/")
 }
 
 // MDDOI is a DOI as a doi.org link prints it: the characters DOIs hold

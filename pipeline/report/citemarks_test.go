@@ -59,14 +59,21 @@ func TestAPA(t *testing.T) {
 	}
 	// Without authors, APA 7 puts the title first (issue 46: "(2022).
 	// Communicating Ecology.").
-	if got := APA(search.Record{Title: "Why?", ArxivID: "1111.2011"}); got != "Why? (arXiv:1111.2011). (n.d.). arXiv. https://arxiv.org/abs/1111.2011" {
+	if got := APA(search.Record{Title: "Why?", ArxivID: "1111.2011"}); got != "*Why?* (arXiv:1111.2011). (n.d.). arXiv. https://arxiv.org/abs/1111.2011" {
 		t.Errorf("no authors, no year: %q", got)
 	}
 	// A preprint is cited as APA 7 cites one, whatever host name the API
 	// gave arXiv (issue 36 #17: "arXiv (Cornell University)").
 	pre := search.Record{Title: "Toolformer", Authors: []string{"Timo Schick"}, Year: 2023, Venue: "arXiv", ArxivID: "2302.04761", DOI: "10.48550/arxiv.2302.04761"}
-	if got := APA(pre); got != "Schick, T. (2023). Toolformer (arXiv:2302.04761). arXiv. https://doi.org/10.48550/arxiv.2302.04761" {
+	if got := APA(pre); got != "Schick, T. (2023). *Toolformer* (arXiv:2302.04761). arXiv. https://doi.org/10.48550/arxiv.2302.04761" {
 		t.Errorf("preprint: %q", got)
+	}
+	// An arXiv record that carries its published version's DOI (a trial's
+	// "(arXiv:2202.12139). arXiv. https://doi.org/10.1109/icstw…") is
+	// cited as the preprint that was read, linked to arXiv.
+	pub := search.Record{Title: "Testing Deep Learning Models", Authors: []string{"Mohit Kumar Ahuja"}, Year: 2022, ArxivID: "2202.12139", DOI: "10.1109/icstw55395.2022.00035"}
+	if got := APA(pub); got != "Ahuja, M. K. (2022). *Testing Deep Learning Models* (arXiv:2202.12139). arXiv. https://arxiv.org/abs/2202.12139" {
+		t.Errorf("preprint with a publisher's DOI: %q", got)
 	}
 	many := make([]string, 25)
 	for i := range many {
