@@ -154,3 +154,31 @@ func TestMethodSaysWhichSourcesFoundNothing(t *testing.T) {
 		t.Errorf("the Method claims an empty library was searched material:\n%s", rep.Markdown)
 	}
 }
+
+// With no sources named, an empty library is not searched, and the Method
+// does not name it (a trial's "local (nothing found)" where no corpus
+// existed); a library that holds something is searched.
+func TestAnEmptyLibraryIsNotChosen(t *testing.T) {
+	t.Parallel()
+	for _, holds := range []bool{false, true} {
+		env := pipelinetest.NewEnv(t, nil, "")
+		var docs []search.LocalDoc
+		if holds {
+			docs = []search.LocalDoc{{Record: search.Record{Title: "Notes on software testing", Source: "local", Path: "notes.txt"}, Text: "software testing notes"}}
+		}
+		env.Engine.Sources["local"] = search.NewLocal(func() ([]search.LocalDoc, error) { return docs, nil })
+		opt := env.Options(question)
+		opt.Sources, opt.AutoSources = []string{"arxiv", "openalex", "local"}, true
+		_, sess := pipelinetest.RunToEnd(t, env, opt)
+		rep, err := pipeline.LoadReport(env.Store, sess.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if searched := slices.Contains(rep.Searched, "local"); searched != holds {
+			t.Errorf("library holds documents %v: searched %v (%v)", holds, rep.Searched, searched)
+		}
+		if !holds && strings.Contains(rep.Markdown, "local (nothing found)") {
+			t.Errorf("the Method names the empty library:\n%s", rep.Markdown)
+		}
+	}
+}

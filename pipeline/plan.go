@@ -235,7 +235,7 @@ func cleanSlots(in []string) []string {
 }
 
 // autoSources is how many sources the planner picks by intent when the
-// person named none; the local corpus comes on top when there is one.
+// person named none; the local corpus comes on top when it holds anything.
 const autoSources = 3
 
 // chooseSources keeps the sources the person allowed and this process can
@@ -251,7 +251,9 @@ func (o *orchestrator) chooseSources(intent string) []string {
 	for _, s := range out {
 		switch {
 		case s == "local":
-			picked = append(picked, s)
+			if c, ok := o.engine.Sources[s].(search.Collection); !ok || !c.Empty() {
+				picked = append(picked, s)
+			}
 		case n < autoSources:
 			picked = append(picked, s)
 			n++

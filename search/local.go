@@ -433,6 +433,13 @@ func NewLocal(docs LocalDocsFunc) Source {
 
 func (l *localSource) Name() string { return "local" }
 
+// Empty says the corpus holds no document. A corpus that cannot be read
+// is not empty: searching it says why.
+func (l *localSource) Empty() bool {
+	es, err := l.entries()
+	return err == nil && len(es) == 0
+}
+
 func (l *localSource) entries() ([]localEntry, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()

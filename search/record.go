@@ -207,6 +207,13 @@ type Source interface {
 	Search(ctx context.Context, query string, limit int) ([]Record, error)
 }
 
+// Collection is a source whose whole collection is at hand, as the local
+// corpus is: Empty says it holds nothing, so a planner choosing sources
+// by itself need not search it (nor name it as searched).
+type Collection interface {
+	Empty() bool
+}
+
 // parseUpTo parses an API answer and keeps at most limit records (APIs
 // round page sizes up). Whatever records a parser salvaged from a partly
 // malformed answer are kept along with its error.
