@@ -129,9 +129,11 @@ func (r *mdRenderer) invalidate() {
 	r.gen++
 }
 
-func renderCmd(r *mdRenderer, k renderKey, md string, style gansi.StyleConfig) tea.Cmd {
+// renderCmd renders the Markdown that markdown gives, off the update loop:
+// fitting a report's wide tables renders them too.
+func renderCmd(r *mdRenderer, k renderKey, markdown func() string, style gansi.StyleConfig) tea.Cmd {
 	return func() tea.Msg {
-		out, err := r.render(k, md, style)
+		out, err := r.render(k, markdown(), style)
 		return reportRenderedMsg{key: k, out: out, err: err}
 	}
 }

@@ -68,10 +68,11 @@ func TestFlowDiagramIsCleaned(t *testing.T) {
 	}
 }
 
-// A report's tables never show a wrong number: at 80 columns the PRISMA
-// table (wider than the pane) is shown as a list whose counts are whole,
-// and the review's studies table too when it does not fit; a table that
-// fits stays a table.
+// A report's tables never show a wrong number: a table wider than the pane
+// stays a table when glamour can wrap its cells with every word whole (the
+// PRISMA table at 80 columns, the review's studies table at 120), and is
+// shown as a list whose counts are whole when it cannot (the studies table
+// at 80); a table that fits stays a table.
 func TestReportTablesNeverCutNumbers(t *testing.T) {
 	f := &report.Flow{
 		Databases:  []report.RouteCount{{Route: "arxiv", Round: 1, Records: 20}, {Route: "semanticscholar", Round: 1, Records: 84}},
@@ -79,12 +80,13 @@ func TestReportTablesNeverCutNumbers(t *testing.T) {
 		ExcludedWhy: []report.FlowReason{{Reason: "not read: more relevant sources filled the reading slots", Count: 54}},
 		Sought:      8, Assessed: 8, AssessedAbstract: 8, Included: 8,
 	}
+	finding := "GPT-4 was judged to be a human 54% of the time in a randomised, controlled, preregistered Turing test with 500 participants."
 	studies := "| Study | Kind | Main finding | Answers |\n|---|---|---|---|\n" +
-		"| Jones et al. \\(2024\\) [1] | article, abstract | GPT-4 was judged to be a human 54% of the time in a randomised, controlled, preregistered Turing test with 500 participants. | q1, q2 |\n"
+		"| Jones et al. \\(2024\\) [1] | article, abstract | " + finding + " | q1, q2 |\n"
 	small := "| a | b |\n|---|---|\n| x | 1 |\n"
 	rep := pipeline.Report{Flow: f, Markdown: "# A review\n\n" + f.FlowSection("PRISMA 2020 flow", "") + "\n## Included studies\n\n" + studies + "\n## Small\n\n" + small + "\n## References\n"}
 	m, _ := newTestModel(t, 80, 24, "dark", true)
-	for _, w := range []int{76, 80, 100} {
+	for _, w := range []int{36, 50, 76, 80, 100, 120} {
 		md := displayMarkdown(rep, w)
 		out, err := m.md.render(renderKey{id: "tables", width: w, theme: m.themeKey()}, md, m.st.Markdown)
 		if err != nil {
@@ -97,26 +99,44 @@ func TestReportTablesNeverCutNumbers(t *testing.T) {
 			}
 		}
 		flat := strings.Join(strings.Fields(plain), " ")
-		// Each row's label with its count, whether the table fits (│) or
-		// is shown as a list (:); the diagram's boxes hold the counts too,
-		// so the label must lead to the number.
+		// Each row's label with its whole count: as a list, "label (n =
+		// count)"; as a table, the count ends the line the label starts on
+		// (the diagram's boxes hold the counts too, so the label must lead
+		// to the number).
 		for label, count := range map[string]string{"Duplicates removed": "42", "Records identified from semanticscholar (round 1)": "84",
-			"Records identified": "104", "filled the reading slots": "54", "Studies included (cited)": "8"} {
-			if !regexp.MustCompile(regexp.QuoteMeta(label) + `\s*(│\s*|\(n = )` + count + `\b`).MatchString(flat) {
+			"Records identified": "104", "Records excluded: not read: more relevant sources filled the reading slots": "54", "Studies included (cited)": "8"} {
+			asList := regexp.MustCompile(regexp.QuoteMeta(label) + `\s*\(n = ` + count + `\)`)
+			start := strings.Join(strings.Fields(label)[:2], " ")
+			asRow := regexp.MustCompile(`(?m)` + regexp.QuoteMeta(start) + `.*[│|]\s*` + count + `\s*$`)
+			if !asList.MatchString(flat) && !asRow.MatchString(plain) {
 				t.Errorf("width %d: %q is not shown with its whole count %s:\n%s", w, label, count, plain)
 			}
 		}
-		if !strings.Contains(flat, "500 participants") || !strings.Contains(flat, "Jones et al. (2024) [1]") {
-			t.Errorf("width %d: the studies row is not shown whole:\n%s", w, plain)
+		for _, word := range append(wrapWords(finding), "Jones", "(2024)", "[1]") { // glamour may wrap after a hyphen
+			if !strings.Contains(plain, word) {
+				t.Errorf("width %d: the studies row lost %q:\n%s", w, word, plain)
+			}
 		}
 		if !strings.Contains(md, "| x | 1 |") {
 			t.Errorf("width %d: a table that fits was rewritten", w)
 		}
 		// As a list, every row names its stage, not only a group's first
 		// (trial finding: "- Duplicates removed (n = 42)" under no stage).
-		if strings.Contains(md, "(n = 42)") && !strings.Contains(md, "- Identification — Duplicates removed (n = 42)") {
+		if strings.Contains(md, "\n- Duplicates removed (n = 42)") {
 			t.Errorf("width %d: a listed row lost its stage:\n%s", w, md)
 		}
+		if table := strings.Contains(md, "| Jones et al."); table != (w >= 120) {
+			t.Errorf("width %d: the studies table shown as a table: %v", w, table)
+		}
+		if w >= 76 && !strings.Contains(md, "| Duplicates removed | 42 |") {
+			t.Errorf("width %d: the PRISMA table, whose cells wrap whole, is not a table:\n%s", w, md)
+		}
+	}
+	// Too narrow for its words, the PRISMA table is a list, and every row
+	// names its stage, not only a group's first (trial finding: "-
+	// Duplicates removed (n = 42)" under no stage).
+	if md := fitTables(f.FlowSection("PRISMA 2020 flow", ""), 24); !strings.Contains(md, "- Identification — Duplicates removed (n = 42)") {
+		t.Errorf("at 24 columns the PRISMA table is not a list naming each row's stage:\n%s", md)
 	}
 }
 

@@ -3,6 +3,8 @@ package ui
 import (
 	"strings"
 
+	"charm.land/glamour/v2"
+	gstyles "charm.land/glamour/v2/styles"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -11,11 +13,14 @@ import (
 // the right edge, so its last column loses digits).
 const tableMargin = 4
 
-// fitTables is the report's Markdown with every table too wide for a pane
-// width columns wide written as a list instead, one item per row: glamour
-// cuts a table at the pane's edge, and a count that loses its last digit
-// is a wrong number (the PRISMA table's "Duplicates removed │ 4" for 42 at
-// 80 columns). A list wraps instead. Tables that fit stay tables.
+// fitTables is the report's Markdown with every table that a pane width
+// columns wide cannot show whole written as a list instead, one item per
+// row. Glamour wraps a wide table's cells, but it may narrow a column
+// below its longest word and cut it: a count that loses its last digit is
+// a wrong number (the PRISMA table's "Duplicates removed │ 4" for 42 at
+// 80 columns). A list wraps instead. Tables that fit, or whose cells wrap
+// with every word whole (a review's studies table at 120 columns), stay
+// tables.
 func fitTables(md string, width int) string {
 	lines := strings.Split(md, "\n")
 	var out []string
@@ -34,7 +39,7 @@ func fitTables(md string, width int) string {
 			j++
 		}
 		table := lines[i:j]
-		if tableWidth(table) <= width-tableMargin {
+		if tableWidth(table) <= width-tableMargin || wrapsWhole(table, width) {
 			out = append(out, table...)
 		} else {
 			out = append(out, tableAsList(table)...)
@@ -42,6 +47,53 @@ func fitTables(md string, width int) string {
 		i = j - 1
 	}
 	return strings.Join(out, "\n")
+}
+
+// wrapsWhole says whether glamour, drawing table in a pane width columns
+// wide, keeps every word of every cell whole: it wraps cells at spaces and
+// hyphens, and a word it cuts or breaks is missing from what it draws.
+// Glamour draws the table alone here, in its own style: the report's
+// themes change its colours, not its geometry.
+func wrapsWhole(table []string, width int) bool {
+	r, err := glamour.NewTermRenderer(glamour.WithStyles(gstyles.NoTTYStyleConfig), glamour.WithWordWrap(width))
+	if err != nil {
+		return false
+	}
+	out, err := r.Render(strings.Join(table, "\n") + "\n")
+	if err != nil {
+		return false
+	}
+	drawn := map[string]bool{}
+	for _, w := range wrapWords(ansi.Strip(out)) {
+		drawn[w] = true
+	}
+	for k, row := range table {
+		if k == 1 { // the rule
+			continue
+		}
+		for _, cell := range tableCells(row) {
+			for _, w := range wrapWords(shownText(cell)) {
+				if !drawn[w] {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// wrapWords are the pieces a table cell may be wrapped between: words,
+// split at spaces and after hyphens, without the table's rules.
+func wrapWords(s string) []string {
+	var out []string
+	for _, f := range strings.Fields(s) {
+		for _, w := range strings.SplitAfter(f, "-") {
+			if w = strings.Trim(w, "│|─┼"); w != "" {
+				out = append(out, w)
+			}
+		}
+	}
+	return out
 }
 
 func isTableRow(l string) bool {

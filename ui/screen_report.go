@@ -202,7 +202,8 @@ func (m *rootModel) layoutReport(w, h int) tea.Cmd {
 		r.setRendered(r.want, out)
 		return nil
 	}
-	return renderCmd(m.md, r.want, displayMarkdown(r.rep, r.want.width), m.st.Markdown)
+	rep, width := r.rep, r.want.width
+	return renderCmd(m.md, r.want, func() string { return displayMarkdown(rep, width) }, m.st.Markdown)
 }
 
 // stripHeight is the height of the selected-source strip under the report
