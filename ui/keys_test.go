@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"encoding/json"
 	"errors"
 	"reflect"
 	"strings"
@@ -12,7 +11,6 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/researchtui/researchtui/pipeline"
-	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/researchtui/researchtui/store"
 	"github.com/researchtui/researchtui/themes"
 )
@@ -555,28 +553,5 @@ func TestTheNextReviewEndsTheRevisingNotice(t *testing.T) {
 	feedRun(t, m, r, evs[len(evs)-1])
 	if _, ok := m.dialog.(*reviewDialog); !ok || m.notice != "" {
 		t.Errorf("dialog %T, notice %q", m.dialog, m.notice)
-	}
-}
-
-// The preview says how a session was asked to run (two rows of the same
-// question could be a review and a brief), and a long question leaves the
-// status in view (trial).
-func TestPreviewSaysHowASessionWasAsked(t *testing.T) {
-	m, _ := newTestModel(t, 120, 40, "dark", true)
-	opts, _ := json.Marshal(runopts.Options{Depth: runopts.DepthDeep, Kind: runopts.KindReview, Language: "de"})
-	long := strings.Repeat("Wie wird Softwaretesten erforscht und verglichen? ", 80)
-	m.Update(listLoaded(m, store.Session{ID: "s9", Title: "Softwaretesten", Question: long, Status: store.StatusCompleted, CreatedAt: testNow, Options: opts}))
-	toList(t, m)
-	out := ansi.Strip(m.render())
-	if !strings.Contains(out, "deep · review report · in German") {
-		t.Errorf("the preview does not say how it was asked:\n%s", out)
-	}
-	if !strings.Contains(out, "status") || !strings.Contains(out, "tokens") {
-		t.Errorf("a long question pushed the status out of view:\n%s", out)
-	}
-	// The stacked preview of 80×24 says it too.
-	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
-	if out = ansi.Strip(m.render()); !strings.Contains(out, "asked     deep · review report · in German") {
-		t.Errorf("the 80×24 preview does not say how it was asked:\n%s", out)
 	}
 }

@@ -1,13 +1,17 @@
 package ui
 
 import (
+	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 	"github.com/researchtui/researchtui/store"
 )
 
@@ -83,5 +87,61 @@ func TestRunTreeKeepsEveryStageAt80x24(t *testing.T) {
 	}
 	if strings.Contains(out, "planner") {
 		t.Errorf("a finished stage's agent takes room:\n%s", out)
+	}
+}
+
+// The preview says how a session was asked to run (two rows of the same
+// question could be a review and a brief), and a long question leaves the
+// status in view (trial).
+func TestPreviewSaysHowASessionWasAsked(t *testing.T) {
+	m, _ := newTestModel(t, 120, 40, "dark", true)
+	opts, _ := json.Marshal(runopts.Options{Depth: runopts.DepthDeep, Kind: runopts.KindReview, Language: "de"})
+	long := strings.Repeat("Wie wird Softwaretesten erforscht und verglichen? ", 80)
+	m.Update(listLoaded(m, store.Session{ID: "s9", Title: "Softwaretesten", Question: long, Status: store.StatusCompleted, CreatedAt: testNow, Options: opts}))
+	toList(t, m)
+	out := ansi.Strip(m.render())
+	if !strings.Contains(out, "deep · review report · in German") {
+		t.Errorf("the preview does not say how it was asked:\n%s", out)
+	}
+	if !strings.Contains(out, "status") || !strings.Contains(out, "tokens") {
+		t.Errorf("a long question pushed the status out of view:\n%s", out)
+	}
+	// The stacked preview of 80×24 says it too.
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	if out = ansi.Strip(m.render()); !strings.Contains(out, "asked     deep · review report · in German") {
+		t.Errorf("the 80×24 preview does not say how it was asked:\n%s", out)
+	}
+}
+
+// The list's rows say how each session was asked where it is not a
+// standard run in English, so two rows of one question, a quick run and a
+// German review, differ before either is selected, at 120 columns and at
+// 80; the filter finds the review by it (trial).
+func TestListRowsSayHowEachSessionWasAsked(t *testing.T) {
+	m, _ := newTestModel(t, 120, 40, "dark", true)
+	quick, _ := json.Marshal(runopts.Options{Depth: runopts.DepthQuick})
+	review, _ := json.Marshal(runopts.Options{Kind: runopts.KindReview, Language: "German"})
+	m.Update(listLoaded(m,
+		store.Session{ID: "s1", Title: "Software testing", Question: "How is software testing studied?", Status: store.StatusCompleted, CreatedAt: testNow, Options: quick},
+		store.Session{ID: "s2", Title: "Software testing", Question: "How is software testing studied?", Status: store.StatusCompleted, CreatedAt: testNow, Options: review}))
+	toList(t, m)
+	var rows []string
+	for _, line := range strings.Split(ansi.Strip(m.render()), "\n") {
+		if strings.Contains(line, "Software testing ") && strings.Contains(line, "completed") {
+			rows = append(rows, line)
+		}
+	}
+	quickRow, reviewRow := regexp.MustCompile(`Software testing +quick `), regexp.MustCompile(`Software testing +review de `)
+	if len(rows) != 2 || !quickRow.MatchString(strings.Join(rows, "\n")) || !reviewRow.MatchString(strings.Join(rows, "\n")) {
+		t.Errorf("the rows do not say how each was asked:\n%s", strings.Join(rows, "\n"))
+	}
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	if out := ansi.Strip(m.render()); !quickRow.MatchString(out) || !reviewRow.MatchString(out) {
+		t.Errorf("at 80 columns the rows do not say how each was asked:\n%s", out)
+	}
+	m.sessions.query = "review"
+	m.sessions.applyFilter()
+	if n := len(m.sessions.view); n != 1 {
+		t.Errorf("filtering by \"review\" keeps %d rows, want the review", n)
 	}
 }

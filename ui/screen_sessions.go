@@ -21,6 +21,7 @@ type sessionRow struct {
 	title    string
 	question string
 	model    string
+	asked    string // how it was asked where not the default: "deep review de"
 	hay      string
 }
 
@@ -83,14 +84,14 @@ func (s *sessionsModel) setSessions(list []store.Session) {
 	}
 	s.rows = make([]sessionRow, len(list))
 	for i, sess := range list {
-		r := sessionRow{s: sess, title: sanitizeLine(sess.Title), question: sanitizeLine(sess.Question), model: sanitizeLine(sess.Model)}
+		r := sessionRow{s: sess, title: sanitizeLine(sess.Title), question: sanitizeLine(sess.Question), model: sanitizeLine(sess.Model), asked: askedShort(sess.Options)}
 		if r.title == "" {
 			r.title = r.question
 		}
 		if r.title == "" {
 			r.title = "(untitled)"
 		}
-		r.hay = strings.ToLower(r.title + "\x00" + r.question + "\x00" + r.model + "\x00" + statusLabel(sess.Status) + "\x00" + sess.ID)
+		r.hay = strings.ToLower(r.title + "\x00" + r.question + "\x00" + r.model + "\x00" + r.asked + "\x00" + statusLabel(sess.Status) + "\x00" + sess.ID)
 		s.rows[i] = r
 	}
 	s.applyFilter()
@@ -232,7 +233,7 @@ func (m *rootModel) sessionsKeys() keyTable {
 			do(sKeys.Filter, func(m *rootModel, _ tea.KeyPressMsg) tea.Cmd {
 				s := &m.sessions
 				s.filtering = true
-				s.filter = newInput(m.st, "filter by title, question, model, status", 40)
+				s.filter = newInput(m.st, "filter by title, question, model, depth, status", 40)
 				s.filter.SetValue(s.query)
 				s.filter.CursorEnd()
 				return s.filter.Focus()
@@ -541,9 +542,16 @@ func (m *rootModel) sessionLine(r *sessionRow, w int, sel, focused bool) string 
 	if w >= 90 {
 		meta = fmt.Sprintf(" %-12s", trunc(r.model, 12)) + meta + fmt.Sprintf(" %7s", fmtCost(r.s.CostUSD))
 	}
-	titleW := w - 2 - 17 - 1 - 1 - len(meta)
+	titleW := max(w-2-17-1-1-len(meta), 4)
 	marker := "  "
-	title := padRight(livingMark(r.s)+r.title, max(titleW, 4))
+	// How it was asked follows the title, muted, where it is not the
+	// default (two rows of one question may be a quick run and a review);
+	// the title gives up its room first.
+	asked := ""
+	if r.asked != "" && titleW >= 2*len(r.asked)+4 {
+		asked = " " + r.asked
+	}
+	title := padRight(trunc(livingMark(r.s)+r.title, titleW-len(asked)), titleW-len(asked))
 	switch {
 	case sel && focused:
 		marker = st.Cursor.Render("▸ ")
@@ -554,6 +562,7 @@ func (m *rootModel) sessionLine(r *sessionRow, w int, sel, focused bool) string 
 	default:
 		title = st.Text.Render(title)
 	}
+	title += st.Muted.Render(asked)
 	return marker + badge + " " + title + " " + st.Muted.Render(meta)
 }
 

@@ -135,3 +135,24 @@ func askedAs(raw json.RawMessage) string {
 	}
 	return sanitizeLine(o.Summary())
 }
+
+// askedShort is how a session was asked where it differs from a standard
+// run in English, as the list's rows say it: "quick", "deep review de",
+// "review"; "" for a standard run or options that cannot be read.
+func askedShort(raw json.RawMessage) string {
+	var o runopts.Options
+	if len(raw) == 0 || json.Unmarshal(raw, &o) != nil {
+		return ""
+	}
+	var parts []string
+	if o.Depth != "" && o.Depth != runopts.DepthStandard {
+		parts = append(parts, o.Depth)
+	}
+	if o.Kind == runopts.KindReview {
+		parts = append(parts, "review")
+	}
+	if tag, err := runopts.NormalizeLanguage(o.Language); err == nil && tag != "" && tag != "en" {
+		parts = append(parts, tag)
+	}
+	return sanitizeLine(strings.Join(parts, " "))
+}
