@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -69,10 +70,11 @@ func TestFlowDiagramIsCleaned(t *testing.T) {
 }
 
 // A report's tables never show a wrong number: a table wider than the pane
-// stays a table when glamour can wrap its cells with every word whole (the
-// PRISMA table at 80 columns, the review's studies table at 120), and is
-// shown as a list whose counts are whole when it cannot (the studies table
-// at 80); a table that fits stays a table.
+// stays a table when glamour can wrap its cells with every word whole in
+// not many more lines than a list (the PRISMA table at 80 columns, the
+// review's studies table from 100), and is shown as a list whose counts
+// are whole otherwise (the studies table at 80, its finding six words a
+// line); a table that fits stays a table.
 func TestReportTablesNeverCutNumbers(t *testing.T) {
 	f := &report.Flow{
 		Databases:  []report.RouteCount{{Route: "arxiv", Round: 1, Records: 20}, {Route: "semanticscholar", Round: 1, Records: 84}},
@@ -125,7 +127,7 @@ func TestReportTablesNeverCutNumbers(t *testing.T) {
 		if strings.Contains(md, "\n- Duplicates removed (n = 42)") {
 			t.Errorf("width %d: a listed row lost its stage:\n%s", w, md)
 		}
-		if table := strings.Contains(md, "| Jones et al."); table != (w >= 120) {
+		if table := strings.Contains(md, "| Jones et al."); table != (w >= 100) {
 			t.Errorf("width %d: the studies table shown as a table: %v", w, table)
 		}
 		if w >= 76 && !strings.Contains(md, "| Duplicates removed | 42 |") {
@@ -192,5 +194,24 @@ func TestWideReportShowsWideTables(t *testing.T) {
 	press(t, m, "w")
 	if !strings.Contains(ansi.Strip(m.render()), "Sources (") {
 		t.Error("w again does not bring the sources pane back")
+	}
+}
+
+// A review of a dozen studies, all answering q1 or q2, stays a table at
+// 120 columns: glamour narrows the last column to its values and clips
+// its header ("Ans…"), which a person still reads; a list of twelve was
+// the worse page (trial). The cells' words stay whole.
+func TestAClippedHeaderKeepsTheTable(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("| Study | Kind | Main finding | Answers |\n|---|---|---|---|\n")
+	for i := 1; i <= 12; i++ {
+		fmt.Fprintf(&b, "| Author%d et al. (2022) [%d] | article, abstract | Deep learning has changed what vision-based systems do in autonomous driving and robotic surgery, study %d. | q%d |\n", i, i, i, 1+i%2)
+	}
+	md := fitTables(b.String(), 116)
+	if !strings.Contains(md, "| Author12 et al. (2022) [12] |") {
+		t.Errorf("the studies table became a list:\n%s", md)
+	}
+	if md := fitTables(strings.Replace(b.String(), "study 12.", "study-number-twelve-of-a-dozen-in-one-unbreakable-word-that-no-column-holds.", 1), 60); strings.Contains(md, "| Author12") {
+		t.Errorf("a table whose cell word would be cut stayed a table:\n%s", md)
 	}
 }

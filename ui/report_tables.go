@@ -50,8 +50,10 @@ func fitTables(md string, width int) string {
 }
 
 // wrapsWhole says whether glamour, drawing table in a pane width columns
-// wide, keeps every word of every cell whole: it wraps cells at spaces and
-// hyphens, and a word it cuts or breaks is missing from what it draws.
+// wide, keeps every word of every cell whole (a header's may be clipped to
+// a readable start) in at most twice the lines of the table as a list: it
+// wraps cells at spaces and hyphens, and a word it cuts or breaks is
+// missing from what it draws.
 // Glamour draws the table alone here, in its own style: the report's
 // themes change its colours, not its geometry.
 func wrapsWhole(table []string, width int) bool {
@@ -61,6 +63,13 @@ func wrapsWhole(table []string, width int) bool {
 	}
 	out, err := r.Render(strings.Join(table, "\n") + "\n")
 	if err != nil {
+		return false
+	}
+	// Wrapped into narrow columns, a table can take many times the lines
+	// of its list (a finding of six words a line, under a header): then
+	// the list is the better page.
+	asList, err := r.Render(strings.Join(tableAsList(table), "\n") + "\n")
+	if err != nil || drawnLines(out) > 2*drawnLines(asList)+2 { // +2: the header and its rule
 		return false
 	}
 	drawn := map[string]bool{}
@@ -73,13 +82,37 @@ func wrapsWhole(table []string, width int) bool {
 		}
 		for _, cell := range tableCells(row) {
 			for _, w := range wrapWords(shownText(cell)) {
-				if !drawn[w] {
+				if !drawn[w] && (k > 0 || !drawnClipped(drawn, w)) {
 					return false
 				}
 			}
 		}
 	}
 	return true
+}
+
+// drawnLines counts the lines of a rendering that hold anything.
+func drawnLines(out string) int {
+	n := 0
+	for _, l := range strings.Split(ansi.Strip(out), "\n") {
+		if strings.TrimSpace(l) != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// drawnClipped says whether a header word was drawn clipped to at least
+// its first three letters ("Answe…" over a column of "q1, q2"): a label
+// still read, where a list of a dozen studies would be the worse page.
+// Only headers may be clipped; a cell's word never is.
+func drawnClipped(drawn map[string]bool, word string) bool {
+	for d := range drawn {
+		if p, ok := strings.CutSuffix(d, "…"); ok && len([]rune(p)) >= 3 && strings.HasPrefix(word, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // wrapWords are the pieces a table cell may be wrapped between: words,
