@@ -77,13 +77,13 @@ func TestLanguageReachesTheWriterAndTheMethod(t *testing.T) {
 func TestLanguageNames(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]string{"de": "de", "German": "de", "deutsch": "de", "pt-BR": "pt-BR", "en": "", "English": "", "": ""} {
-		o := runopts.Options{Question: "q?", Model: "m", EmbedModel: "e", Language: in}
+		o := runopts.Options{Question: "why?", Model: "m", EmbedModel: "e", Language: in}
 		if err := o.Normalize(); err != nil || o.Language != want {
 			t.Errorf("%q: %q %v, want %q", in, o.Language, err, want)
 		}
 	}
 	for _, bad := range []string{"Klingonish", "zz", "x"} {
-		o := runopts.Options{Question: "q?", Model: "m", EmbedModel: "e", Language: bad}
+		o := runopts.Options{Question: "why?", Model: "m", EmbedModel: "e", Language: bad}
 		if err := o.Normalize(); err == nil || !strings.Contains(err.Error(), "unknown --language") {
 			t.Errorf("the unknown language %q: %v", bad, err)
 		}

@@ -46,6 +46,14 @@ func TestQuestionLine(t *testing.T) {
 	if len(svc.started) != 0 || m.notice == "" {
 		t.Fatalf("an empty line started %v (notice %q)", svc.started, m.notice)
 	}
+	// Two letters typed where keys were meant are no question: refused,
+	// with the reason, and left on the line (trial: "gj" started a run).
+	typeText(t, m, "gj")
+	press(t, m, "enter")
+	if len(svc.started) != 0 || !strings.Contains(m.notice, `"gj" is no question`) || m.sessions.line.Value() != "gj" {
+		t.Fatalf("\"gj\" started %v (notice %q, line %q)", svc.started, m.notice, m.sessions.line.Value())
+	}
+	m.sessions.line.SetValue("")
 	m.Update(tea.PasteMsg{Content: "How do perovskite cells degrade\r\nunder humidity,\rand what\n\n  stops it?"})
 	want := "How do perovskite cells degrade under humidity, and what stops it?"
 	if got := m.sessions.line.Value(); got != want {
@@ -147,7 +155,7 @@ func TestNewResearchWithNoSourcesTickedIsAuto(t *testing.T) {
 	// Ticking one makes the choice explicit.
 	m, svc = newTestModel(t, 80, 24, "dark", false)
 	m.cfg.Defaults.Sources = nil
-	press(t, m, "W", "ctrl+o", "tab", "tab", "tab", "space", "enter")
+	press(t, m, "W", "h", "y", "ctrl+o", "tab", "tab", "tab", "space", "enter")
 	if len(svc.started) != 1 || svc.started[0].AutoSources || !reflect.DeepEqual(svc.started[0].Sources, []string{"arxiv"}) {
 		t.Fatalf("started %+v, want arxiv only", svc.started)
 	}

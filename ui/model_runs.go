@@ -210,6 +210,12 @@ func (m *rootModel) start(opt runopts.Options, form bool) tea.Cmd {
 	if m.starting {
 		return nil
 	}
+	if err := runopts.CheckQuestion(runopts.NormalizeQuestion(opt.Question)); err != nil {
+		// Checked before anything starts: two letters typed where a key
+		// was meant stay on the line, with the reason.
+		m.setNotice("could not start: "+strings.TrimPrefix(err.Error(), runopts.ErrBadInput.Error()+": "), true)
+		return nil
+	}
 	m.starting = true
 	m.fromForm = nil
 	if form {

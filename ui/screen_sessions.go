@@ -84,14 +84,15 @@ func (s *sessionsModel) setSessions(list []store.Session) {
 	}
 	s.rows = make([]sessionRow, len(list))
 	for i, sess := range list {
-		r := sessionRow{s: sess, title: sanitizeLine(sess.Title), question: sanitizeLine(sess.Question), model: sanitizeLine(sess.Model), asked: askedShort(sess.Options)}
+		summary, short := askedAs(sess.Options)
+		r := sessionRow{s: sess, title: sanitizeLine(sess.Title), question: sanitizeLine(sess.Question), model: sanitizeLine(sess.Model), asked: short}
 		if r.title == "" {
 			r.title = r.question
 		}
 		if r.title == "" {
 			r.title = "(untitled)"
 		}
-		r.hay = strings.ToLower(r.title + "\x00" + r.question + "\x00" + r.model + "\x00" + r.asked + "\x00" + statusLabel(sess.Status) + "\x00" + sess.ID)
+		r.hay = strings.ToLower(r.title + "\x00" + r.question + "\x00" + r.model + "\x00" + r.asked + "\x00" + summary + "\x00" + statusLabel(sess.Status) + "\x00" + sess.ID)
 		s.rows[i] = r
 	}
 	s.applyFilter()
@@ -548,7 +549,7 @@ func (m *rootModel) sessionLine(r *sessionRow, w int, sel, focused bool) string 
 	// default (two rows of one question may be a quick run and a review);
 	// the title gives up its room first.
 	asked := ""
-	if r.asked != "" && titleW >= 2*len(r.asked)+4 {
+	if r.asked != "" && titleW >= len(r.asked)+12 { // the title keeps 11 columns
 		asked = " " + r.asked
 	}
 	title := padRight(trunc(livingMark(r.s)+r.title, titleW-len(asked)), titleW-len(asked))

@@ -44,7 +44,7 @@ func (m *rootModel) sessionPreview(r *sessionRow, w, h int) string {
 	lines = append(lines, "")
 	kv := func(k, v string) string { return st.Muted.Render(padRight(k, 10)) + st.Text.Render(v) }
 	lines = append(lines, kv("status", statusLabel(s.Status))+stageNote(st, s))
-	if asked := askedAs(s.Options); asked != "" {
+	if asked, _ := askedAs(s.Options); asked != "" {
 		lines = append(lines, kv("asked", asked))
 	}
 	lines = append(lines, kv("created", s.CreatedAt.In(m.now().Location()).Format("2006-01-02 15:04")))
@@ -71,7 +71,7 @@ func (m *rootModel) sessionPreview(r *sessionRow, w, h int) string {
 			kv("status", statusLabel(s.Status)) + stageNote(st, s) + st.Muted.Render(" · "+r.model+" · "+fmtCost(s.CostUSD)),
 			kv("tokens", fmt.Sprintf("%s prompt · %s completion", fmtTokens(s.Usage.PromptTokens), fmtTokens(s.Usage.CompletionTokens))),
 		}
-		if asked := askedAs(s.Options); asked != "" && h >= 6 { // two rows of one question may be a review and a brief
+		if asked, _ := askedAs(s.Options); asked != "" && h >= 6 { // two rows of one question may be a review and a brief
 			lines = append(lines[:2], append([]string{kv("asked", trunc(asked, w-10))}, lines[2:]...)...)
 		}
 		if e := sanitizeLine(s.Error); e != "" {
@@ -126,33 +126,13 @@ func packParts(parts []string, sep string, w int) []string {
 }
 
 // askedAs says how a session was asked to run, which its title does not
-// ("deep · review report · in German"); "" when its options cannot be
-// read.
-func askedAs(raw json.RawMessage) string {
+// ("deep · review report · in German"), and in short where it differs
+// from a standard run in English ("deep review de"); "" and "" when its
+// options cannot be read.
+func askedAs(raw json.RawMessage) (summary, short string) {
 	var o runopts.Options
 	if len(raw) == 0 || json.Unmarshal(raw, &o) != nil {
-		return ""
+		return "", ""
 	}
-	return sanitizeLine(o.Summary())
-}
-
-// askedShort is how a session was asked where it differs from a standard
-// run in English, as the list's rows say it: "quick", "deep review de",
-// "review"; "" for a standard run or options that cannot be read.
-func askedShort(raw json.RawMessage) string {
-	var o runopts.Options
-	if len(raw) == 0 || json.Unmarshal(raw, &o) != nil {
-		return ""
-	}
-	var parts []string
-	if o.Depth != "" && o.Depth != runopts.DepthStandard {
-		parts = append(parts, o.Depth)
-	}
-	if o.Kind == runopts.KindReview {
-		parts = append(parts, "review")
-	}
-	if tag, err := runopts.NormalizeLanguage(o.Language); err == nil && tag != "" && tag != "en" {
-		parts = append(parts, tag)
-	}
-	return sanitizeLine(strings.Join(parts, " "))
+	return sanitizeLine(o.Summary()), sanitizeLine(o.Short())
 }

@@ -176,17 +176,32 @@ func (o Options) StepBudget() int {
 	return o.DepthPlan().MaxSteps
 }
 
+// CheckQuestion says why q, normalized, cannot be asked (an error wrapping
+// ErrBadInput), or nil: empty, no word, or too long. The faces check a
+// question before they start anything with it.
+func CheckQuestion(q string) error {
+	if q == "" {
+		return fmt.Errorf("%w: the question is empty; ask something, e.g. researchtui run \"how do transformers handle long context?\"", ErrBadInput)
+	}
+	if textkit.LanguageWords(q) == 0 && len(strings.Fields(q)) < 2 {
+		// Two letters typed where a key was meant ("gj") would start a
+		// whole run: a question has a word of three letters, or two words.
+		return fmt.Errorf("%w: %q is no question (one word, of fewer than three letters); ask something, e.g. researchtui run \"how do transformers handle long context?\"", ErrBadInput, textkit.Clip(textkit.StripControls(q), 40))
+	}
+	if n := utf8.RuneCountInString(q); n > MaxQuestionChars {
+		return fmt.Errorf("%w: the question is %d characters; keep it to %d (put background material in a document and add it with `researchtui corpus add`)", ErrBadInput, n, MaxQuestionChars)
+	}
+	return nil
+}
+
 // Normalize fills defaults and checks the options, returning an error
 // wrapping ErrBadInput that says what to change. It runs once per run:
 // Engine.Start skips options Normalize left unchanged.
 func (o *Options) Normalize() error {
 	o.normalized = ""
 	o.Question = NormalizeQuestion(o.Question)
-	if o.Question == "" {
-		return fmt.Errorf("%w: the question is empty; ask something, e.g. researchtui run \"how do transformers handle long context?\"", ErrBadInput)
-	}
-	if n := utf8.RuneCountInString(o.Question); n > MaxQuestionChars {
-		return fmt.Errorf("%w: the question is %d characters; keep it to %d (put background material in a document and add it with `researchtui corpus add`)", ErrBadInput, n, MaxQuestionChars)
+	if err := CheckQuestion(o.Question); err != nil {
+		return err
 	}
 	if o.MaxRevisions < 0 {
 		return fmt.Errorf("%w: --max-revisions must be 0 or more", ErrBadInput)
@@ -318,6 +333,23 @@ const (
 	UnsupportedUncite = "uncite" // keep it, without a citation: the report's own synthesis
 	UnsupportedDrop   = "drop"   // remove it
 )
+
+// Short is how a run is asked where it differs from a standard run in
+// English, in a few words for a list's row: "quick", "deep review de",
+// "brief pt-BR"; "" for a standard run.
+func (o Options) Short() string {
+	var parts []string
+	if o.Depth != "" && o.Depth != DepthStandard {
+		parts = append(parts, o.Depth)
+	}
+	if o.Kind != "" && o.Kind != KindStandard {
+		parts = append(parts, o.Kind)
+	}
+	if tag, err := NormalizeLanguage(o.Language); err == nil && tag != "" && tag != "en" {
+		parts = append(parts, tag)
+	}
+	return strings.Join(parts, " ")
+}
 
 // Summary says in a few words how a run is asked to go, beyond its
 // question: its depth, its report's kind and language ("deep · review

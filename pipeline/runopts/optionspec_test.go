@@ -1,6 +1,7 @@
 package runopts
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -168,5 +169,19 @@ func TestQuestionBoundCountsCharacters(t *testing.T) {
 	o = Options{Question: strings.Repeat("a", MaxQuestionChars+1), Model: "m", EmbedModel: "e"}
 	if err := o.Normalize(); err == nil || !strings.Contains(err.Error(), "4001 characters") {
 		t.Errorf("4,001 characters: %v", err)
+	}
+}
+
+// Two letters typed on the question line where a key was meant ("gj")
+// are refused with a reason, not run as research (trial); short real
+// questions, and questions in scripts written without spaces, are taken.
+func TestAQuestionHasAWord(t *testing.T) {
+	for q, ok := range map[string]bool{"gj": false, "jj": false, "?!": false, "q?": false,
+		"why?": true, "CRISPR?": true, "Is AI ok?": true, "Is it": true, "机器学习是什么": true} {
+		o := Options{Question: q, Model: "m", EmbedModel: "e"}
+		err := o.Normalize()
+		if (err == nil) != ok || (err != nil && (!errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), "is no question"))) {
+			t.Errorf("%q: %v, want taken %v", q, err, ok)
+		}
 	}
 }

@@ -50,15 +50,29 @@ func sessionsList() *cobra.Command {
 				}
 				out := cmd.OutOrStdout()
 				enc := json.NewEncoder(out)
-				for _, s := range all {
+				// How each was asked, where not a standard run in English: a
+				// column only when some session has it.
+				short, shortW := make([]string, len(all)), 0
+				for i, s := range all {
+					var o runopts.Options
+					if json.Unmarshal(s.Options, &o) == nil {
+						short[i] = textkit.StripControls(o.Short())
+						shortW = max(shortW, len([]rune(short[i])))
+					}
+				}
+				for i, s := range all {
 					if asJSON {
 						if err := enc.Encode(s); err != nil { // Report is empty in the list: omitted
 							return err
 						}
 						continue
 					}
-					fmt.Fprintf(out, "%s  %-26s  %s  %7d tok  %s\n", s.ID, statusAt(s), s.CreatedAt.Local().Format("2006-01-02 15:04"),
-						s.Usage.PromptTokens+s.Usage.CompletionTokens, textkit.StripControls(textkit.Clip(s.Title, 70))+livingNote(s))
+					asked := ""
+					if shortW > 0 {
+						asked = fmt.Sprintf("%-*s  ", shortW, short[i])
+					}
+					fmt.Fprintf(out, "%s  %-26s  %s  %7d tok  %s%s\n", s.ID, statusAt(s), s.CreatedAt.Local().Format("2006-01-02 15:04"),
+						s.Usage.PromptTokens+s.Usage.CompletionTokens, asked, textkit.StripControls(textkit.Clip(s.Title, 70))+livingNote(s))
 				}
 				if len(all) == 0 && !asJSON {
 					fmt.Fprintln(cmd.ErrOrStderr(), none)

@@ -125,3 +125,21 @@ func TestStatusNamesTheStage(t *testing.T) {
 		}
 	}
 }
+
+// `sessions list` says how each session was asked where it is not a
+// standard run in English, so two runs of one question differ (trial).
+func TestSessionsListSaysHowEachWasAsked(t *testing.T) {
+	t.Parallel()
+	_, c, _ := fakeWorld(t, ollamafake.Options{})
+	q := "How is software testing studied?"
+	for _, args := range [][]string{{"--depth", "quick", "--kind", "brief"}, {"--depth", "quick"}} {
+		if _, stderr, code, _ := c.run(append(append([]string{"run", "--sources", "arxiv"}, args...), q)...); code != 0 {
+			t.Fatalf("run %v: exit %d\n%s", args, code, stderr)
+		}
+	}
+	out, _, code, _ := c.run("sessions", "list")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || len(lines) != 2 || !strings.Contains(out, " quick brief  ") || !strings.Contains(out, " quick        ") {
+		t.Errorf("exit %d; the list does not say how each run was asked:\n%s", code, out)
+	}
+}
