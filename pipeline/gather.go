@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/researchtui/researchtui/textkit"
@@ -35,7 +36,7 @@ func (o *orchestrator) stageGather(ctx context.Context) error {
 		skipped:    map[string]bool{},
 	}
 	start := time.Now()
-	o.stageStart(StageResearch, fmt.Sprintf("searching %v, ranking what is found", o.st.Plan.Sources))
+	o.stageStart(StageResearch, fmt.Sprintf("searching %s, ranking what is found", strings.Join(o.st.Plan.Sources, ", ")))
 	o.stageStart(StageRead, "reading each chosen source at once")
 	o.stageStart(StageIndex, "embedding each source as it is read")
 	startAnalyse := o.stageStart(StageAnalyse, "analysing each source as it is indexed")
