@@ -216,10 +216,16 @@ func (d *reviewDialog) view(st *themes.Styles, w, h int) string {
 		lines = append(lines, st.Muted.Render(trunc("with a note the writer may revise every section", inner)))
 	}
 	foot := helpLines(st, d.keyMap().ShortHelp(), inner)
-	if d.editing {
-		foot = st.HelpDesc.Render("enter save note · esc discard")
-	}
 	return dialogBox(st, dw, "The reviewer asks for revisions", strings.Join(lines, "\n"), foot)
 }
 
-func (d *reviewDialog) keyMap() help.KeyMap { return reviewKeyMap{} }
+// noteKeys are the keys while a note is typed: the review's keys type
+// letters then, so the dialog and the screen's footer both say these.
+var noteKeys = formKeyMap{short: []key.Binding{kb([]string{"enter"}, "enter", "save note"), kb([]string{"esc"}, "esc", "discard")}}
+
+func (d *reviewDialog) keyMap() help.KeyMap {
+	if d.editing {
+		return noteKeys
+	}
+	return reviewKeyMap{}
+}

@@ -47,7 +47,17 @@ func TestReviewDialogKeys(t *testing.T) {
 	for _, r := range "cite 2023 data" {
 		send(string(r))
 	}
+	// While the note is typed, the keys said are the note's, not the
+	// review's, whose letters now type (trial: the screen's footer said
+	// "a accept selected" over the note).
+	m.dialog = d
+	if foot := ansi.Strip(footerLine(m.st, m.currentKeys().ShortHelp(), 80)); !strings.Contains(foot, "save note") || strings.Contains(foot, "accept") {
+		t.Errorf("footer while typing a note: %q", foot)
+	}
 	send("enter")
+	if foot := ansi.Strip(footerLine(m.st, m.currentKeys().ShortHelp(), 80)); !strings.Contains(foot, "accept") {
+		t.Errorf("footer after the note: %q", foot)
+	}
 	if v := ansi.Strip(d.view(m.st, 80, 24)); !strings.Contains(v, "with a note the writer may revise every section") {
 		t.Errorf("the dialog does not say what a note means:\n%s", v)
 	}

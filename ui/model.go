@@ -3,7 +3,6 @@ package ui
 import (
 	"context"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -293,8 +292,11 @@ func (m *rootModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		case screenSessions:
 			before := utf8.RuneCountInString(m.sessions.line.Value())
 			m.sessions.paste(msg.Content)
-			if !m.sessions.filtering && before+utf8.RuneCountInString(sanitizeLine(pastedLine(msg.Content))) > runopts.MaxQuestionChars {
-				m.setNotice("a question holds at most "+strconv.Itoa(runopts.MaxQuestionChars)+" characters: the rest of the paste was left out", false)
+			switch {
+			case !m.sessions.filtering && before+utf8.RuneCountInString(sanitizeLine(pastedLine(msg.Content))) > runopts.MaxQuestionChars:
+				m.setNotice(pasteCutNotice, false)
+			case m.notice == pasteCutNotice: // an earlier paste's, not this one's
+				m.notice = ""
 			}
 		case screenReport:
 			if m.report.finding {

@@ -1,13 +1,19 @@
 package ui
 
 import (
+	"strconv"
 	"time"
 
 	"github.com/researchtui/researchtui/pipeline"
+	"github.com/researchtui/researchtui/pipeline/runopts"
 )
 
 // The status line's notices, which screen a notice belongs to, and what
 // the model tells the person after a decision.
+
+// pasteCutNotice says a paste onto the question line was cut to fit; the
+// next paste that fits, or the form taking the line's text, clears it.
+var pasteCutNotice = "a question holds at most " + strconv.Itoa(runopts.MaxQuestionChars) + " characters: the rest of the paste was left out"
 
 func (m *rootModel) setNotice(s string, isErr bool) {
 	m.notice, m.noticeErr, m.noticeAt, m.noticeUpdate = sanitizeLine(s), isErr, m.now(), m.updates

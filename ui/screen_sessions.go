@@ -293,6 +293,9 @@ func (m *rootModel) askFromLine(tea.KeyPressMsg) tea.Cmd {
 func (m *rootModel) newResearchForm(tea.KeyPressMsg) tea.Cmd {
 	d, cmd := newNewRunDialog(m.st, m.cfg.Defaults, m.sessions.line.Value(), m.sourcesOff())
 	m.sessions.line.SetValue("")
+	if m.notice == pasteCutNotice {
+		m.notice = ""
+	}
 	m.dialog = d
 	return tea.Batch(cmd, loadCollectionsCmd(m.svc))
 }
