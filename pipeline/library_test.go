@@ -153,6 +153,13 @@ func TestMethodSaysWhichSourcesFoundNothing(t *testing.T) {
 	if !strings.Contains(rep.Markdown, "Searched openalex, local (nothing found) for") {
 		t.Errorf("the Method claims an empty library was searched material:\n%s", rep.Markdown)
 	}
+	// Named by the person, the empty library is searched, and the run
+	// says why it finds nothing and how to fill it (trial).
+	if !slices.ContainsFunc(rep.Warnings, func(w string) bool {
+		return strings.Contains(w, "local holds no documents yet") && strings.Contains(w, "corpus add")
+	}) {
+		t.Errorf("no warning that the library is empty: %q", rep.Warnings)
+	}
 }
 
 // With no sources named, an empty library is not searched, and the Method

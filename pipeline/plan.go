@@ -244,6 +244,11 @@ const autoSources = 3
 func (o *orchestrator) chooseSources(intent string) []string {
 	out := o.routeSources(intent)
 	if !o.opt.AutoSources {
+		for _, s := range out {
+			if o.holdsNothing(s) {
+				o.warn(StagePlan, "", "%s holds no documents yet, so searching it finds nothing; `researchtui corpus add PATH` adds your own", s)
+			}
+		}
 		return out
 	}
 	var picked []string
@@ -251,7 +256,7 @@ func (o *orchestrator) chooseSources(intent string) []string {
 	for _, s := range out {
 		switch {
 		case s == "local":
-			if c, ok := o.engine.Sources[s].(search.Collection); !ok || !c.Empty() {
+			if !o.holdsNothing(s) {
 				picked = append(picked, s)
 			}
 		case n < autoSources:
@@ -260,6 +265,13 @@ func (o *orchestrator) chooseSources(intent string) []string {
 		}
 	}
 	return picked
+}
+
+// holdsNothing says the source is a collection at hand (the local corpus)
+// that holds no document.
+func (o *orchestrator) holdsNothing(name string) bool {
+	c, ok := o.engine.Sources[name].(search.Collection)
+	return ok && c.Empty()
 }
 
 func (o *orchestrator) routeSources(intent string) []string {
