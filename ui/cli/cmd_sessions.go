@@ -120,7 +120,7 @@ func sessionsShow() *cobra.Command {
 					if sc.Reviewed {
 						review = "reviewer " + map[bool]string{true: "approved", false: "not approved"}[sc.ReviewerApproved]
 					}
-					fmt.Fprintf(out, "scores    %s, %s, %d of %d steps, %.0f%% of cited sentences grounded, %s of %s, model busy %.0f%% of the run\n",
+					fmt.Fprintf(out, "scores    %s, %s, %d of %d model calls allowed, %.0f%% of cited sentences grounded, %s of %s, model busy %.0f%% of the run\n",
 						review, textkit.Plural(sc.RevisionRounds, "revision round", "revision rounds"), sc.StepsUsed, sc.StepsBudget, 100*sc.GroundingRatio,
 						textkit.Plural(sc.Citations, "citation", "citations"), textkit.Plural(sc.SourcesCited, "source", "sources"), 100*sc.ModelUtil)
 				}
