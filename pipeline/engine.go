@@ -384,8 +384,8 @@ func (e *Engine) index(model string) (store.RunIndex, error) {
 func (e *Engine) Events(id string) ([]Event, error) { return LoadEvents(e.Store, id) }
 
 // shortTitle is a session's title made of a question or a planner's
-// title: at most 80 runes.
-func shortTitle(q string) string { return textkit.Clip(q, 80) }
+// title: at most 80 runes, cut after a whole word.
+func shortTitle(q string) string { return textkit.ClipWords(q, 80) }
 
 func usageFromStore(u store.Usage) UsageTotals {
 	return UsageTotals{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, EmbeddingTokens: u.EmbeddingTokens}

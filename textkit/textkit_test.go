@@ -70,3 +70,17 @@ func FuzzStripControls(f *testing.F) {
 		}
 	})
 }
+
+// A long question made a title is cut after a whole word (a trial saw
+// "…flüchtige Tests? Pr").
+func TestClipWords(t *testing.T) {
+	for in, want := range map[string]string{
+		"Prüfung über flüchtige Tests? Prüfen wir es": "Prüfung über flüchtige Tests?…",
+		"short enough": "short enough",
+		"Donaudampfschifffahrtsgesellschaftskapitän ist": "Donaudampfschifffahrtsgesellschaft…",
+	} {
+		if got := ClipWords(in, 35); got != want {
+			t.Errorf("ClipWords(%q, 35) = %q, want %q", in, got, want)
+		}
+	}
+}
