@@ -43,7 +43,9 @@ func TestCandidatesDialogShowsWhyEachWasRead(t *testing.T) {
 	}
 	out := ansi.Strip(m.render())
 	checkFrame(t, out, 80, 24)
-	for _, want := range []string{"read 1 of 15 found", "✓ q1 r1  Large Language Models", "among the most relevant · screen: on topic · rel 0.49", "judged it off topic", "no text to read"} {
+	// At 80 columns the scores have their own line, whole (trial: "score…").
+	for _, want := range []string{"read 1 of 15 found", "✓ q1 r1  Large Language Models", "among the most relevant · screen: on topic · rel 0.49", "judged it off topic", "no text to read",
+		"score 0.72 sem 0.26 lex 1.00 cov 0.71 phr 0.57"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the candidates lack %q:\n%s", want, out)
 		}

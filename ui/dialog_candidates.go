@@ -72,12 +72,19 @@ func (d *candidatesDialog) handle(msg tea.KeyPressMsg, _ time.Time) (action, boo
 func (d *candidatesDialog) paste(string) tea.Cmd { return nil }
 
 // view draws two lines per candidate: a mark (✓ read), its sub-question,
-// round and title; then the reason and its scores, muted.
+// round and title; then the reason and its scores, muted (in a narrow box
+// the scores on a third line).
 func (d *candidatesDialog) view(st *themes.Styles, w, h int) string {
 	boxW := dialogWidth(w, 140)
 	inner := boxW - st.Dialog.GetHorizontalFrameSize()
 	// Box: border (2), title, legend; two lines of the screen stay visible.
-	room := max((h-2-2-2)/2, 1)
+	// A narrow box gives the scores a line of their own under the reason,
+	// where one line would cut them.
+	perCand := 2
+	if inner < 110 {
+		perCand = 3
+	}
+	room := max((h-2-2-2)/perCand, 1)
 	d.room = room
 	d.offset = min(d.offset, max(len(d.cands)-room, 0))
 	shown := d.cands[d.offset:min(d.offset+room, len(d.cands))]
@@ -104,18 +111,23 @@ func (d *candidatesDialog) view(st *themes.Styles, w, h int) string {
 		}
 		head := fmt.Sprintf("%s %s  %s", sanitizeLine(c.SubQ), round, sanitizeLine(c.Title))
 		body = append(body, trunc(mark+name.Render(trunc(head, inner-2)), inner))
-		body = append(body, st.Subtle.Render(trunc("    "+candidateScores(c), inner)))
+		why, scores := candidateScores(c)
+		if perCand == 2 {
+			body = append(body, st.Subtle.Render(trunc("    "+why+" · "+scores, inner)))
+		} else {
+			body = append(body, st.Subtle.Render(trunc("    "+why, inner)), st.Subtle.Render(trunc("    "+scores, inner)))
+		}
 	}
 	body = append(body, st.Subtle.Render(trunc("sem semantic · lex BM25 · cov terms covered · phr phrases · rel relevance (the floor where it decided)", inner)))
 	return st.Dialog.Width(boxW).Render(strings.Join(body, "\n"))
 }
 
-// candidateScores is why a candidate was or was not read, then the
-// screen's verdict (unless the reason states it), its relevance and the
-// other scores: the reason first, so a narrow terminal still shows it.
+// candidateScores is why a candidate was or was not read, with the
+// screen's verdict (unless the reason states it) and its relevance; and
+// the other scores.
 // The floor is shown only where it decided: in a reason that names it,
 // with both numbers.
-func candidateScores(c pipeline.Candidate) string {
+func candidateScores(c pipeline.Candidate) (why, scores string) {
 	parts := []string{sanitizeLine(c.Reason)}
 	if c.Screen != "" && !strings.Contains(c.Reason, "off topic") {
 		parts = append(parts, "screen: "+sanitizeLine(c.Screen))
@@ -123,6 +135,5 @@ func candidateScores(c pipeline.Candidate) string {
 	if !strings.Contains(c.Reason, "floor (") { // a reason under a floor gives both numbers
 		parts = append(parts, fmt.Sprintf("rel %.2f", c.Relevance))
 	}
-	parts = append(parts, fmt.Sprintf("score %.2f sem %.2f lex %.2f cov %.2f phr %.2f", c.Score, c.Semantic, c.Lexical, c.Coverage, c.Phrase))
-	return strings.Join(parts, " · ")
+	return strings.Join(parts, " · "), fmt.Sprintf("score %.2f sem %.2f lex %.2f cov %.2f phr %.2f", c.Score, c.Semantic, c.Lexical, c.Coverage, c.Phrase)
 }
