@@ -150,3 +150,17 @@ func TestListRowsSayHowEachSessionWasAsked(t *testing.T) {
 		}
 	}
 }
+
+// The preview's hint of a cancelled session is shown whole at 120
+// columns, on two lines where one is too narrow (trial: "enter: …").
+func TestPreviewHintIsNeverCut(t *testing.T) {
+	m, _ := newTestModel(t, 120, 40, "dark", true)
+	m.Update(listLoaded(m, store.Session{ID: "s1", Title: "Flaky tests", Question: "What causes flaky tests?", Status: store.StatusCancelled, CreatedAt: testNow}))
+	toList(t, m)
+	out := ansi.Strip(m.render())
+	for _, want := range []string{"R: resume from the last checkpoint", "enter: read what exists"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the preview lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -64,7 +64,10 @@ func (m *rootModel) sessionPreview(r *sessionRow, w, h int) string {
 	if e := sanitizeLine(s.Error); e != "" {
 		lines = append(lines, st.Error.Render(trunc("error: "+e, w)))
 	}
-	lines = append(lines, "", st.Subtle.Render(actionHint(s.Status)))
+	lines = append(lines, "")
+	for _, l := range packParts(strings.Split(actionHint(s.Status), " · "), " · ", w) { // never cut ("enter: …")
+		lines = append(lines, st.Subtle.Render(l))
+	}
 	if w < 100 && h < 10 { // stacked preview: compact
 		lines = []string{
 			st.Title.Render(trunc(r.question, w)),
