@@ -271,10 +271,8 @@ func (d *newRunDialog) view(st *themes.Styles, w, _ int) string {
 	if d.err != "" {
 		lines = append(lines, "", st.Error.Render(d.err))
 	}
-	hm := help.New()
-	hm.Styles = help.Styles{ShortKey: st.HelpKey, ShortDesc: st.HelpDesc, ShortSeparator: st.HelpSep, Ellipsis: st.HelpSep}
-	hm.SetWidth(inner)
-	return dialogBox(st, dw, "New research", strings.Join(lines, "\n"), hm.ShortHelpView(d.keyMap().ShortHelp()))
+	// The keys on as many lines as they need, never cut ("source …").
+	return dialogBox(st, dw, "New research", strings.Join(lines, "\n"), helpLines(st, d.keyMap().ShortHelp(), inner))
 }
 
 // sourceLines draw the sources checklist (its row at focus f, labelled
