@@ -11,6 +11,6 @@ import (
 // run through fake servers with real delays, so much of its time is
 // waiting.
 func TestMain(m *testing.M) {
-	testkit.WaitingTestsInParallel(4)
+	testkit.WaitingTestsInParallel(8)
 	os.Exit(m.Run())
 }

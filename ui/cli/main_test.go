@@ -36,7 +36,7 @@ func TestMain(m *testing.M) {
 	}
 	// Its tests wait on child processes: about 1.1 cores busy at 2 at
 	// a time, 232 s; 151 s at 4 (-race, 2 cores).
-	testkit.WaitingTestsInParallel(4)
+	testkit.WaitingTestsInParallel(8)
 	os.Exit(m.Run())
 }
 
