@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -198,9 +199,14 @@ const killQuestion = "How is software testing studied, and how are language mode
 // data dir over or follows whoever did).
 func TestOwnerKilledMidRunThenResumed(t *testing.T) {
 	t.Parallel()
-	// Slower than slowWorld: the run must still be going once a second
-	// process (the MCP server, built with -race) has started beside it.
-	oll, c, data := fakeWorld(t, ollamafake.Options{TokenDelay: 15 * time.Millisecond, Parallel: 1})
+	// The run must still be going once a second process (the MCP server,
+	// built with -race) has started beside it: its writer is held until
+	// then (on a loaded machine the run once finished first).
+	release := make(chan struct{})
+	var once sync.Once
+	released := func() { once.Do(func() { close(release) }) }
+	defer released()
+	oll, c, data := fakeWorldHeld(t, ollamafake.Options{TokenDelay: 15 * time.Millisecond, Parallel: 1}, release)
 	owner, _ := startBackground(t, c, "run", "--review", "approve", "--sources", "arxiv,openalex", killQuestion)
 	waitAnalyses(t, oll, 1) // the owner has the data dir and is running
 	mcpClient, mcpCmd, mcpErr := startMCP(t, c)
@@ -208,6 +214,7 @@ func TestOwnerKilledMidRunThenResumed(t *testing.T) {
 	if _, text := callText(t, mcpClient, "list_sessions", nil); !strings.Contains(text, "running") {
 		t.Fatalf("the MCP server beside the running owner: %s\n%s", text, mcpErr)
 	}
+	released()
 	waitAnalyses(t, oll, 3)
 	waitSaved(t, data)
 	owner.Process.Signal(syscall.SIGKILL)

@@ -42,8 +42,22 @@ func shortCLI(t *testing.T, ollamaURL string, src *sourcefake.Server) (*cli, str
 // fakeWorld is the fakes (Ollama with opt, the sources) and a CLI whose
 // data dir can take a socket.
 func fakeWorld(t *testing.T, opt ollamafake.Options) (*ollamafake.Server, *cli, string) {
+	return fakeWorldHeld(t, opt, nil)
+}
+
+// fakeWorldHeld is fakeWorld whose model holds each writer's call until
+// release is closed (nil holds nothing): a run is then certainly still
+// going while a test starts a second process beside it, however slow the
+// machine.
+func fakeWorldHeld(t *testing.T, opt ollamafake.Options, release <-chan struct{}) (*ollamafake.Server, *cli, string) {
 	script := &pipelinetest.Script{RevisionRounds: 1}
-	opt.Responder = script.Responder()
+	answer := script.Responder()
+	opt.Responder = func(call ollamafake.ChatCall) ollamafake.Reply {
+		if release != nil && pipelinetest.KindOf(call) == pipelinetest.Writer {
+			<-release
+		}
+		return answer(call)
+	}
 	oll := ollamafake.New(opt)
 	t.Cleanup(oll.Close)
 	src := sourcefake.New()
